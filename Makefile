@@ -1,0 +1,40 @@
+# Drover's build. `make dev` and `make test` are the two commands a newcomer needs.
+SHELL := /bin/bash
+export PATH := /usr/local/go/bin:$(PATH)
+GO ?= go
+BIN := bin/drover
+VERSION ?= 0.1.0-dev
+LDFLAGS := -X github.com/drover-io/drover/version.GitCommit=$(shell git rev-parse --short HEAD 2>/dev/null)
+
+.PHONY: all deps build dev test bench lint clean
+
+all: build
+
+## deps: install what the build and tests need from Debian and the Go proxy.
+deps:
+	@bash scripts/install-deps.sh
+
+## build: compile bin/drover.
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+## dev: build and start the agent in dev mode.
+dev: deps build
+	./$(BIN) agent -dev
+
+## test: run every test, including fuzz seed corpora (no fuzzing).
+test: deps
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+## bench: run the benchmarks in bench/ and print their figures.
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/...
+
+## lint: gofmt and go vet.
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin

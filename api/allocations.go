@@ -1,0 +1,128 @@
+package api
+
+import "time"
+
+// Allocation client statuses.
+const (
+	AllocClientStatusPending  = "pending"
+	AllocClientStatusRunning  = "running"
+	AllocClientStatusComplete = "complete"
+	AllocClientStatusFailed   = "failed"
+	AllocClientStatusLost     = "lost"
+	AllocClientStatusUnknown  = "unknown"
+)
+
+// Allocation desired statuses.
+const (
+	AllocDesiredStatusRun   = "run"
+	AllocDesiredStatusStop  = "stop"
+	AllocDesiredStatusEvict = "evict"
+)
+
+// Allocation is a task group placed on a node.
+type Allocation struct {
+	ID                    string
+	Namespace             string
+	EvalID                string
+	Name                  string
+	NodeID                string
+	NodeName              string
+	JobID                 string
+	Job                   *Job
+	TaskGroup             string
+	Resources             *Resources
+	TaskResources         map[string]*Resources
+	Metrics               *AllocationMetric
+	DesiredStatus         string
+	DesiredDescription    string
+	DesiredTransition     DesiredTransition
+	ClientStatus          string
+	ClientDescription     string
+	TaskStates            map[string]*TaskState
+	FollowupEvalID        string
+	PreviousAllocation    string
+	NextAllocation        string
+	RescheduleTracker     *RescheduleTracker
+	PreemptedAllocations  []string
+	PreemptedByAllocation string
+	CreateIndex           uint64
+	ModifyIndex           uint64
+	AllocModifyIndex      uint64
+	CreateTime            int64
+	ModifyTime            int64
+
+	// MaxRunDeadline is a Drover addition: CreateTime plus the group's
+	// max_run_duration, in Unix nanoseconds; zero when the group has none.
+	MaxRunDeadline int64 `json:",omitempty"`
+}
+
+// AllocationListStub is the summary of an allocation that list endpoints return.
+type AllocationListStub struct {
+	ID                    string
+	EvalID                string
+	Name                  string
+	Namespace             string
+	NodeID                string
+	NodeName              string
+	JobID                 string
+	JobType               string
+	JobVersion            uint64
+	TaskGroup             string
+	DesiredStatus         string
+	DesiredDescription    string
+	ClientStatus          string
+	ClientDescription     string
+	TaskStates            map[string]*TaskState
+	FollowupEvalID        string
+	NextAllocation        string
+	RescheduleTracker     *RescheduleTracker
+	PreemptedAllocations  []string
+	PreemptedByAllocation string
+	CreateIndex           uint64
+	ModifyIndex           uint64
+	CreateTime            int64
+	ModifyTime            int64
+
+	// MaxRunDeadline is a Drover addition; see Allocation.MaxRunDeadline.
+	MaxRunDeadline int64 `json:",omitempty"`
+}
+
+// DesiredTransition asks the scheduler to move an allocation.
+type DesiredTransition struct {
+	Migrate         *bool
+	Reschedule      *bool
+	ForceReschedule *bool
+	NoShutdownDelay *bool
+}
+
+// RescheduleTracker remembers the reschedule attempts that led to an allocation.
+type RescheduleTracker struct {
+	Events         []*RescheduleEvent
+	LastReschedule string
+}
+
+// RescheduleEvent is one reschedule attempt.
+type RescheduleEvent struct {
+	RescheduleTime int64
+	PrevAllocID    string
+	PrevNodeID     string
+}
+
+// AllocationMetric explains how the scheduler placed, or failed to place, an
+// allocation.
+type AllocationMetric struct {
+	NodesEvaluated     int
+	NodesFiltered      int
+	NodesInPool        int
+	NodePool           string
+	NodesAvailable     map[string]int
+	ClassFiltered      map[string]int
+	ConstraintFiltered map[string]int
+	NodesExhausted     int
+	ClassExhausted     map[string]int
+	DimensionExhausted map[string]int
+	QuotaExhausted     []string
+	Scores             map[string]float64
+	AllocationTime     time.Duration
+	CoalescedFailures  int
+}

@@ -1,0 +1,193 @@
+package api
+
+import "time"
+
+// Job types.
+const (
+	JobTypeService  = "service"
+	JobTypeBatch    = "batch"
+	JobTypeSystem   = "system"
+	JobTypeSysbatch = "sysbatch"
+)
+
+// Job is a job specification as a user submits it and as the server returns it.
+type Job struct {
+	Region      *string
+	Namespace   *string
+	ID          *string
+	Name        *string
+	Type        *string
+	Priority    *int
+	AllAtOnce   *bool
+	Datacenters []string
+	NodePool    *string
+	Constraints []*Constraint
+	TaskGroups  []*TaskGroup
+	Periodic    *PeriodicConfig
+	Reschedule  *ReschedulePolicy
+	Meta        map[string]string
+
+	// Fields the server sets.
+	Stop              *bool
+	ParentID          *string
+	Dispatched        bool
+	Status            *string
+	StatusDescription *string
+	Stable            *bool
+	Version           *uint64
+	SubmitTime        *int64
+	CreateIndex       *uint64
+	ModifyIndex       *uint64
+	JobModifyIndex    *uint64
+}
+
+// IsPeriodic reports whether the job launches children on a schedule.
+func (j *Job) IsPeriodic() bool {
+	return j != nil && j.Periodic != nil && (j.Periodic.Enabled == nil || *j.Periodic.Enabled)
+}
+
+// PeriodicConfig launches a job on a cron schedule.
+type PeriodicConfig struct {
+	Enabled         *bool
+	Spec            *string
+	Specs           []string
+	SpecType        *string
+	ProhibitOverlap *bool
+	TimeZone        *string
+}
+
+// ReschedulePolicy says how the server replaces failed allocations.
+type ReschedulePolicy struct {
+	Attempts      *int
+	Interval      *time.Duration
+	Delay         *time.Duration
+	DelayFunction *string
+	MaxDelay      *time.Duration
+	Unlimited     *bool
+}
+
+// Constraint restricts the nodes a job, group or task may be placed on.
+type Constraint struct {
+	LTarget string
+	RTarget string
+	Operand string
+}
+
+// NewConstraint returns a constraint.
+func NewConstraint(left, operand, right string) *Constraint {
+	return &Constraint{LTarget: left, RTarget: right, Operand: operand}
+}
+
+// JobListStub is the summary of a job that GET /v1/jobs returns.
+type JobListStub struct {
+	ID                string
+	ParentID          string
+	Name              string
+	Namespace         string `json:",omitempty"`
+	Datacenters       []string
+	Type              string
+	Priority          int
+	Periodic          bool
+	ParameterizedJob  bool
+	Stop              bool
+	Status            string
+	StatusDescription string
+	JobSummary        *JobSummary
+	CreateIndex       uint64
+	ModifyIndex       uint64
+	JobModifyIndex    uint64
+	SubmitTime        int64
+	Meta              map[string]string `json:",omitempty"`
+}
+
+// JobSummary counts a job's allocations by state, per task group.
+type JobSummary struct {
+	JobID       string
+	Namespace   string
+	Summary     map[string]TaskGroupSummary
+	Children    *JobChildrenSummary
+	CreateIndex uint64
+	ModifyIndex uint64
+}
+
+// TaskGroupSummary counts one group's allocations by state.
+type TaskGroupSummary struct {
+	Queued   int
+	Complete int
+	Failed   int
+	Running  int
+	Starting int
+	Lost     int
+	Unknown  int
+}
+
+// JobChildrenSummary counts the children of a periodic job by status.
+type JobChildrenSummary struct {
+	Pending int64
+	Running int64
+	Dead    int64
+}
+
+// JobRegisterRequest is the body of PUT /v1/jobs.
+type JobRegisterRequest struct {
+	Job            *Job
+	EnforceIndex   bool   `json:",omitempty"`
+	JobModifyIndex uint64 `json:",omitempty"`
+	PolicyOverride bool   `json:",omitempty"`
+	PreserveCounts bool   `json:",omitempty"`
+	EvalPriority   int    `json:",omitempty"`
+	WriteRequest
+}
+
+// JobRegisterResponse is the answer to PUT /v1/jobs.
+type JobRegisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	// Warnings lists, one per line, what the server accepted but will not
+	// honour (fields Drover does not implement) or changed.
+	Warnings string
+	QueryMeta
+}
+
+// JobDeregisterResponse is the answer to DELETE /v1/job/:id.
+type JobDeregisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	QueryMeta
+}
+
+// JobValidateRequest is the body of PUT /v1/validate/job.
+type JobValidateRequest struct {
+	Job *Job
+	WriteRequest
+}
+
+// JobValidateResponse is the answer to PUT /v1/validate/job.
+type JobValidateResponse struct {
+	DriverConfigValidated bool
+	ValidationErrors      []string
+	Error                 string
+	Warnings              string
+}
+
+// JobsParseRequest is the body of POST /v1/jobs/parse.
+type JobsParseRequest struct {
+	JobHCL       string
+	Variables    string
+	Canonicalize bool
+}
+
+// JobVersionsResponse is the answer to GET /v1/job/:id/versions.
+type JobVersionsResponse struct {
+	Versions []*Job
+	QueryMeta
+}
+
+// WriteRequest carries the scope of a write.
+type WriteRequest struct {
+	Region    string
+	Namespace string
+	SecretID  string
+}

@@ -1,0 +1,173 @@
+package structs
+
+import "time"
+
+// Allocation client statuses.
+const (
+	AllocClientStatusPending  = "pending"
+	AllocClientStatusRunning  = "running"
+	AllocClientStatusComplete = "complete"
+	AllocClientStatusFailed   = "failed"
+	AllocClientStatusLost     = "lost"
+	AllocClientStatusUnknown  = "unknown"
+)
+
+// Allocation desired statuses.
+const (
+	AllocDesiredStatusRun   = "run"
+	AllocDesiredStatusStop  = "stop"
+	AllocDesiredStatusEvict = "evict"
+)
+
+// Allocation is a task group of one job version placed on one node.
+type Allocation struct {
+	ID                 string
+	Namespace          string
+	EvalID             string
+	Name               string
+	NodeID             string
+	NodeName           string
+	JobID              string
+	Job                *Job
+	TaskGroup          string
+	Resources          *Resources
+	TaskResources      map[string]*Resources
+	Metrics            *AllocMetric
+	DesiredStatus      string
+	DesiredDescription string
+	DesiredTransition  DesiredTransition
+	ClientStatus       string
+	ClientDescription  string
+	TaskStates         map[string]*TaskState
+	FollowupEvalID     string
+	PreviousAllocation string
+	NextAllocation     string
+	RescheduleTracker  *RescheduleTracker
+	CreateIndex        uint64
+	ModifyIndex        uint64
+	AllocModifyIndex   uint64
+	// CreateTime and ModifyTime are Unix nanoseconds, set when the plan that
+	// holds the allocation is applied.
+	CreateTime int64
+	ModifyTime int64
+}
+
+// TerminalStatus reports whether the allocation is, or is meant to be, done.
+func (a *Allocation) TerminalStatus() bool {
+	switch a.DesiredStatus {
+	case AllocDesiredStatusStop, AllocDesiredStatusEvict:
+		return true
+	}
+	return a.ClientTerminalStatus()
+}
+
+// ClientTerminalStatus reports whether the client has finished the allocation.
+func (a *Allocation) ClientTerminalStatus() bool {
+	switch a.ClientStatus {
+	case AllocClientStatusComplete, AllocClientStatusFailed, AllocClientStatusLost:
+		return true
+	}
+	return false
+}
+
+// LookupTaskGroup returns the allocation's group in its job, or nil.
+func (a *Allocation) LookupTaskGroup() *TaskGroup {
+	if a.Job == nil {
+		return nil
+	}
+	return a.Job.LookupTaskGroup(a.TaskGroup)
+}
+
+// MaxRunDeadline is CreateTime plus the group's max_run_duration; ok is false
+// when the group has none or the allocation has no CreateTime yet.
+func (a *Allocation) MaxRunDeadline() (deadline time.Time, ok bool) {
+	tg := a.LookupTaskGroup()
+	if tg == nil || tg.MaxRunDuration == nil || a.CreateTime == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, a.CreateTime).Add(*tg.MaxRunDuration), true
+}
+
+// DesiredTransition asks the scheduler to move an allocation.
+type DesiredTransition struct {
+	Migrate         *bool
+	Reschedule      *bool
+	ForceReschedule *bool
+	NoShutdownDelay *bool
+}
+
+// RescheduleTracker remembers the reschedule attempts that led to an allocation.
+type RescheduleTracker struct {
+	Events         []*RescheduleEvent
+	LastReschedule string
+}
+
+// RescheduleEvent is one reschedule attempt.
+type RescheduleEvent struct {
+	RescheduleTime int64
+	PrevAllocID    string
+	PrevNodeID     string
+	Delay          time.Duration
+}
+
+// AllocMetric explains how the scheduler placed, or failed to place, an
+// allocation.
+type AllocMetric struct {
+	NodesEvaluated     int
+	NodesFiltered      int
+	NodesInPool        int
+	NodePool           string
+	NodesAvailable     map[string]int
+	ClassFiltered      map[string]int
+	ConstraintFiltered map[string]int
+	NodesExhausted     int
+	ClassExhausted     map[string]int
+	DimensionExhausted map[string]int
+	QuotaExhausted     []string
+	Scores             map[string]float64
+	AllocationTime     time.Duration
+	CoalescedFailures  int
+}
+
+// Task states.
+const (
+	TaskStatePending = "pending"
+	TaskStateRunning = "running"
+	TaskStateDead    = "dead"
+)
+
+// TaskState is the client's view of one task of an allocation.
+type TaskState struct {
+	State       string
+	Failed      bool
+	Restarts    uint64
+	LastRestart time.Time
+	StartedAt   time.Time
+	FinishedAt  time.Time
+	Events      []*TaskEvent
+}
+
+// TaskEvent is one thing that happened to a task.
+type TaskEvent struct {
+	Type             string
+	Time             int64
+	DisplayMessage   string
+	Details          map[string]string
+	Message          string
+	FailsTask        bool
+	RestartReason    string
+	SetupError       string
+	DriverError      string
+	DriverMessage    string
+	ExitCode         int
+	Signal           int
+	KillReason       string
+	KillTimeout      time.Duration
+	KillError        string
+	StartDelay       int64
+	DownloadError    string
+	ValidationError  string
+	FailedSibling    string
+	TaskSignalReason string
+	TaskSignal       string
+}

@@ -1,0 +1,132 @@
+package structs
+
+import "time"
+
+// Job types.
+const (
+	JobTypeService  = "service"
+	JobTypeBatch    = "batch"
+	JobTypeSystem   = "system"
+	JobTypeSysbatch = "sysbatch"
+)
+
+// Job statuses, derived from the job's allocations and evaluations.
+const (
+	JobStatusPending = "pending"
+	JobStatusRunning = "running"
+	JobStatusDead    = "dead"
+)
+
+// Defaults applied by canonicalisation.
+const (
+	DefaultRegion    = "global"
+	DefaultNamespace = "default"
+	DefaultNodePool  = "default"
+	DefaultPriority  = 50
+)
+
+// Job is the unit of work a user submits: one or more task groups with a type
+// that picks the scheduler.
+type Job struct {
+	Region      string
+	Namespace   string
+	ID          string
+	Name        string
+	Type        string
+	Priority    int
+	AllAtOnce   bool
+	Datacenters []string
+	NodePool    string
+	Constraints []*Constraint
+	TaskGroups  []*TaskGroup
+	Periodic    *PeriodicConfig
+	Meta        map[string]string
+
+	// Server-side state.
+	Stop              bool
+	ParentID          string
+	Status            string
+	StatusDescription string
+	Stable            bool
+	Version           uint64
+	SubmitTime        int64
+	CreateIndex       uint64
+	ModifyIndex       uint64
+	JobModifyIndex    uint64
+}
+
+// LookupTaskGroup returns the group with the given name, or nil.
+func (j *Job) LookupTaskGroup(name string) *TaskGroup {
+	for _, tg := range j.TaskGroups {
+		if tg.Name == name {
+			return tg
+		}
+	}
+	return nil
+}
+
+// IsPeriodic reports whether the job launches children on a schedule.
+func (j *Job) IsPeriodic() bool {
+	return j.Periodic != nil && j.Periodic.Enabled
+}
+
+// AllowsMaxRunDuration reports whether jobs of this type may bound their
+// groups' run time. Only work that is meant to finish may.
+func AllowsMaxRunDuration(jobType string) bool {
+	return jobType == JobTypeBatch || jobType == JobTypeSysbatch
+}
+
+// PeriodicConfig launches a job's children on a cron schedule.
+type PeriodicConfig struct {
+	Enabled         bool
+	Spec            string
+	Specs           []string
+	SpecType        string
+	ProhibitOverlap bool
+	TimeZone        string
+}
+
+// PeriodicSpecCron is the only periodic spec type.
+const PeriodicSpecCron = "cron"
+
+// Constraint operands.
+const (
+	ConstraintDistinctHosts = "distinct_hosts"
+	ConstraintRegex         = "regexp"
+	ConstraintVersion       = "version"
+	ConstraintSemver        = "semver"
+	ConstraintSetContains   = "set_contains"
+	ConstraintAttrIsSet     = "is_set"
+	ConstraintAttrIsNotSet  = "is_not_set"
+)
+
+// Constraint restricts the nodes a job, group or task may be placed on.
+type Constraint struct {
+	LTarget string
+	RTarget string
+	Operand string
+}
+
+// ReschedulePolicy says how the server replaces failed allocations.
+type ReschedulePolicy struct {
+	Attempts      int
+	Interval      time.Duration
+	Delay         time.Duration
+	DelayFunction string
+	MaxDelay      time.Duration
+	Unlimited     bool
+}
+
+// RestartPolicy modes.
+const (
+	RestartPolicyModeDelay = "delay"
+	RestartPolicyModeFail  = "fail"
+)
+
+// RestartPolicy says how the client restarts a failed task in place.
+type RestartPolicy struct {
+	Attempts int
+	Interval time.Duration
+	Delay    time.Duration
+	Mode     string
+}

@@ -1,0 +1,126 @@
+package structs
+
+import "time"
+
+// AllocTimeoutReasonMaxRunDuration is the ClientDescription of an allocation,
+// and the DisplayMessage of each Killing event, when a group outlives its
+// max_run_duration.
+const AllocTimeoutReasonMaxRunDuration = "allocation exceeded max_run_duration"
+
+// TaskGroup is a set of tasks placed together on one node.
+type TaskGroup struct {
+	Name             string
+	Count            int
+	Constraints      []*Constraint
+	Tasks            []*Task
+	RestartPolicy    *RestartPolicy
+	ReschedulePolicy *ReschedulePolicy
+	Meta             map[string]string
+	ShutdownDelay    *time.Duration
+
+	// MaxRunDuration bounds the group's run time, counted from the
+	// allocation's CreateTime. Nil means unbounded.
+	MaxRunDuration *time.Duration
+}
+
+// LookupTask returns the task with the given name, or nil.
+func (tg *TaskGroup) LookupTask(name string) *Task {
+	for _, t := range tg.Tasks {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Lifecycle hooks.
+const (
+	TaskLifecycleHookPrestart  = "prestart"
+	TaskLifecycleHookPoststart = "poststart"
+	TaskLifecycleHookPoststop  = "poststop"
+)
+
+// Task is one unit of work run by a driver.
+type Task struct {
+	Name          string
+	Driver        string
+	User          string
+	Lifecycle     *TaskLifecycle
+	Config        map[string]any
+	Constraints   []*Constraint
+	Env           map[string]string
+	Resources     *Resources
+	RestartPolicy *RestartPolicy
+	Meta          map[string]string
+	KillTimeout   time.Duration
+	LogConfig     *LogConfig
+	Artifacts     []*TaskArtifact
+	Leader        bool
+	ShutdownDelay time.Duration
+	KillSignal    string
+}
+
+// IsPrestart reports whether the task runs before the main tasks.
+func (t *Task) IsPrestart() bool {
+	return t.Lifecycle != nil && t.Lifecycle.Hook == TaskLifecycleHookPrestart
+}
+
+// IsPoststart reports whether the task runs once the main tasks are running.
+func (t *Task) IsPoststart() bool {
+	return t.Lifecycle != nil && t.Lifecycle.Hook == TaskLifecycleHookPoststart
+}
+
+// IsPoststop reports whether the task runs after the main tasks end.
+func (t *Task) IsPoststop() bool {
+	return t.Lifecycle != nil && t.Lifecycle.Hook == TaskLifecycleHookPoststop
+}
+
+// IsMain reports whether the task is one of the group's main tasks.
+func (t *Task) IsMain() bool {
+	return t.Lifecycle == nil
+}
+
+// TaskLifecycle places a task before, beside or after the main tasks.
+type TaskLifecycle struct {
+	Hook    string
+	Sidecar bool
+}
+
+// Resources a task asks for.
+type Resources struct {
+	CPU         int
+	Cores       int
+	MemoryMB    int
+	MemoryMaxMB int
+	DiskMB      int
+}
+
+// Add adds o to r.
+func (r *Resources) Add(o *Resources) {
+	if o == nil {
+		return
+	}
+	r.CPU += o.CPU
+	r.Cores += o.Cores
+	r.MemoryMB += o.MemoryMB
+	r.MemoryMaxMB += o.MemoryMaxMB
+	r.DiskMB += o.DiskMB
+}
+
+// TaskArtifact is a file fetched into the task directory before it starts.
+type TaskArtifact struct {
+	GetterSource   string
+	GetterOptions  map[string]string
+	GetterHeaders  map[string]string
+	GetterMode     string
+	GetterInsecure bool
+	RelativeDest   string
+	Chown          bool
+}
+
+// LogConfig bounds the log files a task leaves.
+type LogConfig struct {
+	MaxFiles      int
+	MaxFileSizeMB int
+	Disabled      bool
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what Drover's build and tests need on a fresh Debian machine.
+# Go modules come through go.mod; this script covers the rest and is a no-op
+# when everything is already there.
+set -euo pipefail
+
+need=()
+for cmd in git make; do
+	command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
+done
+if ((${#need[@]})); then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: missing ${need[*]}; run as root or install them" >&2
+		exit 1
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "install-deps: Go 1.26 is required at /usr/local/go/bin or on PATH" >&2
+	exit 1
+fi
+go mod download
