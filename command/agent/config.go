@@ -1,0 +1,317 @@
+// Package agent is the Drover agent process: its configuration, the server
+// (and later client) it runs, and the HTTP API in front of them.
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Default ports, the same as Nomad's.
+const (
+	DefaultHTTPPort = 4646
+	DefaultRPCPort  = 4647
+)
+
+// DefaultServicePrefix starts every metric name, as Nomad's do, so that
+// dashboards built for Nomad keep working.
+const DefaultServicePrefix = "nomad"
+
+// Config is the agent's whole configuration once files and flags have been
+// merged. Every field has its final value: no pointers, no "unset".
+type Config struct {
+	Region     string
+	Datacenter string
+	NodeName   string
+	// DataDir holds the server's raft data and the client's state. Empty only
+	// in dev mode, which keeps everything in memory.
+	DataDir  string
+	BindAddr string
+	LogLevel string
+
+	Ports          Ports
+	Addresses      Addresses
+	AdvertiseAddrs Addresses
+
+	Server ServerConfig
+	Client ClientConfig
+
+	// Plugins maps a driver name ("raw_exec") to its plugin configuration.
+	Plugins map[string]*PluginConfig
+
+	Telemetry TelemetryConfig
+
+	// DevMode runs a single in-memory server and a client on this machine.
+	DevMode bool
+
+	// Files lists the configuration files that were loaded, in order.
+	Files []string
+}
+
+// Ports are the TCP ports the agent listens on. Zero picks a free port, which
+// only tests want.
+type Ports struct {
+	HTTP int
+	RPC  int
+}
+
+// Addresses are per-protocol addresses; an empty one falls back to BindAddr
+// (for binding) or to a detected address (for advertising).
+type Addresses struct {
+	HTTP string
+	RPC  string
+}
+
+// ServerConfig configures the server half of the agent.
+type ServerConfig struct {
+	Enabled         bool
+	BootstrapExpect int
+	// RetryJoin lists servers to join, retried until it works.
+	RetryJoin []string
+	// StartJoin lists servers to join once at start.
+	StartJoin []string
+	// RetryInterval is the wait between join attempts.
+	RetryInterval time.Duration
+	// RetryMaxAttempts bounds the join attempts; zero retries forever.
+	RetryMaxAttempts int
+}
+
+// ClientConfig configures the client half of the agent.
+type ClientConfig struct {
+	Enabled   bool
+	Servers   []string
+	NodeClass string
+	NodePool  string
+	Meta      map[string]string
+	Options   map[string]string
+	// StateDir and AllocDir default to directories under DataDir.
+	StateDir string
+	AllocDir string
+}
+
+// PluginConfig is one driver's plugin block.
+type PluginConfig struct {
+	Name string
+	// Config holds the plugin's config block as plain Go values (bool,
+	// float64, string, []any, map[string]any).
+	Config map[string]any
+}
+
+// TelemetryConfig configures metrics.
+type TelemetryConfig struct {
+	CollectionInterval       time.Duration
+	InMemoryInterval         time.Duration
+	InMemoryRetention        time.Duration
+	DisableHostname          bool
+	PrometheusMetrics        bool
+	PublishAllocationMetrics bool
+	PublishNodeMetrics       bool
+	// ServicePrefix starts every metric name ("nomad" unless set). Drover's
+	// own setting: Nomad's prefix is fixed.
+	ServicePrefix string
+}
+
+// DefaultConfig is the base every configuration starts from.
+func DefaultConfig() *Config {
+	return &Config{
+		Region:     "global",
+		Datacenter: "dc1",
+		NodeName:   hostname(),
+		BindAddr:   "0.0.0.0",
+		LogLevel:   "INFO",
+		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort},
+		Server:     ServerConfig{RetryInterval: 30 * time.Second},
+		Client: ClientConfig{
+			NodePool: "default",
+			Meta:     map[string]string{},
+			Options:  map[string]string{},
+		},
+		Plugins: map[string]*PluginConfig{},
+		Telemetry: TelemetryConfig{
+			CollectionInterval: time.Second,
+			InMemoryRetention:  time.Minute,
+			ServicePrefix:      DefaultServicePrefix,
+		},
+	}
+}
+
+// DevConfig is the configuration of `drover agent -dev`: one in-memory server
+// and a client on the loopback address, with raw_exec enabled.
+func DevConfig() *Config {
+	c := DefaultConfig()
+	c.DevMode = true
+	c.BindAddr = "127.0.0.1"
+	c.Server.Enabled = true
+	c.Server.BootstrapExpect = 1
+	c.Client.Enabled = true
+	c.Plugins["raw_exec"] = &PluginConfig{Name: "raw_exec", Config: map[string]any{"enabled": true}}
+	c.Telemetry.PrometheusMetrics = true
+	c.Telemetry.PublishAllocationMetrics = true
+	c.Telemetry.PublishNodeMetrics = true
+	return c
+}
+
+func hostname() string {
+	name, err := os.Hostname()
+	if err != nil || name == "" {
+		return "drover"
+	}
+	return name
+}
+
+// Copy returns a deep copy, so that flags can be applied to a loaded
+// configuration without touching the original.
+func (c *Config) Copy() *Config {
+	out := *c
+	out.Server.RetryJoin = slices.Clone(c.Server.RetryJoin)
+	out.Server.StartJoin = slices.Clone(c.Server.StartJoin)
+	out.Client.Servers = slices.Clone(c.Client.Servers)
+	out.Client.Meta = maps.Clone(c.Client.Meta)
+	out.Client.Options = maps.Clone(c.Client.Options)
+	out.Files = slices.Clone(c.Files)
+	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
+	for name, p := range c.Plugins {
+		out.Plugins[name] = &PluginConfig{Name: p.Name, Config: maps.Clone(p.Config)}
+	}
+	return &out
+}
+
+// Validate reports every problem with the configuration at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if !c.DevMode && c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir is required unless the agent runs in dev mode (-dev)"))
+	}
+	if !c.Server.Enabled && !c.Client.Enabled {
+		errs = append(errs, errors.New("at least one of server or client must be enabled (server { enabled = true } or client { enabled = true })"))
+	}
+	if c.Region == "" {
+		errs = append(errs, errors.New("region must not be empty"))
+	}
+	if c.Datacenter == "" {
+		errs = append(errs, errors.New("datacenter must not be empty"))
+	}
+	if c.NodeName == "" {
+		errs = append(errs, errors.New("name must not be empty"))
+	}
+	errs = append(errs, validatePort("ports.http", c.Ports.HTTP))
+	errs = append(errs, validatePort("ports.rpc", c.Ports.RPC))
+	if c.Server.BootstrapExpect < 0 {
+		errs = append(errs, fmt.Errorf("server.bootstrap_expect must be 0 or more, not %d", c.Server.BootstrapExpect))
+	}
+	if c.Server.RetryMaxAttempts < 0 {
+		errs = append(errs, fmt.Errorf("server.server_join.retry_max must be 0 or more, not %d", c.Server.RetryMaxAttempts))
+	}
+	if hclog.LevelFromString(c.LogLevel) == hclog.NoLevel {
+		errs = append(errs, fmt.Errorf("log_level %q is not one of TRACE, DEBUG, INFO, WARN, ERROR", c.LogLevel))
+	}
+	errs = append(errs, validateIP("bind_addr", c.BindAddr))
+	errs = append(errs, validateIP("addresses.http", c.Addresses.HTTP))
+	errs = append(errs, validateIP("addresses.rpc", c.Addresses.RPC))
+	if c.Telemetry.CollectionInterval <= 0 {
+		errs = append(errs, fmt.Errorf("telemetry.collection_interval must be positive, not %s", c.Telemetry.CollectionInterval))
+	}
+	if c.Telemetry.InMemoryInterval < 0 {
+		errs = append(errs, fmt.Errorf("telemetry.in_memory_collection_interval must be positive, not %s", c.Telemetry.InMemoryInterval))
+	}
+	if c.Telemetry.InMemoryRetention <= 0 {
+		errs = append(errs, fmt.Errorf("telemetry.in_memory_retention_period must be positive, not %s", c.Telemetry.InMemoryRetention))
+	}
+	if c.Telemetry.ServicePrefix == "" {
+		errs = append(errs, errors.New("telemetry.service_prefix must not be empty"))
+	}
+	return errors.Join(errs...)
+}
+
+func validatePort(name string, port int) error {
+	if port < 0 || port > 65535 {
+		return fmt.Errorf("%s must be between 0 and 65535, not %d", name, port)
+	}
+	return nil
+}
+
+func validateIP(name, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	if net.ParseIP(addr) == nil {
+		return fmt.Errorf("%s %q is not an IP address", name, addr)
+	}
+	return nil
+}
+
+// HTTPBindAddr is the host:port the HTTP API listens on.
+func (c *Config) HTTPBindAddr() string {
+	return net.JoinHostPort(firstNonEmpty(c.Addresses.HTTP, c.BindAddr), fmt.Sprint(c.Ports.HTTP))
+}
+
+// RPCBindAddr is the host:port the server's RPC (raft) listener binds.
+func (c *Config) RPCBindAddr() string {
+	return net.JoinHostPort(firstNonEmpty(c.Addresses.RPC, c.BindAddr), fmt.Sprint(c.Ports.RPC))
+}
+
+// InMemoryCollectionInterval is the aggregation interval of the in-memory
+// metrics sink behind /v1/metrics.
+func (t TelemetryConfig) InMemoryCollectionInterval() time.Duration {
+	if t.InMemoryInterval > 0 {
+		return t.InMemoryInterval
+	}
+	return t.CollectionInterval
+}
+
+// advertiseHost picks the address other machines reach this agent on: the
+// configured advertise address, else the bind address when it is a concrete
+// one, else the first private address of this machine.
+func advertiseHost(advertise, bind string) string {
+	if advertise != "" {
+		return advertise
+	}
+	if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() {
+		return bind
+	}
+	return detectedAddr()
+}
+
+// detectedAddr is the first non-loopback IPv4 address of an interface that is
+// up, falling back to the loopback address on a machine without one.
+func detectedAddr() string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return "127.0.0.1"
+	}
+	for _, a := range addrs {
+		ipnet, ok := a.(*net.IPNet)
+		if !ok || ipnet.IP.IsLoopback() || ipnet.IP.To4() == nil || ipnet.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		return ipnet.IP.String()
+	}
+	return "127.0.0.1"
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// splitHostPort is net.SplitHostPort that accepts a bare host as well,
+// returning the default port for it.
+func splitHostPort(addr string, defaultPort int) (string, string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return strings.Trim(addr, "[]"), fmt.Sprint(defaultPort)
+	}
+	return host, port
+}
