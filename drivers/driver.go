@@ -1,0 +1,140 @@
+// Package drivers defines how the client runs a task: the Driver interface
+// that every task driver implements, the values that cross it, and a
+// catalog of the drivers an agent offers.
+package drivers
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// ErrTaskNotFound is returned for a task ID the driver does not track.
+var ErrTaskNotFound = errors.New("task not found")
+
+// Task states reported in TaskHandle.State and TaskStatus.State.
+const (
+	TaskStateRunning = "running"
+	TaskStateExited  = "exited"
+)
+
+// DefaultStopSignal is the signal StopTask sends when none is given.
+const DefaultStopSignal = "SIGINT"
+
+// Driver runs tasks of one kind (a raw process, a container, ...).
+//
+// Every method is safe for concurrent use. Task IDs are chosen by the
+// caller and are unique per task run.
+type Driver interface {
+	// Name is the value of a task's `driver` attribute that selects this
+	// driver, e.g. "raw_exec".
+	Name() string
+
+	// Fingerprint reports whether the driver is usable on this node and the
+	// node attributes it contributes, e.g. "driver.raw_exec" = "1".
+	Fingerprint(ctx context.Context) *Fingerprint
+
+	// StartTask starts the task and returns once its process has started
+	// (or failed to). The handle must be persisted by the caller so that a
+	// later agent process can RecoverTask it.
+	StartTask(cfg *TaskConfig) (*TaskHandle, error)
+
+	// WaitTask returns a channel that yields exactly one result when the
+	// task exits, also for a recovered task. Cancelling ctx closes the
+	// channel without a result; it does not affect the task.
+	WaitTask(ctx context.Context, taskID string) (<-chan *ExitResult, error)
+
+	// StopTask sends signal (DefaultStopSignal when empty), waits up to
+	// timeout for the task to exit, then kills it. It returns once the task
+	// has exited.
+	StopTask(taskID string, timeout time.Duration, signal string) error
+
+	// SignalTask sends signal to the task.
+	SignalTask(taskID string, signal string) error
+
+	// RecoverTask re-attaches to a task started by an earlier agent process
+	// from its persisted handle. A task that exited meanwhile still yields
+	// its real exit result from WaitTask.
+	RecoverTask(handle *TaskHandle) error
+
+	// InspectTask reports the task's current state.
+	InspectTask(taskID string) (*TaskStatus, error)
+
+	// DestroyTask releases the task's resources. A running task is an error
+	// unless force is set, in which case it is killed first.
+	DestroyTask(taskID string, force bool) error
+
+	// Shutdown detaches from every task without stopping it: tasks outlive
+	// the agent and are recovered by the next one.
+	Shutdown()
+}
+
+// TaskConfig is everything a driver needs to start one task run.
+type TaskConfig struct {
+	// ID is unique per task run; drivers key their tasks by it.
+	ID            string
+	AllocID       string
+	Name          string
+	JobName       string
+	TaskGroupName string
+	Namespace     string
+	Driver        string
+
+	// Config is the task's `config` block, already interpolated.
+	Config map[string]any
+	// Env is the task's complete environment.
+	Env  map[string]string
+	User string
+
+	// AllocDir is the allocation's shared directory (<alloc>/alloc).
+	AllocDir string
+	// TaskDir is the task's own directory (<alloc>/<task>), holding
+	// local/, secrets/ and tmp/.
+	TaskDir string
+
+	// StdoutPath and StderrPath are base log paths; the files written are
+	// <base>.0, <base>.1, ... rotated per LogMaxFiles and LogMaxFileSizeMB.
+	StdoutPath       string
+	StderrPath       string
+	LogMaxFiles      int
+	LogMaxFileSizeMB int
+
+	Resources *structs.Resources
+}
+
+// ExitResult is how a task ended.
+type ExitResult struct {
+	ExitCode int
+	// Signal is the number of the signal that terminated the task, or 0.
+	Signal    int
+	OOMKilled bool
+	// Err is set when the driver could not learn how the task ended.
+	Err error
+}
+
+// Successful reports whether the task exited on its own with code 0.
+func (r *ExitResult) Successful() bool {
+	return r != nil && r.ExitCode == 0 && r.Signal == 0 && r.Err == nil
+}
+
+// TaskStatus is a snapshot of a task's state.
+type TaskStatus struct {
+	ID          string
+	Name        string
+	State       string
+	StartedAt   time.Time
+	CompletedAt time.Time
+	// ExitResult is set once the task has exited.
+	ExitResult       *ExitResult
+	DriverAttributes map[string]string
+}
+
+// Fingerprint is a driver's report about the node.
+type Fingerprint struct {
+	Attributes        map[string]string
+	Detected          bool
+	Healthy           bool
+	HealthDescription string
+}

@@ -1,0 +1,262 @@
+package mock
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/drover-io/drover/drivers"
+)
+
+// task is one mock task run. Its channels are made by the call that
+// creates it, so a task started inside a testing/synctest bubble belongs to
+// that bubble.
+type task struct {
+	cfg  *drivers.TaskConfig
+	conf *taskConfig
+
+	// starting is closed when StartTask returns; cancelStart asks a
+	// blocked StartTask to give up.
+	starting        chan struct{}
+	cancelStart     chan struct{}
+	cancelStartOnce sync.Once
+
+	// kill delivers a terminating signal to the running task.
+	kill chan syscall.Signal
+	// done is closed once result is set.
+	done chan struct{}
+
+	mu          sync.Mutex
+	state       string
+	startedAt   time.Time
+	completedAt time.Time
+	result      *drivers.ExitResult
+	signals     []string
+}
+
+// stateStarting is a task whose StartTask has not returned yet.
+const stateStarting = "starting"
+
+func newTask(cfg *drivers.TaskConfig, conf *taskConfig) *task {
+	return &task{
+		cfg:         cfg,
+		conf:        conf,
+		starting:    make(chan struct{}),
+		cancelStart: make(chan struct{}),
+		kill:        make(chan syscall.Signal),
+		done:        make(chan struct{}),
+		state:       stateStarting,
+	}
+}
+
+// newExitedTask is a recovered task that had already exited.
+func newExitedTask(cfg *drivers.TaskConfig, startedAt, completedAt time.Time, result *drivers.ExitResult) *task {
+	t := newTask(cfg, &taskConfig{})
+	close(t.starting)
+	t.startedAt = startedAt
+	t.finish(result, completedAt)
+	return t
+}
+
+// block waits out start_block_for; it reports false when the start was
+// cancelled.
+func (t *task) block() bool {
+	if t.conf.StartBlockFor <= 0 {
+		return true
+	}
+	timer := time.NewTimer(t.conf.StartBlockFor)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-t.cancelStart:
+		return false
+	}
+}
+
+func (t *task) abortStart() {
+	t.cancelStartOnce.Do(func() { close(t.cancelStart) })
+}
+
+// start marks the task running and begins its life.
+func (t *task) start() error {
+	stdout, err := t.openLogs()
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.state = drivers.TaskStateRunning
+	t.startedAt = time.Now()
+	t.mu.Unlock()
+
+	go t.run(time.NewTimer(t.conf.RunFor))
+	if stdout != nil {
+		go t.writeRepeats(stdout)
+	}
+	return nil
+}
+
+// run waits for the task's natural end or a terminating signal.
+func (t *task) run(exit *time.Timer) {
+	defer exit.Stop()
+
+	var (
+		grace   <-chan time.Time // fires kill_after after the first signal
+		pending syscall.Signal
+	)
+	for {
+		select {
+		case <-exit.C:
+			t.finish(t.conf.exitResult(), time.Now())
+			return
+		case sig := <-t.kill:
+			if sig == syscall.SIGKILL || t.conf.KillAfter <= 0 {
+				t.finish(signalled(sig), time.Now())
+				return
+			}
+			if grace == nil {
+				timer := time.NewTimer(t.conf.KillAfter)
+				defer timer.Stop()
+				grace, pending = timer.C, sig
+			}
+		case <-grace:
+			t.finish(signalled(pending), time.Now())
+			return
+		}
+	}
+}
+
+// signalled is the result of a task terminated by sig, with the exit code
+// a shell would report.
+func signalled(sig syscall.Signal) *drivers.ExitResult {
+	return &drivers.ExitResult{ExitCode: 128 + int(sig), Signal: int(sig)}
+}
+
+func (t *task) finish(result *drivers.ExitResult, at time.Time) {
+	t.mu.Lock()
+	t.state = drivers.TaskStateExited
+	t.completedAt = at
+	t.result = result
+	t.mu.Unlock()
+	close(t.done)
+}
+
+// terminate delivers sig to the running task; it returns at once if the
+// task has already exited.
+func (t *task) terminate(sig syscall.Signal) {
+	select {
+	case t.kill <- sig:
+	case <-t.done:
+	}
+}
+
+// stop sends sig, waits up to timeout, then kills the task, and returns
+// once it has exited.
+func (t *task) stop(timeout time.Duration, sig syscall.Signal) {
+	t.terminate(sig)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return
+	case <-timer.C:
+	}
+	t.terminate(syscall.SIGKILL)
+	<-t.done
+}
+
+// openLogs creates the task's log files and writes stdout_string once. It
+// returns the open stdout file when more writes are due.
+func (t *task) openLogs() (*os.File, error) {
+	if t.cfg.StderrPath != "" {
+		f, err := openLog(t.cfg.StderrPath)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+	}
+	if t.cfg.StdoutPath == "" {
+		return nil, nil
+	}
+	f, err := openLog(t.cfg.StdoutPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.WriteString(t.conf.StdoutString); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write stdout log: %w", err)
+	}
+	if t.conf.StdoutString == "" || t.conf.StdoutRepeat == 0 {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
+}
+
+func openLog(base string) (*os.File, error) {
+	path := base + ".0"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create log directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open log: %w", err)
+	}
+	return f, nil
+}
+
+// writeRepeats writes stdout_string stdout_repeat more times while the
+// task runs.
+func (t *task) writeRepeats(f *os.File) {
+	defer f.Close()
+	for range t.conf.StdoutRepeat {
+		timer := time.NewTimer(t.conf.StdoutRepeatDuration)
+		select {
+		case <-timer.C:
+		case <-t.done:
+			timer.Stop()
+			return
+		}
+		if _, err := f.WriteString(t.conf.StdoutString); err != nil {
+			return
+		}
+	}
+}
+
+func (t *task) recordSignal(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.signals = append(t.signals, name)
+}
+
+func (t *task) status() *drivers.TaskStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return &drivers.TaskStatus{
+		ID:          t.cfg.ID,
+		Name:        t.cfg.Name,
+		State:       t.state,
+		StartedAt:   t.startedAt,
+		CompletedAt: t.completedAt,
+		ExitResult:  t.result,
+		DriverAttributes: map[string]string{
+			"run_for": t.conf.RunFor.String(),
+		},
+	}
+}
+
+func (t *task) receivedSignals() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.signals)
+}
+
+func (t *task) currentState() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.state
+}
