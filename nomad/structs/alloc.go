@@ -43,9 +43,13 @@ type Allocation struct {
 	PreviousAllocation string
 	NextAllocation     string
 	RescheduleTracker  *RescheduleTracker
-	CreateIndex        uint64
-	ModifyIndex        uint64
-	AllocModifyIndex   uint64
+	// PreemptedAllocations and PreemptedByAllocation are always empty:
+	// Drover does not preempt. They are here for the wire shape.
+	PreemptedAllocations  []string
+	PreemptedByAllocation string
+	CreateIndex           uint64
+	ModifyIndex           uint64
+	AllocModifyIndex      uint64
 	// CreateTime and ModifyTime are Unix nanoseconds, set when the plan that
 	// holds the allocation is applied.
 	CreateTime int64

@@ -28,15 +28,18 @@ const (
 
 // Evaluation is the server's decision to (re)consider a job's placements.
 type Evaluation struct {
-	ID                string
-	Namespace         string
-	Priority          int
-	Type              string
-	TriggeredBy       string
-	JobID             string
-	JobModifyIndex    uint64
-	NodeID            string
-	NodeModifyIndex   uint64
+	ID              string
+	Namespace       string
+	Priority        int
+	Type            string
+	TriggeredBy     string
+	JobID           string
+	JobModifyIndex  uint64
+	NodeID          string
+	NodeModifyIndex uint64
+	// DeploymentID is always empty: Drover has no deployments. It is here
+	// for the wire shape.
+	DeploymentID      string
 	Status            string
 	StatusDescription string
 	Wait              time.Duration

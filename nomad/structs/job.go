@@ -40,11 +40,18 @@ type Job struct {
 	Constraints []*Constraint
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
-	Meta        map[string]string
+	// Reschedule is the job-wide reschedule block. Canonicalisation merges it
+	// into every group that has none; the groups' policies are what the
+	// scheduler reads. It is kept so that the job reads back as submitted.
+	Reschedule *ReschedulePolicy
+	Meta       map[string]string
 
 	// Server-side state.
-	Stop              bool
-	ParentID          string
+	Stop     bool
+	ParentID string
+	// Dispatched is always false: Drover has no parameterized jobs. It is
+	// here so that the job's JSON has the wire shape.
+	Dispatched        bool
 	Status            string
 	StatusDescription string
 	Stable            bool
@@ -89,15 +96,19 @@ type PeriodicConfig struct {
 // PeriodicSpecCron is the only periodic spec type.
 const PeriodicSpecCron = "cron"
 
-// Constraint operands.
+// Constraint operands beyond the comparisons (=, ==, is, !=, not, <, <=, >,
+// >=).
 const (
-	ConstraintDistinctHosts = "distinct_hosts"
-	ConstraintRegex         = "regexp"
-	ConstraintVersion       = "version"
-	ConstraintSemver        = "semver"
-	ConstraintSetContains   = "set_contains"
-	ConstraintAttrIsSet     = "is_set"
-	ConstraintAttrIsNotSet  = "is_not_set"
+	ConstraintDistinctHosts    = "distinct_hosts"
+	ConstraintDistinctProperty = "distinct_property"
+	ConstraintRegex            = "regexp"
+	ConstraintVersion          = "version"
+	ConstraintSemver           = "semver"
+	ConstraintSetContains      = "set_contains"
+	ConstraintSetContainsAll   = "set_contains_all"
+	ConstraintSetContainsAny   = "set_contains_any"
+	ConstraintAttrIsSet        = "is_set"
+	ConstraintAttrIsNotSet     = "is_not_set"
 )
 
 // Constraint restricts the nodes a job, group or task may be placed on.
@@ -116,6 +127,13 @@ type ReschedulePolicy struct {
 	MaxDelay      time.Duration
 	Unlimited     bool
 }
+
+// Reschedule delay functions.
+const (
+	RescheduleDelayConstant    = "constant"
+	RescheduleDelayExponential = "exponential"
+	RescheduleDelayFibonacci   = "fibonacci"
+)
 
 // RestartPolicy modes.
 const (

@@ -21,6 +21,7 @@ type Node struct {
 	Datacenter            string
 	Name                  string
 	HTTPAddr              string
+	TLSEnabled            bool
 	Attributes            map[string]string
 	NodeResources         *NodeResources
 	ReservedResources     *NodeReservedResources

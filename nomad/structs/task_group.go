@@ -57,7 +57,11 @@ type Task struct {
 	Artifacts     []*TaskArtifact
 	Leader        bool
 	ShutdownDelay time.Duration
-	KillSignal    string
+	// KillSignal is the signal that asks the task to stop, before
+	// KillTimeout runs out and it is killed. Empty means DefaultKillSignal
+	// (SIGINT); canonicalisation leaves it empty so the job reads back as
+	// written, and the client applies the default.
+	KillSignal string
 }
 
 // IsPrestart reports whether the task runs before the main tasks.

@@ -1,0 +1,277 @@
+package structs
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/drover-io/drover/api"
+)
+
+// Filling in defaults is split between JobFromAPI and Canonicalize by what
+// each of them can see.
+//
+// The wire types use pointers, so in an api.Job "unset" and "zero" differ;
+// in a Job they are the same plain value. Conversion is therefore the last
+// point at which a default can be told apart from a zero the user chose, and
+// JobFromAPI resolves exactly the defaults where zero (or false) is a valid
+// choice of its own:
+//
+//   - a group's count (count = 0 keeps a group at no allocations);
+//   - the fields of a restart block the user wrote, merged field by field
+//     over the default for the job type, and a task's restart block over its
+//     group's (restart attempts = 0 and delay = 0 are meaningful);
+//   - the fields of a reschedule block, merged over the type's default, then
+//     the job's reschedule block, then the group's (attempts = 0, interval = 0
+//     and unlimited = false are meaningful);
+//   - a periodic block's enabled flag, which is true unless written false.
+//
+// A block the user did not write stays nil, and every other default is left
+// to Canonicalize: job-level fields, absent blocks, and zero values that are
+// never a valid choice (priority 0, kill_timeout 0, cpu 0 without cores,
+// memory 0, log limits of 0, an empty periodic spec type or time zone). So
+// Canonicalize alone completes a Job built in Go, while a job from the wire
+// goes through both: JobFromAPI, then Canonicalize, then Validate.
+
+// JobFromAPI converts a job as submitted into the internal model, resolving
+// the defaults that only the wire form can tell apart (see above). It neither
+// modifies nor shares memory with in. Nil entries in lists stay nil, so that
+// validation can report them.
+func JobFromAPI(in *api.Job) *Job {
+	if in == nil {
+		return nil
+	}
+	jobType := deref(in.Type)
+	if jobType == "" {
+		jobType = JobTypeService // as Canonicalize will decide
+	}
+	j := &Job{
+		Region:            deref(in.Region),
+		Namespace:         deref(in.Namespace),
+		ID:                deref(in.ID),
+		Name:              deref(in.Name),
+		Type:              deref(in.Type),
+		Priority:          deref(in.Priority),
+		AllAtOnce:         deref(in.AllAtOnce),
+		Datacenters:       slices.Clone(in.Datacenters),
+		NodePool:          deref(in.NodePool),
+		Constraints:       constraintsFromAPI(in.Constraints),
+		Periodic:          periodicFromAPI(in.Periodic),
+		Reschedule:        rescheduleFromAPI(in.Reschedule, DefaultReschedulePolicy(jobType)),
+		Meta:              maps.Clone(in.Meta),
+		Stop:              deref(in.Stop),
+		ParentID:          deref(in.ParentID),
+		Dispatched:        in.Dispatched,
+		Status:            deref(in.Status),
+		StatusDescription: deref(in.StatusDescription),
+		Stable:            deref(in.Stable),
+		Version:           deref(in.Version),
+		SubmitTime:        deref(in.SubmitTime),
+		CreateIndex:       deref(in.CreateIndex),
+		ModifyIndex:       deref(in.ModifyIndex),
+		JobModifyIndex:    deref(in.JobModifyIndex),
+	}
+	rescheduleBase := j.Reschedule
+	if rescheduleBase == nil {
+		rescheduleBase = DefaultReschedulePolicy(jobType)
+	}
+	if in.TaskGroups != nil {
+		j.TaskGroups = make([]*TaskGroup, len(in.TaskGroups))
+		for i, tg := range in.TaskGroups {
+			j.TaskGroups[i] = taskGroupFromAPI(tg, jobType, rescheduleBase)
+		}
+	}
+	return j
+}
+
+// taskGroupFromAPI converts a group. rescheduleBase is what the group's own
+// reschedule fields are merged over: the job's block, else the type default
+// (nil for types that do not reschedule).
+func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *ReschedulePolicy) *TaskGroup {
+	if in == nil {
+		return nil
+	}
+	tg := &TaskGroup{
+		Name:             deref(in.Name),
+		Count:            DefaultTaskGroupCount,
+		Constraints:      constraintsFromAPI(in.Constraints),
+		RestartPolicy:    restartFromAPI(in.RestartPolicy, DefaultRestartPolicy(jobType)),
+		ReschedulePolicy: rescheduleFromAPI(in.ReschedulePolicy, rescheduleBase),
+		Meta:             maps.Clone(in.Meta),
+		ShutdownDelay:    clonePtr(in.ShutdownDelay),
+		MaxRunDuration:   clonePtr(in.MaxRunDuration),
+	}
+	if in.Count != nil {
+		tg.Count = *in.Count
+	}
+	restartBase := tg.RestartPolicy
+	if restartBase == nil {
+		restartBase = DefaultRestartPolicy(jobType)
+	}
+	if in.Tasks != nil {
+		tg.Tasks = make([]*Task, len(in.Tasks))
+		for i, t := range in.Tasks {
+			tg.Tasks[i] = taskFromAPI(t, restartBase)
+		}
+	}
+	return tg
+}
+
+// taskFromAPI converts a task; the fields of its restart block are merged
+// over restartBase, its group's policy.
+func taskFromAPI(in *api.Task, restartBase *RestartPolicy) *Task {
+	if in == nil {
+		return nil
+	}
+	t := &Task{
+		Name:          in.Name,
+		Driver:        in.Driver,
+		User:          in.User,
+		Config:        copyConfig(in.Config),
+		Constraints:   constraintsFromAPI(in.Constraints),
+		Env:           maps.Clone(in.Env),
+		Resources:     resourcesFromAPI(in.Resources),
+		RestartPolicy: restartFromAPI(in.RestartPolicy, restartBase),
+		Meta:          maps.Clone(in.Meta),
+		KillTimeout:   deref(in.KillTimeout),
+		LogConfig:     logConfigFromAPI(in.LogConfig),
+		Leader:        in.Leader,
+		ShutdownDelay: in.ShutdownDelay,
+		KillSignal:    in.KillSignal,
+	}
+	if in.Lifecycle != nil {
+		t.Lifecycle = &TaskLifecycle{Hook: in.Lifecycle.Hook, Sidecar: in.Lifecycle.Sidecar}
+	}
+	if in.Artifacts != nil {
+		t.Artifacts = make([]*TaskArtifact, len(in.Artifacts))
+		for i, a := range in.Artifacts {
+			t.Artifacts[i] = artifactFromAPI(a)
+		}
+	}
+	return t
+}
+
+// restartFromAPI returns nil for an absent block, else base with the
+// block's set fields laid over it.
+func restartFromAPI(in *api.RestartPolicy, base *RestartPolicy) *RestartPolicy {
+	if in == nil {
+		return nil
+	}
+	out := *base
+	setIf(&out.Attempts, in.Attempts)
+	setIf(&out.Interval, in.Interval)
+	setIf(&out.Delay, in.Delay)
+	setIf(&out.Mode, in.Mode)
+	return &out
+}
+
+// rescheduleFromAPI returns nil for an absent block, else base (zero when
+// nil) with the block's set fields laid over it.
+func rescheduleFromAPI(in *api.ReschedulePolicy, base *ReschedulePolicy) *ReschedulePolicy {
+	if in == nil {
+		return nil
+	}
+	var out ReschedulePolicy
+	if base != nil {
+		out = *base
+	}
+	setIf(&out.Attempts, in.Attempts)
+	setIf(&out.Interval, in.Interval)
+	setIf(&out.Delay, in.Delay)
+	setIf(&out.DelayFunction, in.DelayFunction)
+	setIf(&out.MaxDelay, in.MaxDelay)
+	setIf(&out.Unlimited, in.Unlimited)
+	return &out
+}
+
+func periodicFromAPI(in *api.PeriodicConfig) *PeriodicConfig {
+	if in == nil {
+		return nil
+	}
+	p := &PeriodicConfig{
+		Enabled:         true,
+		Spec:            deref(in.Spec),
+		Specs:           slices.Clone(in.Specs),
+		SpecType:        deref(in.SpecType),
+		ProhibitOverlap: deref(in.ProhibitOverlap),
+		TimeZone:        deref(in.TimeZone),
+	}
+	setIf(&p.Enabled, in.Enabled)
+	return p
+}
+
+func constraintsFromAPI(in []*api.Constraint) []*Constraint {
+	if in == nil {
+		return nil
+	}
+	out := make([]*Constraint, len(in))
+	for i, c := range in {
+		if c != nil {
+			out[i] = &Constraint{LTarget: c.LTarget, RTarget: c.RTarget, Operand: c.Operand}
+		}
+	}
+	return out
+}
+
+func resourcesFromAPI(in *api.Resources) *Resources {
+	if in == nil {
+		return nil
+	}
+	return &Resources{
+		CPU:         deref(in.CPU),
+		Cores:       deref(in.Cores),
+		MemoryMB:    deref(in.MemoryMB),
+		MemoryMaxMB: deref(in.MemoryMaxMB),
+		DiskMB:      deref(in.DiskMB),
+	}
+}
+
+func logConfigFromAPI(in *api.LogConfig) *LogConfig {
+	if in == nil {
+		return nil
+	}
+	return &LogConfig{
+		MaxFiles:      deref(in.MaxFiles),
+		MaxFileSizeMB: deref(in.MaxFileSizeMB),
+		Disabled:      deref(in.Disabled),
+	}
+}
+
+func artifactFromAPI(in *api.TaskArtifact) *TaskArtifact {
+	if in == nil {
+		return nil
+	}
+	return &TaskArtifact{
+		GetterSource:   deref(in.GetterSource),
+		GetterOptions:  maps.Clone(in.GetterOptions),
+		GetterHeaders:  maps.Clone(in.GetterHeaders),
+		GetterMode:     deref(in.GetterMode),
+		GetterInsecure: deref(in.GetterInsecure),
+		RelativeDest:   deref(in.RelativeDest),
+		Chown:          in.Chown,
+	}
+}
+
+// deref returns *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// setIf sets *dst to *src when src is set.
+func setIf[T any](dst *T, src *T) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+// clonePtr returns a new pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

@@ -1,0 +1,198 @@
+package structs
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/drover-io/drover/api"
+)
+
+// JobToAPI converts a job back into its wire form, for display and for
+// tests. Every scalar becomes a set pointer and nil blocks stay nil, so
+// JobFromAPI(JobToAPI(j)) equals j, and JobToAPI(JobFromAPI(in)) equals in
+// when in sets every field. It shares no memory with j.
+func JobToAPI(j *Job) *api.Job {
+	if j == nil {
+		return nil
+	}
+	out := &api.Job{
+		Region:            new(j.Region),
+		Namespace:         new(j.Namespace),
+		ID:                new(j.ID),
+		Name:              new(j.Name),
+		Type:              new(j.Type),
+		Priority:          new(j.Priority),
+		AllAtOnce:         new(j.AllAtOnce),
+		Datacenters:       slices.Clone(j.Datacenters),
+		NodePool:          new(j.NodePool),
+		Constraints:       constraintsToAPI(j.Constraints),
+		Periodic:          periodicToAPI(j.Periodic),
+		Reschedule:        rescheduleToAPI(j.Reschedule),
+		Meta:              maps.Clone(j.Meta),
+		Stop:              new(j.Stop),
+		ParentID:          new(j.ParentID),
+		Dispatched:        j.Dispatched,
+		Status:            new(j.Status),
+		StatusDescription: new(j.StatusDescription),
+		Stable:            new(j.Stable),
+		Version:           new(j.Version),
+		SubmitTime:        new(j.SubmitTime),
+		CreateIndex:       new(j.CreateIndex),
+		ModifyIndex:       new(j.ModifyIndex),
+		JobModifyIndex:    new(j.JobModifyIndex),
+	}
+	if j.TaskGroups != nil {
+		out.TaskGroups = make([]*api.TaskGroup, len(j.TaskGroups))
+		for i, tg := range j.TaskGroups {
+			out.TaskGroups[i] = taskGroupToAPI(tg)
+		}
+	}
+	return out
+}
+
+func taskGroupToAPI(tg *TaskGroup) *api.TaskGroup {
+	if tg == nil {
+		return nil
+	}
+	out := &api.TaskGroup{
+		Name:             new(tg.Name),
+		Count:            new(tg.Count),
+		Constraints:      constraintsToAPI(tg.Constraints),
+		RestartPolicy:    restartToAPI(tg.RestartPolicy),
+		ReschedulePolicy: rescheduleToAPI(tg.ReschedulePolicy),
+		Meta:             maps.Clone(tg.Meta),
+		ShutdownDelay:    clonePtr(tg.ShutdownDelay),
+		MaxRunDuration:   clonePtr(tg.MaxRunDuration),
+	}
+	if tg.Tasks != nil {
+		out.Tasks = make([]*api.Task, len(tg.Tasks))
+		for i, t := range tg.Tasks {
+			out.Tasks[i] = taskToAPI(t)
+		}
+	}
+	return out
+}
+
+func taskToAPI(t *Task) *api.Task {
+	if t == nil {
+		return nil
+	}
+	out := &api.Task{
+		Name:          t.Name,
+		Driver:        t.Driver,
+		User:          t.User,
+		Config:        copyConfig(t.Config),
+		Constraints:   constraintsToAPI(t.Constraints),
+		Env:           maps.Clone(t.Env),
+		Resources:     resourcesToAPI(t.Resources),
+		RestartPolicy: restartToAPI(t.RestartPolicy),
+		Meta:          maps.Clone(t.Meta),
+		KillTimeout:   new(t.KillTimeout),
+		LogConfig:     logConfigToAPI(t.LogConfig),
+		Leader:        t.Leader,
+		ShutdownDelay: t.ShutdownDelay,
+		KillSignal:    t.KillSignal,
+	}
+	if t.Lifecycle != nil {
+		out.Lifecycle = &api.TaskLifecycle{Hook: t.Lifecycle.Hook, Sidecar: t.Lifecycle.Sidecar}
+	}
+	if t.Artifacts != nil {
+		out.Artifacts = make([]*api.TaskArtifact, len(t.Artifacts))
+		for i, a := range t.Artifacts {
+			out.Artifacts[i] = artifactToAPI(a)
+		}
+	}
+	return out
+}
+
+func restartToAPI(p *RestartPolicy) *api.RestartPolicy {
+	if p == nil {
+		return nil
+	}
+	return &api.RestartPolicy{
+		Attempts: new(p.Attempts),
+		Interval: new(p.Interval),
+		Delay:    new(p.Delay),
+		Mode:     new(p.Mode),
+	}
+}
+
+func rescheduleToAPI(p *ReschedulePolicy) *api.ReschedulePolicy {
+	if p == nil {
+		return nil
+	}
+	return &api.ReschedulePolicy{
+		Attempts:      new(p.Attempts),
+		Interval:      new(p.Interval),
+		Delay:         new(p.Delay),
+		DelayFunction: new(p.DelayFunction),
+		MaxDelay:      new(p.MaxDelay),
+		Unlimited:     new(p.Unlimited),
+	}
+}
+
+func periodicToAPI(p *PeriodicConfig) *api.PeriodicConfig {
+	if p == nil {
+		return nil
+	}
+	return &api.PeriodicConfig{
+		Enabled:         new(p.Enabled),
+		Spec:            new(p.Spec),
+		Specs:           slices.Clone(p.Specs),
+		SpecType:        new(p.SpecType),
+		ProhibitOverlap: new(p.ProhibitOverlap),
+		TimeZone:        new(p.TimeZone),
+	}
+}
+
+func constraintsToAPI(in []*Constraint) []*api.Constraint {
+	if in == nil {
+		return nil
+	}
+	out := make([]*api.Constraint, len(in))
+	for i, c := range in {
+		if c != nil {
+			out[i] = &api.Constraint{LTarget: c.LTarget, RTarget: c.RTarget, Operand: c.Operand}
+		}
+	}
+	return out
+}
+
+func resourcesToAPI(r *Resources) *api.Resources {
+	if r == nil {
+		return nil
+	}
+	return &api.Resources{
+		CPU:         new(r.CPU),
+		Cores:       new(r.Cores),
+		MemoryMB:    new(r.MemoryMB),
+		MemoryMaxMB: new(r.MemoryMaxMB),
+		DiskMB:      new(r.DiskMB),
+	}
+}
+
+func logConfigToAPI(l *LogConfig) *api.LogConfig {
+	if l == nil {
+		return nil
+	}
+	return &api.LogConfig{
+		MaxFiles:      new(l.MaxFiles),
+		MaxFileSizeMB: new(l.MaxFileSizeMB),
+		Disabled:      new(l.Disabled),
+	}
+}
+
+func artifactToAPI(a *TaskArtifact) *api.TaskArtifact {
+	if a == nil {
+		return nil
+	}
+	return &api.TaskArtifact{
+		GetterSource:   new(a.GetterSource),
+		GetterOptions:  maps.Clone(a.GetterOptions),
+		GetterHeaders:  maps.Clone(a.GetterHeaders),
+		GetterMode:     new(a.GetterMode),
+		GetterInsecure: new(a.GetterInsecure),
+		RelativeDest:   new(a.RelativeDest),
+		Chown:          a.Chown,
+	}
+}

@@ -1,0 +1,43 @@
+package structs
+
+import "maps"
+
+// JobSummary counts a job's allocations by state, per task group; it mirrors
+// api.JobSummary.
+type JobSummary struct {
+	JobID       string
+	Namespace   string
+	Summary     map[string]TaskGroupSummary
+	Children    *JobChildrenSummary
+	CreateIndex uint64
+	ModifyIndex uint64
+}
+
+// TaskGroupSummary counts one group's allocations by state.
+type TaskGroupSummary struct {
+	Queued   int
+	Complete int
+	Failed   int
+	Running  int
+	Starting int
+	Lost     int
+	Unknown  int
+}
+
+// JobChildrenSummary counts the children of a periodic job by status.
+type JobChildrenSummary struct {
+	Pending int64
+	Running int64
+	Dead    int64
+}
+
+// Copy returns a deep copy of the summary.
+func (s *JobSummary) Copy() *JobSummary {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Summary = maps.Clone(s.Summary)
+	c.Children = clonePtr(s.Children)
+	return &c
+}

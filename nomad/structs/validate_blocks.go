@@ -1,0 +1,152 @@
+package structs
+
+import (
+	"path"
+	"strings"
+	"time"
+)
+
+// Messages below use the jobspec's attribute names, which is what a user
+// wrote.
+
+// validateRestart checks a restart block; nil is fine (canonicalisation
+// fills it).
+func validateRestart(p *problems, where string, r *RestartPolicy) {
+	if r == nil {
+		return
+	}
+	if r.Attempts < 0 {
+		p.add(where, "restart attempts must not be negative, got %d", r.Attempts)
+	}
+	if r.Interval < 0 {
+		p.add(where, "restart interval must not be negative, got %s", r.Interval)
+	}
+	if r.Delay < 0 {
+		p.add(where, "restart delay must not be negative, got %s", r.Delay)
+	}
+	if r.Mode != RestartPolicyModeFail && r.Mode != RestartPolicyModeDelay {
+		p.add(where, "restart mode must be %q or %q, got %q", RestartPolicyModeFail, RestartPolicyModeDelay, r.Mode)
+	}
+	if r.Attempts > 0 && r.Interval > 0 && r.Delay > 0 &&
+		time.Duration(r.Attempts)*r.Delay > r.Interval {
+		p.add(where, "restart attempts (%d) times delay (%s) must fit in interval (%s)", r.Attempts, r.Delay, r.Interval)
+	}
+}
+
+// validateReschedule checks a reschedule block; nil is fine.
+func validateReschedule(p *problems, where string, r *ReschedulePolicy) {
+	if r == nil {
+		return
+	}
+	if r.Attempts < 0 {
+		p.add(where, "reschedule attempts must not be negative, got %d", r.Attempts)
+	}
+	if r.Interval < 0 {
+		p.add(where, "reschedule interval must not be negative, got %s", r.Interval)
+	}
+	if r.Delay < 0 {
+		p.add(where, "reschedule delay must not be negative, got %s", r.Delay)
+	}
+	if r.MaxDelay < 0 {
+		p.add(where, "reschedule max_delay must not be negative, got %s", r.MaxDelay)
+	}
+	switch r.DelayFunction {
+	case RescheduleDelayConstant:
+	case RescheduleDelayExponential, RescheduleDelayFibonacci:
+		if r.MaxDelay < r.Delay {
+			p.add(where, "reschedule max_delay (%s) must not be less than delay (%s) with delay_function %q",
+				r.MaxDelay, r.Delay, r.DelayFunction)
+		}
+	default:
+		p.add(where, "reschedule delay_function must be one of %s, %s, %s, got %q",
+			RescheduleDelayConstant, RescheduleDelayExponential, RescheduleDelayFibonacci, r.DelayFunction)
+	}
+	if !r.Unlimited && r.Attempts > 0 && r.Interval <= 0 {
+		p.add(where, "reschedule interval must be greater than zero when attempts is %d and unlimited is false, got %s",
+			r.Attempts, r.Interval)
+	}
+}
+
+// MinMemoryMB is the least memory a task may ask for.
+const MinMemoryMB = 10
+
+// validate checks a resources block; nil is fine.
+func (r *Resources) validate(p *problems, where string) {
+	if r == nil {
+		return
+	}
+	switch {
+	case r.CPU < 0:
+		p.add(where, "resources cpu must not be negative, got %d", r.CPU)
+	case r.CPU == 0 && r.Cores == 0:
+		p.add(where, "resources cpu must be at least 1 MHz unless cores are set")
+	}
+	if r.Cores < 0 {
+		p.add(where, "resources cores must not be negative, got %d", r.Cores)
+	}
+	if r.MemoryMB < MinMemoryMB {
+		p.add(where, "resources memory must be at least %d MB, got %d", MinMemoryMB, r.MemoryMB)
+	}
+	switch {
+	case r.MemoryMaxMB < 0:
+		p.add(where, "resources memory_max must not be negative, got %d", r.MemoryMaxMB)
+	case r.MemoryMaxMB > 0 && r.MemoryMaxMB < r.MemoryMB:
+		p.add(where, "resources memory_max (%d MB) must not be less than memory (%d MB)", r.MemoryMaxMB, r.MemoryMB)
+	}
+	if r.DiskMB < 0 {
+		p.add(where, "resources disk must not be negative, got %d", r.DiskMB)
+	}
+}
+
+// validate checks a logs block; nil is fine.
+func (l *LogConfig) validate(p *problems, where string) {
+	if l == nil {
+		return
+	}
+	if l.MaxFiles < 1 {
+		p.add(where, "logs max_files must be at least 1, got %d", l.MaxFiles)
+	}
+	if l.MaxFileSizeMB < 1 {
+		p.add(where, "logs max_file_size must be at least 1 MB, got %d", l.MaxFileSizeMB)
+	}
+}
+
+// validate checks a lifecycle block; nil (a main task) is fine. A sidecar
+// keeps running beside the main tasks, which a poststop task cannot do.
+func (l *TaskLifecycle) validate(p *problems, where string) {
+	if l == nil {
+		return
+	}
+	switch l.Hook {
+	case TaskLifecycleHookPrestart, TaskLifecycleHookPoststart:
+	case TaskLifecycleHookPoststop:
+		if l.Sidecar {
+			p.add(where, "lifecycle sidecar is not allowed with hook %q", l.Hook)
+		}
+	default:
+		p.add(where, "lifecycle hook must be one of %s, %s, %s, got %q",
+			TaskLifecycleHookPrestart, TaskLifecycleHookPoststart, TaskLifecycleHookPoststop, l.Hook)
+	}
+}
+
+// validate checks an artifact block. Its destination is relative to the
+// task directory and may reach the shared alloc/ directory beside it, but
+// not leave the allocation directory.
+func (a *TaskArtifact) validate(p *problems, where string) {
+	if a == nil {
+		p.add(where, "Missing definition (null)")
+		return
+	}
+	if a.GetterSource == "" {
+		p.add(where, "Missing source")
+	}
+	switch a.GetterMode {
+	case ArtifactModeAny, ArtifactModeFile, ArtifactModeDir:
+	default:
+		p.add(where, "mode must be one of %s, %s, %s, got %q", ArtifactModeAny, ArtifactModeFile, ArtifactModeDir, a.GetterMode)
+	}
+	const allocDir, taskDir = "alloc", "alloc/task"
+	if dest := path.Join(taskDir, a.RelativeDest); dest != allocDir && !strings.HasPrefix(dest, allocDir+"/") {
+		p.add(where, "destination %q escapes the allocation directory", a.RelativeDest)
+	}
+}
