@@ -1,0 +1,231 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad"
+)
+
+// httpShutdownTimeout bounds how long a graceful shutdown waits for HTTP
+// requests under way.
+const httpShutdownTimeout = 5 * time.Second
+
+// Client is the client half of an agent: the part that fingerprints this
+// machine, registers it as a node and runs its allocations. The agent holds
+// it behind this interface so that the client package plugs in without the
+// agent changing shape.
+type Client interface {
+	// NodeID is the ID of the node the client registered.
+	NodeID() string
+	// Stats are the client's figures for GET /v1/agent/self ("client").
+	Stats() map[string]string
+	// Shutdown stops the client; allocations keep running and are
+	// re-attached when the agent starts again.
+	Shutdown() error
+}
+
+// Agent is one running Drover agent: a server, a client or both, and the
+// HTTP API in front of them.
+type Agent struct {
+	config  *Config
+	logger  hclog.Logger
+	metrics *agentMetrics
+	server  *nomad.Server // nil unless the server is enabled
+	client  Client        // nil unless the client is enabled and built
+	http    *HTTPServer
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// NewAgent validates cfg and starts the agent: metrics, the server (when
+// enabled), the client (when enabled) and the HTTP API. On error, whatever
+// was started is stopped again: an agent never runs half-configured.
+func NewAgent(cfg *Config, logger hclog.Logger) (*Agent, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid agent configuration: %w", err)
+	}
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	a := &Agent{config: cfg.Copy(), logger: logger}
+	if err := a.start(); err != nil {
+		if serr := a.Shutdown(); serr != nil {
+			logger.Error("clean up after failed start", "error", serr)
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Agent) start() error {
+	var err error
+	if a.metrics, err = startMetrics(a.config.Telemetry); err != nil {
+		return fmt.Errorf("set up metrics: %w", err)
+	}
+
+	// Bind the HTTP port first: the server tells other servers its HTTP
+	// address, which is only known once bound (port 0 in tests).
+	ln, err := net.Listen("tcp", a.config.HTTPBindAddr())
+	if err != nil {
+		return fmt.Errorf("listen for HTTP on %s: %w", a.config.HTTPBindAddr(), err)
+	}
+	a.http = newHTTPServer(a, ln, a.logger.Named("http"))
+
+	if a.config.Server.Enabled {
+		if err := a.setupServer(); err != nil {
+			return err
+		}
+	}
+	if a.config.Client.Enabled {
+		if err := a.setupClient(); err != nil {
+			return err
+		}
+	}
+	a.http.Serve()
+	a.logger.Info("HTTP API listening", "address", a.http.Addr())
+	return nil
+}
+
+// setupServer starts the server half from the agent configuration.
+func (a *Agent) setupServer() error {
+	rpcAddr, err := net.ResolveTCPAddr("tcp", a.config.RPCBindAddr())
+	if err != nil {
+		return fmt.Errorf("RPC address %s: %w", a.config.RPCBindAddr(), err)
+	}
+	cfg := &nomad.Config{
+		Region:          a.config.Region,
+		Datacenter:      a.config.Datacenter,
+		NodeName:        a.config.NodeName,
+		DataDir:         a.config.DataDir,
+		DevMode:         a.config.DevMode,
+		RPCAddr:         rpcAddr,
+		RPCAdvertise:    a.rpcAdvertise(),
+		HTTPAddr:        a.httpAdvertise(),
+		BootstrapExpect: a.config.Server.BootstrapExpect,
+		ServerJoin:      append(append([]string(nil), a.config.Server.StartJoin...), a.config.Server.RetryJoin...),
+		Logger:          a.logger,
+	}
+	if a.config.Server.RetryInterval > 0 {
+		cfg.JoinInterval = a.config.Server.RetryInterval
+	}
+	if a.config.DevMode {
+		cfg.RaftConfig = devRaftConfig()
+	}
+	srv, err := nomad.NewServer(cfg)
+	if err != nil {
+		return fmt.Errorf("start server: %w", err)
+	}
+	a.server = srv
+	return nil
+}
+
+// devRaftConfig shortens raft's timeouts for dev mode: one in-memory server
+// on the loopback address elects itself in a fraction of a second instead
+// of the seconds a production cluster's timeouts take.
+func devRaftConfig() *raft.Config {
+	rc := raft.DefaultConfig()
+	rc.HeartbeatTimeout = 200 * time.Millisecond
+	rc.ElectionTimeout = 200 * time.Millisecond
+	rc.LeaderLeaseTimeout = 100 * time.Millisecond
+	return rc
+}
+
+// setupClient starts the client half. The client package does not exist
+// yet in this build: until it lands, a client-enabled agent runs without
+// one and says so, rather than pretending to run work.
+func (a *Agent) setupClient() error {
+	a.logger.Warn("client mode is enabled but this build has no client yet: no allocations will run on this agent")
+	return nil
+}
+
+// rpcAdvertise is the RPC address other servers dial: the advertise
+// address when set, else the bound address when it is a specific one (the
+// server then uses what it bound, which matters for port 0), else this
+// machine's first private address.
+func (a *Agent) rpcAdvertise() string {
+	bind := firstNonEmpty(a.config.Addresses.RPC, a.config.BindAddr)
+	adv := a.config.AdvertiseAddrs.RPC
+	if adv == "" {
+		if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() {
+			return ""
+		}
+	}
+	return withDefaultPort(advertiseHost(adv, bind), a.config.Ports.RPC)
+}
+
+// httpAdvertise is the HTTP address other agents and CLIs reach this agent
+// on.
+func (a *Agent) httpAdvertise() string {
+	_, port, err := net.SplitHostPort(a.http.Addr())
+	if err != nil {
+		port = strconv.Itoa(a.config.Ports.HTTP)
+	}
+	bind := firstNonEmpty(a.config.Addresses.HTTP, a.config.BindAddr)
+	adv := a.config.AdvertiseAddrs.HTTP
+	if _, _, err := net.SplitHostPort(adv); err == nil {
+		return adv
+	}
+	return net.JoinHostPort(advertiseHost(adv, bind), port)
+}
+
+// withDefaultPort returns addr with port added when it has none.
+func withDefaultPort(addr string, port int) string {
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return addr
+	}
+	return net.JoinHostPort(addr, strconv.Itoa(port))
+}
+
+// Config returns the agent's configuration. Callers must not modify it.
+func (a *Agent) Config() *Config { return a.config }
+
+// Server returns the agent's server, or nil when it runs none.
+func (a *Agent) Server() *nomad.Server { return a.server }
+
+// Client returns the agent's client, or nil when it runs none.
+func (a *Agent) Client() Client { return a.client }
+
+// HTTPAddr is the address the HTTP API is bound to, with the real port.
+func (a *Agent) HTTPAddr() string { return a.http.Addr() }
+
+// Shutdown stops the agent gracefully: the HTTP API first (requests under
+// way get httpShutdownTimeout to finish), then the client, then the server.
+// It is safe to call more than once.
+func (a *Agent) Shutdown() error {
+	a.shutdownOnce.Do(func() {
+		a.logger.Info("shutting down agent")
+		var errs []error
+		if a.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), httpShutdownTimeout)
+			if err := a.http.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("stop HTTP API: %w", err))
+			}
+			cancel()
+		}
+		if a.client != nil {
+			if err := a.client.Shutdown(); err != nil {
+				errs = append(errs, fmt.Errorf("stop client: %w", err))
+			}
+		}
+		if a.server != nil {
+			if err := a.server.Shutdown(); err != nil {
+				errs = append(errs, fmt.Errorf("stop server: %w", err))
+			}
+		}
+		if a.metrics != nil {
+			a.metrics.shutdown()
+		}
+		a.shutdownErr = errors.Join(errs...)
+	})
+	return a.shutdownErr
+}

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// allocStopResponse is the answer to a stop, as Nomad's JSON has it.
+type allocStopResponse struct {
+	EvalID string
+	Index  uint64
+}
+
+// allocsList serves GET /v1/allocations: stubs of the allocations whose ID
+// starts with ?prefix. ?task_states=false leaves the task states out, as in
+// Nomad.
+func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, error) {
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	taskStates := true
+	if _, ok := r.URL.Query()["task_states"]; ok {
+		if taskStates, err = parseBoolParam(r, "task_states"); err != nil {
+			return nil, err
+		}
+	}
+	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		allocs, err := st.AllocsByIDPrefix(ws, opts.Namespace, opts.Prefix)
+		if err != nil {
+			return nil, 0, err
+		}
+		stubs := allocStubs(allocs)
+		if !taskStates {
+			for _, stub := range stubs {
+				stub.TaskStates = nil
+			}
+		}
+		index, err := st.Index(state.TableAllocs)
+		return stubs, index, err
+	})
+}
+
+// allocStubs summarises allocations; never nil, so that none encodes as [].
+func allocStubs(allocs []*structs.Allocation) []*structs.AllocListStub {
+	stubs := make([]*structs.AllocListStub, 0, len(allocs))
+	for _, alloc := range allocs {
+		stubs = append(stubs, alloc.Stub())
+	}
+	return stubs
+}
+
+// allocRead serves GET /v1/allocation/:id: the whole allocation with its
+// job.
+func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, error) {
+	id := r.PathValue("id")
+	if err := checkID("allocation ID", id); err != nil {
+		return nil, err
+	}
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		alloc, err := st.AllocByID(ws, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if alloc != nil {
+			return alloc, alloc.ModifyIndex, nil
+		}
+		index, err := st.Index(state.TableAllocs)
+		return alloc, index, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.(*structs.Allocation) == nil {
+		return nil, notFound("alloc not found")
+	}
+	return out, nil
+}
+
+// allocStop serves PUT and POST /v1/allocation/:id/stop.
+func (s *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	if err := checkID("allocation ID", id); err != nil {
+		return nil, err
+	}
+	if err := s.checkRegion(r.URL.Query().Get("region")); err != nil {
+		return nil, err
+	}
+	resp, err := srv.AllocStop(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, resp.Index)
+	return &allocStopResponse{EvalID: resp.EvalID, Index: resp.Index}, nil
+}

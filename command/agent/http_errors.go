@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// httpError is an error with the HTTP status it answers with.
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func newHTTPError(code int, format string, args ...any) error {
+	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+func badRequest(format string, args ...any) error {
+	return newHTTPError(http.StatusBadRequest, format, args...)
+}
+
+func notFound(format string, args ...any) error {
+	return newHTTPError(http.StatusNotFound, format, args...)
+}
+
+// maxBodyBytes bounds a request body: far above any real job, far below
+// what could hurt the agent.
+const maxBodyBytes = 16 << 20
+
+// errorStatus picks the status code for err and the one-line reason that
+// goes in the body. Only errors that are the agent's own fault are 5xx.
+func errorStatus(err error) (int, string) {
+	var he *httpError
+	var tooLarge *http.MaxBytesError
+	var invalid *structs.ValidationError
+	switch {
+	case errors.As(err, &he):
+		return he.code, oneLine(he.msg)
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", tooLarge.Limit)
+	case errors.As(err, &invalid):
+		return http.StatusBadRequest, validationReason(invalid)
+	case errors.Is(err, nomad.ErrNotFound):
+		return http.StatusNotFound, oneLine(err.Error())
+	case errors.Is(err, nomad.ErrInvalidRequest):
+		return http.StatusBadRequest, oneLine(err.Error())
+	case errors.Is(err, nomad.ErrIndexConflict):
+		return http.StatusConflict, oneLine(err.Error())
+	case errors.Is(err, context.Canceled):
+		// The caller went away; nobody reads this, but logs do.
+		return 499, "request canceled"
+	}
+	return http.StatusInternalServerError, oneLine(err.Error())
+}
+
+// validationReason lists every validation problem on one line.
+func validationReason(v *structs.ValidationError) string {
+	msgs := v.Messages()
+	noun := "problems"
+	if len(msgs) == 1 {
+		noun = "problem"
+	}
+	return fmt.Sprintf("invalid job: %d %s: %s", len(msgs), noun, oneLine(strings.Join(msgs, "; ")))
+}
+
+// oneLine folds a multi-line message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, f := range fields {
+		fields[i] = strings.TrimSpace(f)
+	}
+	return strings.Join(fields, "; ")
+}

@@ -1,0 +1,398 @@
+package agent
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// jobRegisterResponse is the answer to a job register, as Nomad's JSON has
+// it.
+type jobRegisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Warnings        string
+	Index           uint64
+}
+
+// jobDeregisterResponse is the answer to DELETE /v1/job/:id.
+type jobDeregisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Index           uint64
+}
+
+// jobVersionsResponse is the answer to GET /v1/job/:id/versions. Drover
+// computes no diffs between versions, so Diffs is always null.
+type jobVersionsResponse struct {
+	Versions []*structs.Job
+	Diffs    []any
+}
+
+// jobsList serves GET /v1/jobs: the stubs of the jobs whose ID starts with
+// ?prefix, each with its summary.
+func (s *HTTPServer) jobsList(w http.ResponseWriter, r *http.Request) (any, error) {
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		jobs, err := st.JobsByIDPrefix(ws, opts.Namespace, opts.Prefix)
+		if err != nil {
+			return nil, 0, err
+		}
+		stubs := make([]*structs.JobListStub, 0, len(jobs))
+		for _, job := range jobs {
+			summary, err := st.JobSummaryByID(ws, job.Namespace, job.ID)
+			if err != nil {
+				return nil, 0, err
+			}
+			stubs = append(stubs, job.Stub(summary))
+		}
+		index, err := tablesIndex(st, state.TableJobs, state.TableAllocs, state.TableEvals)
+		return stubs, index, err
+	})
+}
+
+// jobsRegister serves PUT and POST /v1/jobs.
+func (s *HTTPServer) jobsRegister(w http.ResponseWriter, r *http.Request) (any, error) {
+	return s.registerJob(w, r, "")
+}
+
+// jobUpdate serves PUT and POST /v1/job/:id, a register whose job must have
+// the ID in the URL.
+func (s *HTTPServer) jobUpdate(w http.ResponseWriter, r *http.Request) (any, error) {
+	id := r.PathValue("id")
+	if err := checkID("job ID", id); err != nil {
+		return nil, err
+	}
+	return s.registerJob(w, r, id)
+}
+
+// registerJob decodes, converts, canonicalises and validates the job in the
+// body and registers it. Fields the job JSON has but Drover does not
+// implement come back as warnings.
+func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID string) (any, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	body, err := readBody(r, "job")
+	if err != nil {
+		return nil, err
+	}
+	var req api.JobRegisterRequest
+	if err := unmarshalBody(body, &req, "job"); err != nil {
+		return nil, err
+	}
+	if req.Job == nil {
+		return nil, badRequest(`job register request has no job: the body must be {"Job": {...}}`)
+	}
+	if pathID != "" && (req.Job.ID == nil || *req.Job.ID != pathID) {
+		return nil, badRequest("job ID %q in the body does not match %q in the URL", deref(req.Job.ID), pathID)
+	}
+	job, err := s.jobFromRequest(r, req.Job, req.WriteRequest)
+	if err != nil {
+		return nil, err
+	}
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+
+	warnings := unsupportedWarnings(body, reflect.TypeFor[api.JobRegisterRequest]())
+	if req.PreserveCounts {
+		warnings = append(warnings, `Request field "PreserveCounts" is not supported by Drover and was ignored`)
+	}
+	if req.EvalPriority != 0 {
+		warnings = append(warnings, `Request field "EvalPriority" is not supported by Drover and was ignored`)
+	}
+
+	resp, err := srv.RegisterJob(r.Context(), &nomad.JobRegisterRequest{
+		Job:            job,
+		EnforceIndex:   req.EnforceIndex,
+		JobModifyIndex: req.JobModifyIndex,
+	})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, resp.Index)
+	return &jobRegisterResponse{
+		EvalID:          resp.EvalID,
+		EvalCreateIndex: resp.EvalCreateIndex,
+		JobModifyIndex:  resp.JobModifyIndex,
+		Warnings:        strings.Join(warnings, "\n"),
+		Index:           resp.Index,
+	}, nil
+}
+
+// jobFromRequest converts a submitted job into the internal model and
+// canonicalises it. A job without a namespace or region takes the
+// request's.
+func (s *HTTPServer) jobFromRequest(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
+	job := structs.JobFromAPI(in)
+	if job.Namespace == "" {
+		job.Namespace = wr.Namespace
+	}
+	if job.Namespace == "" {
+		ns, err := writeNamespace(r)
+		if err != nil {
+			return nil, err
+		}
+		job.Namespace = ns
+	}
+	if job.Region == "" {
+		job.Region = firstNonEmpty(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
+	}
+	if err := s.checkRegion(job.Region); err != nil {
+		return nil, err
+	}
+	job.Canonicalize()
+	return job, nil
+}
+
+// jobRead serves GET /v1/job/:id.
+func (s *HTTPServer) jobRead(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := jobRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		job, err := st.JobByID(ws, opts.Namespace, id)
+		if err != nil || job != nil {
+			return job, jobIndex(job), err
+		}
+		index, err := st.Index(state.TableJobs)
+		return (*structs.Job)(nil), index, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.(*structs.Job) == nil {
+		return nil, notFound("job not found")
+	}
+	return out, nil
+}
+
+func jobIndex(job *structs.Job) uint64 {
+	if job == nil {
+		return 0
+	}
+	return job.ModifyIndex
+}
+
+// jobRequest reads the job ID from the URL and the query options.
+func jobRequest(r *http.Request) (string, queryOptions, error) {
+	id := r.PathValue("id")
+	if err := checkID("job ID", id); err != nil {
+		return "", queryOptions{}, err
+	}
+	opts, err := parseQueryOptions(r)
+	return id, opts, err
+}
+
+// jobDelete serves DELETE /v1/job/:id?purge=true|false.
+func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	if err := checkID("job ID", id); err != nil {
+		return nil, err
+	}
+	ns, err := writeNamespace(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkRegion(r.URL.Query().Get("region")); err != nil {
+		return nil, err
+	}
+	purge, err := parseBoolParam(r, "purge")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := srv.DeregisterJob(r.Context(), &nomad.JobDeregisterRequest{Namespace: ns, JobID: id, Purge: purge})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, resp.Index)
+	return &jobDeregisterResponse{
+		EvalID:          resp.EvalID,
+		EvalCreateIndex: resp.EvalCreateIndex,
+		JobModifyIndex:  resp.JobModifyIndex,
+		Index:           resp.Index,
+	}, nil
+}
+
+// jobAllocations serves GET /v1/job/:id/allocations. Without ?all=true only
+// the allocations of the job as it now exists count, not those left from an
+// earlier job of the same ID that was purged.
+func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := jobRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	all, err := parseBoolParam(r, "all")
+	if err != nil {
+		return nil, err
+	}
+	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		job, err := st.JobByID(ws, opts.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		allocs, err := st.AllocsByJob(ws, opts.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		stubs := make([]*structs.AllocListStub, 0, len(allocs))
+		for _, alloc := range allocs {
+			if !all && job != nil && alloc.Job != nil && alloc.Job.CreateIndex != job.CreateIndex {
+				continue
+			}
+			stubs = append(stubs, alloc.Stub())
+		}
+		index, err := tablesIndex(st, state.TableAllocs, state.TableJobs)
+		return stubs, index, err
+	})
+}
+
+// jobEvaluations serves GET /v1/job/:id/evaluations.
+func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := jobRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		evals, err := st.EvalsByJob(ws, opts.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if evals == nil {
+			evals = []*structs.Evaluation{}
+		}
+		index, err := st.Index(state.TableEvals)
+		return evals, index, err
+	})
+}
+
+// jobSummary serves GET /v1/job/:id/summary.
+func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := jobRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		summary, err := st.JobSummaryByID(ws, opts.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		index, err := tablesIndex(st, state.TableJobs, state.TableAllocs, state.TableEvals)
+		return summary, index, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.(*structs.JobSummary) == nil {
+		return nil, notFound("job not found")
+	}
+	return out, nil
+}
+
+// jobVersions serves GET /v1/job/:id/versions, newest first.
+func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := jobRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		versions, err := st.JobVersionsByID(ws, opts.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		index, err := tablesIndex(st, state.TableJobVersions, state.TableJobs)
+		return versions, index, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	versions := out.([]*structs.Job)
+	if len(versions) == 0 {
+		return nil, notFound("job not found")
+	}
+	return &jobVersionsResponse{Versions: versions}, nil
+}
+
+// jobDeployment serves GET /v1/job/:id/deployment, which Nomad's `job
+// status` reads. Drover has no deployments, so an existing job has none:
+// null, as Nomad answers for a job without one.
+func (s *HTTPServer) jobDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := jobRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		job, err := st.JobByID(ws, opts.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		index, err := st.Index(state.TableJobs)
+		return job != nil, index, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !out.(bool) {
+		return nil, notFound("job not found")
+	}
+	return jsonNull{}, nil
+}
+
+// jsonNull encodes as the JSON literal null.
+type jsonNull struct{}
+
+func (jsonNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+// jobPeriodicForce serves PUT and POST /v1/job/:id/periodic/force.
+func (s *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	if err := checkID("job ID", id); err != nil {
+		return nil, err
+	}
+	ns, err := writeNamespace(r)
+	if err != nil {
+		return nil, err
+	}
+	job, err := srv.State().JobByID(nil, ns, id)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, notFound("job not found")
+	}
+	if !job.IsPeriodic() {
+		return nil, badRequest("job %q is not periodic", id)
+	}
+	return nil, newHTTPError(http.StatusNotImplemented, "forcing a periodic launch is not available yet: this build's server has no periodic dispatcher")
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/jobspec2"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// jobsParse serves PUT and POST /v1/jobs/parse: HCL in, job JSON out. With
+// Canonicalize the job comes back as the server would store it, defaults
+// filled in.
+func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req api.JobsParseRequest
+	if err := decodeBody(r, &req, "parse request"); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(req.JobHCL) == "" {
+		return nil, badRequest("JobHCL is empty: send the jobspec's HCL in JobHCL")
+	}
+	job, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{
+		Path:       "input.hcl",
+		Body:       []byte(req.JobHCL),
+		VarContent: req.Variables,
+		Strict:     true,
+	})
+	if err != nil {
+		return nil, badRequest("%v", err)
+	}
+	if !req.Canonicalize {
+		return job, nil
+	}
+	canonical := structs.JobFromAPI(job)
+	canonical.Canonicalize()
+	return canonical, nil
+}
+
+// validateJob serves PUT and POST /v1/validate/job. Like Nomad it answers
+// 200 for an invalid job, listing every problem; only a body that is not a
+// job request is a 400.
+func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, error) {
+	body, err := readBody(r, "job")
+	if err != nil {
+		return nil, err
+	}
+	var req api.JobValidateRequest
+	if err := unmarshalBody(body, &req, "job"); err != nil {
+		return nil, err
+	}
+	if req.Job == nil {
+		return nil, badRequest(`job validate request has no job: the body must be {"Job": {...}}`)
+	}
+	resp := &api.JobValidateResponse{
+		ValidationErrors: []string{},
+		Warnings:         strings.Join(unsupportedWarnings(body, reflect.TypeFor[api.JobValidateRequest]()), "\n"),
+	}
+	job, err := s.jobFromRequest(r, req.Job, req.WriteRequest)
+	if err == nil {
+		err = job.Validate()
+	}
+	var invalid *structs.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		resp.ValidationErrors = invalid.Messages()
+		resp.Error = err.Error()
+	case err != nil:
+		_, reason := errorStatus(err)
+		resp.ValidationErrors = []string{reason}
+		resp.Error = reason
+	}
+	return resp, nil
+}

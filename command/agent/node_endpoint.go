@@ -1,0 +1,204 @@
+package agent
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// nodeUpdateResponse is the answer to an eligibility or drain change, as
+// Nomad's JSON has it.
+type nodeUpdateResponse struct {
+	EvalIDs         []string
+	EvalCreateIndex uint64
+	NodeModifyIndex uint64
+	Index           uint64
+}
+
+// nodeEligibilityRequest is the body of POST /v1/node/:id/eligibility.
+type nodeEligibilityRequest struct {
+	NodeID      string
+	Eligibility string
+}
+
+// nodeDrainRequest is the body of POST /v1/node/:id/drain. A null DrainSpec
+// ends a drain.
+type nodeDrainRequest struct {
+	NodeID       string
+	DrainSpec    *api.DrainSpec
+	MarkEligible bool
+}
+
+// nodesList serves GET /v1/nodes: stubs of the nodes whose ID starts with
+// ?prefix; ?resources=true and ?os=true add those parts, as in Nomad.
+func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, error) {
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	var fields structs.NodeStubFields
+	if fields.Resources, err = parseBoolParam(r, "resources"); err != nil {
+		return nil, err
+	}
+	if fields.OS, err = parseBoolParam(r, "os"); err != nil {
+		return nil, err
+	}
+	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		nodes, err := st.NodesByIDPrefix(ws, opts.Prefix)
+		if err != nil {
+			return nil, 0, err
+		}
+		stubs := make([]*structs.NodeListStub, 0, len(nodes))
+		for _, node := range nodes {
+			stubs = append(stubs, node.StubWith(fields))
+		}
+		index, err := st.Index(state.TableNodes)
+		return stubs, index, err
+	})
+}
+
+// nodeRead serves GET /v1/node/:id. Like Nomad's, it takes a whole node ID;
+// CLIs resolve prefixes through the list.
+func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := nodeRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		node, err := st.NodeByID(ws, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if node != nil {
+			return node, node.ModifyIndex, nil
+		}
+		index, err := st.Index(state.TableNodes)
+		return node, index, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out.(*structs.Node) == nil {
+		return nil, notFound("node not found")
+	}
+	return out, nil
+}
+
+func nodeRequest(r *http.Request) (string, queryOptions, error) {
+	id := r.PathValue("id")
+	if err := checkID("node ID", id); err != nil {
+		return "", queryOptions{}, err
+	}
+	opts, err := parseQueryOptions(r)
+	return id, opts, err
+}
+
+// nodeAllocations serves GET /v1/node/:id/allocations: the whole
+// allocations placed on the node, as clients and Nomad's CLI read them.
+func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := nodeRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		allocs, err := st.AllocsByNode(ws, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		if allocs == nil {
+			allocs = []*structs.Allocation{}
+		}
+		index, err := st.Index(state.TableAllocs)
+		return allocs, index, err
+	})
+}
+
+// nodeEligibility serves PUT and POST /v1/node/:id/eligibility.
+func (s *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, id, err := s.nodeWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	var req nodeEligibilityRequest
+	if err := decodeBody(r, &req, "eligibility request"); err != nil {
+		return nil, err
+	}
+	if err := checkBodyNodeID(req.NodeID, id); err != nil {
+		return nil, err
+	}
+	switch req.Eligibility {
+	case structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible:
+	default:
+		return nil, badRequest("invalid Eligibility %q: must be %q or %q", req.Eligibility, structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible)
+	}
+	resp, err := srv.NodeUpdateEligibility(r.Context(), id, req.Eligibility)
+	return nodeUpdateResult(w, resp, err)
+}
+
+// nodeDrain serves PUT and POST /v1/node/:id/drain.
+func (s *HTTPServer) nodeDrain(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, id, err := s.nodeWrite(r)
+	if err != nil {
+		return nil, err
+	}
+	var req nodeDrainRequest
+	if err := decodeBody(r, &req, "drain request"); err != nil {
+		return nil, err
+	}
+	if err := checkBodyNodeID(req.NodeID, id); err != nil {
+		return nil, err
+	}
+	var drain *structs.DrainStrategy
+	if req.DrainSpec != nil {
+		drain = &structs.DrainStrategy{
+			Deadline:         req.DrainSpec.Deadline,
+			IgnoreSystemJobs: req.DrainSpec.IgnoreSystemJobs,
+		}
+	}
+	resp, err := srv.NodeUpdateDrain(r.Context(), id, drain, req.MarkEligible)
+	return nodeUpdateResult(w, resp, err)
+}
+
+// nodeWrite checks what every node write needs: a server, the node ID and
+// the region.
+func (s *HTTPServer) nodeWrite(r *http.Request) (*nomad.Server, string, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, "", err
+	}
+	id := r.PathValue("id")
+	if err := checkID("node ID", id); err != nil {
+		return nil, "", err
+	}
+	return srv, id, s.checkRegion(r.URL.Query().Get("region"))
+}
+
+// checkBodyNodeID rejects a body that names another node than the URL.
+func checkBodyNodeID(bodyID, pathID string) error {
+	if bodyID != "" && bodyID != pathID {
+		return badRequest("NodeID %q in the body does not match %q in the URL", bodyID, pathID)
+	}
+	return nil
+}
+
+func nodeUpdateResult(w http.ResponseWriter, resp *nomad.NodeUpdateResponse, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, resp.Index)
+	evalIDs := resp.EvalIDs
+	if evalIDs == nil {
+		evalIDs = []string{}
+	}
+	return &nodeUpdateResponse{
+		EvalIDs:         evalIDs,
+		EvalCreateIndex: resp.EvalCreateIndex,
+		NodeModifyIndex: resp.NodeModifyIndex,
+		Index:           resp.Index,
+	}, nil
+}

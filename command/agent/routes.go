@@ -1,0 +1,47 @@
+package agent
+
+// registerRoutes registers every endpoint of the HTTP API, under Nomad's
+// paths. Writes accept both PUT and POST, as Nomad's do.
+func (s *HTTPServer) registerRoutes() {
+	write := func(path string, h handlerFunc) {
+		s.handle("PUT "+path, h)
+		s.handle("POST "+path, h)
+	}
+
+	s.handle("GET /v1/jobs", s.jobsList)
+	write("/v1/jobs", s.jobsRegister)
+	write("/v1/jobs/parse", s.jobsParse)
+	write("/v1/validate/job", s.validateJob)
+	s.handle("GET /v1/job/{id}", s.jobRead)
+	write("/v1/job/{id}", s.jobUpdate)
+	s.handle("DELETE /v1/job/{id}", s.jobDelete)
+	s.handle("GET /v1/job/{id}/allocations", s.jobAllocations)
+	s.handle("GET /v1/job/{id}/evaluations", s.jobEvaluations)
+	s.handle("GET /v1/job/{id}/summary", s.jobSummary)
+	s.handle("GET /v1/job/{id}/versions", s.jobVersions)
+	s.handle("GET /v1/job/{id}/deployment", s.jobDeployment)
+	write("/v1/job/{id}/periodic/force", s.jobPeriodicForce)
+
+	s.handle("GET /v1/allocations", s.allocsList)
+	s.handle("GET /v1/allocation/{id}", s.allocRead)
+	write("/v1/allocation/{id}/stop", s.allocStop)
+
+	s.handle("GET /v1/evaluations", s.evalsList)
+	s.handle("GET /v1/evaluation/{id}", s.evalRead)
+	s.handle("GET /v1/evaluation/{id}/allocations", s.evalAllocations)
+
+	s.handle("GET /v1/nodes", s.nodesList)
+	s.handle("GET /v1/node/{id}", s.nodeRead)
+	s.handle("GET /v1/node/{id}/allocations", s.nodeAllocations)
+	write("/v1/node/{id}/eligibility", s.nodeEligibility)
+	write("/v1/node/{id}/drain", s.nodeDrain)
+
+	s.handle("GET /v1/status/leader", s.statusLeader)
+	s.handle("GET /v1/status/peers", s.statusPeers)
+	s.handle("GET /v1/regions", s.regionsList)
+
+	s.handle("GET /v1/agent/self", s.agentSelfHandler)
+	s.handle("GET /v1/agent/members", s.agentMembers)
+
+	s.handle("GET /v1/metrics", s.metricsHandler)
+}

@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"net/http"
+)
+
+// statusLeader serves GET /v1/status/leader: the leader's RPC address as a
+// JSON string, "ip:port".
+func (s *HTTPServer) statusLeader(w http.ResponseWriter, r *http.Request) (any, error) {
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkRegion(opts.Region); err != nil {
+		return nil, err
+	}
+	leader := srv.Leader()
+	if leader == "" {
+		return nil, newHTTPError(http.StatusInternalServerError, "No cluster leader")
+	}
+	if err := s.setLatestMeta(w); err != nil {
+		return nil, err
+	}
+	return leader, nil
+}
+
+// statusPeers serves GET /v1/status/peers: the RPC addresses of the servers
+// in the raft configuration.
+func (s *HTTPServer) statusPeers(w http.ResponseWriter, r *http.Request) (any, error) {
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkRegion(opts.Region); err != nil {
+		return nil, err
+	}
+	peers := srv.Peers()
+	if peers == nil {
+		peers = []string{}
+	}
+	if err := s.setLatestMeta(w); err != nil {
+		return nil, err
+	}
+	return peers, nil
+}
+
+// regionsList serves GET /v1/regions. A Drover cluster is one region.
+func (s *HTTPServer) regionsList(w http.ResponseWriter, r *http.Request) (any, error) {
+	if err := s.setLatestMeta(w); err != nil {
+		return nil, err
+	}
+	return []string{s.agent.config.Region}, nil
+}

@@ -1,0 +1,179 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// testAgent starts a dev-mode agent (server only) on 127.0.0.1 with free
+// ports, waits for its server to lead, and stops it when the test ends.
+func testAgent(t *testing.T, mutate ...func(*Config)) *Agent {
+	t.Helper()
+	cfg := DevConfig()
+	cfg.Ports = Ports{HTTP: 0, RPC: 0}
+	cfg.NodeName = "test-agent"
+	cfg.Client.Enabled = false
+	cfg.Telemetry.CollectionInterval = 100 * time.Millisecond
+	for _, m := range mutate {
+		m(cfg)
+	}
+	logger := hclog.New(&hclog.LoggerOptions{
+		Name:   "agent",
+		Level:  hclog.Warn,
+		Output: testLogWriter{t},
+	})
+	a, err := NewAgent(cfg, logger)
+	must.NoError(t, err)
+	t.Cleanup(func() { must.NoError(t, a.Shutdown()) })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	must.NoError(t, a.Server().WaitForLeader(ctx))
+	return a
+}
+
+// testLogWriter sends log lines to the test's log.
+type testLogWriter struct{ t *testing.T }
+
+func (w testLogWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// response is what a test request got back.
+type response struct {
+	code   int
+	header http.Header
+	body   []byte
+}
+
+func (r response) String() string { return string(r.body) }
+
+// do sends a request to the agent's HTTP API. body is sent as is when it is
+// a string or []byte, else encoded as JSON.
+func do(t *testing.T, a *Agent, method, path string, body any) response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		must.NoError(t, err)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, "http://"+a.HTTPAddr()+path, rd)
+	must.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	must.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	must.NoError(t, err)
+	return response{code: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// get is do for a GET that must succeed, decoding the JSON answer into out.
+func get(t *testing.T, a *Agent, path string, out any) response {
+	t.Helper()
+	resp := do(t, a, http.MethodGet, path, nil)
+	must.Eq(t, http.StatusOK, resp.code, must.Sprintf("GET %s: %s", path, resp))
+	must.Eq(t, "application/json", resp.header.Get("Content-Type"))
+	if out != nil {
+		must.NoError(t, json.Unmarshal(resp.body, out), must.Sprintf("GET %s: %s", path, resp))
+	}
+	return resp
+}
+
+// batchJobJSON is a valid batch job as the wire JSON has it, with a
+// max_run_duration of 10s on its group.
+func batchJobJSON(id string) map[string]any {
+	return map[string]any{
+		"ID":          id,
+		"Name":        id,
+		"Type":        "batch",
+		"Datacenters": []string{"dc1"},
+		"TaskGroups": []any{map[string]any{
+			"Name":           "maxrun",
+			"Count":          1,
+			"MaxRunDuration": int64(10 * time.Second),
+			"Tasks": []any{map[string]any{
+				"Name":   "maxrun",
+				"Driver": "raw_exec",
+				"Config": map[string]any{"command": "/bin/sleep", "args": []string{"1000"}},
+			}},
+		}},
+	}
+}
+
+// registerJob registers job through PUT /v1/jobs and returns the answer.
+func registerJob(t *testing.T, a *Agent, job map[string]any) jobRegisterResponse {
+	t.Helper()
+	resp := do(t, a, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprintf("register: %s", resp))
+	var out jobRegisterResponse
+	must.NoError(t, json.Unmarshal(resp.body, &out))
+	return out
+}
+
+// upsertNode registers a ready node through the server.
+func upsertNode(t *testing.T, a *Agent, id, name string) *structs.Node {
+	t.Helper()
+	node := &structs.Node{
+		ID:                    id,
+		Datacenter:            "dc1",
+		Name:                  name,
+		HTTPAddr:              "127.0.0.1:4646",
+		NodePool:              "default",
+		Attributes:            map[string]string{"kernel.name": "linux", structs.NodeAttrVersion: "0.1.0"},
+		SchedulingEligibility: structs.NodeSchedulingEligible,
+		Status:                structs.NodeStatusReady,
+		Drivers:               map[string]*structs.DriverInfo{"raw_exec": {Detected: true, Healthy: true}},
+		NodeResources: &structs.NodeResources{
+			Cpu:    structs.NodeCpuResources{CpuShares: 4000, TotalCpuCores: 4},
+			Memory: structs.NodeMemoryResources{MemoryMB: 8192},
+			Disk:   structs.NodeDiskResources{DiskMB: 100000},
+		},
+	}
+	_, err := a.Server().NodeRegister(context.Background(), node)
+	must.NoError(t, err)
+	return node
+}
+
+// upsertAlloc writes an allocation of the stored job through the server.
+func upsertAlloc(t *testing.T, a *Agent, id, jobID, evalID, nodeID string) *structs.Allocation {
+	t.Helper()
+	job, err := a.Server().State().JobByID(nil, structs.DefaultNamespace, jobID)
+	must.NoError(t, err)
+	must.NotNil(t, job)
+	alloc := &structs.Allocation{
+		ID:            id,
+		Namespace:     job.Namespace,
+		EvalID:        evalID,
+		Name:          jobID + ".maxrun[0]",
+		NodeID:        nodeID,
+		JobID:         jobID,
+		Job:           job,
+		TaskGroup:     "maxrun",
+		DesiredStatus: structs.AllocDesiredStatusRun,
+		ClientStatus:  structs.AllocClientStatusPending,
+		CreateTime:    time.Now().UnixNano(),
+	}
+	_, err = a.Server().Apply(context.Background(), nomad.MsgAllocUpdate, &nomad.AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	must.NoError(t, err)
+	return alloc
+}

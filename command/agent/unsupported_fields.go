@@ -1,0 +1,187 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Nomad's job JSON has many fields Drover does not implement (Affinities,
+// Spreads, Update, Services, Networks, Vault, Templates, ...). Go's JSON
+// decoder drops them silently; the compatibility contract says they are
+// reported back instead, never silently accepted as if honoured. These
+// helpers find them by walking the raw JSON alongside the api type it was
+// decoded into.
+
+var jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// unsupportedFields returns the path of every field in raw, a value decoded
+// from JSON into any, that type t has no field for and whose value asks for
+// something (is not null, false, 0, "" or empty). Paths look like
+// "TaskGroups[0].Services". Matching follows encoding/json: json tags,
+// embedded structs, and case-insensitive names.
+func unsupportedFields(raw any, t reflect.Type) []string {
+	var out []string
+	walkUnsupported(raw, t, "", &out)
+	return out
+}
+
+func walkUnsupported(raw any, t reflect.Type, path string, out *[]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshalerType) {
+		return // decodes itself (time.Time and the like)
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return
+		}
+		fields := jsonFields(t)
+		for _, key := range slices.Sorted(maps.Keys(obj)) {
+			value := obj[key]
+			field, found := lookupField(fields, key)
+			if !found {
+				if !isEmptyJSON(value) {
+					*out = append(*out, joinPath(path, key))
+				}
+				continue
+			}
+			walkUnsupported(value, field.typ, joinPath(path, field.name), out)
+		}
+	case reflect.Slice, reflect.Array:
+		list, ok := raw.([]any)
+		if !ok {
+			return
+		}
+		for i, elem := range list {
+			walkUnsupported(elem, t.Elem(), fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	case reflect.Map:
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return
+		}
+		for _, key := range slices.Sorted(maps.Keys(obj)) {
+			walkUnsupported(obj[key], t.Elem(), fmt.Sprintf("%s[%q]", path, key), out)
+		}
+	}
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// jsonField is one field of a struct as encoding/json sees it.
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// jsonFields lists the JSON fields of struct type t, with the fields of
+// embedded structs promoted as encoding/json promotes them.
+func jsonFields(t reflect.Type) []jsonField {
+	var fields []jsonField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		if f.Anonymous && name == "" {
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				fields = append(fields, jsonFields(ft)...)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		fields = append(fields, jsonField{name: name, typ: f.Type})
+	}
+	return fields
+}
+
+// lookupField finds the field a JSON key decodes into: an exact match
+// first, then a case-insensitive one, as encoding/json does.
+func lookupField(fields []jsonField, key string) (jsonField, bool) {
+	for _, f := range fields {
+		if f.name == key {
+			return f, true
+		}
+	}
+	for _, f := range fields {
+		if strings.EqualFold(f.name, key) {
+			return f, true
+		}
+	}
+	return jsonField{}, false
+}
+
+// isEmptyJSON reports whether a decoded JSON value asks for nothing: null,
+// false, 0, "", or an array or object holding only such values.
+func isEmptyJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case float64:
+		return v == 0
+	case json.Number:
+		return v.String() == "0"
+	case string:
+		return v == ""
+	case []any:
+		for _, elem := range v {
+			if !isEmptyJSON(elem) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, elem := range v {
+			if !isEmptyJSON(elem) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// unsupportedWarnings decodes body again, loosely, and returns one warning
+// line per field that type t (the request type body was decoded into) does
+// not have. Fields inside the request's "Job" are named relative to the
+// job, as users know them.
+func unsupportedWarnings(body []byte, t reflect.Type) []string {
+	var raw any
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil // the typed decode already reported the problem
+	}
+	var warnings []string
+	for _, path := range unsupportedFields(raw, t) {
+		if rest, ok := strings.CutPrefix(path, "Job."); ok {
+			warnings = append(warnings, fmt.Sprintf("Job field %q is not supported by Drover and was ignored", rest))
+		} else {
+			warnings = append(warnings, fmt.Sprintf("Request field %q is not supported by Drover and was ignored", path))
+		}
+	}
+	return warnings
+}
