@@ -1,0 +1,94 @@
+package jobspec2
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// decoder evaluates attributes of one jobspec file and collects every
+// diagnostic on the way, so a single parse reports all problems.
+type decoder struct {
+	refs   *refKeeper // nil: keep no runtime references (variable files)
+	ctx    *hcl.EvalContext
+	layout *layoutFix // set when line breaks were added to the jobspec
+	diags  hcl.Diagnostics
+}
+
+// at renders a range of the jobspec for a message, as the user wrote it.
+func (d *decoder) at(r hcl.Range) string {
+	return d.layout.rng(r).String()
+}
+
+func (d *decoder) add(diags ...*hcl.Diagnostic) {
+	d.diags = append(d.diags, diags...)
+}
+
+// content applies schema to body, reporting unknown arguments and blocks.
+func (d *decoder) content(body hcl.Body, schema *hcl.BodySchema) *hcl.BodyContent {
+	content, diags := body.Content(schema)
+	d.add(diags...)
+	if content == nil {
+		content = &hcl.BodyContent{Attributes: hcl.Attributes{}}
+	}
+	return content
+}
+
+// eval evaluates expr. ok is false when evaluation failed (the problem is
+// recorded). The returned value is wholly known and unmarked.
+func (d *decoder) eval(expr hcl.Expression) (cty.Value, bool) {
+	if syn, isSyntax := expr.(hclsyntax.Expression); isSyntax && d.refs != nil {
+		expr = d.refs.rewrite(syn, nil)
+	}
+	val, diags := expr.Value(d.ctx)
+	d.add(diags...)
+	if diags.HasErrors() {
+		return cty.NilVal, false
+	}
+	if !val.IsWhollyKnown() {
+		// Unknown values come from locals that already failed; only
+		// report them when nothing explains them.
+		if !d.diags.HasErrors() {
+			d.add(errorAt(expr.Range(), "Value not known",
+				"This value cannot be determined when the jobspec is parsed."))
+		}
+		return cty.NilVal, false
+	}
+	val, _ = val.UnmarkDeep()
+	return val, true
+}
+
+// single returns the only block of blocks, reporting any extra ones.
+func (d *decoder) single(blocks hcl.Blocks) *hcl.Block {
+	if len(blocks) == 0 {
+		return nil
+	}
+	for _, extra := range blocks[1:] {
+		d.add(errorAt(extra.DefRange, fmt.Sprintf("Duplicate %s block", extra.Type),
+			fmt.Sprintf("Only one %s block is allowed here; another was defined at %s.",
+				extra.Type, d.at(blocks[0].DefRange))))
+	}
+	return blocks[0]
+}
+
+// blocksOfType returns the blocks of content with the given type.
+func blocksOfType(content *hcl.BodyContent, typ string) hcl.Blocks {
+	var out hcl.Blocks
+	for _, b := range content.Blocks {
+		if b.Type == typ {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// label returns the block's first label, or "" if it has none (hcl already
+// reported the missing label).
+func label(b *hcl.Block) string {
+	if len(b.Labels) == 0 {
+		return ""
+	}
+	return b.Labels[0]
+}

@@ -1,0 +1,67 @@
+package jobspec2
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse checks that no input panics the parser and that every parse
+// ends in exactly one of a job or an error. Plain `go test` runs the seeds
+// below and those in testdata/fuzz/FuzzParse.
+func FuzzParse(f *testing.F) {
+	seeds := []struct{ src, vars string }{
+		{src: "job \"a\" {\n}\n"},
+		{src: `job "maxrun" { type = "batch" group "g" { max_run_duration = "10s" task "t" { driver = "raw_exec" config { command = "/bin/sleep" args = ["1000m"] } } } }`},
+		{src: "variable \"n\" {\n  type = number\n}\njob \"v\" {\n  group \"g\" {\n    count = var.n\n  }\n}\n", vars: "n = 3"},
+		{src: "locals {\n  a = local.b\n  b = upper(\"x\")\n}\njob \"l\" {\n  name = local.a\n}\n"},
+		{src: "job \"c\" {\n  constraint {\n    attribute = \"${attr.kernel.name}\"\n    value = \"linux\"\n  }\n  constraint {\n    distinct_hosts = true\n  }\n}\n"},
+		{src: "job \"p\" {\n  periodic {\n    crons = [\"* * * * *\"]\n    prohibit_overlap = true\n  }\n}\n"},
+		{src: "job \"e\" {\n  group \"g\" {\n    task \"t\" {\n      env = { A = \"${NOMAD_ALLOC_ID}\" }\n      meta {\n        b = 1\n      }\n      config {\n        m {\n          x = [1, 2.5, null, true]\n        }\n      }\n    }\n  }\n}\n"},
+		{src: "job \"bad\" {\n  group \"g\" {\n    count = \"x\"\n    max_run_duration = \"abc\"\n  }\n}\n"},
+		{src: "job \"a\" {}\njob \"b\" {}\n"},
+		{src: "variable \"x\" {}\n"},
+		{src: "job {\n  group {\n    task {\n    }\n  }\n}\n"},
+		{src: "job \"j\" {\n  meta = { a = [for i in range(3) : i] }\n  datacenters = [null]\n}\n"},
+		{src: "job \"j\" {\n  name = \"${env[\"X\"]}-${attr.a.b-c}\"\n  region = <<EOT\n%{ for x in [1] }${x}${node.y}%{ endfor }\nEOT\n}\n"},
+		{src: "job \"j\" { group \"g\" { count = } }"},
+		{src: "}}}{{{ job \"\" ${ %{ <<"},
+		{src: "job \"j\" {\n  priority = 1e400\n  group \"g\" {\n    task \"t\" {\n      config {\n        big = 1e400\n      }\n    }\n  }\n}\n"},
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s.src), s.vars)
+	}
+	for _, name := range []string{"maxrun.hcl", "lifecycle.hcl", "full.hcl", "variables.hcl"} {
+		src, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src, "image_tag = \"1\"")
+	}
+
+	f.Fuzz(func(t *testing.T, src []byte, vars string) {
+		cfg := &ParseConfig{
+			Path:       "fuzz.hcl",
+			Body:       append([]byte{}, src...),
+			VarContent: vars,
+			ArgVars:    []string{"n=1"},
+			Envs:       []string{"NOMAD_VAR_image_tag=t"},
+		}
+		job, err := ParseWithConfig(cfg)
+		switch {
+		case job == nil && err == nil:
+			t.Fatal("neither a job nor an error")
+		case job != nil && err != nil:
+			t.Fatalf("both a job and an error: %v", err)
+		case err != nil:
+			if err.Error() == "" {
+				t.Fatal("empty error text")
+			}
+		default:
+			if _, err := json.Marshal(job); err != nil {
+				t.Fatalf("job does not encode: %v", err)
+			}
+		}
+	})
+}

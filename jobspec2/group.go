@@ -1,0 +1,53 @@
+package jobspec2
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/drover-io/drover/api"
+)
+
+var groupSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "count"}, {Name: "shutdown_delay"}, {Name: "max_run_duration"}, {Name: "meta"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "task", LabelNames: []string{"name"}},
+		{Type: "constraint"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
+	},
+}
+
+func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
+	name := label(block)
+	content := d.content(block.Body, groupSchema)
+	attrs := content.Attributes
+
+	tg := &api.TaskGroup{
+		Name:           &name,
+		Count:          d.int(attrs["count"]),
+		Constraints:    d.constraints(blocksOfType(content, "constraint")),
+		Meta:           d.stringMap(content, "meta"),
+		ShutdownDelay:  d.duration(attrs["shutdown_delay"]),
+		MaxRunDuration: d.duration(attrs["max_run_duration"]),
+	}
+	if b := d.single(blocksOfType(content, "restart")); b != nil {
+		tg.RestartPolicy = d.restart(b)
+	}
+	if b := d.single(blocksOfType(content, "reschedule")); b != nil {
+		tg.ReschedulePolicy = d.reschedule(b)
+	}
+
+	names := map[string]hcl.Range{}
+	for _, tb := range blocksOfType(content, "task") {
+		taskName := label(tb)
+		if prev, dup := names[taskName]; dup {
+			d.add(errorAt(tb.DefRange, "Duplicate task",
+				fmt.Sprintf("Task %q was already defined in group %q at %s.", taskName, name, d.at(prev))))
+			continue
+		}
+		names[taskName] = tb.DefRange
+		tg.Tasks = append(tg.Tasks, d.task(tb))
+	}
+	return tg
+}

@@ -1,0 +1,92 @@
+package jobspec2
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/drover-io/drover/api"
+)
+
+var jobSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "name"}, {Name: "region"}, {Name: "namespace"}, {Name: "type"},
+		{Name: "priority"}, {Name: "all_at_once"}, {Name: "datacenters"},
+		{Name: "node_pool"}, {Name: "meta"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "group", LabelNames: []string{"name"}},
+		{Type: "constraint"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
+	},
+}
+
+func (d *decoder) job(block *hcl.Block) *api.Job {
+	id := label(block)
+	content := d.content(block.Body, jobSchema)
+	attrs := content.Attributes
+
+	job := &api.Job{
+		ID:          &id,
+		Name:        d.string(attrs["name"]),
+		Region:      d.string(attrs["region"]),
+		Namespace:   d.string(attrs["namespace"]),
+		Type:        d.string(attrs["type"]),
+		Priority:    d.int(attrs["priority"]),
+		AllAtOnce:   d.bool(attrs["all_at_once"]),
+		Datacenters: d.strings(attrs["datacenters"]),
+		NodePool:    d.string(attrs["node_pool"]),
+		Meta:        d.stringMap(content, "meta"),
+		Constraints: d.constraints(blocksOfType(content, "constraint")),
+	}
+	if job.Name == nil {
+		job.Name = &id
+	}
+	if b := d.single(blocksOfType(content, "periodic")); b != nil {
+		job.Periodic = d.periodic(b)
+	}
+	if b := d.single(blocksOfType(content, "reschedule")); b != nil {
+		job.Reschedule = d.reschedule(b)
+	}
+
+	names := map[string]hcl.Range{}
+	for _, gb := range blocksOfType(content, "group") {
+		name := label(gb)
+		if prev, dup := names[name]; dup {
+			d.add(errorAt(gb.DefRange, "Duplicate group",
+				fmt.Sprintf("Group %q was already defined at %s.", name, d.at(prev))))
+			continue
+		}
+		names[name] = gb.DefRange
+		job.TaskGroups = append(job.TaskGroups, d.group(gb))
+	}
+	return job
+}
+
+var periodicSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "cron"}, {Name: "crons"}, {Name: "prohibit_overlap"},
+		{Name: "time_zone"}, {Name: "enabled"},
+	},
+}
+
+// periodicSpecCron is the only schedule kind: cron expressions.
+const periodicSpecCron = "cron"
+
+func (d *decoder) periodic(block *hcl.Block) *api.PeriodicConfig {
+	content := d.content(block.Body, periodicSchema)
+	attrs := content.Attributes
+	specType := periodicSpecCron
+	p := &api.PeriodicConfig{
+		Spec:            d.string(attrs["cron"]),
+		Specs:           d.strings(attrs["crons"]),
+		SpecType:        &specType,
+		ProhibitOverlap: d.bool(attrs["prohibit_overlap"]),
+		TimeZone:        d.string(attrs["time_zone"]),
+		Enabled:         d.bool(attrs["enabled"]),
+	}
+	if attrs["cron"] == nil && attrs["crons"] == nil {
+		d.add(errorAt(block.DefRange, "Missing cron schedule",
+			"A periodic block needs cron = \"...\" or crons = [...]."))
+	}
+	return p
+}

@@ -1,0 +1,178 @@
+package jobspec2
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/drover-io/drover/api"
+)
+
+// stdinName is the file name positions carry for a jobspec read from stdin.
+const stdinName = "<stdin>"
+
+// ParseConfig says what to parse and with which variables.
+type ParseConfig struct {
+	Path       string   // file name used in positions ("-" or "" means stdin / <stdin>)
+	Body       []byte   // the HCL source; if nil and Path is a real file, read Path
+	ArgVars    []string // "-var" values, each "name=value"
+	VarFiles   []string // "-var-file" paths (HCL files of name = value)
+	VarContent string   // variable file content given directly (used by POST /v1/jobs/parse "Variables")
+	Envs       []string // environment, "K=V"; NOMAD_VAR_<name> (and DROVER_VAR_<name>) set variables
+	Strict     bool     // error on variables given but not declared (like Nomad: default true from the CLI)
+
+	// AllowFS enables the functions that read local files (file,
+	// fileexists), relative to the jobspec's directory. Leave it false when
+	// parsing specs from untrusted sources, such as an HTTP request.
+	AllowFS bool
+}
+
+// Parse parses a jobspec read from r, without variables. path names the
+// source in error positions.
+func Parse(path string, r io.Reader) (*api.Job, error) {
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read jobspec %s: %w", displayName(path), err)
+	}
+	return ParseWithConfig(&ParseConfig{Path: path, Body: body})
+}
+
+// ParseFile parses the jobspec file at path, without variables.
+func ParseFile(path string) (*api.Job, error) {
+	return ParseWithConfig(&ParseConfig{Path: path})
+}
+
+// ParseWithConfig parses a jobspec with the variables cfg provides. A
+// returned error is an *Error listing every problem found, unless reading a
+// file failed.
+func ParseWithConfig(cfg *ParseConfig) (*api.Job, error) {
+	if cfg == nil {
+		return nil, errors.New("parse jobspec: no configuration given")
+	}
+	name := displayName(cfg.Path)
+	src := cfg.Body
+	if src == nil && name != stdinName {
+		var err error
+		if src, err = os.ReadFile(cfg.Path); err != nil {
+			return nil, fmt.Errorf("read jobspec: %w", err)
+		}
+	}
+
+	file, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
+	var layout *layoutFix
+	if diags.HasErrors() {
+		// Retry with the line breaks HCL wants; if that does not help,
+		// the first errors are the ones that describe what the user wrote.
+		if layout = relaxLayout(src, name); layout == nil {
+			return nil, asError(diags)
+		}
+		relaid, relaidDiags := hclsyntax.ParseConfig(layout.src, name, hcl.InitialPos)
+		if relaidDiags.HasErrors() {
+			return nil, asError(diags)
+		}
+		file, src = relaid, layout.src
+	}
+	p := &parser{cfg: cfg, name: name, src: src, layout: layout}
+	job := p.parse(file.Body.(*hclsyntax.Body))
+	layout.restore(p.diags, name)
+	if err := asError(p.diags); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+func displayName(path string) string {
+	if path == "" || path == "-" {
+		return stdinName
+	}
+	return path
+}
+
+// parser holds the state of one ParseWithConfig call.
+type parser struct {
+	cfg    *ParseConfig
+	name   string
+	src    []byte
+	layout *layoutFix
+	diags  hcl.Diagnostics
+}
+
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "job", LabelNames: []string{"id"}},
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "variables"},
+		{Type: "locals"},
+	},
+}
+
+func (p *parser) parse(body *hclsyntax.Body) *api.Job {
+	content, diags := body.Content(rootSchema)
+	p.diags = append(p.diags, diags...)
+
+	jobBlock := p.jobBlock(body, content)
+
+	functions := functionTable(p.baseDir(), p.cfg.AllowFS)
+	vars, diags := collectVariables(content.Blocks, p.cfg, functions, p.layout)
+	p.diags = append(p.diags, diags...)
+
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": vars},
+		Functions: functions,
+	}
+	// The decoder continues the parser's diagnostics, so it knows when
+	// earlier errors explain an unknown value.
+	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), ctx: ctx, layout: p.layout, diags: p.diags}
+	ctx.Variables["local"] = d.locals(blocksOfType(content, "locals"))
+
+	var job *api.Job
+	if jobBlock != nil {
+		job = d.job(jobBlock)
+	}
+	p.diags = d.diags
+	return job
+}
+
+// jobBlock returns the jobspec's only job block, reporting none or several.
+func (p *parser) jobBlock(body *hclsyntax.Body, content *hcl.BodyContent) *hcl.Block {
+	jobs := blocksOfType(content, "job")
+	if len(jobs) == 0 {
+		if !hasBlockNamed(body, "job") {
+			rng := body.SrcRange
+			p.diags = append(p.diags, errorAt(hcl.Range{Filename: rng.Filename, Start: rng.Start, End: rng.Start},
+				"Missing job block", "A jobspec must contain exactly one job block; none was found."))
+		}
+		return nil
+	}
+	for _, extra := range jobs[1:] {
+		p.diags = append(p.diags, errorAt(extra.DefRange, "Duplicate job block",
+			fmt.Sprintf("A jobspec must contain exactly one job block; another was defined at %s.", p.layout.rng(jobs[0].DefRange))))
+	}
+	return jobs[0]
+}
+
+// hasBlockNamed reports whether body has a block of type typ, even one that
+// the schema rejected (for a missing label, say) with an error of its own.
+func hasBlockNamed(body *hclsyntax.Body, typ string) bool {
+	for _, b := range body.Blocks {
+		if b.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// baseDir is where file() resolves relative paths: the jobspec's own
+// directory, or the working directory for stdin.
+func (p *parser) baseDir() string {
+	if p.name == stdinName {
+		return "."
+	}
+	return filepath.Dir(p.cfg.Path)
+}

@@ -1,0 +1,59 @@
+package jobspec2
+
+import (
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/drover-io/drover/api"
+)
+
+var taskSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "driver"}, {Name: "user"}, {Name: "leader"},
+		{Name: "kill_timeout"}, {Name: "kill_signal"}, {Name: "shutdown_delay"},
+		{Name: "env"}, {Name: "meta"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
+		{Type: "constraint"}, {Type: "lifecycle"}, {Type: "restart"},
+		{Type: "artifact"}, {Type: "logs"},
+	},
+}
+
+func (d *decoder) task(block *hcl.Block) *api.Task {
+	content := d.content(block.Body, taskSchema)
+	attrs := content.Attributes
+
+	t := &api.Task{
+		Name:          label(block),
+		Driver:        d.stringValue(attrs["driver"]),
+		User:          d.stringValue(attrs["user"]),
+		Env:           d.stringMap(content, "env"),
+		Meta:          d.stringMap(content, "meta"),
+		Constraints:   d.constraints(blocksOfType(content, "constraint")),
+		KillTimeout:   d.duration(attrs["kill_timeout"]),
+		KillSignal:    d.stringValue(attrs["kill_signal"]),
+		ShutdownDelay: d.durationValue(attrs["shutdown_delay"]),
+	}
+	if leader := d.bool(attrs["leader"]); leader != nil {
+		t.Leader = *leader
+	}
+	if b := d.single(blocksOfType(content, "config")); b != nil {
+		t.Config = d.freeform(b.Body)
+	}
+	if b := d.single(blocksOfType(content, "resources")); b != nil {
+		t.Resources = d.resources(b)
+	}
+	if b := d.single(blocksOfType(content, "lifecycle")); b != nil {
+		t.Lifecycle = d.lifecycle(b)
+	}
+	if b := d.single(blocksOfType(content, "restart")); b != nil {
+		t.RestartPolicy = d.restart(b)
+	}
+	if b := d.single(blocksOfType(content, "logs")); b != nil {
+		t.LogConfig = d.logs(b)
+	}
+	for _, b := range blocksOfType(content, "artifact") {
+		t.Artifacts = append(t.Artifacts, d.artifact(b))
+	}
+	return t
+}

@@ -1,0 +1,75 @@
+package jobspec2
+
+import (
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/drover-io/drover/api"
+)
+
+var resourcesSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "cpu"}, {Name: "cores"}, {Name: "memory"}, {Name: "memory_max"}, {Name: "disk"},
+	},
+}
+
+func (d *decoder) resources(block *hcl.Block) *api.Resources {
+	attrs := d.content(block.Body, resourcesSchema).Attributes
+	return &api.Resources{
+		CPU:         d.int(attrs["cpu"]),
+		Cores:       d.int(attrs["cores"]),
+		MemoryMB:    d.int(attrs["memory"]),
+		MemoryMaxMB: d.int(attrs["memory_max"]),
+		DiskMB:      d.int(attrs["disk"]),
+	}
+}
+
+var lifecycleSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "hook", Required: true}, {Name: "sidecar"}},
+}
+
+func (d *decoder) lifecycle(block *hcl.Block) *api.TaskLifecycle {
+	attrs := d.content(block.Body, lifecycleSchema).Attributes
+	l := &api.TaskLifecycle{Hook: d.stringValue(attrs["hook"])}
+	if sidecar := d.bool(attrs["sidecar"]); sidecar != nil {
+		l.Sidecar = *sidecar
+	}
+	return l
+}
+
+var logsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "max_files"}, {Name: "max_file_size"}, {Name: "disabled"}},
+}
+
+func (d *decoder) logs(block *hcl.Block) *api.LogConfig {
+	attrs := d.content(block.Body, logsSchema).Attributes
+	return &api.LogConfig{
+		MaxFiles:      d.int(attrs["max_files"]),
+		MaxFileSizeMB: d.int(attrs["max_file_size"]),
+		Disabled:      d.bool(attrs["disabled"]),
+	}
+}
+
+var artifactSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "source"}, {Name: "destination"}, {Name: "mode"},
+		{Name: "insecure"}, {Name: "chown"}, {Name: "options"}, {Name: "headers"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "options"}, {Type: "headers"}},
+}
+
+func (d *decoder) artifact(block *hcl.Block) *api.TaskArtifact {
+	content := d.content(block.Body, artifactSchema)
+	attrs := content.Attributes
+	a := &api.TaskArtifact{
+		GetterSource:   d.string(attrs["source"]),
+		RelativeDest:   d.string(attrs["destination"]),
+		GetterMode:     d.string(attrs["mode"]),
+		GetterInsecure: d.bool(attrs["insecure"]),
+		GetterOptions:  d.stringMap(content, "options"),
+		GetterHeaders:  d.stringMap(content, "headers"),
+	}
+	if chown := d.bool(attrs["chown"]); chown != nil {
+		a.Chown = *chown
+	}
+	return a
+}

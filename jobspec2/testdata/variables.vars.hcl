@@ -1,0 +1,2 @@
+image_tag = "1.2.3"
+count     = 4
