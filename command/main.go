@@ -14,16 +14,16 @@ import (
 // Main runs the CLI with args (without the program name) and returns the exit
 // code.
 func Main(args []string) int {
-	return run(args, os.Stdout, os.Stderr)
+	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	ui := &cli.BasicUi{Reader: os.Stdin, Writer: stdout, ErrorWriter: stderr}
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ui := &cli.BasicUi{Reader: stdin, Writer: stdout, ErrorWriter: stderr}
 	c := &cli.CLI{
 		Name:         "drover",
 		Version:      version.String(),
 		Args:         args,
-		Commands:     Commands(ui),
+		Commands:     Commands(Meta{Ui: ui, Stdin: stdin}),
 		Autocomplete: false,
 		HelpWriter:   stdout,
 		ErrorWriter:  stderr,

@@ -11,6 +11,8 @@ import (
 // Meta is what every command shares: the UI and the common flags.
 type Meta struct {
 	Ui cli.Ui
+	// Stdin is where "-" paths read from.
+	Stdin io.Reader
 }
 
 // FlagSet returns a flag set for the named command whose errors and usage go

@@ -1,0 +1,75 @@
+package command
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// JobValidateCommand parses and validates a jobspec locally.
+type JobValidateCommand struct{ Meta }
+
+func (c *JobValidateCommand) Help() string {
+	return strings.TrimSpace(`
+Usage: drover job validate [options] <path>
+
+  Checks that a jobspec is well formed and valid, without a server. Every
+  problem found is listed, each naming the group or task it concerns. If the
+  path is "-", the jobspec is read from stdin.
+
+Options:
+
+  -var 'key=value'
+    Set an input variable of the jobspec; may be repeated.
+
+  -var-file=path
+    Read input variables from an HCL file; may be repeated.
+`)
+}
+
+func (c *JobValidateCommand) Synopsis() string { return "Check a job specification for errors" }
+
+func (c *JobValidateCommand) Run(args []string) int {
+	var jf jobspecFlags
+	fs := c.FlagSet("job validate")
+	fs.Var(&jf.vars, "var", "")
+	fs.Var(&jf.varFiles, "var-file", "")
+	if err := fs.Parse(args); err != nil {
+		return 1
+	}
+	if fs.NArg() != 1 {
+		c.Ui.Error("This command takes one argument: <path>")
+		c.Ui.Error(`For additional help try 'drover job validate -h'`)
+		return 1
+	}
+	apiJob, err := parseJobspec(fs.Arg(0), c.Stdin, jf)
+	if err != nil {
+		c.Ui.Error(err.Error())
+		return 1
+	}
+	job := structs.JobFromAPI(apiJob)
+	job.Canonicalize()
+	if err := job.Validate(); err != nil {
+		c.Ui.Error("Job validation errors:")
+		for _, e := range validationProblems(err) {
+			c.Ui.Error("  * " + e)
+		}
+		return 1
+	}
+	c.Ui.Output("Job validation successful")
+	return 0
+}
+
+// validationProblems flattens a multi-error into one line per problem.
+func validationProblems(err error) []string {
+	var multi interface{ Unwrap() []error }
+	if errors.As(err, &multi) {
+		var out []string
+		for _, e := range multi.Unwrap() {
+			out = append(out, validationProblems(e)...)
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
