@@ -1,0 +1,92 @@
+package agent
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+)
+
+func TestParseQueryOptions(t *testing.T) {
+	cases := []struct {
+		query string
+		want  queryOptions
+		err   string
+	}{
+		{query: "", want: queryOptions{Namespace: "default"}},
+		{query: "namespace=*&prefix=ab&region=global", want: queryOptions{Namespace: "*", Prefix: "ab", Region: "global"}},
+		{query: "index=7", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: defaultBlockingWait}},
+		{query: "index=7&wait=5s", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: 5 * time.Second}},
+		{query: "index=7&wait=5000ms", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: 5 * time.Second}},
+		{query: "index=7&wait=1h", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: maxBlockingWait}},
+		{query: "wait=5s", want: queryOptions{Namespace: "default"}},
+		{query: "stale", want: queryOptions{Namespace: "default", Stale: true}},
+		{query: "stale=true", want: queryOptions{Namespace: "default", Stale: true}},
+		{query: "stale=false", want: queryOptions{Namespace: "default"}},
+		{query: "index=-1", err: `invalid index "-1"`},
+		{query: "index=1&wait=5", err: `invalid wait "5"`},
+		{query: "index=1&wait=-5s", err: `invalid wait "-5s"`},
+		{query: "prefix=a%00b", err: "control character"},
+		{query: "namespace=a%0Ab", err: "invalid namespace"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.query, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "/v1/jobs?"+tc.query, nil)
+			got, err := parseQueryOptions(r)
+			if tc.err != "" {
+				must.ErrorContains(t, err, tc.err)
+				code, _ := errorStatus(err)
+				must.Eq(t, http.StatusBadRequest, code)
+				return
+			}
+			must.NoError(t, err)
+			must.Eq(t, tc.want, got)
+		})
+	}
+}
+
+func TestWriteNamespace(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPut, "/v1/jobs", nil)
+	ns, err := writeNamespace(r)
+	must.NoError(t, err)
+	must.Eq(t, "default", ns)
+
+	r = httptest.NewRequest(http.MethodPut, "/v1/jobs?namespace=*", nil)
+	_, err = writeNamespace(r)
+	must.ErrorContains(t, err, "a write needs one namespace")
+}
+
+func TestParseBoolParam(t *testing.T) {
+	cases := map[string]struct {
+		want bool
+		err  bool
+	}{
+		"":            {want: false},
+		"purge":       {want: true},
+		"purge=":      {want: true},
+		"purge=true":  {want: true},
+		"purge=1":     {want: true},
+		"purge=false": {want: false},
+		"purge=nope":  {err: true},
+	}
+	for query, tc := range cases {
+		r := httptest.NewRequest(http.MethodDelete, "/v1/job/x?"+query, nil)
+		got, err := parseBoolParam(r, "purge")
+		if tc.err {
+			must.Error(t, err, must.Sprint(query))
+			continue
+		}
+		must.NoError(t, err, must.Sprint(query))
+		must.Eq(t, tc.want, got, must.Sprint(query))
+	}
+}
+
+func TestCheckID(t *testing.T) {
+	must.NoError(t, checkID("job ID", "web-1"))
+	must.NoError(t, checkID("job ID", "parent/periodic-1700000000"))
+	must.ErrorContains(t, checkID("job ID", ""), "missing job ID")
+	must.ErrorContains(t, checkID("job ID", "a\x00b"), "control character")
+	must.ErrorContains(t, checkID("job ID", string(make([]byte, maxIDLength+1))), "longer than")
+}

@@ -1,0 +1,123 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+func indexOf(t *testing.T, resp response) uint64 {
+	t.Helper()
+	index, err := strconv.ParseUint(resp.header.Get(headerIndex), 10, 64)
+	must.NoError(t, err, must.Sprintf("X-Nomad-Index %q", resp.header.Get(headerIndex)))
+	return index
+}
+
+func TestHTTP_BlockingQueryWakesOnChange(t *testing.T) {
+	a := testAgent(t)
+	registerJob(t, a, batchJobJSON("first"))
+	index := indexOf(t, get(t, a, "/v1/jobs", nil))
+
+	type result struct {
+		resp    response
+		elapsed time.Duration
+	}
+	done := make(chan result, 1)
+	go func() {
+		start := time.Now()
+		resp := do(t, a, http.MethodGet, "/v1/jobs?index="+strconv.FormatUint(index, 10)+"&wait=10s", nil)
+		done <- result{resp, time.Since(start)}
+	}()
+
+	// The query must still be waiting: nothing has changed.
+	select {
+	case r := <-done:
+		t.Fatalf("blocking query returned before any change: %s", r.resp)
+	case <-time.After(300 * time.Millisecond):
+	}
+
+	registerJob(t, a, batchJobJSON("second"))
+	select {
+	case r := <-done:
+		must.Eq(t, http.StatusOK, r.resp.code)
+		must.Greater(t, index, indexOf(t, r.resp))
+		must.Less(t, 10*time.Second, r.elapsed)
+		var stubs []*api.JobListStub
+		must.NoError(t, json.Unmarshal(r.resp.body, &stubs))
+		must.Len(t, 2, stubs)
+	case <-time.After(8 * time.Second):
+		t.Fatal("blocking query did not wake on the register")
+	}
+}
+
+func TestHTTP_BlockingQueryTimesOut(t *testing.T) {
+	a := testAgent(t)
+	registerJob(t, a, batchJobJSON("only"))
+	index := indexOf(t, get(t, a, "/v1/job/only", nil))
+
+	start := time.Now()
+	resp := do(t, a, http.MethodGet, "/v1/job/only?index="+strconv.FormatUint(index, 10)+"&wait=200ms", nil)
+	must.Eq(t, http.StatusOK, resp.code)
+	must.Eq(t, index, indexOf(t, resp))
+	must.GreaterEq(t, 200*time.Millisecond, time.Since(start))
+}
+
+func TestHTTP_IndexIsAtLeastOne(t *testing.T) {
+	a := testAgent(t)
+	resp := get(t, a, "/v1/nodes", nil)
+	must.GreaterEq(t, uint64(1), indexOf(t, resp))
+	must.Eq(t, "[]\n", resp.String())
+}
+
+func TestHTTP_PanicIsRecovered(t *testing.T) {
+	a := testAgent(t)
+	a.http.handle("GET /v1/test/panic", func(w http.ResponseWriter, r *http.Request) (any, error) {
+		var m map[string]int
+		m["boom"]++ // assignment to a nil map
+		return nil, nil
+	})
+
+	resp := do(t, a, http.MethodGet, "/v1/test/panic", nil)
+	must.Eq(t, http.StatusInternalServerError, resp.code)
+	must.StrContains(t, resp.String(), "internal error: assignment to entry in nil map")
+
+	// The agent keeps serving.
+	get(t, a, "/v1/jobs", nil)
+}
+
+func TestHTTP_Pretty(t *testing.T) {
+	a := testAgent(t)
+	resp := get(t, a, "/v1/regions?pretty", nil)
+	must.Eq(t, "[\n    \"global\"\n]\n", resp.String())
+	resp = get(t, a, "/v1/regions", nil)
+	must.Eq(t, "[\"global\"]\n", resp.String())
+}
+
+func TestHTTP_JobIDWithSlash(t *testing.T) {
+	a := testAgent(t)
+	// Only a periodic job's children have a "/" in their ID, so the child
+	// goes in through the server, as the periodic dispatcher's would.
+	spec := batchJobJSON("parent/periodic-1700000000")
+	spec["ParentID"] = "parent"
+	data, err := json.Marshal(spec)
+	must.NoError(t, err)
+	var in api.Job
+	must.NoError(t, json.Unmarshal(data, &in))
+	child := structs.JobFromAPI(&in)
+	child.Canonicalize()
+	_, err = a.Server().RegisterJob(context.Background(), &nomad.JobRegisterRequest{Job: child})
+	must.NoError(t, err)
+
+	var job api.Job
+	get(t, a, "/v1/job/parent%2Fperiodic-1700000000", &job)
+	must.Eq(t, "parent/periodic-1700000000", *job.ID)
+}
