@@ -42,6 +42,9 @@ func (d *decoder) eval(expr hcl.Expression) (cty.Value, bool) {
 	if syn, isSyntax := expr.(hclsyntax.Expression); isSyntax && d.refs != nil {
 		expr = d.refs.rewrite(syn, nil)
 	}
+	if !d.varsDeclared(expr) {
+		return cty.NilVal, false
+	}
 	val, diags := expr.Value(d.ctx)
 	d.add(diags...)
 	if diags.HasErrors() {
@@ -58,6 +61,29 @@ func (d *decoder) eval(expr hcl.Expression) (cty.Value, bool) {
 	}
 	val, _ = val.UnmarkDeep()
 	return val, true
+}
+
+// varsDeclared reports references to undeclared input variables, which
+// HCL alone would only call a missing object attribute.
+func (d *decoder) varsDeclared(expr hcl.Expression) bool {
+	vars, ok := d.ctx.Variables["var"]
+	if !ok || !vars.Type().IsObjectType() {
+		return true
+	}
+	declared := true
+	for _, t := range expr.Variables() {
+		if t.RootName() != "var" || len(t) < 2 {
+			continue
+		}
+		step, isAttr := t[1].(hcl.TraverseAttr)
+		if !isAttr || vars.Type().HasAttribute(step.Name) {
+			continue
+		}
+		declared = false
+		d.add(errorAt(t.SourceRange(), "Undeclared variable",
+			fmt.Sprintf("No variable named %q is declared; declare it with a variable %q { } block.", step.Name, step.Name)))
+	}
+	return declared
 }
 
 // single returns the only block of blocks, reporting any extra ones.

@@ -228,7 +228,7 @@ func TestVariables_LocalsErrors(t *testing.T) {
 		{
 			name: "undeclared variable",
 			src:  "locals {\n  a = var.nope\n}\njob \"j\" {}\n",
-			want: `job.hcl:2,10-15: Unsupported attribute`,
+			want: `job.hcl:2,7-15: Undeclared variable; No variable named "nope" is declared; declare it with a variable "nope" { } block.`,
 		},
 		{
 			name: "duplicate",
