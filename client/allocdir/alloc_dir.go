@@ -1,0 +1,139 @@
+// Package allocdir lays out an allocation's directory on the client:
+//
+//	<root>/<alloc id>/
+//	  alloc/          shared by the group's tasks (NOMAD_ALLOC_DIR)
+//	    data/         kept across in-place updates
+//	    logs/         <task>.stdout.N and <task>.stderr.N
+//	    tmp/
+//	  <task>/         one per task
+//	    local/        the task's own files (NOMAD_TASK_DIR)
+//	    secrets/      mode 0700 (NOMAD_SECRETS_DIR)
+//	    tmp/
+package allocdir
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Names of the directories within an allocation directory.
+const (
+	SharedAllocName = "alloc"
+	SharedDataName  = "data"
+	LogDirName      = "logs"
+	TmpDirName      = "tmp"
+	TaskLocalName   = "local"
+	TaskSecretsName = "secrets"
+)
+
+// Directory modes. Secrets are for the task alone; the rest may be read by
+// the task's user whatever it is.
+const (
+	dirMode        os.FileMode = 0o755
+	secretsDirMode os.FileMode = 0o700
+	tmpDirMode     os.FileMode = 0o777 | os.ModeSticky
+)
+
+// AllocDir is an allocation's directory.
+type AllocDir struct {
+	// AllocDir is <root>/<alloc id>.
+	AllocDir string
+	// SharedDir is the alloc/ directory all tasks share.
+	SharedDir string
+	// LogDir is alloc/logs.
+	LogDir string
+}
+
+// New returns the layout of allocation allocID's directory under root. It
+// creates nothing; see Build.
+func New(root, allocID string) (*AllocDir, error) {
+	if err := checkName("allocation ID", allocID); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, allocID)
+	shared := filepath.Join(dir, SharedAllocName)
+	return &AllocDir{
+		AllocDir:  dir,
+		SharedDir: shared,
+		LogDir:    filepath.Join(shared, LogDirName),
+	}, nil
+}
+
+// Build creates the allocation directory and its shared directories. It is
+// safe to call again on an existing directory.
+func (d *AllocDir) Build() error {
+	dirs := []struct {
+		path string
+		mode os.FileMode
+	}{
+		{d.AllocDir, dirMode},
+		{d.SharedDir, dirMode},
+		{filepath.Join(d.SharedDir, SharedDataName), dirMode},
+		{d.LogDir, dirMode},
+		{filepath.Join(d.SharedDir, TmpDirName), tmpDirMode},
+	}
+	for _, dir := range dirs {
+		if err := makeDir(dir.path, dir.mode); err != nil {
+			return fmt.Errorf("build allocation directory: %w", err)
+		}
+	}
+	return nil
+}
+
+// TaskDir returns the layout of the named task's directory.
+func (d *AllocDir) TaskDir(task string) (*TaskDir, error) {
+	if err := checkName("task name", task); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(d.AllocDir, task)
+	return &TaskDir{
+		Dir:        dir,
+		SharedDir:  d.SharedDir,
+		LogDir:     d.LogDir,
+		LocalDir:   filepath.Join(dir, TaskLocalName),
+		SecretsDir: filepath.Join(dir, TaskSecretsName),
+		TmpDir:     filepath.Join(dir, TmpDirName),
+		name:       task,
+	}, nil
+}
+
+// Destroy removes the allocation directory and everything in it.
+func (d *AllocDir) Destroy() error {
+	if err := os.RemoveAll(d.AllocDir); err != nil {
+		return fmt.Errorf("remove allocation directory %s: %w", d.AllocDir, err)
+	}
+	return nil
+}
+
+// makeDir creates path with mode, and sets mode even when path existed or
+// the umask narrowed it.
+func makeDir(path string, mode os.FileMode) error {
+	if err := os.MkdirAll(path, mode.Perm()); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		return fmt.Errorf("set mode of %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkName rejects a name that would not be a single path element inside
+// its parent: empty, ".", "..", or containing a separator.
+func checkName(what, name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%s is empty", what)
+	case name == "." || name == "..":
+		return fmt.Errorf("%s %q is not a valid directory name", what, name)
+	case strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, 0):
+		return fmt.Errorf("%s %q must not contain a path separator", what, name)
+	}
+	return nil
+}
+
+// ErrOutsideDir is returned for a path that leaves the directory it must
+// stay in.
+var ErrOutsideDir = errors.New("path leaves its directory")

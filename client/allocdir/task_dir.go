@@ -1,0 +1,59 @@
+package allocdir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// TaskDir is one task's directory within its allocation directory.
+type TaskDir struct {
+	// Dir is <alloc dir>/<task>.
+	Dir string
+	// SharedDir and LogDir are the allocation's alloc/ and alloc/logs.
+	SharedDir string
+	LogDir    string
+	// LocalDir, SecretsDir and TmpDir are the task's local/, secrets/ and
+	// tmp/.
+	LocalDir   string
+	SecretsDir string
+	TmpDir     string
+
+	name string
+}
+
+// Build creates the task directory and its subdirectories. It is safe to
+// call again on an existing directory.
+func (t *TaskDir) Build() error {
+	dirs := []struct {
+		path string
+		mode os.FileMode
+	}{
+		{t.Dir, dirMode},
+		{t.LocalDir, dirMode},
+		{t.SecretsDir, secretsDirMode},
+		{t.TmpDir, tmpDirMode},
+	}
+	for _, dir := range dirs {
+		if err := makeDir(dir.path, dir.mode); err != nil {
+			return fmt.Errorf("build directory of task %q: %w", t.name, err)
+		}
+	}
+	return nil
+}
+
+// LogPaths returns the base paths of the task's stdout and stderr logs; the
+// driver appends .0, .1, ... as it rotates them.
+func (t *TaskDir) LogPaths() (stdout, stderr string) {
+	return filepath.Join(t.LogDir, t.name+".stdout"), filepath.Join(t.LogDir, t.name+".stderr")
+}
+
+// Resolve returns rel joined to the task directory, or an error wrapping
+// ErrOutsideDir when rel is absolute or climbs out of it.
+func (t *TaskDir) Resolve(rel string) (string, error) {
+	clean := filepath.Clean(rel)
+	if !filepath.IsLocal(clean) {
+		return "", fmt.Errorf("%q: %w %s", rel, ErrOutsideDir, t.Dir)
+	}
+	return filepath.Join(t.Dir, clean), nil
+}

@@ -1,0 +1,77 @@
+package taskrunner
+
+import (
+	"bytes"
+	"crypto/md5"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// checksum is an artifact's expected digest, from its `checksum` option
+// "<type>:<hex>".
+type checksum struct {
+	kind string
+	want []byte
+	hash func() hash.Hash
+}
+
+var checksumKinds = map[string]func() hash.Hash{
+	"md5":    md5.New,
+	"sha1":   sha1.New,
+	"sha256": sha256.New,
+	"sha512": sha512.New,
+}
+
+// parseChecksum parses the checksum option; an empty option is no
+// checksum.
+func parseChecksum(opt string) (*checksum, error) {
+	if opt == "" {
+		return nil, nil
+	}
+	kind, digest, ok := strings.Cut(opt, ":")
+	if !ok {
+		return nil, fmt.Errorf("checksum %q: want <type>:<hex digest>", opt)
+	}
+	newHash, ok := checksumKinds[kind]
+	if !ok {
+		kinds := make([]string, 0, len(checksumKinds))
+		for k := range checksumKinds {
+			kinds = append(kinds, k)
+		}
+		slices.Sort(kinds)
+		return nil, fmt.Errorf("checksum type %q is not supported (use one of %s)", kind, strings.Join(kinds, ", "))
+	}
+	want, err := hex.DecodeString(digest)
+	if err != nil {
+		return nil, fmt.Errorf("checksum %q: digest is not hex: %w", opt, err)
+	}
+	if size := newHash().Size(); len(want) != size {
+		return nil, fmt.Errorf("checksum %q: a %s digest has %d hex digits, got %d", opt, kind, 2*size, len(digest))
+	}
+	return &checksum{kind: kind, want: want, hash: newHash}, nil
+}
+
+// verify checks the file at path against the checksum.
+func (c *checksum) verify(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("verify checksum: %w", err)
+	}
+	defer f.Close()
+	h := c.hash()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("verify checksum: %w", err)
+	}
+	if got := h.Sum(nil); !bytes.Equal(got, c.want) {
+		return fmt.Errorf("checksum mismatch: want %s:%x, got %s:%x", c.kind, c.want, c.kind, got)
+	}
+	return nil
+}

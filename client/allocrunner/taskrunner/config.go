@@ -1,0 +1,40 @@
+package taskrunner
+
+import (
+	"net/http"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Config is what a task runner needs.
+type Config struct {
+	Alloc *structs.Allocation
+	// Task is the task's definition within Alloc's job.
+	Task   *structs.Task
+	Logger hclog.Logger
+	// TaskDir is the task's directory; its Build is up to the task dir hook.
+	TaskDir *allocdir.TaskDir
+	Drivers *drivers.Catalog
+	StateDB state.StateDB
+	// StateUpdater is told whenever the task's state changes.
+	StateUpdater StateUpdater
+	// Node is the node the task runs on, for the environment and ${...}
+	// interpolation. It may be nil.
+	Node *structs.Node
+	// StartGate is closed when the task may start (the group's lifecycle
+	// ordering). Nil means at once.
+	StartGate <-chan struct{}
+	// HTTPClient fetches artifacts; nil means http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// StateUpdater is told that a task's state changed. It must not block: the
+// task runner calls it in the middle of its work.
+type StateUpdater interface {
+	TaskStateUpdated()
+}

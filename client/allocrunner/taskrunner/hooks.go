@@ -1,0 +1,71 @@
+package taskrunner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// prestartHook prepares a task before each run: it builds directories,
+// fetches files, and so on. A hook whose work holds for every later run
+// reports it done and is skipped from then on, also after an agent restart.
+type prestartHook interface {
+	// Name keys the hook's persisted state.
+	Name() string
+	// Prestart does the hook's work. It must give up when ctx is done: the
+	// task is being killed or the agent is stopping.
+	Prestart(ctx context.Context, req *prestartRequest) (done bool, err error)
+}
+
+// prestartRequest is what a prestart hook works with.
+type prestartRequest struct {
+	Task    *structs.Task
+	TaskDir *allocdir.TaskDir
+	Env     *taskEnv
+	// Emit records a task event.
+	Emit func(*structs.TaskEvent)
+}
+
+// hookError is a prestart hook's failure together with the event that
+// reports it.
+type hookError struct {
+	err   error
+	event *structs.TaskEvent
+}
+
+func (e *hookError) Error() string { return e.err.Error() }
+
+func (e *hookError) Unwrap() error { return e.err }
+
+// runPrestartHooks runs the hooks not yet done, in order, and persists
+// which are done.
+func (tr *TaskRunner) runPrestartHooks(ctx context.Context, req *prestartRequest) error {
+	for _, h := range tr.prestartHooks {
+		if tr.hookDone(h.Name()) {
+			continue
+		}
+		done, err := h.Prestart(ctx, req)
+		if err != nil {
+			return fmt.Errorf("prestart hook %q: %w", h.Name(), err)
+		}
+		if done {
+			tr.updateState(func(_ *structs.TaskState, local *state.TaskRunnerLocalState) {
+				if local.Hooks == nil {
+					local.Hooks = map[string]*state.HookState{}
+				}
+				local.Hooks[h.Name()] = &state.HookState{PrestartDone: true}
+			})
+		}
+	}
+	return nil
+}
+
+func (tr *TaskRunner) hookDone(name string) bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	hs := tr.local.Hooks[name]
+	return hs != nil && hs.PrestartDone
+}

@@ -1,0 +1,289 @@
+package taskrunner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Run runs the task until it is dead for good, or until Shutdown detaches
+// the runner. It blocks; WaitCh is closed when it returns.
+func (tr *TaskRunner) Run() {
+	ran := false
+	tr.runOnce.Do(func() { ran = true })
+	if !ran {
+		tr.logger.Error("Run called twice")
+		return
+	}
+	close(tr.started)
+	defer close(tr.waitCh)
+
+	if tr.IsDead() || tr.shuttingDown() {
+		return
+	}
+	h, ok := tr.recoverTask()
+	if !ok {
+		return
+	}
+	if h == nil && !tr.awaitStartGate() {
+		return
+	}
+	for {
+		if h == nil {
+			var ok bool
+			if h, ok = tr.startRun(); !ok {
+				return
+			}
+			if h == nil {
+				continue
+			}
+		}
+		if !tr.superviseRun(h) {
+			return
+		}
+		h = nil
+	}
+}
+
+// awaitStartGate waits until the lifecycle lets the task start. It reports
+// false when the runner must stop instead.
+func (tr *TaskRunner) awaitStartGate() bool {
+	if tr.startGate != nil {
+		select {
+		case <-tr.startGate:
+		case <-tr.killCtx.Done():
+		case <-tr.shutdownCtx.Done():
+			return false
+		}
+	}
+	if tr.killed() {
+		tr.finishIdle()
+		return false
+	}
+	return !tr.shuttingDown()
+}
+
+// startRun prepares and starts one run. It returns the run's handle, or
+// nil with true when a failed start is to be retried, or false when the
+// runner must stop.
+func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
+	alloc, task := tr.snapshot()
+	env := buildTaskEnv(alloc, task, tr.taskDir, tr.node)
+
+	ctx, cancel := context.WithCancel(tr.killCtx)
+	stop := context.AfterFunc(tr.shutdownCtx, cancel)
+	err := tr.runPrestartHooks(ctx, &prestartRequest{Task: task, TaskDir: tr.taskDir, Env: env, Emit: func(ev *structs.TaskEvent) { tr.emit(ev) }})
+	stop()
+	cancel()
+	switch {
+	case tr.killed():
+		tr.finishIdle()
+		return nil, false
+	case tr.shuttingDown():
+		return nil, false
+	case err != nil:
+		var he *hookError
+		if errors.As(err, &he) {
+			tr.emit(he.event)
+		} else {
+			tr.emit(setupFailureEvent(err, !drivers.IsRecoverable(err)))
+		}
+		return nil, tr.afterStartError(err)
+	}
+
+	drv, ok := tr.drivers.Lookup(task.Driver)
+	if !ok {
+		err := fmt.Errorf("driver %q is not available on this node", task.Driver)
+		tr.emit(driverFailureEvent(err))
+		return nil, tr.afterStartError(err)
+	}
+	cfg := tr.driverConfig(alloc, task, env)
+	h, err := tr.startDriverTask(drv, cfg)
+	if h != nil {
+		tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
+			local.TaskHandle = h
+			tr.setRunning(ts)
+		})
+	}
+	if tr.killed() {
+		if h != nil {
+			tr.stopKilled(h, nil)
+		} else {
+			tr.finishIdle()
+		}
+		return nil, false
+	}
+	if err != nil {
+		tr.emit(driverFailureEvent(err))
+		return nil, tr.afterStartError(err)
+	}
+	return h, true
+}
+
+// startDriverTask starts the task with its driver. A kill during a slow
+// start stops the start; the agent stopping does not, since the started
+// task must be recorded for the next agent to recover.
+func (tr *TaskRunner) startDriverTask(drv drivers.Driver, cfg *drivers.TaskConfig) (*drivers.TaskHandle, error) {
+	type started struct {
+		h   *drivers.TaskHandle
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		h, err := drv.StartTask(cfg)
+		done <- started{h, err}
+	}()
+	select {
+	case r := <-done:
+		return r.h, r.err
+	case <-tr.killCtx.Done():
+	}
+
+	_, task := tr.snapshot()
+	signal, timeout := killParams(task)
+	const retry = 50 * time.Millisecond
+	for {
+		// The driver may not know the task yet; try until it does or the
+		// start returns.
+		err := drv.StopTask(cfg.ID, timeout, signal)
+		if err == nil || !errors.Is(err, drivers.ErrTaskNotFound) {
+			r := <-done
+			return r.h, r.err
+		}
+		timer := time.NewTimer(retry)
+		select {
+		case r := <-done:
+			timer.Stop()
+			return r.h, r.err
+		case <-timer.C:
+		}
+	}
+}
+
+// superviseRun waits for the run to end, or for a kill, a restart request
+// or the agent stopping. It reports whether the task is to run again.
+func (tr *TaskRunner) superviseRun(h *drivers.TaskHandle) bool {
+	drv, ok := tr.drivers.Lookup(h.Driver)
+	if !ok {
+		return tr.afterExit(h, &drivers.ExitResult{Err: fmt.Errorf("driver %q is not available on this node", h.Driver)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exitCh, err := drv.WaitTask(ctx, h.Config.ID)
+	if err != nil {
+		return tr.afterExit(h, &drivers.ExitResult{Err: fmt.Errorf("wait for task: %w", err)})
+	}
+	select {
+	case res, ok := <-exitCh:
+		if !ok {
+			res = &drivers.ExitResult{Err: errors.New("driver stopped reporting on the task")}
+		}
+		return tr.afterExit(h, res)
+	case <-tr.killCtx.Done():
+		tr.stopKilled(h, exitCh)
+		return false
+	case <-tr.shutdownCtx.Done():
+		return false
+	case req := <-tr.restartCh:
+		return tr.restartRun(h, exitCh, req)
+	}
+}
+
+// afterExit records a run that ended by itself and applies the restart
+// policy. It reports whether the task is to run again.
+func (tr *TaskRunner) afterExit(h *drivers.TaskHandle, res *drivers.ExitResult) bool {
+	tr.releaseRun(h)
+	if tr.killed() {
+		tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
+			local.TaskHandle = nil
+			tr.appendEvent(terminatedEvent(res))
+			setDead(ts, false)
+		})
+		return false
+	}
+	tr.mu.Lock()
+	decision := tr.restarts.onExit(res, time.Now())
+	tr.mu.Unlock()
+	tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
+		local.TaskHandle = nil
+		tr.appendEvent(terminatedEvent(res))
+		tr.applyDecision(ts, local, decision)
+	})
+	return decision.Verdict == restartTask && tr.waitRestartDelay(decision.Delay)
+}
+
+// afterStartError applies the restart policy to a run that did not start.
+// It reports whether the task is to run again.
+func (tr *TaskRunner) afterStartError(err error) bool {
+	tr.logger.Warn("task failed to start", "error", err)
+	tr.mu.Lock()
+	decision := tr.restarts.onStartError(err, time.Now())
+	tr.mu.Unlock()
+	tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
+		tr.applyDecision(ts, local, decision)
+	})
+	return decision.Verdict == restartTask && tr.waitRestartDelay(decision.Delay)
+}
+
+// applyDecision records the restart tracker's decision. The caller holds
+// the state lock (see updateState).
+func (tr *TaskRunner) applyDecision(ts *structs.TaskState, local *state.TaskRunnerLocalState, d restartDecision) {
+	switch d.Verdict {
+	case restartTask:
+		tr.setRestarting(ts, local, restartingEvent(d.Delay, d.Reason))
+	case taskComplete:
+		setDead(ts, false)
+	case taskFailed:
+		tr.appendEvent(notRestartingEvent(d.Reason, true))
+		setDead(ts, true)
+	}
+	local.RestartCount, local.RestartWindowStart = tr.restarts.persisted()
+}
+
+// waitRestartDelay waits before a restart. It reports false when the task
+// was killed meanwhile (it is then dead) or the agent is stopping.
+func (tr *TaskRunner) waitRestartDelay(delay time.Duration) bool {
+	if delay > 0 {
+		timer := time.NewTimer(delay)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-tr.killCtx.Done():
+		case <-tr.shutdownCtx.Done():
+			return false
+		}
+	}
+	if tr.killed() {
+		tr.finishIdle()
+		return false
+	}
+	return !tr.shuttingDown()
+}
+
+// finishIdle marks dead a task killed while no run was in progress: before
+// its first start, during setup, or between runs.
+func (tr *TaskRunner) finishIdle() {
+	tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
+		local.TaskHandle = nil
+		if !ts.StartedAt.IsZero() {
+			tr.appendEvent(killedEvent(nil))
+		}
+		setDead(ts, false)
+	})
+}
+
+// releaseRun lets the driver free what it holds for an ended run.
+func (tr *TaskRunner) releaseRun(h *drivers.TaskHandle) {
+	drv, ok := tr.drivers.Lookup(h.Driver)
+	if !ok {
+		return
+	}
+	if err := drv.DestroyTask(h.Config.ID, true); err != nil && !errors.Is(err, drivers.ErrTaskNotFound) {
+		tr.logger.Warn("failed to release task in driver", "task_id", h.Config.ID, "error", err)
+	}
+}

@@ -1,0 +1,195 @@
+// Package taskrunner runs one task of an allocation: it prepares the task
+// (directories, environment, artifacts), starts it with its driver,
+// supervises it, applies the restart policy, kills it on request, records
+// task events, and persists enough to re-attach to the task after an agent
+// restart.
+package taskrunner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// ErrTaskNotRunning is returned for a request that needs a running task.
+var ErrTaskNotRunning = errors.New("task is not running")
+
+// TaskRunner runs one task. Create it with NewTaskRunner, call Restore when
+// picking up after an agent restart, then Run.
+type TaskRunner struct {
+	allocID   string
+	taskName  string
+	logger    hclog.Logger
+	taskDir   *allocdir.TaskDir
+	drivers   *drivers.Catalog
+	stateDB   state.StateDB
+	updater   StateUpdater
+	node      *structs.Node
+	startGate <-chan struct{}
+
+	prestartHooks []prestartHook
+
+	// persistMu orders state writes: a state change and its write happen
+	// under it, so the database never goes back to an older state.
+	persistMu sync.Mutex
+	// mu guards the fields below.
+	mu       sync.Mutex
+	alloc    *structs.Allocation
+	task     *structs.Task
+	state    *structs.TaskState
+	local    *state.TaskRunnerLocalState
+	restarts *restartTracker
+	killing  bool
+
+	// killCtx is cancelled by Kill; shutdownCtx by Shutdown.
+	killCtx        context.Context
+	killCancel     context.CancelFunc
+	shutdownCtx    context.Context
+	shutdownCancel context.CancelFunc
+
+	restartCh chan restartRequest
+	runOnce   sync.Once
+	started   chan struct{}
+	waitCh    chan struct{}
+}
+
+// restartRequest asks the run loop to restart the running task; done is
+// closed once the old run has stopped.
+type restartRequest struct {
+	event *structs.TaskEvent
+	done  chan struct{}
+}
+
+// NewTaskRunner returns a runner for cfg.Task. The task is pending with a
+// Received event until Restore loads an earlier state.
+func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
+	if cfg.Alloc == nil || cfg.Task == nil {
+		return nil, errors.New("new task runner: allocation and task are required")
+	}
+	if cfg.TaskDir == nil || cfg.Drivers == nil || cfg.StateDB == nil {
+		return nil, fmt.Errorf("new task runner for %q: task dir, drivers and state DB are required", cfg.Task.Name)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	client := cfg.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	jobType := ""
+	if cfg.Alloc.Job != nil {
+		jobType = cfg.Alloc.Job.Type
+	}
+	tr := &TaskRunner{
+		allocID:   cfg.Alloc.ID,
+		taskName:  cfg.Task.Name,
+		logger:    logger.Named("task_runner").With("task", cfg.Task.Name),
+		taskDir:   cfg.TaskDir,
+		drivers:   cfg.Drivers,
+		stateDB:   cfg.StateDB,
+		updater:   cfg.StateUpdater,
+		node:      cfg.Node,
+		startGate: cfg.StartGate,
+		prestartHooks: []prestartHook{
+			taskDirHook{},
+			&artifactHook{client: client},
+		},
+		alloc:     cfg.Alloc,
+		task:      cfg.Task,
+		state:     &structs.TaskState{State: structs.TaskStatePending},
+		local:     &state.TaskRunnerLocalState{},
+		restarts:  newRestartTracker(cfg.Task.RestartPolicy, jobType),
+		restartCh: make(chan restartRequest),
+		started:   make(chan struct{}),
+		waitCh:    make(chan struct{}),
+	}
+	tr.killCtx, tr.killCancel = context.WithCancel(context.Background())
+	tr.shutdownCtx, tr.shutdownCancel = context.WithCancel(context.Background())
+	tr.appendEvent(receivedEvent())
+	return tr, nil
+}
+
+// Name is the task's name.
+func (tr *TaskRunner) Name() string { return tr.taskName }
+
+// Task returns the task's current definition.
+func (tr *TaskRunner) Task() *structs.Task {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.task
+}
+
+// TaskState returns a copy of the task's state.
+func (tr *TaskRunner) TaskState() *structs.TaskState {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.state.Copy()
+}
+
+// WaitCh is closed when Run returns: the task is dead, or the runner was
+// shut down (see Shutdown).
+func (tr *TaskRunner) WaitCh() <-chan struct{} { return tr.waitCh }
+
+// IsDead reports whether the task is dead for good.
+func (tr *TaskRunner) IsDead() bool {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.state.State == structs.TaskStateDead
+}
+
+// Update hands the runner a new version of its allocation (an in-place
+// update). The task's new definition applies from its next run; the
+// restart policy applies at once.
+func (tr *TaskRunner) Update(alloc *structs.Allocation) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.alloc = alloc
+	tg := alloc.LookupTaskGroup()
+	if tg == nil {
+		return
+	}
+	if task := tg.LookupTask(tr.taskName); task != nil {
+		tr.task = task
+		tr.restarts.setPolicy(task.RestartPolicy)
+	}
+}
+
+// Shutdown detaches the runner from its task, which keeps running: the
+// agent is stopping, and the next one re-attaches. It returns once Run has
+// returned.
+func (tr *TaskRunner) Shutdown() {
+	tr.shutdownCancel()
+	select {
+	case <-tr.started:
+		<-tr.waitCh
+	default:
+	}
+}
+
+// snapshot returns the current allocation and task definition.
+func (tr *TaskRunner) snapshot() (*structs.Allocation, *structs.Task) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.alloc, tr.task
+}
+
+// currentHandle returns the handle of the run in progress, or nil.
+func (tr *TaskRunner) currentHandle() *drivers.TaskHandle {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.local.TaskHandle
+}
+
+func (tr *TaskRunner) killed() bool { return tr.killCtx.Err() != nil }
+
+func (tr *TaskRunner) shuttingDown() bool { return tr.shutdownCtx.Err() != nil }

@@ -1,0 +1,170 @@
+package taskrunner
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// testTask is a mock task with the given config, no restarts, and a 5s
+// kill_timeout.
+func testTask(name string, config map[string]any) *structs.Task {
+	return &structs.Task{
+		Name:        name,
+		Driver:      mock.DriverName,
+		Config:      config,
+		KillTimeout: 5 * time.Second,
+		Resources:   &structs.Resources{CPU: 100, MemoryMB: 64},
+		LogConfig:   structs.DefaultLogConfig(),
+		RestartPolicy: &structs.RestartPolicy{
+			Attempts: 0, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail,
+		},
+	}
+}
+
+func testAlloc(jobType string, tasks ...*structs.Task) *structs.Allocation {
+	return &structs.Allocation{
+		ID:        structs.GenerateUUID(),
+		Namespace: "default",
+		Name:      "example.web[2]",
+		JobID:     "example",
+		TaskGroup: "web",
+		Job: &structs.Job{
+			ID:         "example",
+			Name:       "example",
+			Region:     "global",
+			Type:       jobType,
+			Meta:       map[string]string{"owner": "ops"},
+			TaskGroups: []*structs.TaskGroup{{Name: "web", Tasks: tasks, Meta: map[string]string{"tier": "front"}}},
+		},
+		DesiredStatus: structs.AllocDesiredStatusRun,
+		ClientStatus:  structs.AllocClientStatusPending,
+		CreateTime:    time.Now().UnixNano(),
+	}
+}
+
+// harness is one task runner over a mock driver and an in-memory state DB.
+type harness struct {
+	t       *testing.T
+	alloc   *structs.Allocation
+	task    *structs.Task
+	driver  *mock.Driver
+	catalog *drivers.Catalog
+	db      state.StateDB
+	taskDir *allocdir.TaskDir
+	updates *countingUpdater
+	tr      *TaskRunner
+}
+
+type countingUpdater struct{ n atomic.Int64 }
+
+func (u *countingUpdater) TaskStateUpdated() { u.n.Add(1) }
+
+type harnessOpt func(*Config)
+
+func withGate(gate <-chan struct{}) harnessOpt {
+	return func(c *Config) { c.StartGate = gate }
+}
+
+func withNode(n *structs.Node) harnessOpt {
+	return func(c *Config) { c.Node = n }
+}
+
+func newHarness(t *testing.T, alloc *structs.Allocation, opts ...harnessOpt) *harness {
+	t.Helper()
+	ad, err := allocdir.New(t.TempDir(), alloc.ID)
+	must.NoError(t, err)
+	must.NoError(t, ad.Build())
+	task := alloc.Job.TaskGroups[0].Tasks[0]
+	td, err := ad.TaskDir(task.Name)
+	must.NoError(t, err)
+	h := &harness{
+		t:       t,
+		alloc:   alloc,
+		task:    task,
+		driver:  mock.New(nil),
+		db:      state.NewMemDB(),
+		taskDir: td,
+		updates: &countingUpdater{},
+	}
+	h.catalog = drivers.NewCatalog(h.driver)
+	h.tr = h.newRunner(opts...)
+	return h
+}
+
+// newRunner makes a task runner over the harness's driver and state DB:
+// the first one, or the one an agent restart brings.
+func (h *harness) newRunner(opts ...harnessOpt) *TaskRunner {
+	h.t.Helper()
+	cfg := &Config{
+		Alloc:        h.alloc,
+		Task:         h.task,
+		TaskDir:      h.taskDir,
+		Drivers:      h.catalog,
+		StateDB:      h.db,
+		StateUpdater: h.updates,
+	}
+	for _, o := range opts {
+		o(cfg)
+	}
+	tr, err := NewTaskRunner(cfg)
+	must.NoError(h.t, err)
+	return tr
+}
+
+// run starts the runner and returns a function that waits for it.
+func (h *harness) run() {
+	go h.tr.Run()
+}
+
+func (h *harness) waitDead() *structs.TaskState {
+	h.t.Helper()
+	<-h.tr.WaitCh()
+	ts := h.tr.TaskState()
+	must.Eq(h.t, structs.TaskStateDead, ts.State)
+	return ts
+}
+
+// kill kills the task and waits for it to die.
+func (h *harness) kill(ev *structs.TaskEvent) {
+	h.t.Helper()
+	must.NoError(h.t, h.tr.Kill(context.Background(), ev))
+}
+
+// eventTypes lists the task's event types in order.
+func eventTypes(ts *structs.TaskState) []string {
+	out := make([]string, len(ts.Events))
+	for i, ev := range ts.Events {
+		out[i] = ev.Type
+	}
+	return out
+}
+
+// lastEvent returns the last event of the type, or nil.
+func lastEvent(ts *structs.TaskState, typ string) *structs.TaskEvent {
+	for i := len(ts.Events) - 1; i >= 0; i-- {
+		if ts.Events[i].Type == typ {
+			return ts.Events[i]
+		}
+	}
+	return nil
+}
+
+func countEvents(ts *structs.TaskState, typ string) int {
+	n := 0
+	for _, ev := range ts.Events {
+		if ev.Type == typ {
+			n++
+		}
+	}
+	return n
+}
