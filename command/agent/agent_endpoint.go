@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -114,8 +116,8 @@ func (s *HTTPServer) agentSelfHandler(w http.ResponseWriter, r *http.Request) (a
 func (s *HTTPServer) selfConfig() *selfConfig {
 	c := s.agent.config
 	plugins := make([]*PluginConfig, 0, len(c.Plugins))
-	for _, p := range c.Plugins {
-		plugins = append(plugins, p)
+	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
+		plugins = append(plugins, c.Plugins[name])
 	}
 	return &selfConfig{
 		Region:         c.Region,

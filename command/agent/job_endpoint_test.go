@@ -334,4 +334,11 @@ func TestJobEndpoints_PeriodicForce(t *testing.T) {
 
 	resp = do(t, a, http.MethodPost, "/v1/job/nope/periodic/force", nil)
 	must.Eq(t, http.StatusNotFound, resp.code)
+
+	periodic := batchJobJSON("cron")
+	periodic["Periodic"] = map[string]any{"Spec": "*/5 * * * *", "SpecType": "cron"}
+	registerJob(t, a, periodic)
+	resp = do(t, a, http.MethodPut, "/v1/job/cron/periodic/force", nil)
+	must.Eq(t, http.StatusNotImplemented, resp.code, must.Sprint(resp))
+	must.StrContains(t, resp.String(), "periodic")
 }

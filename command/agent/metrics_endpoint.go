@@ -13,6 +13,9 @@ const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
 // finished interval as JSON, or with ?format=prometheus every live series in
 // Prometheus' text format.
 func (s *HTTPServer) metricsHandler(w http.ResponseWriter, r *http.Request) (any, error) {
+	if err := s.setLatestMeta(w); err != nil {
+		return nil, err
+	}
 	switch format := r.URL.Query().Get("format"); format {
 	case "", "json":
 		return s.agent.metrics.inmem.DisplayMetrics(w, r)
