@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/structs"
 )
@@ -128,6 +129,24 @@ func registerJob(t *testing.T, a *Agent, job map[string]any) jobRegisterResponse
 	var out jobRegisterResponse
 	must.NoError(t, json.Unmarshal(resp.body, &out))
 	return out
+}
+
+// ids returns the ID of each item, for assertions that must hold whatever
+// else the server (its scheduler) adds.
+func ids[T any](items []T, id func(T) string) []string {
+	out := make([]string, 0, len(items))
+	for _, item := range items {
+		out = append(out, id(item))
+	}
+	return out
+}
+
+func allocStubIDs(stubs []*api.AllocationListStub) []string {
+	return ids(stubs, func(s *api.AllocationListStub) string { return s.ID })
+}
+
+func evalIDsOf(evals []*api.Evaluation) []string {
+	return ids(evals, func(e *api.Evaluation) string { return e.ID })
 }
 
 // upsertNode registers a ready node through the server.
