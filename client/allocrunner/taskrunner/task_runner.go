@@ -193,3 +193,20 @@ func (tr *TaskRunner) currentHandle() *drivers.TaskHandle {
 func (tr *TaskRunner) killed() bool { return tr.killCtx.Err() != nil }
 
 func (tr *TaskRunner) shuttingDown() bool { return tr.shutdownCtx.Err() != nil }
+
+// Fail marks a task that has not run dead and failed, recording ev: its
+// allocation could not be set up. Run then returns at once. It does nothing
+// to a task that has started.
+func (tr *TaskRunner) Fail(ev *structs.TaskEvent) {
+	select {
+	case <-tr.started:
+		return
+	default:
+	}
+	tr.updateState(func(ts *structs.TaskState, _ *state.TaskRunnerLocalState) {
+		if ev != nil {
+			tr.appendEvent(ev)
+		}
+		setDead(ts, true)
+	})
+}

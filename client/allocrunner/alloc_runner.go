@@ -1,0 +1,186 @@
+// Package allocrunner runs an allocation on a client: it sets up the
+// allocation directory, runs one task runner per task in the order the
+// group's lifecycle sets, reacts to tasks ending (a failed task, a dead
+// leader, dead main tasks), derives the allocation's client status, applies
+// updates from the servers, and persists its state so that a restarted
+// agent picks the allocation up where it was.
+package allocrunner
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// AllocRunner runs one allocation. Create it with NewAllocRunner, call
+// Restore when picking up after an agent restart, then `go Run()`.
+type AllocRunner struct {
+	id       string
+	logger   hclog.Logger
+	stateDB  state.StateDB
+	allocDir *allocdir.AllocDir
+	handler  AllocStateHandler
+	hooks    []RunnerHook
+
+	// mu guards the fields below and the entries' mutable fields.
+	mu      sync.Mutex
+	alloc   *structs.Allocation
+	arState *state.AllocRunnerState
+	// killReason is the reason of the kill in force, or 0.
+	killReason KillReason
+	preKilled  bool
+	tasks      []*taskEntry
+	byName     map[string]*taskEntry
+	runCalled  bool
+	destroying bool
+
+	// taskStateCh wakes the run loop when a task's state changed; notifyCh
+	// wakes the state notifier. Both hold at most one pending wake-up.
+	taskStateCh chan struct{}
+	notifyCh    chan struct{}
+
+	shutdownCh   chan struct{}
+	shutdownOnce sync.Once
+	destroyOnce  sync.Once
+	runDone      chan struct{}
+	waitCh       chan struct{}
+}
+
+// taskEntry is one task of the allocation.
+type taskEntry struct {
+	runner *taskrunner.TaskRunner
+	task   *structs.Task
+	// gate is closed when the lifecycle lets the task start.
+	gate     chan struct{}
+	gateOpen bool
+	// killSent records that the lifecycle asked to kill the task.
+	killSent bool
+}
+
+// NewAllocRunner returns a runner for cfg.Alloc with a task runner for each
+// task of its group.
+func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
+	alloc := cfg.Alloc
+	if alloc == nil || alloc.ID == "" {
+		return nil, errors.New("new alloc runner: allocation with an ID is required")
+	}
+	tg := alloc.LookupTaskGroup()
+	if tg == nil {
+		return nil, fmt.Errorf("new alloc runner for %s: job has no task group %q", alloc.ID, alloc.TaskGroup)
+	}
+	if cfg.StateDB == nil || cfg.Drivers == nil || cfg.AllocDirRoot == "" {
+		return nil, fmt.Errorf("new alloc runner for %s: state DB, drivers and alloc dir root are required", alloc.ID)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	logger = logger.Named("alloc_runner").With("alloc_id", alloc.ID)
+	dir, err := allocdir.New(cfg.AllocDirRoot, alloc.ID)
+	if err != nil {
+		return nil, fmt.Errorf("new alloc runner: %w", err)
+	}
+
+	ar := &AllocRunner{
+		id:          alloc.ID,
+		logger:      logger,
+		stateDB:     cfg.StateDB,
+		allocDir:    dir,
+		handler:     cfg.StateUpdater,
+		alloc:       alloc,
+		arState:     &state.AllocRunnerState{},
+		byName:      make(map[string]*taskEntry, len(tg.Tasks)),
+		taskStateCh: make(chan struct{}, 1),
+		notifyCh:    make(chan struct{}, 1),
+		shutdownCh:  make(chan struct{}),
+		runDone:     make(chan struct{}),
+		waitCh:      make(chan struct{}),
+	}
+	for _, task := range tg.Tasks {
+		td, err := dir.TaskDir(task.Name)
+		if err != nil {
+			return nil, fmt.Errorf("new alloc runner for %s: %w", alloc.ID, err)
+		}
+		gate := make(chan struct{})
+		tr, err := taskrunner.NewTaskRunner(&taskrunner.Config{
+			Alloc:        alloc,
+			Task:         task,
+			Logger:       logger,
+			TaskDir:      td,
+			Drivers:      cfg.Drivers,
+			StateDB:      cfg.StateDB,
+			StateUpdater: ar,
+			Node:         cfg.Node,
+			StartGate:    gate,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("new alloc runner for %s: %w", alloc.ID, err)
+		}
+		e := &taskEntry{runner: tr, task: task, gate: gate}
+		ar.tasks = append(ar.tasks, e)
+		ar.byName[task.Name] = e
+	}
+	ar.hooks = ar.initRunnerHooks()
+	return ar, nil
+}
+
+// ID is the allocation's ID.
+func (ar *AllocRunner) ID() string { return ar.id }
+
+// Alloc returns a copy of the allocation with its current client state:
+// ClientStatus, ClientDescription and TaskStates.
+func (ar *AllocRunner) Alloc() *structs.Allocation {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	a := ar.alloc.CopySkipJob()
+	g := ar.groupStatesLocked()
+	a.TaskStates = g.states
+	a.ClientStatus, a.ClientDescription = clientStatus(g, ar.alloc.ClientStatus, ar.arState)
+	return a
+}
+
+// WaitCh is closed once every task is dead and the postrun hooks have run.
+// It stays open when the runner is shut down with tasks still running.
+func (ar *AllocRunner) WaitCh() <-chan struct{} { return ar.waitCh }
+
+// TaskStateUpdated implements taskrunner.StateUpdater.
+func (ar *AllocRunner) TaskStateUpdated() {
+	select {
+	case ar.taskStateCh <- struct{}{}:
+	default:
+	}
+}
+
+// notify wakes the state notifier.
+func (ar *AllocRunner) notify() {
+	select {
+	case ar.notifyCh <- struct{}{}:
+	default:
+	}
+}
+
+// groupStatesLocked collects the tasks' definitions and states. The caller
+// holds mu.
+func (ar *AllocRunner) groupStatesLocked() groupStates {
+	g := groupStates{
+		tasks:  make([]*structs.Task, len(ar.tasks)),
+		states: make(map[string]*structs.TaskState, len(ar.tasks)),
+	}
+	for i, e := range ar.tasks {
+		g.tasks[i] = e.task
+		g.states[e.task.Name] = e.runner.TaskState()
+	}
+	return g
+}
+
+// desiredStop reports whether the servers want the allocation stopped.
+func desiredStop(a *structs.Allocation) bool {
+	return a.DesiredStatus == structs.AllocDesiredStatusStop || a.DesiredStatus == structs.AllocDesiredStatusEvict
+}

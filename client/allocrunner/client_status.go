@@ -1,0 +1,61 @@
+package allocrunner
+
+import (
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Client descriptions, Nomad's wording.
+const (
+	descPending  = "No tasks have started"
+	descRunning  = "Tasks are running"
+	descFailed   = "Failed tasks"
+	descComplete = "All tasks have completed"
+	descLost     = "The allocation was lost"
+)
+
+// clientStatus derives the allocation's ClientStatus and ClientDescription
+// from its tasks' states:
+//
+//   - an allocation the servers already consider lost stays lost;
+//   - one whose max_run_duration was exceeded is complete, with that reason,
+//     once every task has really stopped;
+//   - otherwise any failed task makes it failed; then it is running while a
+//     task runs or waits to run again after having started (a restart, a
+//     poststop task about to start), pending while no task has started yet,
+//     and complete once every task is dead.
+func clientStatus(g groupStates, serverStatus string, rs *state.AllocRunnerState) (status, description string) {
+	if serverStatus == structs.AllocClientStatusLost {
+		return structs.AllocClientStatusLost, descLost
+	}
+	allDead := g.all(func(_ *structs.Task, s *structs.TaskState) bool { return isDead(s) })
+	if rs != nil && rs.MaxRunDurationExceeded && allDead {
+		return structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration
+	}
+	var failed, running, pending, started bool
+	for _, t := range g.tasks {
+		s := g.state(t.Name)
+		started = started || hasStarted(s)
+		switch {
+		case isDead(s) && s.Failed:
+			failed = true
+		case s.State == structs.TaskStateRunning:
+			running = true
+		case s.State == structs.TaskStatePending:
+			pending = true
+		}
+	}
+	// Between runs an allocation that has started stays running rather
+	// than going back to pending.
+	running = running || (pending && started)
+	switch {
+	case failed:
+		return structs.AllocClientStatusFailed, descFailed
+	case running:
+		return structs.AllocClientStatusRunning, descRunning
+	case pending:
+		return structs.AllocClientStatusPending, descPending
+	default:
+		return structs.AllocClientStatusComplete, descComplete
+	}
+}

@@ -1,0 +1,55 @@
+package allocrunner
+
+import (
+	"testing"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+func TestClientStatus(t *testing.T) {
+	a, b := lcTask("a", "", false), lcTask("b", "", false)
+	tasks := []*structs.Task{a, b}
+	exceeded := &state.AllocRunnerState{MaxRunDurationExceeded: true}
+
+	cases := []struct {
+		name     string
+		states   map[string]*structs.TaskState
+		server   string
+		rs       *state.AllocRunnerState
+		want     string
+		wantDesc string
+	}{
+		{name: "nothing started", want: structs.AllocClientStatusPending, wantDesc: descPending},
+		{name: "one running", states: map[string]*structs.TaskState{"a": running}, want: structs.AllocClientStatusRunning, wantDesc: descRunning},
+		{name: "running and done", states: map[string]*structs.TaskState{"a": running, "b": succeeded}, want: structs.AllocClientStatusRunning, wantDesc: descRunning},
+		{name: "restarting is still running", states: map[string]*structs.TaskState{"a": restarted, "b": succeeded}, want: structs.AllocClientStatusRunning, wantDesc: descRunning},
+		{name: "poststop about to start is still running", states: map[string]*structs.TaskState{"a": succeeded, "b": pending}, want: structs.AllocClientStatusRunning, wantDesc: descRunning},
+		{name: "waiting to start is pending", states: map[string]*structs.TaskState{"a": pending, "b": pending}, want: structs.AllocClientStatusPending, wantDesc: descPending},
+		{name: "all done", states: map[string]*structs.TaskState{"a": succeeded, "b": never}, want: structs.AllocClientStatusComplete, wantDesc: descComplete},
+		{name: "a failure wins over running", states: map[string]*structs.TaskState{"a": failed, "b": running}, want: structs.AllocClientStatusFailed, wantDesc: descFailed},
+		{name: "a failure wins over done", states: map[string]*structs.TaskState{"a": failed, "b": succeeded}, want: structs.AllocClientStatusFailed, wantDesc: descFailed},
+		{name: "lost stays lost", states: map[string]*structs.TaskState{"a": running}, server: structs.AllocClientStatusLost, want: structs.AllocClientStatusLost, wantDesc: descLost},
+		{
+			name: "max_run_duration: still stopping", states: map[string]*structs.TaskState{"a": running, "b": succeeded}, rs: exceeded,
+			want: structs.AllocClientStatusRunning, wantDesc: descRunning,
+		},
+		{
+			name: "max_run_duration: all stopped", states: map[string]*structs.TaskState{"a": succeeded, "b": never}, rs: exceeded,
+			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
+		},
+		{
+			name: "max_run_duration: complete even with a failed task", states: map[string]*structs.TaskState{"a": failed, "b": succeeded}, rs: exceeded,
+			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, desc := clientStatus(groupStates{tasks: tasks, states: c.states}, c.server, c.rs)
+			must.Eq(t, c.want, status)
+			must.Eq(t, c.wantDesc, desc)
+		})
+	}
+}

@@ -1,0 +1,36 @@
+package allocrunner
+
+import (
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Config is what an alloc runner needs.
+type Config struct {
+	Alloc  *structs.Allocation
+	Logger hclog.Logger
+	// AllocDirRoot holds one directory per allocation.
+	AllocDirRoot string
+	StateDB      state.StateDB
+	Drivers      *drivers.Catalog
+	// StateUpdater is told of every change of the allocation's client
+	// state. It may be nil.
+	StateUpdater AllocStateHandler
+	// Node is the node the allocation runs on, for the tasks' environment
+	// and ${attr.*}, ${node.*} and ${meta.*} interpolation. It may be nil.
+	Node *structs.Node
+}
+
+// AllocStateHandler is told of the allocation's client state.
+type AllocStateHandler interface {
+	// AllocStateUpdated receives a copy of the allocation carrying its
+	// current ClientStatus, ClientDescription and TaskStates. Calls come one
+	// at a time from a goroutine of the runner's own, so a slow handler
+	// delays later updates but never the runner; it should still return
+	// promptly, and must not call back into the runner's Run, Shutdown or
+	// Destroy.
+	AllocStateUpdated(alloc *structs.Allocation)
+}

@@ -1,0 +1,77 @@
+package allocrunner
+
+import (
+	"context"
+	"time"
+
+	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+)
+
+// killAll kills every task of the allocation for reason, and returns
+// without waiting for them to die.
+//
+// The reason is recorded first, in the persisted runner state where it
+// has a place there (max_run_duration), so that an agent that restarts
+// in the middle of the kill carries it through. From then on no task
+// starts, except poststop tasks when the reason lets them run after the
+// others. Each task still alive gets a Killing event, its kill_signal and,
+// after kill_timeout, SIGKILL; the restart policy does not restart it. The
+// PreKill hooks and the group's shutdown_delay come before the first kill.
+//
+// A kill that lets poststop tasks run is overtaken by one that does not;
+// any other later kill is ignored.
+func (ar *AllocRunner) killAll(reason KillReason) {
+	ar.mu.Lock()
+	if ar.killReason != 0 && !(ar.killReason.runsPoststop() && !reason.runsPoststop()) {
+		ar.mu.Unlock()
+		return
+	}
+	ar.killReason = reason
+	changed := reason.record(ar.arState)
+	rs := ar.arState.Copy()
+	firstKill := !ar.preKilled
+	ar.preKilled = true
+	var victims []*taskEntry
+	for _, e := range ar.tasks {
+		if e.task.IsPoststop() && reason.runsPoststop() {
+			continue
+		}
+		victims = append(victims, e)
+	}
+	delay := ar.groupShutdownDelayLocked()
+	ar.mu.Unlock()
+
+	ar.logger.Info("killing all tasks", "reason", reason)
+	if changed {
+		if err := ar.stateDB.PutAllocRunnerState(ar.id, rs); err != nil {
+			ar.logger.Error("failed to persist alloc runner state", "error", err)
+		}
+	}
+	// Wake the run loop: it must stop opening start gates.
+	ar.TaskStateUpdated()
+
+	go func() {
+		if firstKill {
+			ar.preKill()
+			if delay > 0 {
+				time.Sleep(delay)
+			}
+		}
+		for _, e := range victims {
+			go e.runner.Kill(context.Background(), taskrunner.NewKillingEvent(reason.displayMessage()))
+		}
+	}()
+}
+
+// groupShutdownDelayLocked is the group's shutdown_delay, or zero when the
+// allocation asks to skip it. The caller holds mu.
+func (ar *AllocRunner) groupShutdownDelayLocked() time.Duration {
+	if skip := ar.alloc.DesiredTransition.NoShutdownDelay; skip != nil && *skip {
+		return 0
+	}
+	tg := ar.alloc.LookupTaskGroup()
+	if tg == nil || tg.ShutdownDelay == nil {
+		return 0
+	}
+	return *tg.ShutdownDelay
+}

@@ -1,0 +1,169 @@
+package allocrunner
+
+import (
+	"context"
+
+	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Run runs the allocation. It blocks until every task is dead and the
+// postrun hooks have run (WaitCh is then closed), or until Shutdown
+// detaches the runner from its running tasks.
+func (ar *AllocRunner) Run() {
+	ar.mu.Lock()
+	if ar.runCalled || ar.destroying {
+		ar.mu.Unlock()
+		return
+	}
+	ar.runCalled = true
+	ar.mu.Unlock()
+	defer close(ar.runDone)
+
+	select {
+	case <-ar.shutdownCh:
+		return
+	default:
+	}
+
+	stopNotifier, notifierDone := make(chan struct{}), make(chan struct{})
+	go ar.runNotifier(stopNotifier, notifierDone)
+	stopNotifying := func() {
+		close(stopNotifier)
+		<-notifierDone
+	}
+
+	ar.mu.Lock()
+	alloc := ar.alloc
+	ar.mu.Unlock()
+	if err := ar.stateDB.PutAllocation(alloc); err != nil {
+		ar.logger.Error("failed to persist allocation", "error", err)
+	}
+	if err := ar.prerun(); err != nil {
+		ar.logger.Error("allocation setup failed", "error", err)
+		for _, e := range ar.tasks {
+			e.runner.Fail(taskrunner.NewSetupFailureEvent(err))
+		}
+	}
+	for _, e := range ar.tasks {
+		go e.runner.Run()
+	}
+	tasksDone := ar.watchTaskRunners()
+	ar.killOnStart()
+	ar.coordinate()
+
+	for {
+		select {
+		case <-ar.taskStateCh:
+			ar.coordinate()
+		case <-tasksDone:
+			if ar.shuttingDown() {
+				ar.shutdownHooks()
+				stopNotifying()
+				return
+			}
+			ar.coordinate()
+			ar.postrun()
+			stopNotifying()
+			close(ar.waitCh)
+			return
+		case <-ar.shutdownCh:
+			for _, e := range ar.tasks {
+				e.runner.Shutdown()
+			}
+			<-tasksDone
+			ar.shutdownHooks()
+			stopNotifying()
+			return
+		}
+	}
+}
+
+// killOnStart kills what must not run on: the tasks of an allocation that
+// outlived its max_run_duration before the agent restarted, or of one the
+// servers have stopped.
+func (ar *AllocRunner) killOnStart() {
+	ar.mu.Lock()
+	exceeded := ar.arState.MaxRunDurationExceeded
+	stop := desiredStop(ar.alloc)
+	started := false
+	for _, e := range ar.tasks {
+		if !e.runner.TaskState().StartedAt.IsZero() {
+			started = true
+		}
+	}
+	ar.mu.Unlock()
+	switch {
+	case exceeded:
+		ar.killAll(KillReasonMaxRunDuration)
+	case stop && !started:
+		ar.killAll(KillReasonNotRunnable)
+	case stop:
+		ar.killAll(KillReasonStopped)
+	}
+}
+
+// watchTaskRunners returns a channel closed once every task runner's Run
+// has returned.
+func (ar *AllocRunner) watchTaskRunners() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, e := range ar.tasks {
+			<-e.runner.WaitCh()
+		}
+	}()
+	return done
+}
+
+// coordinate applies the group's lifecycle to the tasks' current states:
+// it opens the start gates now due and kills the tasks the lifecycle wants
+// dead. Then it tells the state notifier.
+func (ar *AllocRunner) coordinate() {
+	type kill struct {
+		runner *taskrunner.TaskRunner
+		event  *structs.TaskEvent
+	}
+	var kills []kill
+
+	ar.mu.Lock()
+	g := ar.groupStatesLocked()
+	runPoststop := ar.killReason == 0 || ar.killReason.runsPoststop()
+	for _, e := range ar.tasks {
+		if e.gateOpen {
+			continue
+		}
+		// While the allocation is being killed only poststop tasks may
+		// still start, and only when the kill lets them.
+		if ar.killReason != 0 && !e.task.IsPoststop() {
+			continue
+		}
+		if g.mayStart(e.task, runPoststop) {
+			close(e.gate)
+			e.gateOpen = true
+		}
+	}
+	for _, k := range g.kills() {
+		e := ar.byName[k.task]
+		if e.killSent {
+			continue
+		}
+		e.killSent = true
+		kills = append(kills, kill{e.runner, k.event()})
+	}
+	ar.mu.Unlock()
+
+	for _, k := range kills {
+		go k.runner.Kill(context.Background(), k.event)
+	}
+	ar.notify()
+}
+
+func (ar *AllocRunner) shuttingDown() bool {
+	select {
+	case <-ar.shutdownCh:
+		return true
+	default:
+		return false
+	}
+}

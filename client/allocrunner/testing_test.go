@@ -1,0 +1,144 @@
+package allocrunner
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// mockTask is a mock task with the given config, no restarts and a 5s
+// kill_timeout.
+func mockTask(name string, config map[string]any) *structs.Task {
+	return &structs.Task{
+		Name:        name,
+		Driver:      mock.DriverName,
+		Config:      config,
+		KillTimeout: 5 * time.Second,
+		Resources:   &structs.Resources{CPU: 100, MemoryMB: 64},
+		LogConfig:   structs.DefaultLogConfig(),
+		RestartPolicy: &structs.RestartPolicy{
+			Attempts: 0, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail,
+		},
+	}
+}
+
+func withLifecycle(t *structs.Task, hook string, sidecar bool) *structs.Task {
+	t.Lifecycle = &structs.TaskLifecycle{Hook: hook, Sidecar: sidecar}
+	return t
+}
+
+func testAlloc(tasks ...*structs.Task) *structs.Allocation {
+	return &structs.Allocation{
+		ID:        structs.GenerateUUID(),
+		Namespace: "default",
+		Name:      "example.web[0]",
+		JobID:     "example",
+		TaskGroup: "web",
+		Job: &structs.Job{
+			ID:         "example",
+			Name:       "example",
+			Type:       structs.JobTypeBatch,
+			TaskGroups: []*structs.TaskGroup{{Name: "web", Tasks: tasks}},
+		},
+		DesiredStatus: structs.AllocDesiredStatusRun,
+		ClientStatus:  structs.AllocClientStatusPending,
+		CreateTime:    time.Now().UnixNano(),
+	}
+}
+
+// recorder is an AllocStateHandler that keeps every update.
+type recorder struct {
+	mu      sync.Mutex
+	updates []*structs.Allocation
+}
+
+func (r *recorder) AllocStateUpdated(a *structs.Allocation) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.updates = append(r.updates, a)
+}
+
+func (r *recorder) statuses() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, a := range r.updates {
+		if n := len(out); n == 0 || out[n-1] != a.ClientStatus {
+			out = append(out, a.ClientStatus)
+		}
+	}
+	return out
+}
+
+func (r *recorder) last() *structs.Allocation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.updates) == 0 {
+		return nil
+	}
+	return r.updates[len(r.updates)-1]
+}
+
+// arHarness is an alloc runner over a mock driver.
+type arHarness struct {
+	t       *testing.T
+	root    string
+	driver  *mock.Driver
+	catalog *drivers.Catalog
+	db      state.StateDB
+	handler *recorder
+	ar      *AllocRunner
+}
+
+func newARHarness(t *testing.T, alloc *structs.Allocation) *arHarness {
+	t.Helper()
+	h := &arHarness{t: t, root: t.TempDir(), driver: mock.New(nil), db: state.NewMemDB(), handler: &recorder{}}
+	h.catalog = drivers.NewCatalog(h.driver)
+	h.ar = h.newRunner(alloc)
+	return h
+}
+
+func (h *arHarness) newRunner(alloc *structs.Allocation) *AllocRunner {
+	h.t.Helper()
+	ar, err := NewAllocRunner(&Config{
+		Alloc:        alloc,
+		AllocDirRoot: h.root,
+		StateDB:      h.db,
+		Drivers:      h.catalog,
+		StateUpdater: h.handler,
+		Node:         &structs.Node{ID: "node-1", Datacenter: "dc1"},
+	})
+	must.NoError(h.t, err)
+	return ar
+}
+
+func (h *arHarness) taskState(name string) *structs.TaskState {
+	h.t.Helper()
+	ts := h.ar.Alloc().TaskStates[name]
+	must.NotNil(h.t, ts, must.Sprintf("no state for task %q", name))
+	return ts
+}
+
+func eventTypes(ts *structs.TaskState) []string {
+	out := make([]string, len(ts.Events))
+	for i, ev := range ts.Events {
+		out[i] = ev.Type
+	}
+	return out
+}
+
+func lastEvent(ts *structs.TaskState, typ string) *structs.TaskEvent {
+	for i := len(ts.Events) - 1; i >= 0; i-- {
+		if ts.Events[i].Type == typ {
+			return ts.Events[i]
+		}
+	}
+	return nil
+}
