@@ -27,7 +27,10 @@ type AllocRunner struct {
 	stateDB  state.StateDB
 	allocDir *allocdir.AllocDir
 	handler  AllocStateHandler
-	hooks    []RunnerHook
+	// node is the node the allocation runs on, for hooks that label or
+	// interpolate with it. It may be nil.
+	node  *structs.Node
+	hooks []RunnerHook
 
 	// mu guards the fields below and the entries' mutable fields.
 	mu      sync.Mutex
@@ -94,6 +97,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 		stateDB:     cfg.StateDB,
 		allocDir:    dir,
 		handler:     cfg.StateUpdater,
+		node:        cfg.Node,
 		alloc:       alloc,
 		arState:     &state.AllocRunnerState{},
 		byName:      make(map[string]*taskEntry, len(tg.Tasks)),
@@ -145,6 +149,9 @@ func (ar *AllocRunner) Alloc() *structs.Allocation {
 	a.ClientStatus, a.ClientDescription = clientStatus(g, ar.alloc.ClientStatus, ar.arState)
 	return a
 }
+
+// AllocDir is the allocation's directory.
+func (ar *AllocRunner) AllocDir() *allocdir.AllocDir { return ar.allocDir }
 
 // WaitCh is closed once every task is dead and the postrun hooks have run.
 // It stays open when the runner is shut down with tasks still running.

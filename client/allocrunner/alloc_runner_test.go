@@ -349,3 +349,19 @@ func countType(ts *structs.TaskState, typ string) int {
 	}
 	return n
 }
+
+func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
+		go h.ar.Run()
+		<-h.ar.WaitCh()
+		h.ar.killAll(KillReasonMaxRunDuration)
+		a := h.ar.Alloc()
+		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
+		must.Eq(t, descComplete, a.ClientDescription)
+		rs, err := h.db.GetAllocRunnerState(a.ID)
+		must.NoError(t, err)
+		must.Nil(t, rs)
+		must.Nil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+	})
+}

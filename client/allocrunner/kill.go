@@ -19,10 +19,15 @@ import (
 // PreKill hooks and the group's shutdown_delay come before the first kill.
 //
 // A kill that lets poststop tasks run is overtaken by one that does not;
-// any other later kill is ignored.
+// any other later kill is ignored, and so is a kill once every task is
+// dead: there is nothing left to kill, and nothing to record.
 func (ar *AllocRunner) killAll(reason KillReason) {
 	ar.mu.Lock()
 	if ar.killReason != 0 && !(ar.killReason.runsPoststop() && !reason.runsPoststop()) {
+		ar.mu.Unlock()
+		return
+	}
+	if ar.allDeadLocked() {
 		ar.mu.Unlock()
 		return
 	}
@@ -74,4 +79,14 @@ func (ar *AllocRunner) groupShutdownDelayLocked() time.Duration {
 		return 0
 	}
 	return *tg.ShutdownDelay
+}
+
+// allDeadLocked reports whether every task is dead. The caller holds mu.
+func (ar *AllocRunner) allDeadLocked() bool {
+	for _, e := range ar.tasks {
+		if !e.runner.IsDead() {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,146 @@
+package allocrunner
+
+import (
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// recordingHook implements every runner hook kind and records each call
+// with the state of the allocation's task at that moment.
+type recordingHook struct {
+	ar *AllocRunner
+
+	mu    sync.Mutex
+	calls []hookCall
+}
+
+type hookCall struct {
+	kind      string
+	taskState string
+	started   bool
+	alloc     *structs.Allocation
+}
+
+var (
+	_ RunnerPrerunHook   = (*recordingHook)(nil)
+	_ RunnerUpdateHook   = (*recordingHook)(nil)
+	_ RunnerPreKillHook  = (*recordingHook)(nil)
+	_ RunnerPostrunHook  = (*recordingHook)(nil)
+	_ RunnerShutdownHook = (*recordingHook)(nil)
+	_ RunnerDestroyHook  = (*recordingHook)(nil)
+)
+
+func (h *recordingHook) record(kind string, alloc *structs.Allocation) {
+	ts := h.ar.Alloc().TaskStates["main"]
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls = append(h.calls, hookCall{kind: kind, taskState: ts.State, started: !ts.StartedAt.IsZero(), alloc: alloc})
+}
+
+func (h *recordingHook) Name() string { return "recording" }
+func (h *recordingHook) Prerun() error {
+	h.record("prerun", nil)
+	return nil
+}
+func (h *recordingHook) Update(req *RunnerUpdateRequest) error {
+	h.record("update", req.Alloc)
+	return nil
+}
+func (h *recordingHook) PreKill() { h.record("prekill", nil) }
+func (h *recordingHook) Postrun() error {
+	h.record("postrun", nil)
+	return nil
+}
+func (h *recordingHook) Shutdown() { h.record("shutdown", nil) }
+func (h *recordingHook) Destroy() error {
+	h.record("destroy", nil)
+	return nil
+}
+
+func (h *recordingHook) kinds() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]string, len(h.calls))
+	for i, c := range h.calls {
+		out[i] = c.kind
+	}
+	return out
+}
+
+func (h *recordingHook) call(kind string) hookCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range h.calls {
+		if c.kind == kind {
+			return c
+		}
+	}
+	return hookCall{}
+}
+
+func TestRunnerHooks_Order(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "1h"}))
+		h := newARHarness(t, alloc)
+		rec := &recordingHook{ar: h.ar}
+		h.ar.hooks = append(h.ar.hooks, rec)
+		go h.ar.Run()
+		synctest.Wait()
+
+		// Prerun ran before the task started.
+		must.Eq(t, []string{"prerun"}, rec.kinds())
+		must.False(t, rec.call("prerun").started)
+		must.Eq(t, structs.TaskStatePending, rec.call("prerun").taskState)
+
+		next := alloc.Copy()
+		next.Job.Version = 2
+		h.ar.Update(next)
+		must.Eq(t, uint64(2), rec.call("update").alloc.Job.Version)
+
+		stopped := next.Copy()
+		stopped.DesiredStatus = structs.AllocDesiredStatusStop
+		h.ar.Update(stopped)
+		<-h.ar.WaitCh()
+		// PreKill ran while the task still ran; Postrun once it was dead.
+		must.Eq(t, structs.TaskStateRunning, rec.call("prekill").taskState)
+		must.Eq(t, structs.TaskStateDead, rec.call("postrun").taskState)
+
+		h.ar.Destroy()
+		must.Eq(t, []string{"prerun", "update", "update", "prekill", "postrun", "destroy"}, rec.kinds())
+	})
+}
+
+func TestRunnerHooks_Shutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "1h"}))
+		h := newARHarness(t, alloc)
+		rec := &recordingHook{ar: h.ar}
+		h.ar.hooks = append(h.ar.hooks, rec)
+		go h.ar.Run()
+		synctest.Wait()
+
+		h.ar.Shutdown()
+		must.Eq(t, []string{"prerun", "shutdown"}, rec.kinds())
+		// The task was left running and the runner is not done.
+		must.Eq(t, structs.TaskStateRunning, rec.call("shutdown").taskState)
+		select {
+		case <-h.ar.WaitCh():
+			t.Fatal("WaitCh closed by Shutdown")
+		default:
+		}
+
+		// The next agent's runner takes the task over and ends it.
+		h.ar = h.newRunner(alloc)
+		must.NoError(t, h.ar.Restore())
+		go h.ar.Run()
+		time.Sleep(time.Minute)
+		must.Eq(t, 1, countType(h.taskState("main"), structs.TaskStarted))
+		h.ar.Destroy()
+	})
+}
