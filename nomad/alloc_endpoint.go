@@ -1,0 +1,184 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// allocStopDescription is the DesiredDescription of an allocation a user
+// stopped.
+const allocStopDescription = "alloc was stopped by user"
+
+// AllocStopRequest stops one allocation.
+type AllocStopRequest struct {
+	AllocID string
+}
+
+// AllocStopResponse reports a stop and the evaluation it created.
+type AllocStopResponse struct {
+	EvalID string
+	Index  uint64
+}
+
+// AllocClientUpdateRequest carries what a client reports about its
+// allocations.
+type AllocClientUpdateRequest struct {
+	Allocs []*structs.Allocation
+}
+
+// AllocStop marks an allocation to be stopped and creates an evaluation of
+// its job, whose scheduler stops it (and replaces it if the job still wants
+// it). An unknown allocation is an ErrNotFound error.
+func (s *Server) AllocStop(ctx context.Context, allocID string) (*AllocStopResponse, error) {
+	return leaderWrite(ctx, s, "Alloc.Stop", &AllocStopRequest{AllocID: allocID}, s.allocStopLocal)
+}
+
+func (s *Server) allocStopLocal(ctx context.Context, req *AllocStopRequest) (*AllocStopResponse, error) {
+	if req.AllocID == "" {
+		return nil, invalidf("alloc stop: missing allocation ID")
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	alloc, err := s.State().AllocByID(nil, req.AllocID)
+	if err != nil {
+		return nil, err
+	}
+	if alloc == nil {
+		return nil, fmt.Errorf("allocation %q: %w", req.AllocID, ErrNotFound)
+	}
+	eval := allocJobEval(s.State(), alloc, structs.EvalTriggerAllocStop, time.Now().UnixNano())
+	entry := &AllocDesiredStatusEntry{
+		AllocIDs: []string{alloc.ID},
+		Desired:  structs.AllocDesiredStatusStop,
+		Desc:     allocStopDescription,
+		Evals:    []*structs.Evaluation{eval},
+	}
+	index, err := s.raftApply(MsgAllocDesiredStatus, entry)
+	if err != nil {
+		return nil, err
+	}
+	return &AllocStopResponse{EvalID: eval.ID, Index: index}, nil
+}
+
+// UpdateAllocsFromClient records what clients report about their
+// allocations: client status, description, task states and modify time.
+// Allocations that newly failed get an evaluation of their job, so that the
+// scheduler can replace them.
+func (s *Server) UpdateAllocsFromClient(ctx context.Context, allocs []*structs.Allocation) (uint64, error) {
+	resp, err := leaderWrite(ctx, s, "Alloc.UpdateFromClient", &AllocClientUpdateRequest{Allocs: allocs}, s.updateAllocsFromClientLocal)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Index, nil
+}
+
+func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClientUpdateRequest) (*IndexResponse, error) {
+	if len(req.Allocs) == 0 {
+		return nil, invalidf("alloc client update: no allocations")
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixNano()
+	st := s.State()
+	entry := &AllocClientUpdateEntry{Allocs: make([]*structs.Allocation, 0, len(req.Allocs))}
+	evaluated := make(map[[2]string]bool)
+	for i, update := range req.Allocs {
+		if update == nil {
+			return nil, invalidf("alloc client update: allocation %d is nil", i)
+		}
+		// Only what the client owns travels through the log.
+		slim := &structs.Allocation{
+			ID:                update.ID,
+			ClientStatus:      update.ClientStatus,
+			ClientDescription: update.ClientDescription,
+			TaskStates:        update.TaskStates,
+			ModifyTime:        update.ModifyTime,
+		}
+		if slim.ModifyTime == 0 {
+			slim.ModifyTime = now
+		}
+		entry.Allocs = append(entry.Allocs, slim)
+
+		if update.ClientStatus != structs.AllocClientStatusFailed {
+			continue
+		}
+		eval, err := failedAllocEval(st, update.ID, now)
+		if err != nil {
+			return nil, err
+		}
+		if eval != nil && !evaluated[[2]string{eval.Namespace, eval.JobID}] {
+			evaluated[[2]string{eval.Namespace, eval.JobID}] = true
+			entry.Evals = append(entry.Evals, eval)
+		}
+	}
+	index, err := s.raftApply(MsgAllocClientUpdate, entry)
+	if err != nil {
+		return nil, err
+	}
+	return &IndexResponse{Index: index}, nil
+}
+
+// failedAllocEval returns the evaluation that lets the scheduler replace a
+// newly failed allocation, or nil when there is nothing to replace.
+func failedAllocEval(st *state.StateStore, allocID string, now int64) (*structs.Evaluation, error) {
+	stored, err := st.AllocByID(nil, allocID)
+	if err != nil || stored == nil {
+		return nil, err
+	}
+	if stored.ClientStatus == structs.AllocClientStatusFailed || stored.DesiredStatus != structs.AllocDesiredStatusRun {
+		return nil, nil // already handled, or meant to stop anyway
+	}
+	job, err := st.JobByID(nil, stored.Namespace, stored.JobID)
+	if err != nil || job == nil || job.Stop || !structs.Reschedules(job.Type) {
+		return nil, err
+	}
+	return allocJobEval(st, stored, structs.EvalTriggerRetryFailedAlloc, now), nil
+}
+
+// allocJobEval returns a pending evaluation of an allocation's job.
+func allocJobEval(st *state.StateStore, alloc *structs.Allocation, trigger string, now int64) *structs.Evaluation {
+	job := alloc.Job
+	if stored, err := st.JobByID(nil, alloc.Namespace, alloc.JobID); err == nil && stored != nil {
+		job = stored
+	}
+	priority, jobType := structs.DefaultPriority, ""
+	if job != nil {
+		priority, jobType = job.Priority, job.Type
+	}
+	return &structs.Evaluation{
+		ID:          structs.GenerateUUID(),
+		Namespace:   alloc.Namespace,
+		Priority:    priority,
+		Type:        jobType,
+		TriggeredBy: trigger,
+		JobID:       alloc.JobID,
+		Status:      structs.EvalStatusPending,
+		CreateTime:  now,
+		ModifyTime:  now,
+	}
+}
+
+// allocRPC serves the allocation writes forwarded by other servers.
+type allocRPC struct{ srv *Server }
+
+// Stop serves AllocStop.
+func (e *allocRPC) Stop(args *AllocStopRequest, reply *AllocStopResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.AllocStop(ctx, args.AllocID))
+	})
+}
+
+// UpdateFromClient serves UpdateAllocsFromClient.
+func (e *allocRPC) UpdateFromClient(args *AllocClientUpdateRequest, reply *IndexResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		index, err := e.srv.UpdateAllocsFromClient(ctx, args.Allocs)
+		reply.Index = index
+		return err
+	})
+}

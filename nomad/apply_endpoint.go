@@ -1,0 +1,62 @@
+package nomad
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// RaftApplyRequest is a log entry forwarded to the leader as it is.
+type RaftApplyRequest struct {
+	Type  MessageType
+	Entry json.RawMessage
+}
+
+// Apply appends a log entry of type msgType, built by the caller, and
+// returns the index it was applied at. req must be the entry type of
+// msgType (a *JobRegisterEntry for MsgJobRegister, and so on). The leader
+// validates the entry before it enters the log, whichever server it came
+// through.
+func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint64, error) {
+	entry, ok := req.(logEntry)
+	if !ok || entry == nil {
+		return 0, invalidf("apply %s: %T is not a log entry", msgType, req)
+	}
+	if got := entry.messageType(); got != msgType {
+		return 0, invalidf("apply %s: got a %s entry", msgType, got)
+	}
+	body, err := json.Marshal(entry)
+	if err != nil {
+		return 0, fmt.Errorf("apply %s: encode entry: %w", msgType, err)
+	}
+	resp, err := leaderWrite(ctx, s, "Raft.Apply", &RaftApplyRequest{Type: msgType, Entry: body}, s.applyLocal)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Index, nil
+}
+
+func (s *Server) applyLocal(_ context.Context, req *RaftApplyRequest) (*IndexResponse, error) {
+	entry, err := newLogEntry(req.Type)
+	if err != nil {
+		return nil, withKind(ErrInvalidRequest, err)
+	}
+	if err := json.Unmarshal(req.Entry, entry); err != nil {
+		return nil, invalidf("apply %s: decode entry: %v", req.Type, err)
+	}
+	index, err := s.raftApply(req.Type, entry)
+	if err != nil {
+		return nil, err
+	}
+	return &IndexResponse{Index: index}, nil
+}
+
+// raftRPC serves log entries forwarded by other servers.
+type raftRPC struct{ srv *Server }
+
+// Apply serves Server.Apply.
+func (e *raftRPC) Apply(args *RaftApplyRequest, reply *IndexResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(leaderWrite(ctx, e.srv, "Raft.Apply", args, e.srv.applyLocal))
+	})
+}

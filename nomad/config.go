@@ -1,0 +1,248 @@
+package nomad
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// DefaultRPCPort is the port servers listen on for raft and RPC traffic.
+const DefaultRPCPort = 4647
+
+// Config is what a server needs to start.
+type Config struct {
+	Region     string
+	Datacenter string
+	NodeName   string
+
+	// NodeID identifies the server in the raft configuration. With a DataDir
+	// it is generated once and kept in <DataDir>/server/node-id, so a
+	// restarted server keeps its place in the cluster; an explicit NodeID
+	// must match the persisted one.
+	NodeID string
+
+	// DataDir holds the raft log, stable store and snapshots under
+	// <DataDir>/server. Empty keeps everything in memory; such a server
+	// forgets its state when it stops.
+	DataDir string
+
+	// DevMode keeps raft in memory and the node ID unpersisted even when
+	// DataDir is set (the agent's data dir then serves only the client).
+	DevMode bool
+
+	// RPCAddr is the address the raft/RPC listener binds. Port 0 picks a free
+	// port; the bound address is then reported by Server.RPCAddr.
+	RPCAddr *net.TCPAddr
+
+	// RPCAdvertise is the "host:port" other servers dial to reach this one.
+	// Empty means the bound address, which must then be a specific IP.
+	RPCAdvertise string
+
+	// HTTPAddr is this agent's HTTP address, told to the other servers so
+	// they can point clients at the leader's or a node's HTTP API.
+	HTTPAddr string
+
+	// BootstrapExpect is the number of servers that form a new cluster
+	// together. 0 or 1 bootstraps this server alone.
+	BootstrapExpect int
+
+	// ServerJoin lists other servers' RPC addresses, "host" or "host:port".
+	ServerJoin []string
+
+	Logger hclog.Logger
+
+	// RaftConfig, when set, is the base raft configuration; LocalID and the
+	// logger are filled in by the server. Tests use it for short timeouts.
+	RaftConfig *raft.Config
+
+	// JoinInterval is how often a server that is not yet part of a cluster
+	// contacts the servers it knows of.
+	JoinInterval time.Duration
+
+	// MemberProbeInterval is how often a server in a cluster contacts the
+	// other servers to refresh their status.
+	MemberProbeInterval time.Duration
+
+	// RPCDialTimeout bounds connecting to another server.
+	RPCDialTimeout time.Duration
+
+	// ForwardTimeout bounds a write forwarded to the leader, including the
+	// wait for a leader to be elected, when the caller's context has no
+	// deadline of its own.
+	ForwardTimeout time.Duration
+
+	// RaftApplyTimeout bounds the enqueueing of one raft log entry.
+	RaftApplyTimeout time.Duration
+}
+
+// DefaultConfig returns a configuration for a single server on the default
+// RPC port, region "global", datacenter "dc1".
+func DefaultConfig() *Config {
+	hostname, err := os.Hostname()
+	if err != nil || hostname == "" {
+		hostname = "drover"
+	}
+	return &Config{
+		Region:              structs.DefaultRegion,
+		Datacenter:          "dc1",
+		NodeName:            hostname,
+		RPCAddr:             &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultRPCPort},
+		BootstrapExpect:     1,
+		RaftConfig:          raft.DefaultConfig(),
+		JoinInterval:        500 * time.Millisecond,
+		MemberProbeInterval: 5 * time.Second,
+		RPCDialTimeout:      5 * time.Second,
+		ForwardTimeout:      30 * time.Second,
+		RaftApplyTimeout:    30 * time.Second,
+	}
+}
+
+// withDefaults returns a copy of c with every unset field filled from
+// DefaultConfig, so callers may build a Config by hand.
+func (c *Config) withDefaults() *Config {
+	d := DefaultConfig()
+	out := *c
+	if out.Region == "" {
+		out.Region = d.Region
+	}
+	if out.Datacenter == "" {
+		out.Datacenter = d.Datacenter
+	}
+	if out.NodeName == "" {
+		out.NodeName = d.NodeName
+	}
+	if out.RPCAddr == nil {
+		out.RPCAddr = d.RPCAddr
+	}
+	if out.Logger == nil {
+		out.Logger = hclog.NewNullLogger()
+	}
+	if out.RaftConfig == nil {
+		out.RaftConfig = d.RaftConfig
+	}
+	if out.JoinInterval <= 0 {
+		out.JoinInterval = d.JoinInterval
+	}
+	if out.MemberProbeInterval <= 0 {
+		out.MemberProbeInterval = d.MemberProbeInterval
+	}
+	if out.RPCDialTimeout <= 0 {
+		out.RPCDialTimeout = d.RPCDialTimeout
+	}
+	if out.ForwardTimeout <= 0 {
+		out.ForwardTimeout = d.ForwardTimeout
+	}
+	if out.RaftApplyTimeout <= 0 {
+		out.RaftApplyTimeout = d.RaftApplyTimeout
+	}
+	out.ServerJoin = append([]string(nil), c.ServerJoin...)
+	return &out
+}
+
+// inMemory reports whether the server keeps nothing on disk.
+func (c *Config) inMemory() bool {
+	return c.DataDir == "" || c.DevMode
+}
+
+// serverDir is where the server keeps its files under the data dir.
+func (c *Config) serverDir() string {
+	return filepath.Join(c.DataDir, "server")
+}
+
+// loadNodeID settles the server's node ID: the one persisted under the data
+// dir, else the configured one, else a new one, persisting it when there is
+// a data dir.
+func (c *Config) loadNodeID() (string, error) {
+	if c.inMemory() {
+		if c.NodeID != "" {
+			return c.NodeID, nil
+		}
+		return structs.GenerateUUID(), nil
+	}
+	path := filepath.Join(c.serverDir(), "node-id")
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		id := strings.TrimSpace(string(data))
+		if id == "" {
+			return "", fmt.Errorf("node ID file %s is empty", path)
+		}
+		if c.NodeID != "" && c.NodeID != id {
+			return "", fmt.Errorf("configured node ID %q differs from %q persisted in %s", c.NodeID, id, path)
+		}
+		return id, nil
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		return "", fmt.Errorf("read node ID: %w", err)
+	}
+	id := c.NodeID
+	if id == "" {
+		id = structs.GenerateUUID()
+	}
+	if err := os.MkdirAll(c.serverDir(), 0o700); err != nil {
+		return "", fmt.Errorf("create server data dir: %w", err)
+	}
+	if err := writeFileAtomic(path, []byte(id+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("persist node ID: %w", err)
+	}
+	return id, nil
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames
+// it into place, so a crash never leaves a half-written file.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// normalizeServerAddr adds the default RPC port to a join address that has
+// none.
+func normalizeServerAddr(addr string) (string, error) {
+	addr = strings.TrimSpace(addr)
+	if addr == "" {
+		return "", errors.New("empty server address")
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		// No port: the whole thing is a host (an IPv6 literal may carry
+		// brackets).
+		host = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
+		return net.JoinHostPort(host, fmt.Sprint(DefaultRPCPort)), nil
+	}
+	if host == "" {
+		return "", fmt.Errorf("server address %q has no host", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("server address %q: port must be a number from 1 to 65535", addr)
+	}
+	return net.JoinHostPort(host, port), nil
+}

@@ -1,0 +1,135 @@
+package nomad
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// AllocUpdateEntry writes allocations the server decided on (placements,
+// stops, lost allocations), with the evaluations that go with them.
+type AllocUpdateEntry struct {
+	Allocs []*structs.Allocation
+	Evals  []*structs.Evaluation `json:",omitempty"`
+}
+
+func (e *AllocUpdateEntry) messageType() MessageType { return MsgAllocUpdate }
+
+func (e *AllocUpdateEntry) validate() error {
+	if len(e.Allocs) == 0 {
+		return invalidf("alloc update: no allocations")
+	}
+	var errs []error
+	for i, a := range e.Allocs {
+		switch {
+		case a == nil:
+			errs = append(errs, fmt.Errorf("allocation %d is nil", i))
+		case a.ID == "":
+			errs = append(errs, fmt.Errorf("allocation %d has no ID", i))
+		case a.Namespace == "" || a.JobID == "":
+			errs = append(errs, fmt.Errorf("allocation %q needs a namespace and a job ID", a.ID))
+		}
+	}
+	if len(errs) > 0 {
+		return withKind(ErrInvalidRequest, errors.Join(errs...))
+	}
+	return validateEvals(e.Evals)
+}
+
+func (e *AllocUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
+	if err := s.UpsertAllocs(index, e.Allocs); err != nil {
+		return err
+	}
+	return upsertOptionalEvals(s, index, e.Evals)
+}
+
+func (e *AllocUpdateEntry) evals() []*structs.Evaluation { return e.Evals }
+
+// AllocClientUpdateEntry records what clients report about their
+// allocations, with evaluations to replace failed ones.
+type AllocClientUpdateEntry struct {
+	Allocs []*structs.Allocation
+	Evals  []*structs.Evaluation `json:",omitempty"`
+}
+
+func (e *AllocClientUpdateEntry) messageType() MessageType { return MsgAllocClientUpdate }
+
+func (e *AllocClientUpdateEntry) validate() error {
+	if len(e.Allocs) == 0 {
+		return invalidf("alloc client update: no allocations")
+	}
+	var errs []error
+	for i, a := range e.Allocs {
+		switch {
+		case a == nil || a.ID == "":
+			errs = append(errs, fmt.Errorf("allocation update %d has no allocation ID", i))
+		case !knownClientStatus(a.ClientStatus):
+			errs = append(errs, fmt.Errorf("allocation %q has unknown client status %q", a.ID, a.ClientStatus))
+		}
+	}
+	if len(errs) > 0 {
+		return withKind(ErrInvalidRequest, errors.Join(errs...))
+	}
+	return validateEvals(e.Evals)
+}
+
+func (e *AllocClientUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
+	if err := s.UpdateAllocsFromClient(index, e.Allocs); err != nil {
+		return err
+	}
+	return upsertOptionalEvals(s, index, e.Evals)
+}
+
+func (e *AllocClientUpdateEntry) evals() []*structs.Evaluation { return e.Evals }
+
+func knownClientStatus(status string) bool {
+	switch status {
+	case structs.AllocClientStatusPending, structs.AllocClientStatusRunning,
+		structs.AllocClientStatusComplete, structs.AllocClientStatusFailed,
+		structs.AllocClientStatusLost, structs.AllocClientStatusUnknown:
+		return true
+	}
+	return false
+}
+
+// AllocDesiredStatusEntry changes what the server wants of allocations,
+// such as stopping them, with the evaluations that act on it.
+type AllocDesiredStatusEntry struct {
+	AllocIDs []string
+	Desired  string
+	Desc     string                `json:",omitempty"`
+	Evals    []*structs.Evaluation `json:",omitempty"`
+}
+
+func (e *AllocDesiredStatusEntry) messageType() MessageType { return MsgAllocDesiredStatus }
+
+func (e *AllocDesiredStatusEntry) validate() error {
+	if len(e.AllocIDs) == 0 {
+		return invalidf("alloc desired status: no allocation IDs")
+	}
+	switch e.Desired {
+	case structs.AllocDesiredStatusRun, structs.AllocDesiredStatusStop, structs.AllocDesiredStatusEvict:
+	default:
+		return invalidf("alloc desired status: unknown status %q", e.Desired)
+	}
+	return validateEvals(e.Evals)
+}
+
+func (e *AllocDesiredStatusEntry) applyTo(s *state.StateStore, index uint64) error {
+	if err := s.UpdateAllocDesiredStatus(index, e.AllocIDs, e.Desired, e.Desc); err != nil {
+		return err
+	}
+	return upsertOptionalEvals(s, index, e.Evals)
+}
+
+func (e *AllocDesiredStatusEntry) evals() []*structs.Evaluation { return e.Evals }
+
+// upsertOptionalEvals writes the evaluations an entry carries, if any.
+func upsertOptionalEvals(s *state.StateStore, index uint64, evals []*structs.Evaluation) error {
+	if len(evals) == 0 {
+		return nil
+	}
+	return s.UpsertEvals(index, evals)
+}

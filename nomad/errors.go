@@ -1,0 +1,142 @@
+package nomad
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/rpc"
+	"strings"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/state"
+)
+
+// Errors a caller can tell apart with errors.Is, also when the error was
+// returned by another server over RPC.
+var (
+	// ErrNotFound: the job, allocation, node or evaluation does not exist.
+	// It is the state store's sentinel, so store errors match it too.
+	ErrNotFound = state.ErrNotFound
+
+	// ErrInvalidRequest: the request fails validation.
+	ErrInvalidRequest = errors.New("invalid request")
+
+	// ErrIndexConflict: an index-enforcing write found a different index.
+	ErrIndexConflict = errors.New("index conflict")
+
+	// ErrNoLeader: the cluster has no leader to take the write.
+	ErrNoLeader = errors.New("no cluster leader")
+
+	// errNotLeader: a forwarded request reached a server that is no longer
+	// the leader; the forwarding server looks for the leader again.
+	errNotLeader = errors.New("not the leader")
+)
+
+// errorCodes names the sentinels on the wire, in order of precedence for an
+// error that wraps more than one.
+var errorCodes = []struct {
+	code     string
+	sentinel error
+}{
+	{"not_leader", errNotLeader},
+	{"not_found", ErrNotFound},
+	{"invalid_request", ErrInvalidRequest},
+	{"index_conflict", ErrIndexConflict},
+	{"no_leader", ErrNoLeader},
+	// The leader lost its leadership while the write was being
+	// committed: it may or may not have been applied.
+	{"leadership_lost", raft.ErrLeadershipLost},
+}
+
+// sentinelFor returns the sentinel of a wire code, nil if unknown.
+func sentinelFor(code string) error {
+	for _, c := range errorCodes {
+		if c.code == code {
+			return c.sentinel
+		}
+	}
+	return nil
+}
+
+// rpcErrorPrefix marks an error string that carries a code. net/rpc carries
+// only an error's text, so the code travels inside it.
+const rpcErrorPrefix = "drover-rpc-error:"
+
+// wireError is an error's code and message as sent over RPC.
+type wireError struct {
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+}
+
+// encodeRPCError turns an endpoint's error into the error net/rpc sends,
+// keeping which sentinel it wraps.
+func encodeRPCError(err error) error {
+	if err == nil {
+		return nil
+	}
+	w := wireError{Message: err.Error()}
+	for _, c := range errorCodes {
+		if errors.Is(err, c.sentinel) {
+			w.Code = c.code
+			break
+		}
+	}
+	data, jerr := json.Marshal(w)
+	if jerr != nil {
+		return err
+	}
+	return errors.New(rpcErrorPrefix + string(data))
+}
+
+// RemoteError is an error returned by another server. It keeps the remote
+// message and unwraps to the sentinel the remote error wrapped, if any.
+type RemoteError struct {
+	Message  string
+	sentinel error
+}
+
+func (e *RemoteError) Error() string { return e.Message }
+
+func (e *RemoteError) Unwrap() error { return e.sentinel }
+
+// decodeRPCError turns what an RPC call returned back into an error that
+// satisfies errors.Is for the sentinel the remote error wrapped. Transport
+// errors pass through unchanged.
+func decodeRPCError(err error) error {
+	var se rpc.ServerError
+	if !errors.As(err, &se) {
+		return err
+	}
+	text := string(se)
+	payload, ok := strings.CutPrefix(text, rpcErrorPrefix)
+	if !ok {
+		return &RemoteError{Message: text}
+	}
+	var w wireError
+	if jerr := json.Unmarshal([]byte(payload), &w); jerr != nil {
+		return &RemoteError{Message: text}
+	}
+	return &RemoteError{Message: w.Message, sentinel: sentinelFor(w.Code)}
+}
+
+// kindError marks an error as one of the sentinels above without adding the
+// sentinel's text to its message.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string { return e.err.Error() }
+
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// withKind marks err as being of kind, one of the sentinels above.
+func withKind(kind, err error) error {
+	return &kindError{kind: kind, err: err}
+}
+
+// invalidf returns an ErrInvalidRequest error with the given message.
+func invalidf(format string, args ...any) error {
+	return withKind(ErrInvalidRequest, fmt.Errorf(format, args...))
+}

@@ -1,0 +1,179 @@
+package nomad
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// logEntry is the body of a raft log entry: one write to the state store.
+type logEntry interface {
+	// messageType is the type byte the entry is written with.
+	messageType() MessageType
+
+	// validate checks the entry's shape. The leader runs it before an
+	// entry enters the log, so no path into the log can skip it.
+	validate() error
+
+	// applyTo writes the entry to s at the entry's raft index. It must
+	// depend only on the entry, the index and s, so that every server
+	// ends with the same state.
+	applyTo(s *state.StateStore, index uint64) error
+
+	// evals returns the evaluations the entry writes, if any.
+	evals() []*structs.Evaluation
+}
+
+// encodeLogEntry renders an entry as a raft log entry.
+func encodeLogEntry(t MessageType, entry logEntry) ([]byte, error) {
+	if entry == nil {
+		return nil, fmt.Errorf("encode %s entry: entry is nil", t)
+	}
+	if got := entry.messageType(); got != t {
+		return nil, fmt.Errorf("encode %s entry: got a %s entry", t, got)
+	}
+	body, err := json.Marshal(entry)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s entry: %w", t, err)
+	}
+	return append([]byte{byte(t)}, body...), nil
+}
+
+// decodeLogEntry parses a raft log entry.
+func decodeLogEntry(data []byte) (MessageType, logEntry, error) {
+	if len(data) == 0 {
+		return 0, nil, errors.New("empty raft log entry")
+	}
+	t := MessageType(data[0])
+	entry, err := newLogEntry(t)
+	if err != nil {
+		return t, nil, err
+	}
+	if err := json.Unmarshal(data[1:], entry); err != nil {
+		return t, nil, fmt.Errorf("decode %s entry: %w", t, err)
+	}
+	return t, entry, nil
+}
+
+// EvalHook is told of the pending evaluations each applied entry wrote.
+type EvalHook func(evals []*structs.Evaluation)
+
+// FSM applies committed raft log entries to the state store and takes and
+// restores its snapshots.
+type FSM struct {
+	logger   hclog.Logger
+	state    atomic.Pointer[state.StateStore]
+	evalHook atomic.Pointer[EvalHook]
+}
+
+var _ raft.FSM = (*FSM)(nil)
+
+// NewFSM returns an FSM over an empty state store.
+func NewFSM(logger hclog.Logger) (*FSM, error) {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	st, err := state.NewStateStore()
+	if err != nil {
+		return nil, err
+	}
+	f := &FSM{logger: logger}
+	f.state.Store(st)
+	return f, nil
+}
+
+// State returns the current state store. A snapshot restore replaces it, so
+// hold on to it only as long as one read or one blocking query.
+func (f *FSM) State() *state.StateStore {
+	return f.state.Load()
+}
+
+// SetEvalHook installs fn to be called, on the goroutine that applies the
+// log, with the pending evaluations of each entry that wrote some. fn must
+// not block. nil removes the hook.
+func (f *FSM) SetEvalHook(fn EvalHook) {
+	if fn == nil {
+		f.evalHook.Store(nil)
+		return
+	}
+	f.evalHook.Store(&fn)
+}
+
+// Apply implements raft.FSM. It returns nil or the error that kept the
+// entry from being applied; an unknown or malformed entry is such an error,
+// never a panic.
+func (f *FSM) Apply(l *raft.Log) any {
+	t, entry, err := decodeLogEntry(l.Data)
+	if err != nil {
+		f.logger.Error("skipping raft log entry", "index", l.Index, "error", err)
+		return err
+	}
+	if err := entry.applyTo(f.State(), l.Index); err != nil {
+		f.logger.Error("apply raft log entry", "index", l.Index, "type", t, "error", err)
+		return err
+	}
+	f.notifyEvals(entry.evals())
+	return nil
+}
+
+func (f *FSM) notifyEvals(evals []*structs.Evaluation) {
+	hook := f.evalHook.Load()
+	if hook == nil {
+		return
+	}
+	var pending []*structs.Evaluation
+	for _, e := range evals {
+		if e.Status == structs.EvalStatusPending {
+			pending = append(pending, e)
+		}
+	}
+	if len(pending) > 0 {
+		(*hook)(pending)
+	}
+}
+
+// Snapshot implements raft.FSM.
+func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	snap, err := f.State().Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot state: %w", err)
+	}
+	return &fsmSnapshot{snap: snap}, nil
+}
+
+// Restore implements raft.FSM. It builds a new store from the snapshot,
+// swaps it in and abandons the old one, which wakes blocking queries
+// waiting on it so that they retry against the new store.
+func (f *FSM) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	restored, err := state.Restore(rc)
+	if err != nil {
+		return fmt.Errorf("restore state snapshot: %w", err)
+	}
+	old := f.state.Swap(restored)
+	old.Abandon()
+	return nil
+}
+
+// fsmSnapshot writes a point-in-time state view to a raft snapshot sink.
+type fsmSnapshot struct {
+	snap *state.StateSnapshot
+}
+
+func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	if err := s.snap.Persist(sink); err != nil {
+		sink.Cancel()
+		return fmt.Errorf("persist state snapshot: %w", err)
+	}
+	return sink.Close()
+}
+
+func (s *fsmSnapshot) Release() {}

@@ -1,0 +1,203 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// leaderWait bounds how long tests wait for raft: generous, for a loaded
+// two-core machine.
+const leaderWait = 10 * time.Second
+
+// testLogWriter sends log lines to the test log until the test ends.
+type testLogWriter struct {
+	mu   sync.Mutex
+	t    testing.TB
+	done bool
+}
+
+func (w *testLogWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+// testLogger logs at warn level, or at DROVER_TEST_LOG's level when set.
+func testLogger(t testing.TB, name string) hclog.Logger {
+	w := &testLogWriter{t: t}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		w.done = true
+		w.mu.Unlock()
+	})
+	level := hclog.Warn
+	if l := os.Getenv("DROVER_TEST_LOG"); l != "" {
+		level = hclog.LevelFromString(l)
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: name, Output: w, Level: level})
+}
+
+// testConfig is a dev-mode server on a free 127.0.0.1 port with short raft
+// timeouts.
+func testConfig(t testing.TB, name string) *Config {
+	cfg := DefaultConfig()
+	cfg.NodeName = name
+	cfg.DevMode = true
+	cfg.RPCAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 0}
+	cfg.HTTPAddr = "127.0.0.1:4646"
+	cfg.Logger = testLogger(t, name)
+	rc := raft.DefaultConfig()
+	rc.HeartbeatTimeout = 500 * time.Millisecond
+	rc.ElectionTimeout = 500 * time.Millisecond
+	rc.LeaderLeaseTimeout = 500 * time.Millisecond
+	rc.CommitTimeout = 10 * time.Millisecond
+	cfg.RaftConfig = rc
+	cfg.JoinInterval = 100 * time.Millisecond
+	cfg.MemberProbeInterval = 500 * time.Millisecond
+	cfg.RPCDialTimeout = time.Second
+	cfg.ForwardTimeout = leaderWait
+	return cfg
+}
+
+// startServer starts a server and shuts it down when the test ends.
+func startServer(t testing.TB, cfg *Config) *Server {
+	t.Helper()
+	s, err := NewServer(cfg)
+	must.NoError(t, err)
+	t.Cleanup(func() { _ = s.Shutdown() })
+	return s
+}
+
+// waitForLeader waits until s knows a leader.
+func waitForLeader(t testing.TB, s *Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), leaderWait)
+	defer cancel()
+	must.NoError(t, s.WaitForLeader(ctx))
+}
+
+// waitFor polls cond until it holds or leaderWait passes.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(leaderWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testCtx is a context that ends with the test or after leaderWait.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), leaderWait)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testJob is a valid, canonical batch job.
+func testJob(id string) *structs.Job {
+	job := &structs.Job{
+		ID:          id,
+		Type:        structs.JobTypeBatch,
+		Datacenters: []string{"dc1"},
+		TaskGroups: []*structs.TaskGroup{{
+			Name:  "group",
+			Count: 1,
+			Tasks: []*structs.Task{{
+				Name:   "task",
+				Driver: "raw_exec",
+				Config: map[string]any{"command": "/bin/true"},
+			}},
+		}},
+	}
+	job.Canonicalize()
+	return job
+}
+
+// testPeriodicJob is a valid, canonical periodic batch job.
+func testPeriodicJob(id string) *structs.Job {
+	job := testJob(id)
+	job.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "*/5 * * * *", SpecType: structs.PeriodicSpecCron}
+	job.Canonicalize()
+	return job
+}
+
+// testEval is a pending evaluation of a job.
+func testEval(jobID string) *structs.Evaluation {
+	return &structs.Evaluation{
+		ID:          structs.GenerateUUID(),
+		Namespace:   structs.DefaultNamespace,
+		Priority:    structs.DefaultPriority,
+		Type:        structs.JobTypeBatch,
+		TriggeredBy: structs.EvalTriggerJobRegister,
+		JobID:       jobID,
+		Status:      structs.EvalStatusPending,
+		CreateTime:  1,
+		ModifyTime:  1,
+	}
+}
+
+// testNode is a ready node.
+func testNode(id string) *structs.Node {
+	return &structs.Node{
+		ID:                    id,
+		Name:                  "node-" + id[:8],
+		Datacenter:            "dc1",
+		NodePool:              structs.DefaultNodePool,
+		Status:                structs.NodeStatusReady,
+		SchedulingEligibility: structs.NodeSchedulingEligible,
+		Attributes:            map[string]string{"kernel.name": "linux"},
+	}
+}
+
+// testAlloc is a running allocation of job on node.
+func testAlloc(job *structs.Job, nodeID string) *structs.Allocation {
+	return &structs.Allocation{
+		ID:            structs.GenerateUUID(),
+		Namespace:     job.Namespace,
+		EvalID:        structs.GenerateUUID(),
+		Name:          job.ID + ".group[0]",
+		NodeID:        nodeID,
+		JobID:         job.ID,
+		Job:           job,
+		TaskGroup:     "group",
+		DesiredStatus: structs.AllocDesiredStatusRun,
+		ClientStatus:  structs.AllocClientStatusRunning,
+		CreateTime:    time.Now().UnixNano(),
+	}
+}
+
+// mustRegister registers a job, trying again while leadership changes hands.
+// A loaded machine can stall a leader long enough for it to step down in
+// the middle of a write; the cluster must stay writable, which is what the
+// callers check, not that no election ever happens.
+func mustRegister(t testing.TB, s *Server, job *structs.Job) *JobRegisterResponse {
+	t.Helper()
+	deadline := time.Now().Add(leaderWait)
+	for {
+		resp, err := s.RegisterJob(testCtx(t), &JobRegisterRequest{Job: job.Copy()})
+		if err == nil {
+			return resp
+		}
+		if !errors.Is(err, raft.ErrLeadershipLost) || time.Now().After(deadline) {
+			t.Fatalf("register job %q through %s: %v", job.ID, s.config.NodeName, err)
+		}
+		t.Logf("register job %q: %v; trying again", job.ID, err)
+	}
+}

@@ -1,0 +1,180 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// JobRegisterRequest registers a job or updates it. The job has been
+// canonicalised; it is validated again on the leader.
+type JobRegisterRequest struct {
+	Job *structs.Job
+
+	// EnforceIndex makes the register conditional on the stored job's
+	// JobModifyIndex being JobModifyIndex (0: the job must not exist).
+	EnforceIndex   bool
+	JobModifyIndex uint64
+}
+
+// JobRegisterResponse reports a register: the evaluation it created (none
+// for a periodic job) and the indexes it wrote at.
+type JobRegisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Index           uint64
+}
+
+// JobDeregisterRequest stops a job, or purges it from the state.
+type JobDeregisterRequest struct {
+	Namespace string
+	JobID     string
+	Purge     bool
+}
+
+// JobDeregisterResponse reports a deregister and the evaluation it created
+// (none for a periodic job).
+type JobDeregisterResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	JobModifyIndex  uint64
+	Index           uint64
+}
+
+// RegisterJob registers a job with an evaluation to schedule it.
+func (s *Server) RegisterJob(ctx context.Context, req *JobRegisterRequest) (*JobRegisterResponse, error) {
+	return leaderWrite(ctx, s, "Job.Register", req, s.registerJobLocal)
+}
+
+func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) (*JobRegisterResponse, error) {
+	if req.Job == nil {
+		return nil, invalidf("job register: no job")
+	}
+	job := req.Job.Copy()
+	if err := job.Validate(); err != nil {
+		return nil, withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	existing, err := s.State().JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return nil, err
+	}
+	if req.EnforceIndex {
+		if err := checkJobModifyIndex(existing, req.JobModifyIndex); err != nil {
+			return nil, err
+		}
+	}
+
+	now := time.Now().UnixNano()
+	job.SubmitTime = now
+	if existing == nil || existing.Stop || existing.Status == structs.JobStatusDead {
+		// A new job, or one that runs again, waits for its evaluation.
+		job.Status = structs.JobStatusPending
+		job.StatusDescription = ""
+	} else {
+		job.Status = "" // the store keeps the stored status
+	}
+
+	entry := &JobRegisterEntry{Job: job, EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex}
+	if !job.IsPeriodic() {
+		// A periodic job only launches children; they get evaluations.
+		entry.Eval = newJobEval(job, structs.EvalTriggerJobRegister, now)
+	}
+	index, err := s.raftApply(MsgJobRegister, entry)
+	if err != nil {
+		return nil, err
+	}
+	resp := &JobRegisterResponse{Index: index, JobModifyIndex: index}
+	if entry.Eval != nil {
+		resp.EvalID = entry.Eval.ID
+		resp.EvalCreateIndex = index
+	}
+	if stored, err := s.State().JobByID(nil, job.Namespace, job.ID); err == nil && stored != nil {
+		resp.JobModifyIndex = stored.JobModifyIndex
+	}
+	return resp, nil
+}
+
+// DeregisterJob stops a job, or purges it, with an evaluation that stops its
+// allocations. A job that does not exist is an ErrNotFound error.
+func (s *Server) DeregisterJob(ctx context.Context, req *JobDeregisterRequest) (*JobDeregisterResponse, error) {
+	return leaderWrite(ctx, s, "Job.Deregister", req, s.deregisterJobLocal)
+}
+
+func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterRequest) (*JobDeregisterResponse, error) {
+	if req.Namespace == "" || req.JobID == "" {
+		return nil, invalidf("job deregister: namespace and job ID are required")
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	job, err := s.State().JobByID(nil, req.Namespace, req.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, fmt.Errorf("job %q in namespace %q: %w", req.JobID, req.Namespace, ErrNotFound)
+	}
+	entry := &JobDeregisterEntry{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
+	if !job.IsPeriodic() {
+		entry.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, time.Now().UnixNano())
+	}
+	index, err := s.raftApply(MsgJobDeregister, entry)
+	if err != nil {
+		return nil, err
+	}
+	resp := &JobDeregisterResponse{Index: index, JobModifyIndex: index}
+	if entry.Eval != nil {
+		resp.EvalID = entry.Eval.ID
+		resp.EvalCreateIndex = index
+	}
+	return resp, nil
+}
+
+// newJobEval returns a pending evaluation of job.
+func newJobEval(job *structs.Job, trigger string, now int64) *structs.Evaluation {
+	return &structs.Evaluation{
+		ID:          structs.GenerateUUID(),
+		Namespace:   job.Namespace,
+		Priority:    job.Priority,
+		Type:        job.Type,
+		TriggeredBy: trigger,
+		JobID:       job.ID,
+		Status:      structs.EvalStatusPending,
+		CreateTime:  now,
+		ModifyTime:  now,
+	}
+}
+
+// jobRPC serves the job writes forwarded by other servers.
+type jobRPC struct{ srv *Server }
+
+// Register serves RegisterJob.
+func (e *jobRPC) Register(args *JobRegisterRequest, reply *JobRegisterResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.RegisterJob(ctx, args))
+	})
+}
+
+// Deregister serves DeregisterJob.
+func (e *jobRPC) Deregister(args *JobDeregisterRequest, reply *JobDeregisterResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.DeregisterJob(ctx, args))
+	})
+}
+
+// fill returns a function that copies a result into an RPC reply.
+func fill[T any](reply *T) func(*T, error) error {
+	return func(resp *T, err error) error {
+		if err != nil {
+			return err
+		}
+		*reply = *resp
+		return nil
+	}
+}

@@ -1,0 +1,352 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// NodeRegisterRequest registers a node or refreshes its registration.
+type NodeRegisterRequest struct {
+	Node *structs.Node
+}
+
+// NodeUpdateStatusRequest sets a node's status.
+type NodeUpdateStatusRequest struct {
+	NodeID string
+	Status string
+}
+
+// NodeUpdateEligibilityRequest sets whether the scheduler may use a node.
+type NodeUpdateEligibilityRequest struct {
+	NodeID      string
+	Eligibility string
+}
+
+// NodeUpdateDrainRequest starts a drain (DrainStrategy set) or ends one.
+type NodeUpdateDrainRequest struct {
+	NodeID        string
+	DrainStrategy *structs.DrainStrategy
+	MarkEligible  bool
+}
+
+// NodeDeregisterRequest removes nodes.
+type NodeDeregisterRequest struct {
+	NodeIDs []string
+}
+
+// NodeUpdateResponse reports a node write and the evaluations it created
+// for the jobs the change affects.
+type NodeUpdateResponse struct {
+	EvalIDs         []string
+	EvalCreateIndex uint64
+	NodeModifyIndex uint64
+	Index           uint64
+}
+
+// NodeRegister registers a node or refreshes its registration. A node that
+// becomes ready or down gets evaluations for the jobs it affects.
+func (s *Server) NodeRegister(ctx context.Context, node *structs.Node) (*NodeUpdateResponse, error) {
+	return leaderWrite(ctx, s, "Node.Register", &NodeRegisterRequest{Node: node}, s.nodeRegisterLocal)
+}
+
+func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest) (*NodeUpdateResponse, error) {
+	if err := validateNode(req.Node); err != nil {
+		return nil, err
+	}
+	node := req.Node.Copy()
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	st := s.State()
+	existing, err := st.NodeByID(nil, node.ID)
+	if err != nil {
+		return nil, err
+	}
+	if node.Status == "" {
+		node.Status = structs.NodeStatusInit
+	}
+	now := time.Now().UnixNano()
+	if existing == nil || existing.Status != node.Status {
+		node.StatusUpdatedAt = now
+	}
+	entry := &NodeRegisterEntry{Node: node}
+	if existing == nil || existing.Status != node.Status {
+		if entry.Evals, err = nodeStatusEvals(st, node.ID, node.Status, now); err != nil {
+			return nil, err
+		}
+	}
+	return s.applyNodeWrite(MsgNodeRegister, entry, entry.Evals)
+}
+
+// NodeUpdateStatus sets a node's status. A node that becomes ready or down
+// gets evaluations for the jobs it affects.
+func (s *Server) NodeUpdateStatus(ctx context.Context, nodeID, status string) (*NodeUpdateResponse, error) {
+	req := &NodeUpdateStatusRequest{NodeID: nodeID, Status: status}
+	return leaderWrite(ctx, s, "Node.UpdateStatus", req, s.nodeUpdateStatusLocal)
+}
+
+func (s *Server) nodeUpdateStatusLocal(ctx context.Context, req *NodeUpdateStatusRequest) (*NodeUpdateResponse, error) {
+	node, err := s.storedNode(ctx, req.NodeID)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixNano()
+	entry := &NodeUpdateStatusEntry{NodeID: req.NodeID, Status: req.Status, UpdatedAt: now}
+	if node.Status != req.Status {
+		if entry.Evals, err = nodeStatusEvals(s.State(), node.ID, req.Status, now); err != nil {
+			return nil, err
+		}
+	}
+	return s.applyNodeWrite(MsgNodeUpdateStatus, entry, entry.Evals)
+}
+
+// NodeUpdateEligibility sets whether the scheduler may place allocations on
+// a node. A node that becomes eligible gets evaluations, so that work
+// waiting for room can use it.
+func (s *Server) NodeUpdateEligibility(ctx context.Context, nodeID, eligibility string) (*NodeUpdateResponse, error) {
+	req := &NodeUpdateEligibilityRequest{NodeID: nodeID, Eligibility: eligibility}
+	return leaderWrite(ctx, s, "Node.UpdateEligibility", req, s.nodeUpdateEligibilityLocal)
+}
+
+func (s *Server) nodeUpdateEligibilityLocal(ctx context.Context, req *NodeUpdateEligibilityRequest) (*NodeUpdateResponse, error) {
+	node, err := s.storedNode(ctx, req.NodeID)
+	if err != nil {
+		return nil, err
+	}
+	if req.Eligibility == structs.NodeSchedulingEligible && node.DrainStrategy != nil {
+		return nil, invalidf("node %q is draining and cannot be made eligible", node.ID)
+	}
+	now := time.Now().UnixNano()
+	entry := &NodeUpdateEligibilityEntry{NodeID: req.NodeID, Eligibility: req.Eligibility, UpdatedAt: now}
+	if node.SchedulingEligibility != req.Eligibility && req.Eligibility == structs.NodeSchedulingEligible {
+		if entry.Evals, err = nodeEvals(s.State(), node.ID, now); err != nil {
+			return nil, err
+		}
+	}
+	return s.applyNodeWrite(MsgNodeUpdateEligibility, entry, entry.Evals)
+}
+
+// NodeUpdateDrain starts a drain (drain set) or ends one (drain nil); an
+// ended drain makes the node eligible again when markEligible is set.
+func (s *Server) NodeUpdateDrain(ctx context.Context, nodeID string, drain *structs.DrainStrategy, markEligible bool) (*NodeUpdateResponse, error) {
+	req := &NodeUpdateDrainRequest{NodeID: nodeID, DrainStrategy: drain, MarkEligible: markEligible}
+	return leaderWrite(ctx, s, "Node.UpdateDrain", req, s.nodeUpdateDrainLocal)
+}
+
+func (s *Server) nodeUpdateDrainLocal(ctx context.Context, req *NodeUpdateDrainRequest) (*NodeUpdateResponse, error) {
+	node, err := s.storedNode(ctx, req.NodeID)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixNano()
+	entry := &NodeUpdateDrainEntry{NodeID: req.NodeID, MarkEligible: req.MarkEligible, UpdatedAt: now}
+	if req.DrainStrategy != nil {
+		drain := *req.DrainStrategy
+		if drain.StartedAt.IsZero() {
+			drain.StartedAt = time.Unix(0, now).UTC()
+		}
+		// A positive deadline bounds the drain; a negative one forces it
+		// at once; zero leaves it unbounded.
+		switch {
+		case drain.Deadline > 0:
+			drain.ForceDeadline = drain.StartedAt.Add(drain.Deadline)
+		case drain.Deadline < 0:
+			drain.ForceDeadline = drain.StartedAt
+		}
+		entry.DrainStrategy = &drain
+	}
+	becomesEligible := req.DrainStrategy == nil && req.MarkEligible &&
+		node.SchedulingEligibility != structs.NodeSchedulingEligible
+	if becomesEligible {
+		if entry.Evals, err = nodeEvals(s.State(), node.ID, now); err != nil {
+			return nil, err
+		}
+	}
+	return s.applyNodeWrite(MsgNodeUpdateDrain, entry, entry.Evals)
+}
+
+// NodeDeregister removes nodes. Unknown IDs are an ErrNotFound error.
+func (s *Server) NodeDeregister(ctx context.Context, nodeIDs []string) (*NodeUpdateResponse, error) {
+	return leaderWrite(ctx, s, "Node.Deregister", &NodeDeregisterRequest{NodeIDs: nodeIDs}, s.nodeDeregisterLocal)
+}
+
+func (s *Server) nodeDeregisterLocal(ctx context.Context, req *NodeDeregisterRequest) (*NodeUpdateResponse, error) {
+	if len(req.NodeIDs) == 0 {
+		return nil, invalidf("node deregister: no node IDs")
+	}
+	now := time.Now().UnixNano()
+	var evals []*structs.Evaluation
+	for _, id := range req.NodeIDs {
+		if _, err := s.storedNode(ctx, id); err != nil {
+			return nil, err
+		}
+		// The node's allocations are lost with it; let their jobs
+		// replace them.
+		nodeEvals, err := nodeAllocEvals(s.State(), id, now)
+		if err != nil {
+			return nil, err
+		}
+		evals = append(evals, nodeEvals...)
+	}
+	entry := &NodeDeregisterEntry{NodeIDs: req.NodeIDs, Evals: evals}
+	return s.applyNodeWrite(MsgNodeDeregister, entry, evals)
+}
+
+// storedNode returns the stored node, or an ErrNotFound error.
+func (s *Server) storedNode(ctx context.Context, nodeID string) (*structs.Node, error) {
+	if nodeID == "" {
+		return nil, invalidf("missing node ID")
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	node, err := s.State().NodeByID(nil, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	if node == nil {
+		return nil, fmt.Errorf("node %q: %w", nodeID, ErrNotFound)
+	}
+	return node, nil
+}
+
+// applyNodeWrite applies a node entry and reports it.
+func (s *Server) applyNodeWrite(t MessageType, entry logEntry, evals []*structs.Evaluation) (*NodeUpdateResponse, error) {
+	index, err := s.raftApply(t, entry)
+	if err != nil {
+		return nil, err
+	}
+	resp := &NodeUpdateResponse{NodeModifyIndex: index, Index: index}
+	if len(evals) > 0 {
+		resp.EvalIDs, resp.EvalCreateIndex = evalIDs(evals), index
+	}
+	return resp, nil
+}
+
+// nodeStatusEvals returns the evaluations a node's move to status calls
+// for: a node that becomes ready or down changes where its jobs can run.
+func nodeStatusEvals(st *state.StateStore, nodeID, status string, now int64) ([]*structs.Evaluation, error) {
+	switch status {
+	case structs.NodeStatusReady:
+		return nodeEvals(st, nodeID, now)
+	case structs.NodeStatusDown:
+		return nodeAllocEvals(st, nodeID, now)
+	}
+	return nil, nil
+}
+
+// nodeEvals returns an evaluation for every job with allocations on the
+// node and for every system and sysbatch job, which may now run there.
+func nodeEvals(st *state.StateStore, nodeID string, now int64) ([]*structs.Evaluation, error) {
+	evals, err := nodeAllocEvals(st, nodeID, now)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[[2]string]bool, len(evals))
+	for _, e := range evals {
+		seen[[2]string{e.Namespace, e.JobID}] = true
+	}
+	jobs, err := st.Jobs(nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, job := range jobs {
+		if job.Type != structs.JobTypeSystem && job.Type != structs.JobTypeSysbatch {
+			continue
+		}
+		if job.Stop || job.IsPeriodic() || seen[[2]string{job.Namespace, job.ID}] {
+			continue
+		}
+		evals = append(evals, newNodeEval(job.Namespace, job.ID, job.Priority, job.Type, nodeID, now))
+	}
+	return evals, nil
+}
+
+// nodeAllocEvals returns an evaluation for every job with non-terminal
+// allocations on the node.
+func nodeAllocEvals(st *state.StateStore, nodeID string, now int64) ([]*structs.Evaluation, error) {
+	allocs, err := st.AllocsByNode(nil, nodeID)
+	if err != nil {
+		return nil, err
+	}
+	var evals []*structs.Evaluation
+	seen := make(map[[2]string]bool)
+	for _, a := range allocs {
+		key := [2]string{a.Namespace, a.JobID}
+		if a.TerminalStatus() || seen[key] {
+			continue
+		}
+		seen[key] = true
+		priority, jobType := structs.DefaultPriority, ""
+		if a.Job != nil {
+			priority, jobType = a.Job.Priority, a.Job.Type
+		}
+		evals = append(evals, newNodeEval(a.Namespace, a.JobID, priority, jobType, nodeID, now))
+	}
+	return evals, nil
+}
+
+func newNodeEval(namespace, jobID string, priority int, jobType, nodeID string, now int64) *structs.Evaluation {
+	return &structs.Evaluation{
+		ID:          structs.GenerateUUID(),
+		Namespace:   namespace,
+		Priority:    priority,
+		Type:        jobType,
+		TriggeredBy: structs.EvalTriggerNodeUpdate,
+		JobID:       jobID,
+		NodeID:      nodeID,
+		Status:      structs.EvalStatusPending,
+		CreateTime:  now,
+		ModifyTime:  now,
+	}
+}
+
+func evalIDs(evals []*structs.Evaluation) []string {
+	ids := make([]string, len(evals))
+	for i, e := range evals {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// nodeRPC serves the node writes forwarded by other servers.
+type nodeRPC struct{ srv *Server }
+
+// Register serves NodeRegister.
+func (e *nodeRPC) Register(args *NodeRegisterRequest, reply *NodeUpdateResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.NodeRegister(ctx, args.Node))
+	})
+}
+
+// UpdateStatus serves NodeUpdateStatus.
+func (e *nodeRPC) UpdateStatus(args *NodeUpdateStatusRequest, reply *NodeUpdateResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.NodeUpdateStatus(ctx, args.NodeID, args.Status))
+	})
+}
+
+// UpdateEligibility serves NodeUpdateEligibility.
+func (e *nodeRPC) UpdateEligibility(args *NodeUpdateEligibilityRequest, reply *NodeUpdateResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.NodeUpdateEligibility(ctx, args.NodeID, args.Eligibility))
+	})
+}
+
+// UpdateDrain serves NodeUpdateDrain.
+func (e *nodeRPC) UpdateDrain(args *NodeUpdateDrainRequest, reply *NodeUpdateResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.NodeUpdateDrain(ctx, args.NodeID, args.DrainStrategy, args.MarkEligible))
+	})
+}
+
+// Deregister serves NodeDeregister.
+func (e *nodeRPC) Deregister(args *NodeDeregisterRequest, reply *NodeUpdateResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.NodeDeregister(ctx, args.NodeIDs))
+	})
+}

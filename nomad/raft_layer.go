@@ -1,0 +1,92 @@
+package nomad
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+)
+
+// errLayerClosed is what Accept returns once the raft layer is closed.
+var errLayerClosed = errors.New("raft stream layer closed")
+
+// raftLayer is raft's view of the shared RPC port: it accepts the
+// connections the mux identified as raft traffic and dials other servers,
+// announcing raft traffic with the first byte.
+type raftLayer struct {
+	addr  net.Addr // the advertised address: what raft tells its peers
+	conns chan net.Conn
+
+	closeOnce sync.Once
+	closeCh   chan struct{}
+}
+
+var _ raft.StreamLayer = (*raftLayer)(nil)
+
+func newRaftLayer(advertise net.Addr) *raftLayer {
+	return &raftLayer{
+		addr:    advertise,
+		conns:   make(chan net.Conn),
+		closeCh: make(chan struct{}),
+	}
+}
+
+// handoff gives an accepted raft connection to the transport, or closes it
+// when the layer is closed.
+func (l *raftLayer) handoff(conn net.Conn) {
+	select {
+	case l.conns <- conn:
+	case <-l.closeCh:
+		conn.Close()
+	}
+}
+
+// Accept implements net.Listener.
+func (l *raftLayer) Accept() (net.Conn, error) {
+	select {
+	case conn := <-l.conns:
+		return conn, nil
+	case <-l.closeCh:
+		return nil, errLayerClosed
+	}
+}
+
+// Close implements net.Listener. The underlying listener belongs to the mux.
+func (l *raftLayer) Close() error {
+	l.closeOnce.Do(func() { close(l.closeCh) })
+	return nil
+}
+
+// Addr implements net.Listener.
+func (l *raftLayer) Addr() net.Addr {
+	return l.addr
+}
+
+// Dial implements raft.StreamLayer.
+func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	select {
+	case <-l.closeCh:
+		return nil, errLayerClosed
+	default:
+	}
+	return dialConnType(string(address), connTypeRaft, timeout)
+}
+
+// dialConnType connects to a server's RPC port and announces the kind of
+// traffic that follows.
+func dialConnType(address string, kind byte, timeout time.Duration) (net.Conn, error) {
+	conn, err := net.DialTimeout("tcp", address, timeout)
+	if err != nil {
+		return nil, err
+	}
+	_ = conn.SetWriteDeadline(time.Now().Add(timeout))
+	if _, err := conn.Write([]byte{kind}); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("announce connection type to %s: %w", address, err)
+	}
+	_ = conn.SetWriteDeadline(time.Time{})
+	return conn, nil
+}

@@ -1,0 +1,320 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/rpc"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/version"
+)
+
+// Server is a Drover server: it holds the cluster state, replicated with
+// raft, serves the other servers over RPC and takes writes, forwarding them
+// to the leader when it is not the leader.
+type Server struct {
+	config    *Config
+	logger    hclog.Logger
+	nodeID    string
+	advertise string   // RPC address other servers dial
+	joinAddrs []string // normalised ServerJoin
+
+	listener  net.Listener
+	raftLayer *raftLayer
+	mux       *rpcMux
+	pool      *connPool
+
+	fsm           *FSM
+	raft          *raft.Raft
+	raftTransport *raft.NetworkTransport
+	raftStores    *raftStores
+	barrierTerm   atomic.Uint64
+
+	members *memberTable
+
+	shutdownCtx    context.Context
+	shutdownCancel context.CancelFunc
+	loops          sync.WaitGroup
+	shutdownOnce   sync.Once
+	shutdownErr    error
+}
+
+// NewServer starts a server: it binds the RPC port, starts raft and the
+// loops that form or join a cluster, and returns once it is listening. It
+// does not wait for a leader; see WaitForLeader.
+func NewServer(cfg *Config) (*Server, error) {
+	if cfg == nil {
+		return nil, errors.New("new server: no configuration")
+	}
+	cfg = cfg.withDefaults()
+	if cfg.BootstrapExpect < 0 {
+		return nil, fmt.Errorf("bootstrap_expect must not be negative, got %d", cfg.BootstrapExpect)
+	}
+	s := &Server{config: cfg, logger: cfg.Logger.Named("server")}
+	s.shutdownCtx, s.shutdownCancel = context.WithCancel(context.Background())
+	if err := s.setup(); err != nil {
+		if serr := s.Shutdown(); serr != nil {
+			s.logger.Error("clean up after failed start", "error", serr)
+		}
+		return nil, err
+	}
+	s.loops.Add(1)
+	go func() {
+		defer s.loops.Done()
+		s.membershipLoop(s.shutdownCtx)
+	}()
+	s.logger.Info("server started", "id", s.nodeID, "rpc", s.advertise, "region", cfg.Region, "datacenter", cfg.Datacenter)
+	return s, nil
+}
+
+func (s *Server) setup() error {
+	var err error
+	for _, addr := range s.config.ServerJoin {
+		norm, err := normalizeServerAddr(addr)
+		if err != nil {
+			return fmt.Errorf("server_join: %w", err)
+		}
+		s.joinAddrs = append(s.joinAddrs, norm)
+	}
+	if s.nodeID, err = s.config.loadNodeID(); err != nil {
+		return err
+	}
+	if s.fsm, err = NewFSM(s.logger.Named("fsm")); err != nil {
+		return err
+	}
+
+	s.listener, err = net.ListenTCP("tcp", s.config.RPCAddr)
+	if err != nil {
+		return fmt.Errorf("listen for RPC on %s: %w", s.config.RPCAddr, err)
+	}
+	if s.advertise, err = advertiseAddr(s.config.RPCAdvertise, s.listener.Addr().(*net.TCPAddr)); err != nil {
+		return err
+	}
+
+	rpcServer := rpc.NewServer()
+	if err := s.registerEndpoints(rpcServer); err != nil {
+		return err
+	}
+	s.pool = newConnPool(s.config.RPCDialTimeout)
+	s.raftLayer = newRaftLayer(stringAddr(s.advertise))
+	s.mux = newRPCMux(s.listener, s.raftLayer, rpcServer, s.logger.Named("rpc"))
+
+	s.members = newMemberTable(Member{
+		ID:              s.nodeID,
+		Name:            s.config.NodeName + "." + s.config.Region,
+		Region:          s.config.Region,
+		Datacenter:      s.config.Datacenter,
+		RPCAddr:         s.advertise,
+		HTTPAddr:        s.config.HTTPAddr,
+		BootstrapExpect: s.config.BootstrapExpect,
+		Build:           version.Version,
+	})
+	if err := s.setupRaft(); err != nil {
+		return err
+	}
+	// Serve only once everything the endpoints use exists; until then
+	// connections wait in the listen backlog.
+	s.mux.start()
+	return nil
+}
+
+// registerEndpoints publishes the RPC endpoints.
+func (s *Server) registerEndpoints(srv *rpc.Server) error {
+	endpoints := map[string]any{
+		"Status": &statusRPC{s},
+		"Job":    &jobRPC{s},
+		"Eval":   &evalRPC{s},
+		"Alloc":  &allocRPC{s},
+		"Node":   &nodeRPC{s},
+		"Raft":   &raftRPC{s},
+	}
+	for name, rcvr := range endpoints {
+		if err := srv.RegisterName(name, rcvr); err != nil {
+			return fmt.Errorf("register RPC endpoint %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// advertiseAddr settles the address other servers dial.
+func advertiseAddr(configured string, bound *net.TCPAddr) (string, error) {
+	if configured != "" {
+		addr, err := normalizeServerAddr(configured)
+		if err != nil {
+			return "", fmt.Errorf("RPC advertise address: %w", err)
+		}
+		return addr, nil
+	}
+	if bound.IP.IsUnspecified() {
+		return "", fmt.Errorf("RPC bound to %s: an advertise address other servers can reach is required", bound)
+	}
+	return bound.String(), nil
+}
+
+// stringAddr is a net.Addr that is just a "host:port".
+type stringAddr string
+
+func (a stringAddr) Network() string { return "tcp" }
+func (a stringAddr) String() string  { return string(a) }
+
+// Shutdown stops the server: raft, the RPC listener and its connections,
+// and the background loops. It is safe to call more than once.
+func (s *Server) Shutdown() error {
+	s.shutdownOnce.Do(func() {
+		s.logger.Info("shutting down server")
+		s.shutdownCancel()
+		s.loops.Wait()
+
+		var errs []error
+		if err := s.shutdownRaft(); err != nil {
+			errs = append(errs, err)
+		}
+		if s.raftLayer != nil {
+			s.raftLayer.Close()
+		}
+		if s.mux != nil {
+			if err := s.mux.close(); err != nil {
+				errs = append(errs, fmt.Errorf("close RPC listener: %w", err))
+			}
+		} else if s.listener != nil {
+			s.listener.Close()
+		}
+		if s.pool != nil {
+			s.pool.close()
+		}
+		s.shutdownErr = errors.Join(errs...)
+	})
+	return s.shutdownErr
+}
+
+// Config returns the server's configuration, with defaults filled in.
+func (s *Server) Config() *Config { return s.config }
+
+// NodeID returns the server's ID in the raft configuration.
+func (s *Server) NodeID() string { return s.nodeID }
+
+// RPCAddr returns the address the RPC listener is bound to.
+func (s *Server) RPCAddr() net.Addr { return s.listener.Addr() }
+
+// RPCAdvertise returns the RPC address other servers dial.
+func (s *Server) RPCAdvertise() string { return s.advertise }
+
+// Raft returns the raft instance, for tests.
+func (s *Server) Raft() *raft.Raft { return s.raft }
+
+// FSM returns the server's FSM, where the eval hook is installed.
+func (s *Server) FSM() *FSM { return s.fsm }
+
+// State returns the current state store. A snapshot restore replaces the
+// store, so fetch it again for every read or blocking query.
+func (s *Server) State() *state.StateStore { return s.fsm.State() }
+
+// IsLeader reports whether this server is the raft leader.
+func (s *Server) IsLeader() bool { return s.raft.State() == raft.Leader }
+
+// Leader returns the leader's RPC address, or "" when no leader is known.
+func (s *Server) Leader() string {
+	addr, _ := s.raft.LeaderWithID()
+	return string(addr)
+}
+
+// KnownLeader reports whether this server knows a leader.
+func (s *Server) KnownLeader() bool { return s.Leader() != "" }
+
+// LeaderHTTPAddr returns the leader's HTTP address, or "" when no leader is
+// known or it has not told its HTTP address yet.
+func (s *Server) LeaderHTTPAddr() string {
+	_, id := s.raft.LeaderWithID()
+	if id == "" {
+		return ""
+	}
+	m, _ := s.members.byID(string(id))
+	return m.HTTPAddr
+}
+
+// LastContact returns how long ago this server last heard from the leader:
+// 0 on the leader itself.
+func (s *Server) LastContact() time.Duration {
+	if s.IsLeader() {
+		return 0
+	}
+	last := s.raft.LastContact()
+	if last.IsZero() {
+		return 0
+	}
+	return time.Since(last)
+}
+
+// Peers returns the RPC addresses of the servers in the raft
+// configuration, sorted.
+func (s *Server) Peers() []string {
+	conf, err := s.raftConfiguration()
+	if err != nil {
+		s.logger.Warn("read raft configuration", "error", err)
+		return nil
+	}
+	peers := make([]string, 0, len(conf.Servers))
+	for _, srv := range conf.Servers {
+		peers = append(peers, string(srv.Address))
+	}
+	slices.Sort(peers)
+	return peers
+}
+
+// Members returns the servers this server knows of: those it has talked to
+// or heard of, and those in the raft configuration, sorted by ID.
+func (s *Server) Members() []Member {
+	members := s.members.list()
+	conf, err := s.raftConfiguration()
+	if err != nil {
+		return members
+	}
+	for _, srv := range conf.Servers {
+		i := slices.IndexFunc(members, func(m Member) bool { return m.ID == string(srv.ID) })
+		if i < 0 {
+			members = append(members, Member{
+				ID:      string(srv.ID),
+				RPCAddr: string(srv.Address),
+				Region:  s.config.Region,
+				Status:  MemberStatusFailed,
+			})
+			i = len(members) - 1
+		}
+		members[i].Voter = srv.Suffrage == raft.Voter
+	}
+	slices.SortFunc(members, func(a, b Member) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return members
+}
+
+// WaitForLeader blocks until the cluster has a leader or ctx ends.
+func (s *Server) WaitForLeader(ctx context.Context) error {
+	ticker := time.NewTicker(20 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		if s.KnownLeader() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for leader: %w", ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}
