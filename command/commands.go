@@ -1,14 +1,43 @@
 package command
 
-import "github.com/hashicorp/cli"
+import (
+	"github.com/hashicorp/cli"
+
+	"github.com/drover-io/drover/command/agent"
+)
+
+// hiddenCommands are registered but left out of the help listing: they are
+// for Drover's own use.
+var hiddenCommands = []string{"task-supervisor"}
 
 // Commands returns every CLI command keyed by its words, e.g. "job run".
 func Commands(meta Meta) map[string]cli.CommandFactory {
 	return map[string]cli.CommandFactory{
+		"agent": func() (cli.Command, error) { return agent.NewCommand(meta.Ui), nil },
+
+		"eval":        func() (cli.Command, error) { return &EvalCommand{Meta: meta}, nil },
+		"eval status": func() (cli.Command, error) { return &EvalStatusCommand{Meta: meta}, nil },
+
 		"job":          func() (cli.Command, error) { return &JobCommand{Meta: meta}, nil },
+		"job history":  func() (cli.Command, error) { return &JobHistoryCommand{Meta: meta}, nil },
 		"job init":     func() (cli.Command, error) { return &JobInitCommand{Meta: meta}, nil },
+		"job inspect":  func() (cli.Command, error) { return &JobInspectCommand{Meta: meta}, nil },
 		"job run":      func() (cli.Command, error) { return &JobRunCommand{Meta: meta}, nil },
+		"job status":   func() (cli.Command, error) { return &JobStatusCommand{Meta: meta}, nil },
+		"job stop":     func() (cli.Command, error) { return &JobStopCommand{Meta: meta}, nil },
 		"job validate": func() (cli.Command, error) { return &JobValidateCommand{Meta: meta}, nil },
-		"version":      func() (cli.Command, error) { return &VersionCommand{Meta: meta}, nil },
+
+		"node":        func() (cli.Command, error) { return &NodeCommand{Meta: meta}, nil },
+		"node status": func() (cli.Command, error) { return &NodeStatusCommand{Meta: meta}, nil },
+
+		"operator":         func() (cli.Command, error) { return &OperatorCommand{Meta: meta}, nil },
+		"operator metrics": func() (cli.Command, error) { return &OperatorMetricsCommand{Meta: meta}, nil },
+
+		"server":         func() (cli.Command, error) { return &ServerCommand{Meta: meta}, nil },
+		"server members": func() (cli.Command, error) { return &ServerMembersCommand{Meta: meta}, nil },
+
+		"task-supervisor": func() (cli.Command, error) { return &TaskSupervisorCommand{Meta: meta}, nil },
+
+		"version": func() (cli.Command, error) { return &VersionCommand{Meta: meta}, nil },
 	}
 }

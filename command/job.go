@@ -24,6 +24,13 @@ Usage: drover job <subcommand> [options] [args]
       $ drover job validate example.nomad.hcl
       $ drover job run example.nomad.hcl
 
+  Follow it, look at it and its versions, and stop it:
+
+      $ drover job status example
+      $ drover job inspect example
+      $ drover job history example
+      $ drover job stop example
+
   Run "drover job <subcommand> -h" for help on a subcommand.
 `)
 }

@@ -1,26 +1,55 @@
 package command
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/drover-io/drover/api"
 )
 
-// JobRunCommand submits a jobspec to the cluster, or prints it as JSON.
+// JobRunCommand submits a jobspec to the cluster and follows the
+// evaluation that places it, or prints the job as JSON.
 type JobRunCommand struct{ Meta }
 
 func (c *JobRunCommand) Help() string {
 	return strings.TrimSpace(`
 Usage: drover job run [options] <path>
 
-  Parses the jobspec at path ("-" reads stdin) and submits it to the cluster.
+  Parses the jobspec at path ("-" reads stdin), submits it to the cluster,
+  creating the job or updating it, and follows the evaluation that places
+  it until the scheduler is done. Ctrl-C stops following; the job stays
+  registered.
 
+  A periodic job is not evaluated at submission: the command prints when
+  it next launches instead.
+
+  Exit codes: 0 when the job was placed, 2 when the scheduler could not
+  place all of its allocations, 1 on any other error, 130 when interrupted.
+` + clientOptionsHelp + `
 Run Options:
+
+  -detach
+    Return as soon as the job is submitted, printing the ID of its
+    evaluation, instead of following the evaluation.
+
+  -check-index=<index>
+    Submit the job only if its current job modify index is <index>, so
+    that a concurrent change is not overwritten. 0 means "only if the job
+    does not exist yet".
 
   -output
     Print the job as the JSON that "PUT /v1/jobs" takes, {"Job": ...},
     instead of submitting it.
+
+  -verbose
+    Print full IDs.
 
   -var 'key=value'
     Set an input variable of the jobspec; may be repeated.
@@ -34,37 +63,124 @@ func (c *JobRunCommand) Synopsis() string { return "Run a new job or update an e
 
 func (c *JobRunCommand) Run(args []string) int {
 	var jf jobspecFlags
-	var output bool
-	fs := c.FlagSet("job run")
+	var output, detach, verbose bool
+	var checkIndex string
+	fs := c.ClientFlagSet("job run")
 	fs.BoolVar(&output, "output", false, "")
+	fs.BoolVar(&detach, "detach", false, "")
+	fs.BoolVar(&verbose, "verbose", false, "")
+	fs.StringVar(&checkIndex, "check-index", "", "")
 	fs.Var(&jf.vars, "var", "")
 	fs.Var(&jf.varFiles, "var-file", "")
 	if err := fs.Parse(args); err != nil {
-		return 1
+		return exitError
 	}
 	if fs.NArg() != 1 {
 		c.Ui.Error("This command takes one argument: <path>")
 		c.Ui.Error(`For additional help try 'drover job run -h'`)
-		return 1
+		return exitError
+	}
+	opts, err := registerOptions(checkIndex)
+	if err != nil {
+		c.Ui.Error(err.Error())
+		return exitError
 	}
 	job, err := parseJobspec(fs.Arg(0), c.Stdin, jf)
 	if err != nil {
 		c.Ui.Error(err.Error())
-		return 1
+		return exitError
 	}
 	if output {
 		return c.printJSON(job)
 	}
-	c.Ui.Error("Submitting jobs needs a running agent; use -output to print the job")
-	return 1
+
+	client, err := c.Client()
+	if err != nil {
+		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+		return exitError
+	}
+	resp, _, err := client.Jobs().RegisterOpts(job, opts, nil)
+	if err != nil {
+		c.Ui.Error(apiErrorLine(client, "submitting job", err))
+		return exitError
+	}
+	if resp.Warnings != "" {
+		c.Ui.Output(jobWarnings(resp.Warnings))
+	}
+
+	if job.IsPeriodic() {
+		c.Ui.Output("Job registration successful")
+		c.printNextLaunch(job.Periodic, time.Now())
+		return exitOK
+	}
+	if resp.EvalID == "" {
+		// Nothing to evaluate, as for a job that only runs when dispatched.
+		c.Ui.Output("Job registration successful")
+		return exitOK
+	}
+	if detach {
+		c.Ui.Output("Job registration successful")
+		c.Ui.Output("Evaluation ID: " + resp.EvalID)
+		return exitOK
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	return newEvalMonitor(c.Ui, client, verbose).monitor(ctx, resp.EvalID)
+}
+
+// registerOptions turns -check-index into register options; an empty value
+// means the flag was not given.
+func registerOptions(checkIndex string) (*api.RegisterOptions, error) {
+	if checkIndex == "" {
+		return nil, nil
+	}
+	index, err := strconv.ParseUint(checkIndex, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("-check-index must be a non-negative integer, not %q", checkIndex)
+	}
+	return &api.RegisterOptions{EnforceIndex: true, ModifyIndex: index}, nil
+}
+
+// jobWarnings formats what the server accepted but will not honour, one
+// bullet per warning.
+func jobWarnings(warnings string) string {
+	var b strings.Builder
+	b.WriteString("Job Warnings:")
+	for _, w := range strings.Split(strings.TrimSpace(warnings), "\n") {
+		if w = strings.TrimSpace(w); w != "" {
+			b.WriteString("\n* " + w)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func (c *JobRunCommand) printNextLaunch(p *api.PeriodicConfig, now time.Time) {
+	next, err := nextLaunch(p, now)
+	switch {
+	case err != nil:
+		c.Ui.Error(fmt.Sprintf("Error determining next launch time: %v", err))
+	case next.IsZero():
+		c.Ui.Output("No launch scheduled: the job's cron specs never fire again")
+	default:
+		c.Ui.Output(fmt.Sprintf("Approximate next launch time: %s (%s from now)",
+			formatTime(next), formatDuration(next.Sub(now))))
+	}
 }
 
 func (c *JobRunCommand) printJSON(job *api.Job) int {
 	out, err := json.MarshalIndent(api.JobRegisterRequest{Job: job}, "", "    ")
 	if err != nil {
 		c.Ui.Error("encode job: " + err.Error())
-		return 1
+		return exitError
 	}
 	c.Ui.Output(string(out))
-	return 0
+	return exitOK
+}
+
+// interruptContext returns a context that is cancelled on SIGINT or
+// SIGTERM, so that Ctrl-C ends a monitor cleanly; stop restores the default
+// handling.
+func interruptContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -2,11 +2,16 @@ package command
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"testing"
 	"time"
 
 	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
 )
 
 // The JSON "job run -output" prints must be what Nomad's official client
@@ -96,4 +101,105 @@ job "vars" {
 	var req nomadapi.JobRegisterRequest
 	must.NoError(t, json.Unmarshal([]byte(out), &req))
 	must.Eq(t, 90*time.Second, *req.Job.TaskGroups[0].MaxRunDuration)
+}
+
+func TestJobRun_Detach(t *testing.T) {
+	_, addr := testAgent(t)
+	code, out, errOut := runCLI(t, "", "job", "run", "-address", addr, "-detach", "testdata/maxrun.hcl")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.RegexMatch(t, regexp.MustCompile(`^Job registration successful\nEvaluation ID: [0-9a-f]{8}-[0-9a-f-]{27}\n$`), out)
+	must.Eq(t, "", errOut)
+}
+
+func TestJobRun_ServerRejectsInvalidJob(t *testing.T) {
+	_, addr := testAgent(t)
+	code, out, errOut := runCLI(t, "", "job", "run", "-address", addr, "-detach", "testdata/service-maxrun.hcl")
+	must.Eq(t, 1, code)
+	must.Eq(t, "", out)
+	must.StrHasPrefix(t, "Error submitting job: Unexpected response code: 400 (", errOut)
+	must.StrContains(t, errOut, "max_run_duration")
+}
+
+func TestJobRun_CheckIndex(t *testing.T) {
+	_, addr := testAgent(t)
+	code, _, errOut := runCLI(t, "", "job", "run", "-address", addr, "-detach", "-check-index", "0", "testdata/maxrun.hcl")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+
+	// The job exists now, so "only if it does not exist yet" is refused.
+	code, _, errOut = runCLI(t, "", "job", "run", "-address", addr, "-detach", "-check-index", "0", "testdata/maxrun.hcl")
+	must.Eq(t, 1, code)
+	must.StrHasPrefix(t, "Error submitting job: Unexpected response code: ", errOut)
+	must.StrContains(t, errOut, "modify index")
+
+	code, _, errOut = runCLI(t, "", "job", "run", "-address", addr, "-check-index", "x", "testdata/maxrun.hcl")
+	must.Eq(t, 1, code)
+	must.StrContains(t, errOut, `-check-index must be a non-negative integer, not "x"`)
+}
+
+func TestJobRun_PeriodicJobPrintsNextLaunch(t *testing.T) {
+	_, addr := testAgent(t)
+	path := writeJob(t, "nightly", `periodic {
+    crons            = ["0 3 * * *"]
+    time_zone        = "UTC"
+    prohibit_overlap = true
+  }`)
+	code, out, errOut := runCLI(t, "", "job", "run", "-address", addr, path)
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.RegexMatch(t, regexp.MustCompile(
+		`^Job registration successful\nApproximate next launch time: \S+T\S+ \(\S+ from now\)\n$`), out)
+}
+
+// fakeRegistrar answers PUT /v1/jobs with the given evaluation and warnings
+// and hands every other request to next.
+func fakeRegistrar(t *testing.T, evalID, warnings string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && r.URL.Path == "/v1/jobs" {
+			var req api.JobRegisterRequest
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Job == nil || *req.Job.ID != "maxrun" {
+				t.Errorf("bad register request: %v", err)
+			}
+			writeJSON(w, 10, api.JobRegisterResponse{EvalID: evalID, Warnings: warnings})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func TestJobRun_MonitorsTheEvaluation(t *testing.T) {
+	script := &evalScript{
+		states: map[string][]api.Evaluation{evalID1: {
+			scriptedEval(evalID1, "pending"),
+			scriptedEval(evalID1, "complete"),
+		}},
+		allocs: map[string]map[int][]*api.AllocationListStub{evalID1: {
+			1: {{ID: allocID, NodeID: nodeID, TaskGroup: "maxrun", CreateIndex: 25}},
+		}},
+	}
+	srv := httptest.NewServer(fakeRegistrar(t, evalID1, "Job field \"Affinities\" is not supported by Drover and was ignored", script.bind(t)))
+	t.Cleanup(srv.Close)
+
+	code, out, errOut := runCLI(t, "", "job", "run", "-address", srv.URL, "-verbose", "testdata/maxrun.hcl")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.StrHasPrefix(t, "Job Warnings:\n* Job field \"Affinities\" is not supported by Drover and was ignored\n\n==> ", out)
+	must.StrContains(t, out, `: Monitoring evaluation "`+evalID1+`"`)
+	must.StrContains(t, out, `: Allocation "`+allocID+`" created: node "`+nodeID+`", group "maxrun"`)
+	must.StrContains(t, out, `: Evaluation "`+evalID1+`" finished with status "complete"`)
+}
+
+func TestJobRun_PlacementFailureExitsTwo(t *testing.T) {
+	failed := scriptedEval(evalID1, "complete")
+	failed.FailedTGAllocs = map[string]*api.AllocationMetric{"maxrun": {NodesEvaluated: 0}}
+	script := &evalScript{states: map[string][]api.Evaluation{evalID1: {failed}}}
+	srv := httptest.NewServer(fakeRegistrar(t, evalID1, "", script.bind(t)))
+	t.Cleanup(srv.Close)
+
+	code, out, _ := runCLI(t, "", "job", "run", "-address", srv.URL, "testdata/maxrun.hcl")
+	must.Eq(t, exitPlacementFailure, code)
+	must.StrNotContains(t, out, "Job Warnings")
+	must.StrContains(t, out, `failed to place all allocations:`)
+	must.StrContains(t, out, "      * No nodes were eligible for evaluation\n")
+}
+
+func TestJobWarnings(t *testing.T) {
+	must.Eq(t, "Job Warnings:\n* one\n* two\n", jobWarnings("one\n\n  two  \n"))
 }

@@ -20,13 +20,14 @@ func Main(args []string) int {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ui := &cli.BasicUi{Reader: stdin, Writer: stdout, ErrorWriter: stderr}
 	c := &cli.CLI{
-		Name:         "drover",
-		Version:      version.String(),
-		Args:         args,
-		Commands:     Commands(Meta{Ui: ui, Stdin: stdin}),
-		Autocomplete: false,
-		HelpWriter:   stdout,
-		ErrorWriter:  stderr,
+		Name:           "drover",
+		Version:        version.String(),
+		Args:           args,
+		Commands:       Commands(Meta{Ui: ui, Stdin: stdin}),
+		HiddenCommands: hiddenCommands,
+		Autocomplete:   false,
+		HelpWriter:     stdout,
+		ErrorWriter:    stderr,
 	}
 	code, err := c.Run()
 	if err != nil {

@@ -6,13 +6,22 @@ import (
 	"strings"
 
 	"github.com/hashicorp/cli"
+
+	"github.com/drover-io/drover/api"
 )
 
-// Meta is what every command shares: the UI and the common flags.
+// Meta is what every command shares: the UI, stdin and, for the commands
+// that talk to an agent, the client flags.
 type Meta struct {
 	Ui cli.Ui
 	// Stdin is where "-" paths read from.
 	Stdin io.Reader
+
+	// Set by the client flags; empty means "from the environment".
+	address   string
+	region    string
+	namespace string
+	token     string
 }
 
 // FlagSet returns a flag set for the named command whose errors and usage go
@@ -23,6 +32,59 @@ func (m *Meta) FlagSet(name string) *flag.FlagSet {
 	fs.Usage = func() {}
 	return fs
 }
+
+// ClientFlagSet is FlagSet with the flags that say which agent to talk to
+// and how: -address, -region, -namespace and -token.
+func (m *Meta) ClientFlagSet(name string) *flag.FlagSet {
+	fs := m.FlagSet(name)
+	fs.StringVar(&m.address, "address", "", "")
+	fs.StringVar(&m.region, "region", "", "")
+	fs.StringVar(&m.namespace, "namespace", "", "")
+	fs.StringVar(&m.token, "token", "", "")
+	return fs
+}
+
+// Client returns a client for the agent the flags name; what the flags leave
+// out comes from the environment (DROVER_ADDR, then NOMAD_ADDR, ...), and
+// the address defaults to http://127.0.0.1:4646.
+func (m *Meta) Client() (*api.Client, error) {
+	cfg := api.DefaultConfig()
+	if m.address != "" {
+		cfg.Address = m.address
+	}
+	if m.region != "" {
+		cfg.Region = m.region
+	}
+	if m.namespace != "" {
+		cfg.Namespace = m.namespace
+	}
+	if m.token != "" {
+		cfg.Token = m.token
+	}
+	return api.NewClient(cfg)
+}
+
+// clientOptionsHelp documents the client flags; every command that talks
+// to an agent appends it to its help.
+const clientOptionsHelp = `
+General Options:
+
+  -address=<addr>
+    The address of the Drover agent's HTTP API. Defaults to $DROVER_ADDR,
+    else $NOMAD_ADDR, else http://127.0.0.1:4646.
+
+  -region=<region>
+    The region to send requests to. Defaults to $DROVER_REGION, else
+    $NOMAD_REGION, else the agent's own region.
+
+  -namespace=<namespace>
+    The namespace to act in. Defaults to $DROVER_NAMESPACE, else
+    $NOMAD_NAMESPACE, else "default".
+
+  -token=<secret>
+    The ACL token sent as X-Nomad-Token. Defaults to $DROVER_TOKEN, else
+    $NOMAD_TOKEN.
+`
 
 // uiErrorWriter sends what the flag package prints to the UI's error stream.
 type uiErrorWriter struct{ ui cli.Ui }

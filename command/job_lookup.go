@@ -1,0 +1,66 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/drover-io/drover/api"
+)
+
+// resolveJob finds the one job an ID or ID prefix names. When there is no
+// such job, or several and none with exactly that ID, it tells the user
+// (listing the candidates) and returns false.
+func (m *Meta) resolveJob(client *api.Client, id string) (*api.JobListStub, bool) {
+	jobs, _, err := client.Jobs().PrefixList(id)
+	if err != nil {
+		m.Ui.Error(apiErrorLine(client, "querying jobs", err))
+		return nil, false
+	}
+	job, ambiguous, ok := prefixMatch(id, jobs, func(j *api.JobListStub) string { return j.ID })
+	switch {
+	case ok:
+		return job, true
+	case len(ambiguous) == 0:
+		m.Ui.Error(fmt.Sprintf("No job(s) with prefix or id %q found", id))
+	default:
+		m.Ui.Error(fmt.Sprintf("Prefix matched multiple jobs\n\n%s", jobListTable(ambiguous)))
+	}
+	return nil, false
+}
+
+// jobListTable is the table of jobs "job status" prints without arguments.
+func jobListTable(jobs []*api.JobListStub) string {
+	rows := []string{"ID|Type|Priority|Status|Submit Date"}
+	for _, j := range jobs {
+		rows = append(rows, fmt.Sprintf("%s|%s|%d|%s|%s",
+			j.ID, j.Type, j.Priority, jobStatusString(j.Status, j.Stop), formatUnixNano(j.SubmitTime)))
+	}
+	return formatList(rows)
+}
+
+// jobStatusString is a job's status, marked when the job was stopped: a
+// stopped job reads "dead (stopped)" once its allocations are gone and
+// "running (stopped)" while they are still being stopped.
+func jobStatusString(status string, stop bool) string {
+	if stop {
+		return status + " (stopped)"
+	}
+	return status
+}
+
+// orNone shows an empty value as "<none>".
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// deref returns what p points to, or the zero value for nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,336 @@
+package command
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/drover-io/drover/api"
+)
+
+// JobStatusCommand lists the jobs, or shows one job in detail.
+type JobStatusCommand struct{ Meta }
+
+func (c *JobStatusCommand) Help() string {
+	return strings.TrimSpace(`
+Usage: drover job status [options] [job]
+
+  Without a job, lists every job. With a job ID, or a unique prefix of one,
+  shows the job: its settings, how many of its allocations are in each
+  state per task group, why the scheduler could not place allocations (if
+  it could not), and its allocations. Allocations of a group with a
+  max_run_duration show their deadline.
+` + clientOptionsHelp + `
+Status Options:
+
+  -short
+    Show only the job's settings, not its summary and allocations.
+
+  -evals
+    Also list the job's evaluations.
+
+  -all-allocs
+    List the allocations of every version of the job, not only of the
+    current one.
+
+  -verbose
+    Show full IDs and absolute times.
+`)
+}
+
+func (c *JobStatusCommand) Synopsis() string { return "Display the status of jobs" }
+
+func (c *JobStatusCommand) Run(args []string) int {
+	var view jobStatusView
+	fs := c.ClientFlagSet("job status")
+	fs.BoolVar(&view.short, "short", false, "")
+	fs.BoolVar(&view.evals, "evals", false, "")
+	fs.BoolVar(&view.allAllocs, "all-allocs", false, "")
+	fs.BoolVar(&view.verbose, "verbose", false, "")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if fs.NArg() > 1 {
+		c.Ui.Error("This command takes at most one argument: [job]")
+		c.Ui.Error(`For additional help try 'drover job status -h'`)
+		return exitError
+	}
+	client, err := c.Client()
+	if err != nil {
+		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+		return exitError
+	}
+	if fs.NArg() == 0 {
+		return c.list(client)
+	}
+	stub, ok := c.resolveJob(client, fs.Arg(0))
+	if !ok {
+		return exitError
+	}
+	view.Meta = &c.Meta
+	view.client = client
+	view.now = time.Now()
+	return view.show(stub)
+}
+
+func (c *JobStatusCommand) list(client *api.Client) int {
+	jobs, _, err := client.Jobs().List(nil)
+	if err != nil {
+		c.Ui.Error(apiErrorLine(client, "querying jobs", err))
+		return exitError
+	}
+	if len(jobs) == 0 {
+		c.Ui.Output("No running jobs")
+		return exitOK
+	}
+	c.Ui.Output(jobListTable(jobs))
+	return exitOK
+}
+
+// jobStatusView prints one job; its fields are the command's flags and
+// what every section needs.
+type jobStatusView struct {
+	*Meta
+	client *api.Client
+	now    time.Time
+
+	short, evals, allAllocs, verbose bool
+}
+
+func (v *jobStatusView) show(stub *api.JobListStub) int {
+	job, _, err := v.client.Jobs().Info(stub.ID, nil)
+	if err != nil {
+		v.Ui.Error(apiErrorLine(v.client, "querying job", err))
+		return exitError
+	}
+	v.Ui.Output(formatKV(v.jobRows(job, stub.ParameterizedJob)))
+	if v.short {
+		return exitOK
+	}
+	if err := v.showSummary(job, stub.ParameterizedJob); err != nil {
+		v.Ui.Error(apiErrorLine(v.client, "querying job summary", err))
+		return exitError
+	}
+	if job.IsPeriodic() && deref(job.ParentID) == "" {
+		if err := v.showLaunches(job); err != nil {
+			v.Ui.Error(apiErrorLine(v.client, "querying periodic launches", err))
+			return exitError
+		}
+		return exitOK
+	}
+	if err := v.showEvaluations(job); err != nil {
+		v.Ui.Error(apiErrorLine(v.client, "querying job evaluations", err))
+		return exitError
+	}
+	if err := v.showAllocations(job); err != nil {
+		v.Ui.Error(apiErrorLine(v.client, "querying job allocations", err))
+		return exitError
+	}
+	return exitOK
+}
+
+func (v *jobStatusView) jobRows(job *api.Job, parameterized bool) []string {
+	rows := []string{
+		"ID|" + deref(job.ID),
+		"Name|" + deref(job.Name),
+		"Submit Date|" + formatUnixNano(deref(job.SubmitTime)),
+		"Type|" + deref(job.Type),
+		"Priority|" + strconv.Itoa(deref(job.Priority)),
+		"Datacenters|" + strings.Join(job.Datacenters, ","),
+		"Namespace|" + deref(job.Namespace),
+		"Node Pool|" + deref(job.NodePool),
+		"Status|" + jobStatusString(deref(job.Status), deref(job.Stop)),
+		"Periodic|" + strconv.FormatBool(job.IsPeriodic()),
+		"Parameterized|" + strconv.FormatBool(parameterized),
+	}
+	if job.IsPeriodic() && deref(job.ParentID) == "" {
+		rows = append(rows, "Next Periodic Launch|"+v.nextLaunchText(job))
+	}
+	return rows
+}
+
+func (v *jobStatusView) nextLaunchText(job *api.Job) string {
+	if deref(job.Stop) {
+		return "none (job stopped)"
+	}
+	next, err := nextLaunch(job.Periodic, v.now)
+	switch {
+	case err != nil:
+		return "unknown: " + err.Error()
+	case next.IsZero():
+		return "none"
+	}
+	return fmt.Sprintf("%s (%s from now)", formatTime(next), formatDuration(next.Sub(v.now)))
+}
+
+// showSummary prints the allocation counts per group and, for a job that
+// launches children, how many of them are in each state.
+func (v *jobStatusView) showSummary(job *api.Job, parameterized bool) error {
+	summary, _, err := v.client.Jobs().Summary(deref(job.ID), nil)
+	if err != nil {
+		return err
+	}
+	launches := job.IsPeriodic() || parameterized
+	if !launches {
+		rows := []string{"Task Group|Queued|Starting|Running|Failed|Complete|Lost|Unknown"}
+		for _, group := range slices.Sorted(maps.Keys(summary.Summary)) {
+			s := summary.Summary[group]
+			rows = append(rows, fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d|%d",
+				group, s.Queued, s.Starting, s.Running, s.Failed, s.Complete, s.Lost, s.Unknown))
+		}
+		v.Ui.Output("\nSummary")
+		v.Ui.Output(formatList(rows))
+	}
+	if ch := summary.Children; ch != nil && (launches || ch.Pending+ch.Running+ch.Dead > 0) {
+		v.Ui.Output("\nChildren Job Summary")
+		v.Ui.Output(formatList([]string{
+			"Pending|Running|Dead",
+			fmt.Sprintf("%d|%d|%d", ch.Pending, ch.Running, ch.Dead),
+		}))
+	}
+	return nil
+}
+
+// showLaunches lists the children a periodic job launched, newest first.
+func (v *jobStatusView) showLaunches(job *api.Job) error {
+	id := deref(job.ID)
+	found, _, err := v.client.Jobs().PrefixList(id + "/periodic-")
+	if err != nil {
+		return err
+	}
+	var children []*api.JobListStub
+	for _, j := range found {
+		if j.ParentID == id {
+			children = append(children, j)
+		}
+	}
+	v.Ui.Output("\nPreviously Launched Jobs")
+	if len(children) == 0 {
+		v.Ui.Output("No instances of periodic job found")
+		return nil
+	}
+	slices.SortFunc(children, func(a, b *api.JobListStub) int { return cmp.Compare(b.SubmitTime, a.SubmitTime) })
+	rows := []string{"ID|Status"}
+	for _, j := range children {
+		rows = append(rows, j.ID+"|"+jobStatusString(j.Status, j.Stop))
+	}
+	v.Ui.Output(formatList(rows))
+	return nil
+}
+
+// showEvaluations prints why the scheduler last failed to place
+// allocations, while that still matters, and with -evals every evaluation.
+func (v *jobStatusView) showEvaluations(job *api.Job) error {
+	evals, _, err := v.client.Jobs().Evaluations(deref(job.ID), nil)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(evals, func(a, b *api.Evaluation) int { return cmp.Compare(b.CreateIndex, a.CreateIndex) })
+	if failed := unresolvedPlacementFailure(evals); failed != nil {
+		v.Ui.Output("\nPlacement Failure")
+		v.Ui.Output(formatPlacementFailures(failed.FailedTGAllocs, v.verbose))
+	}
+	if !v.evals {
+		return nil
+	}
+	v.Ui.Output("\nEvaluations")
+	v.Ui.Output(jobEvalTable(evals, v.verbose))
+	return nil
+}
+
+// unresolvedPlacementFailure returns the newest evaluation (evals are newest
+// first) that failed to place allocations, if that failure still stands:
+// it is the newest evaluation of all, or an evaluation is blocked waiting
+// for capacity to place the rest.
+func unresolvedPlacementFailure(evals []*api.Evaluation) *api.Evaluation {
+	blocked := slices.ContainsFunc(evals, func(e *api.Evaluation) bool { return e.Status == api.EvalStatusBlocked })
+	for i, e := range evals {
+		if len(e.FailedTGAllocs) > 0 {
+			if i == 0 || blocked {
+				return e
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// jobEvalTable lists the evaluations of one job.
+func jobEvalTable(evals []*api.Evaluation, verbose bool) string {
+	rows := []string{"ID|Priority|Triggered By|Status|Placement Failures"}
+	for _, e := range evals {
+		rows = append(rows, fmt.Sprintf("%s|%d|%s|%s|%t",
+			shortID(e.ID, verbose), e.Priority, e.TriggeredBy, e.Status, len(e.FailedTGAllocs) > 0))
+	}
+	return formatList(rows)
+}
+
+func (v *jobStatusView) showAllocations(job *api.Job) error {
+	allocs, _, err := v.client.Jobs().Allocations(deref(job.ID), v.allAllocs, nil)
+	if err != nil {
+		return err
+	}
+	v.Ui.Output("\nAllocations")
+	if len(allocs) == 0 {
+		v.Ui.Output("No allocations placed")
+		return nil
+	}
+	v.Ui.Output(allocTable(allocs, v.verbose, v.now))
+	return nil
+}
+
+// allocTable lists allocations, newest first. When any of them has a
+// max_run_duration a Deadline column shows when it is (or was) stopped.
+func allocTable(allocs []*api.AllocationListStub, verbose bool, now time.Time) string {
+	allocs = slices.Clone(allocs)
+	slices.SortFunc(allocs, func(a, b *api.AllocationListStub) int {
+		return cmp.Or(cmp.Compare(b.CreateIndex, a.CreateIndex), cmp.Compare(a.ID, b.ID))
+	})
+	deadlines := slices.ContainsFunc(allocs, func(a *api.AllocationListStub) bool { return a.MaxRunDeadline != 0 })
+	header := "ID|Node ID|Task Group|Version|Desired|Status|Created|Modified"
+	if deadlines {
+		header += "|Deadline"
+	}
+	rows := []string{header}
+	for _, a := range allocs {
+		row := fmt.Sprintf("%s|%s|%s|%d|%s|%s|%s|%s",
+			shortID(a.ID, verbose), shortID(a.NodeID, verbose), a.TaskGroup, a.JobVersion,
+			a.DesiredStatus, a.ClientStatus, when(a.CreateTime, verbose, now), when(a.ModifyTime, verbose, now))
+		if deadlines {
+			row += "|" + deadlineText(a.MaxRunDeadline, verbose, now)
+		}
+		rows = append(rows, row)
+	}
+	return formatList(rows)
+}
+
+// deadlineText shows a max_run_duration deadline: relative ("in 7s", "3s
+// ago"), or absolute with -verbose; "-" for an allocation without one.
+func deadlineText(deadline int64, verbose bool, now time.Time) string {
+	if deadline == 0 {
+		return "-"
+	}
+	return when(deadline, verbose, now)
+}
+
+// when shows a time in Unix nanoseconds: relative to now, or absolute with
+// -verbose.
+func when(ns int64, verbose bool, now time.Time) string {
+	if verbose {
+		return formatUnixNano(ns)
+	}
+	return prettyUnixNano(ns, now)
+}
+
+// shortID is an ID as tables show it: its first 8 characters unless
+// -verbose.
+func shortID(id string, verbose bool) string {
+	if verbose {
+		return id
+	}
+	return limit(id, shortIDLength)
+}

@@ -1,0 +1,117 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// JobStopCommand stops a job: the scheduler stops its allocations. With
+// -purge the job is also removed.
+type JobStopCommand struct{ Meta }
+
+func (c *JobStopCommand) Help() string {
+	return strings.TrimSpace(`
+Usage: drover job stop [options] <job>
+
+  Stops a job, given its ID or a unique prefix of one, and follows the
+  evaluation that stops its allocations until the scheduler is done. The
+  stopped job stays, marked stopped, until it is purged or run again.
+
+  When the argument is a prefix rather than the job's ID, the command asks
+  before stopping the job it found.
+` + clientOptionsHelp + `
+Stop Options:
+
+  -purge
+    Also remove the job and its history from the cluster state at once.
+
+  -detach
+    Return as soon as the job is stopped, printing the ID of the
+    evaluation, instead of following it.
+
+  -yes
+    Do not ask for confirmation.
+
+  -verbose
+    Print full IDs.
+`)
+}
+
+func (c *JobStopCommand) Synopsis() string { return "Stop a running job" }
+
+func (c *JobStopCommand) Run(args []string) int {
+	var purge, detach, yes, verbose bool
+	fs := c.ClientFlagSet("job stop")
+	fs.BoolVar(&purge, "purge", false, "")
+	fs.BoolVar(&detach, "detach", false, "")
+	fs.BoolVar(&yes, "yes", false, "")
+	fs.BoolVar(&verbose, "verbose", false, "")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if fs.NArg() != 1 {
+		c.Ui.Error("This command takes one argument: <job>")
+		c.Ui.Error(`For additional help try 'drover job stop -h'`)
+		return exitError
+	}
+	client, err := c.Client()
+	if err != nil {
+		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+		return exitError
+	}
+	id := fs.Arg(0)
+	job, ok := c.resolveJob(client, id)
+	if !ok {
+		return exitError
+	}
+	if job.ID != id && !yes {
+		if code, proceed := c.confirm(job.ID); !proceed {
+			return code
+		}
+	}
+
+	evalID, _, err := client.Jobs().Deregister(job.ID, purge, nil)
+	if err != nil {
+		c.Ui.Error(apiErrorLine(client, "deregistering job", err))
+		return exitError
+	}
+	if evalID == "" {
+		// A periodic job has no allocations of its own to stop.
+		return exitOK
+	}
+	if detach {
+		c.Ui.Output(evalID)
+		return exitOK
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	return newEvalMonitor(c.Ui, client, verbose).monitor(ctx, evalID)
+}
+
+// confirm asks whether to stop the job a prefix matched. It returns whether
+// to go on and, if not, the exit code.
+func (c *JobStopCommand) confirm(jobID string) (int, bool) {
+	answer, err := c.Ui.Ask(fmt.Sprintf("Are you sure you want to stop job %q? [y/N]", jobID))
+	if errors.Is(err, io.EOF) {
+		// No one to answer, as when stdin is not a terminal.
+		c.Ui.Output("")
+		c.Ui.Error("No answer, so the job was not stopped; use -yes to stop it without asking")
+		return exitError, false
+	}
+	if err != nil {
+		c.Ui.Error(fmt.Sprintf("Failed to read confirmation: %v", err))
+		return exitError, false
+	}
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return exitOK, true
+	case "", "n", "no":
+		c.Ui.Output("Cancelling job stop")
+		return exitOK, false
+	default:
+		c.Ui.Error(fmt.Sprintf("Answer %q is neither y nor n; the job was not stopped", answer))
+		return exitError, false
+	}
+}
