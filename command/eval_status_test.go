@@ -2,6 +2,8 @@ package command
 
 import (
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +26,9 @@ func TestEvalStatus_OneAndList(t *testing.T) {
 	must.Eq(t, 0, code, must.Sprint(errOut))
 	must.StrHasPrefix(t, "ID                 = "+evalID[:8]+"\nCreate Time        = ", out)
 	must.StrContains(t, out, "\nType               = batch\nTriggeredBy        = job-register\n"+
-		"Job ID             = maxrun\nNamespace          = default\nPriority           = 50\n"+
-		"Placement Failures = false")
+		"Job ID             = maxrun\nNamespace          = default\nPriority           = 50\n")
+	// Whether it placed anything depends on the scheduler, not the CLI.
+	must.RegexMatch(t, regexp.MustCompile(`\nPlacement Failures = (true|false)\n`), out+"\n")
 	must.StrNotContains(t, out, "Placed Allocations")
 
 	code, out, _ = runCLI(t, "", "eval", "status", "-address", addr, "-json", evalID)
@@ -38,10 +41,13 @@ func TestEvalStatus_OneAndList(t *testing.T) {
 	code, out, _ = runCLI(t, "", "eval", "status", "-address", addr)
 	must.Eq(t, 0, code)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	must.Len(t, 2, lines)
 	must.Eq(t, []string{"ID", "Priority", "Triggered", "By", "Job", "ID", "Namespace", "Node", "ID", "Status", "Placement", "Failures"},
 		strings.Fields(lines[0]))
-	must.Eq(t, []string{evalID[:8], "50", "job-register", "maxrun", "default", "<none>"}, strings.Fields(lines[1])[:6])
+	// A scheduler may have added evaluations (a blocked one); ours is
+	// listed all the same.
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, evalID[:8]+" ") })
+	must.Positive(t, i, must.Sprint(out))
+	must.Eq(t, []string{evalID[:8], "50", "job-register", "maxrun", "default", "<none>"}, strings.Fields(lines[i])[:6])
 
 	registerTestNode(t, a, testNodeID, "worker-1")
 	placeTestAlloc(t, a, testAllocID, "maxrun", evalID, testNodeID)

@@ -27,7 +27,7 @@ func TestNodeStatus_ListAndOne(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	must.Len(t, 3, lines)
 	must.Eq(t, []string{"ID", "Node", "Pool", "DC", "Name", "Class", "Drain", "Eligibility", "Status"}, strings.Fields(lines[0]))
-	must.StrContains(t, out, "\nf5a9b8c7  default    dc1  worker-1  <none>  false  eligible     ready\n")
+	must.StrContains(t, out, "\nf5a9b8c7  default    dc1  worker-1  <none>  false  ineligible   ready\n")
 
 	code, _, errOut = runCLI(t, "", "node", "status", "-address", addr, "f5a9")
 	must.Eq(t, 1, code)
@@ -42,7 +42,7 @@ Node Pool   = default
 Class       = <none>
 DC          = dc1
 Drain       = false
-Eligibility = eligible
+Eligibility = ineligible
 Status      = ready
 Drivers     = raw_exec
 

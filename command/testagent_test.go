@@ -49,7 +49,9 @@ func (w testLogWriter) Write(p []byte) (int, error) {
 }
 
 // registerTestNode registers a ready node with 4000 MHz and 8 GiB through
-// the server, as a client would.
+// the server, as a client would. It is ineligible for placements, so that
+// a scheduler leaves it alone and only the allocations a test places are
+// on it.
 func registerTestNode(t *testing.T, a *agent.Agent, id, name string) {
 	t.Helper()
 	node := &structs.Node{
@@ -60,7 +62,7 @@ func registerTestNode(t *testing.T, a *agent.Agent, id, name string) {
 		NodePool:              "default",
 		Attributes:            map[string]string{"kernel.name": "linux", structs.NodeAttrVersion: "0.1.0"},
 		Meta:                  map[string]string{"rack": "r1"},
-		SchedulingEligibility: structs.NodeSchedulingEligible,
+		SchedulingEligibility: structs.NodeSchedulingIneligible,
 		Status:                structs.NodeStatusReady,
 		Drivers: map[string]*structs.DriverInfo{
 			"raw_exec": {Detected: true, Healthy: true},
