@@ -1,0 +1,148 @@
+package scheduler
+
+import (
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// genericScheduler schedules batch and service jobs: each group keeps
+// Count allocations wherever they fit best.
+type genericScheduler struct {
+	scheduler
+}
+
+// Process implements Scheduler.
+func (g *genericScheduler) Process(eval *structs.Evaluation) error {
+	return g.process(eval, g.build)
+}
+
+func (g *genericScheduler) build(ctx *planContext) error {
+	if !ctx.jobWantsAllocs() {
+		ctx.stopAll()
+		return nil
+	}
+	groups := ctx.allocsByGroup()
+	ctx.stopRemovedGroups(groups)
+	for _, tg := range ctx.job.TaskGroups {
+		if err := g.buildGroup(ctx, tg, groups[tg.Name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, allocs []*structs.Allocation) error {
+	ch := reconcileGroup(reconcileInput{
+		job:    ctx.job,
+		tg:     tg,
+		allocs: allocs,
+		now:    ctx.now,
+		evalID: ctx.eval.ID,
+		node:   ctx.nodeCondition,
+	})
+	ctx.queued[tg.Name] = 0
+	p := ctx.placer(tg)
+	for _, s := range ch.stops {
+		ctx.stop(s.alloc, s.desc, s.clientStatus)
+	}
+	for _, alloc := range ch.updates {
+		if !ctx.tryInPlace(alloc, p) {
+			ch.replacements = append(ch.replacements, replacement{prev: alloc, kind: replaceDestructive})
+		}
+	}
+	ctx.later = append(ctx.later, ch.later...)
+
+	opts := selectOptions{
+		limit:  scoreLimit(ctx.job.Type, len(ctx.nodes.candidates)),
+		spread: ctx.job.Type == structs.JobTypeService,
+	}
+	for _, r := range ch.replacements {
+		if err := ctx.placeReplacement(p, r, opts); err != nil {
+			return err
+		}
+	}
+	for _, name := range ch.newNames {
+		node, metric, err := ctx.selectNode(p, opts)
+		if err != nil {
+			return err
+		}
+		if node == nil {
+			ctx.failPlacement(p, metric)
+			continue
+		}
+		ctx.commitPlacement(p, ctx.newAlloc(p, name, node, metric))
+	}
+	return nil
+}
+
+// nodeCondition says what the node of a live allocation means for it.
+func (ctx *planContext) nodeCondition(nodeID string) nodeCondition {
+	node, _ := ctx.nodes.node(nodeID)
+	switch {
+	case node == nil || node.Status == structs.NodeStatusDown:
+		return nodeLost
+	case node.Drain:
+		return nodeDraining
+	}
+	return nodeUsable
+}
+
+// placeReplacement places an allocation in place of r.prev. What the
+// previous allocation held is free while its replacement is chosen, so a
+// destructive update may land on the same node. When no node is found, a
+// lost allocation is still stopped as lost, and the others stay as they
+// are.
+func (ctx *planContext) placeReplacement(p *groupPlacer, r replacement, opts selectOptions) error {
+	prev := r.prev
+	ctx.release(prev)
+	if r.kind == replaceReschedule {
+		opts.avoid = previousNodes(prev)
+	}
+	node, metric, err := ctx.selectReplacementNode(p, r, opts)
+	if err != nil {
+		return err
+	}
+	if node == nil {
+		if r.kind == replaceLost {
+			ctx.plan.AppendStoppedAlloc(prev, allocLost, lostStatus(prev))
+		} else {
+			ctx.restore(prev)
+		}
+		ctx.failPlacement(p, metric)
+		return nil
+	}
+	alloc := ctx.newAlloc(p, prev.Name, node, metric)
+	alloc.PreviousAllocation = prev.ID
+	desc, clientStatus := allocUpdating, ""
+	switch r.kind {
+	case replaceLost:
+		desc, clientStatus = allocLost, lostStatus(prev)
+	case replaceMigrate:
+		desc = allocMigrating
+	case replaceReschedule:
+		desc = allocRescheduled
+		alloc.RescheduleTracker = nextTracker(prev, p.checker.tg.ReschedulePolicy, ctx.now, r.resched.delay)
+	}
+	stopped := ctx.plan.AppendStoppedAlloc(prev, desc, clientStatus)
+	stopped.NextAllocation = alloc.ID
+	ctx.commitPlacement(p, alloc)
+	return nil
+}
+
+// selectReplacementNode selects a node for a replacement. Once the group
+// has failed a placement, a destructive update still tries the node it
+// runs on, where it may fit in the room it frees.
+func (ctx *planContext) selectReplacementNode(p *groupPlacer, r replacement, opts selectOptions) (*structs.Node, *structs.AllocMetric, error) {
+	if p.failed == nil || r.kind != replaceDestructive {
+		return ctx.selectNode(p, opts)
+	}
+	node, pos := ctx.nodes.node(r.prev.NodeID)
+	if node == nil || !node.Ready() || !ctx.scope.contains(node) {
+		return nil, nil, nil
+	}
+	m := newMetric(ctx.nodes)
+	m.NodesEvaluated = 1
+	if _, ok, err := ctx.rankNode(p, pos, node, opts, m); err != nil || !ok {
+		return nil, nil, err
+	}
+	return node, m, nil
+}
