@@ -126,3 +126,24 @@ type AllocationMetric struct {
 	AllocationTime     time.Duration
 	CoalescedFailures  int
 }
+
+// AllocStopResponse is the answer to POST /v1/allocation/:id/stop.
+type AllocStopResponse struct {
+	// EvalID is the evaluation that replaces the stopped allocation.
+	EvalID string
+	WriteMeta
+}
+
+// AllocationRestartRequest is the body of PUT /v1/client/allocation/:id/restart.
+// An empty TaskName with AllTasks unset restarts the running tasks.
+type AllocationRestartRequest struct {
+	TaskName string
+	AllTasks bool
+}
+
+// AllocSignalRequest is the body of PUT /v1/client/allocation/:id/signal. An
+// empty Task signals every task of the allocation.
+type AllocSignalRequest struct {
+	Task   string
+	Signal string
+}

@@ -8,5 +8,14 @@
 // Durations travel as integer nanoseconds, as encoding/json writes a
 // time.Duration.
 //
+// The client follows Nomad's HTTP API: NewClient(DefaultConfig()) reads
+// DROVER_ADDR (or NOMAD_ADDR) and friends, and handles such as
+// Client.Jobs, Client.Allocations and Client.Nodes wrap its endpoints. A read
+// becomes a blocking query when QueryOptions.WaitIndex is set; it returns
+// once the server's state passes that index or the wait time ends, and
+// QueryOptions.WithContext cancels it early. A refusal from the agent is an
+// UnexpectedResponseError carrying the agent's reason; IsNotFound tells
+// "no such thing" apart from other failures.
+//
 // This package never imports server or client code.
 package api

@@ -182,6 +182,9 @@ type JobsParseRequest struct {
 // JobVersionsResponse is the answer to GET /v1/job/:id/versions.
 type JobVersionsResponse struct {
 	Versions []*Job
+	// Diffs, when asked for, holds how each version differs from the one
+	// before it.
+	Diffs []*JobDiff
 	QueryMeta
 }
 

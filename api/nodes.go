@@ -138,3 +138,35 @@ type DriverInfo struct {
 	HealthDescription string
 	UpdateTime        time.Time
 }
+
+// NodeUpdateEligibilityRequest is the body of POST /v1/node/:id/eligibility.
+type NodeUpdateEligibilityRequest struct {
+	NodeID      string
+	Eligibility string
+}
+
+// NodeEligibilityUpdateResponse is the answer to POST /v1/node/:id/eligibility.
+type NodeEligibilityUpdateResponse struct {
+	NodeModifyIndex uint64
+	EvalIDs         []string
+	EvalCreateIndex uint64
+	WriteMeta
+}
+
+// NodeUpdateDrainRequest is the body of POST /v1/node/:id/drain. A nil
+// DrainSpec cancels a drain; MarkEligible then also makes the node eligible
+// again.
+type NodeUpdateDrainRequest struct {
+	NodeID       string
+	DrainSpec    *DrainSpec
+	MarkEligible bool
+	Meta         map[string]string `json:",omitempty"`
+}
+
+// NodeDrainUpdateResponse is the answer to POST /v1/node/:id/drain.
+type NodeDrainUpdateResponse struct {
+	NodeModifyIndex uint64
+	EvalIDs         []string
+	EvalCreateIndex uint64
+	WriteMeta
+}

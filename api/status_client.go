@@ -1,0 +1,30 @@
+package api
+
+// Status is the handle on the cluster status endpoints.
+type Status struct {
+	client *Client
+}
+
+// Status returns the handle on the cluster status endpoints.
+func (c *Client) Status() *Status {
+	return &Status{client: c}
+}
+
+// Leader returns the RPC address of the current leader; empty when the
+// cluster has none.
+func (s *Status) Leader() (string, error) {
+	var leader string
+	if _, err := s.client.query("/v1/status/leader", &leader, nil); err != nil {
+		return "", err
+	}
+	return leader, nil
+}
+
+// Peers returns the RPC addresses of the servers taking part in consensus.
+func (s *Status) Peers() ([]string, error) {
+	var peers []string
+	if _, err := s.client.query("/v1/status/peers", &peers, nil); err != nil {
+		return nil, err
+	}
+	return peers, nil
+}
