@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad/structs"
 )
 
 func TestEvalStatus_OneAndList(t *testing.T) {
@@ -49,7 +50,7 @@ func TestEvalStatus_OneAndList(t *testing.T) {
 	must.Positive(t, i, must.Sprint(out))
 	must.Eq(t, []string{evalID[:8], "50", "job-register", "maxrun", "default", "<none>"}, strings.Fields(lines[i])[:6])
 
-	registerTestNode(t, a, testNodeID, "worker-1")
+	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingIneligible)
 	placeTestAlloc(t, a, testAllocID, "maxrun", evalID, testNodeID)
 	code, out, _ = runCLI(t, "", "eval", "status", "-address", addr, evalID)
 	must.Eq(t, 0, code)

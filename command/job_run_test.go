@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad/structs"
 )
 
 // The JSON "job run -output" prints must be what Nomad's official client
@@ -202,4 +203,38 @@ func TestJobRun_PlacementFailureExitsTwo(t *testing.T) {
 
 func TestJobWarnings(t *testing.T) {
 	must.Eq(t, "Job Warnings:\n* one\n* two\n", jobWarnings("one\n\n  two  \n"))
+}
+
+func TestJobRun_MonitorsPlacementOnTheAgent(t *testing.T) {
+	a, addr := testAgent(t)
+	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingEligible)
+
+	code, out, errOut := runCLIWithin(t, "", "job", "run", "-address", addr, "testdata/maxrun.hcl")
+	must.Eq(t, exitOK, code, must.Sprint(out, errOut))
+	must.RegexMatch(t, regexp.MustCompile(`^`+
+		`==> \S+: Monitoring evaluation "[0-9a-f]{8}"\n`+
+		`    \S+: Evaluation triggered by job "maxrun"\n`+
+		`    \S+: Allocation "[0-9a-f]{8}" created: node "f5a9b8c7", group "maxrun"\n`+
+		`    \S+: Evaluation status changed: "pending" -> "complete"\n`+
+		`==> \S+: Evaluation "[0-9a-f]{8}" finished with status "complete"\n$`), out)
+
+	// Stopping follows the evaluation that stops the allocation.
+	code, out, errOut = runCLIWithin(t, "", "job", "stop", "-address", addr, "maxrun")
+	must.Eq(t, exitOK, code, must.Sprint(out, errOut))
+	must.StrContains(t, out, `Monitoring evaluation "`)
+	must.StrContains(t, out, `finished with status "complete"`)
+}
+
+func TestJobRun_NoCapacityExitsTwo(t *testing.T) {
+	_, addr := testAgent(t)
+
+	code, out, errOut := runCLIWithin(t, "", "job", "run", "-address", addr, "testdata/maxrun.hcl")
+	must.Eq(t, exitPlacementFailure, code, must.Sprint(out, errOut))
+	must.StrContains(t, out, `finished with status "complete" but failed to place all allocations:`)
+	must.StrContains(t, out, `Task Group "maxrun" (failed to place 1 allocation):`)
+	must.StrContains(t, out, "waiting for additional capacity to place remainder")
+
+	code, out, _ = runCLI(t, "", "job", "status", "-address", addr, "maxrun")
+	must.Eq(t, 0, code)
+	must.StrContains(t, out, "\nPlacement Failure\nTask Group \"maxrun\" (failed to place 1 allocation):\n")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad/structs"
 )
 
 func TestJobStatus_ListAndOne(t *testing.T) {
@@ -50,7 +51,7 @@ func TestJobStatus_ListAndOne(t *testing.T) {
 
 func TestJobStatus_AllocationsWithDeadline(t *testing.T) {
 	a, addr := testAgent(t)
-	registerTestNode(t, a, testNodeID, "worker-1")
+	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingIneligible)
 	evalID := runDetached(t, addr, "testdata/maxrun.hcl")
 	placeTestAlloc(t, a, testAllocID, "maxrun", evalID, testNodeID)
 

@@ -7,6 +7,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad/structs"
 )
 
 func TestNodeStatus_ListAndOne(t *testing.T) {
@@ -17,8 +18,8 @@ func TestNodeStatus_ListAndOne(t *testing.T) {
 	must.Eq(t, 0, code, must.Sprint(errOut))
 	must.Eq(t, "", out)
 
-	registerTestNode(t, a, testNodeID, "worker-1")
-	registerTestNode(t, a, testNodeID2, "worker-2")
+	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingIneligible)
+	registerTestNode(t, a, testNodeID2, "worker-2", structs.NodeSchedulingIneligible)
 	evalID := runDetached(t, addr, "testdata/maxrun.hcl")
 	placeTestAlloc(t, a, testAllocID, "maxrun", evalID, testNodeID)
 

@@ -48,11 +48,11 @@ func (w testLogWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// registerTestNode registers a ready node with 4000 MHz and 8 GiB through
-// the server, as a client would. It is ineligible for placements, so that
-// a scheduler leaves it alone and only the allocations a test places are
-// on it.
-func registerTestNode(t *testing.T, a *agent.Agent, id, name string) {
+// registerTestNode registers a ready node with 4000 MHz and 8 GiB and a
+// healthy raw_exec driver through the server, as a client would. Unless it
+// is eligible the scheduler leaves it alone, so that only the allocations
+// a test places itself are on it.
+func registerTestNode(t *testing.T, a *agent.Agent, id, name, eligibility string) {
 	t.Helper()
 	node := &structs.Node{
 		ID:                    id,
@@ -62,7 +62,7 @@ func registerTestNode(t *testing.T, a *agent.Agent, id, name string) {
 		NodePool:              "default",
 		Attributes:            map[string]string{"kernel.name": "linux", structs.NodeAttrVersion: "0.1.0"},
 		Meta:                  map[string]string{"rack": "r1"},
-		SchedulingEligibility: structs.NodeSchedulingIneligible,
+		SchedulingEligibility: eligibility,
 		Status:                structs.NodeStatusReady,
 		Drivers: map[string]*structs.DriverInfo{
 			"raw_exec": {Detected: true, Healthy: true},
@@ -153,3 +153,31 @@ const (
 	testNodeID2 = "f5a9c0d1-1111-4222-8333-444455556666"
 	testAllocID = "0a1b2c3d-1111-4222-8333-444455556666"
 )
+
+// cliTimeout bounds a command that waits on the server, such as one that
+// monitors an evaluation, so that a scheduler that never finishes fails
+// the test instead of hanging it. It is generous for a loaded machine.
+const cliTimeout = 60 * time.Second
+
+// runCLIWithin is runCLI for a command that waits on the server: the test
+// fails if the command has not finished within cliTimeout.
+func runCLIWithin(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	type result struct {
+		code        int
+		out, errOut string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		r.code, r.out, r.errOut = runCLI(t, stdin, args...)
+		done <- r
+	}()
+	select {
+	case r := <-done:
+		return r.code, r.out, r.errOut
+	case <-time.After(cliTimeout):
+		t.Fatalf("%v did not finish within %s", args, cliTimeout)
+		return 0, "", ""
+	}
+}
