@@ -131,7 +131,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 		ar.tasks = append(ar.tasks, e)
 		ar.byName[task.Name] = e
 	}
-	ar.hooks = ar.initRunnerHooks()
+	ar.hooks = ar.initRunnerHooks(cfg)
 	return ar, nil
 }
 

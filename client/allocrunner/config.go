@@ -1,7 +1,10 @@
 package allocrunner
 
 import (
+	"time"
+
 	"github.com/hashicorp/go-hclog"
+	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
@@ -22,7 +25,19 @@ type Config struct {
 	// Node is the node the allocation runs on, for the tasks' environment
 	// and ${attr.*}, ${node.*} and ${meta.*} interpolation. It may be nil.
 	Node *structs.Node
+	// Metrics receives the allocation's telemetry. Nil means go-metrics'
+	// global instance, looked up at each emission so that it follows the
+	// agent's sinks.
+	Metrics *metrics.Metrics
+	// MetricsCollectionInterval is how often gauges that change with time
+	// (max_run_duration's remaining seconds) are refreshed. Zero means
+	// DefaultMetricsCollectionInterval.
+	MetricsCollectionInterval time.Duration
 }
+
+// DefaultMetricsCollectionInterval is the agent's default telemetry
+// collection_interval.
+const DefaultMetricsCollectionInterval = time.Second
 
 // AllocStateHandler is told of the allocation's client state.
 type AllocStateHandler interface {

@@ -17,6 +17,9 @@ import (
 // others. Each task still alive gets a Killing event, its kill_signal and,
 // after kill_timeout, SIGKILL; the restart policy does not restart it. The
 // PreKill hooks and the group's shutdown_delay come before the first kill.
+// A runner shut down before its kill began kills nothing: a stopping agent
+// leaves the tasks running, and the next one finishes the kill from the
+// recorded reason.
 //
 // A kill that lets poststop tasks run is overtaken by one that does not;
 // any other later kill is ignored, and so is a kill once every task is
@@ -58,14 +61,35 @@ func (ar *AllocRunner) killAll(reason KillReason) {
 	go func() {
 		if firstKill {
 			ar.preKill()
-			if delay > 0 {
-				time.Sleep(delay)
+			if !ar.sleepUnlessShutdown(delay) {
+				return
 			}
+		}
+		// A stopping agent leaves its tasks running, a kill in progress
+		// included: the next agent finishes it from the recorded reason.
+		if ar.shuttingDown() {
+			return
 		}
 		for _, e := range victims {
 			go e.runner.Kill(context.Background(), taskrunner.NewKillingEvent(reason.displayMessage()))
 		}
 	}()
+}
+
+// sleepUnlessShutdown waits d; it reports false if the runner is shut down
+// meanwhile.
+func (ar *AllocRunner) sleepUnlessShutdown(d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ar.shutdownCh:
+		return false
+	}
 }
 
 // groupShutdownDelayLocked is the group's shutdown_delay, or zero when the
@@ -89,4 +113,12 @@ func (ar *AllocRunner) allDeadLocked() bool {
 		}
 	}
 	return true
+}
+
+// maxRunDurationExceeded reports whether the runner's persisted state
+// records that the allocation outlived its max_run_duration.
+func (ar *AllocRunner) maxRunDurationExceeded() bool {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	return ar.arState.MaxRunDurationExceeded
 }

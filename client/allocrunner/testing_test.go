@@ -53,16 +53,32 @@ func testAlloc(tasks ...*structs.Task) *structs.Allocation {
 	}
 }
 
-// recorder is an AllocStateHandler that keeps every update.
+// recorder is an AllocStateHandler that keeps every update, and when it
+// came.
 type recorder struct {
 	mu      sync.Mutex
 	updates []*structs.Allocation
+	times   []time.Time
 }
 
 func (r *recorder) AllocStateUpdated(a *structs.Allocation) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.updates = append(r.updates, a)
+	r.times = append(r.times, time.Now())
+}
+
+// firstTerminal returns the first update with a terminal client status and
+// when it came; nil if none was.
+func (r *recorder) firstTerminal() (*structs.Allocation, time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, a := range r.updates {
+		if a.ClientTerminalStatus() {
+			return a, r.times[i]
+		}
+	}
+	return nil, time.Time{}
 }
 
 func (r *recorder) statuses() []string {
@@ -94,12 +110,15 @@ type arHarness struct {
 	catalog *drivers.Catalog
 	db      state.StateDB
 	handler *recorder
+	opts    []func(*Config)
 	ar      *AllocRunner
 }
 
-func newARHarness(t *testing.T, alloc *structs.Allocation) *arHarness {
+// newARHarness returns a harness whose runner runs alloc; opts adjust the
+// runner's config.
+func newARHarness(t *testing.T, alloc *structs.Allocation, opts ...func(*Config)) *arHarness {
 	t.Helper()
-	h := &arHarness{t: t, root: t.TempDir(), driver: mock.New(nil), db: state.NewMemDB(), handler: &recorder{}}
+	h := &arHarness{t: t, root: t.TempDir(), driver: mock.New(nil), db: state.NewMemDB(), handler: &recorder{}, opts: opts}
 	h.catalog = drivers.NewCatalog(h.driver)
 	h.ar = h.newRunner(alloc)
 	return h
@@ -107,14 +126,18 @@ func newARHarness(t *testing.T, alloc *structs.Allocation) *arHarness {
 
 func (h *arHarness) newRunner(alloc *structs.Allocation) *AllocRunner {
 	h.t.Helper()
-	ar, err := NewAllocRunner(&Config{
+	cfg := &Config{
 		Alloc:        alloc,
 		AllocDirRoot: h.root,
 		StateDB:      h.db,
 		Drivers:      h.catalog,
 		StateUpdater: h.handler,
 		Node:         &structs.Node{ID: "node-1", Datacenter: "dc1"},
-	})
+	}
+	for _, opt := range h.opts {
+		opt(cfg)
+	}
+	ar, err := NewAllocRunner(cfg)
 	must.NoError(h.t, err)
 	return ar
 }

@@ -1,0 +1,248 @@
+package allocrunner
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// deadlineRunner is the part of the alloc runner the max_run_duration hook
+// acts on.
+type deadlineRunner interface {
+	allocKiller
+	// Alloc returns the allocation with its current client status.
+	Alloc() *structs.Allocation
+	// maxRunDurationExceeded reports whether the persisted runner state
+	// records the deadline as exceeded.
+	maxRunDurationExceeded() bool
+}
+
+// maxRunDurationHook enforces the group's max_run_duration.
+//
+// The deadline is the allocation's CreateTime plus the duration: the budget
+// starts when the servers created the allocation, whatever its tasks did
+// since (artifact downloads, image pulls, prestart tasks), and an agent
+// restart does not reset it. A deadline that has already passed is enforced
+// at once. At the deadline the hook has the runner kill every task for
+// KillReasonMaxRunDuration, which records the expiry before it kills.
+//
+// CreateTime, a wall-clock time, only anchors the deadline: the time left
+// is taken from it once, when the timer is armed, and the timer then runs
+// on the monotonic clock, so a wall-clock step does not move the firing.
+//
+// While armed, the hook reports the budget and the time left every
+// collection interval; it stops when the allocation ends or the agent
+// stops, so the series go away with the allocation.
+type maxRunDurationHook struct {
+	logger   hclog.Logger
+	runner   deadlineRunner
+	metrics  *maxRunDurationMetrics
+	interval time.Duration
+	anchor   time.Time
+
+	// mu serialises the hook's calls. It is never held by the watch
+	// goroutine, so a call may wait for that goroutine under it.
+	mu    sync.Mutex
+	alloc *structs.Allocation
+	// started is set by Prerun; closed by Postrun, Shutdown or Destroy,
+	// after which nothing arms again.
+	started, closed bool
+	// armed is the duration the watch enforces, and watch its goroutine;
+	// nil when nothing is armed.
+	armed time.Duration
+	watch *deadlineWatch
+
+	// fired is set once the deadline has been enforced, here or by an
+	// earlier agent: the kill is under way and no update undoes it.
+	fired atomic.Bool
+}
+
+// deadlineWatch is the goroutine of one armed deadline: closing stop ends
+// it, and done is closed when it has ended.
+type deadlineWatch struct {
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newMaxRunDurationHook(alloc *structs.Allocation, runner deadlineRunner, m *maxRunDurationMetrics, interval time.Duration, logger hclog.Logger) *maxRunDurationHook {
+	logger = logger.Named("max_run_duration")
+	anchor := time.Unix(0, alloc.CreateTime)
+	if alloc.CreateTime == 0 {
+		// The servers set CreateTime when they place an allocation; without
+		// it the budget can only start now, and starts again after an
+		// agent restart.
+		logger.Warn("allocation has no create time, max_run_duration counts from now")
+		anchor = time.Now()
+	}
+	if interval <= 0 {
+		interval = DefaultMetricsCollectionInterval
+	}
+	return &maxRunDurationHook{
+		logger:   logger,
+		runner:   runner,
+		metrics:  m,
+		interval: interval,
+		anchor:   anchor,
+		alloc:    alloc,
+	}
+}
+
+func (*maxRunDurationHook) Name() string { return "max_run_duration" }
+
+// Prerun arms the deadline, or enforces it at once if it has passed. An
+// expiry an earlier agent recorded is already being enforced by the
+// runner; the hook then only reports.
+func (h *maxRunDurationHook) Prerun() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.started = true
+	if h.closed {
+		return nil
+	}
+	if h.runner.maxRunDurationExceeded() {
+		h.fired.Store(true)
+	}
+	h.applyLocked()
+	return nil
+}
+
+// Update re-arms the deadline when the configured duration changed, on the
+// same anchor; a stopping allocation, or one without a duration, disarms.
+// Once the deadline has been enforced, nothing changes.
+func (h *maxRunDurationHook) Update(req *RunnerUpdateRequest) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.alloc = req.Alloc
+	if !h.started || h.closed || h.fired.Load() {
+		return nil
+	}
+	h.applyLocked()
+	return nil
+}
+
+// Postrun stops the hook: every task is dead.
+func (h *maxRunDurationHook) Postrun() error {
+	h.close()
+	return nil
+}
+
+// Shutdown stops the hook: the agent is stopping. The next agent arms the
+// same deadline again.
+func (h *maxRunDurationHook) Shutdown() { h.close() }
+
+// Destroy stops the hook: the allocation is gone.
+func (h *maxRunDurationHook) Destroy() error {
+	h.close()
+	return nil
+}
+
+func (h *maxRunDurationHook) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	h.disarmLocked()
+}
+
+// applyLocked brings the armed deadline in line with the allocation. The
+// caller holds mu.
+func (h *maxRunDurationHook) applyLocked() {
+	d := enforcedMaxRunDuration(h.alloc)
+	if d == 0 || desiredStop(h.alloc) || h.runner.Alloc().ClientTerminalStatus() {
+		h.disarmLocked()
+		return
+	}
+	if h.watch != nil && d == h.armed {
+		return
+	}
+	h.disarmLocked()
+	h.armLocked(d)
+}
+
+// armLocked starts watching the deadline for d. A deadline already past is
+// enforced before it returns, so that no task gets to start. The caller
+// holds mu.
+func (h *maxRunDurationHook) armLocked(d time.Duration) {
+	deadline := h.anchor.Add(d)
+	remaining := deadline.Sub(time.Now())
+	w := &deadlineWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	h.watch, h.armed = w, d
+	if remaining <= 0 {
+		h.logger.Info("max_run_duration deadline already passed", "max_run_duration", d, "deadline", deadline)
+		h.fire(d)
+	} else {
+		h.logger.Debug("armed max_run_duration", "max_run_duration", d, "deadline", deadline, "remaining", remaining)
+	}
+	go h.run(w, d, deadline, remaining)
+}
+
+// disarmLocked stops the watch and waits for its goroutine to end. The
+// caller holds mu.
+func (h *maxRunDurationHook) disarmLocked() {
+	if h.watch == nil {
+		return
+	}
+	close(h.watch.stop)
+	<-h.watch.done
+	h.watch, h.armed = nil, 0
+}
+
+// run is the watch goroutine: it enforces the deadline when the timer set
+// to remaining fires, and reports the gauges every collection interval
+// until stopped.
+func (h *maxRunDurationHook) run(w *deadlineWatch, d time.Duration, deadline time.Time, remaining time.Duration) {
+	defer close(w.done)
+	var expired <-chan time.Time
+	if !h.fired.Load() {
+		timer := time.NewTimer(remaining)
+		defer timer.Stop()
+		expired = timer.C
+	}
+	ticker := time.NewTicker(h.interval)
+	defer ticker.Stop()
+
+	h.metrics.setGauges(d, deadline, time.Now())
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-expired:
+			expired = nil
+			h.fire(d)
+			h.metrics.setGauges(d, deadline, time.Now())
+		case <-ticker.C:
+			h.metrics.setGauges(d, deadline, time.Now())
+		}
+	}
+}
+
+// fire enforces the deadline, once: the runner records the expiry and
+// kills every task. The expiry is counted when the runner recorded it; it
+// does not when every task had died already and there was nothing to kill.
+func (h *maxRunDurationHook) fire(d time.Duration) {
+	if !h.fired.CompareAndSwap(false, true) {
+		return
+	}
+	h.logger.Info("allocation exceeded max_run_duration, killing its tasks", "max_run_duration", d)
+	h.runner.killAll(KillReasonMaxRunDuration)
+	if h.runner.maxRunDurationExceeded() {
+		h.metrics.exceeded()
+	}
+}
+
+// enforcedMaxRunDuration is the max_run_duration the client enforces for
+// alloc, or 0 for none: the group has none, or its job type does not allow
+// one (the servers reject such jobs; the client does not trust that).
+func enforcedMaxRunDuration(alloc *structs.Allocation) time.Duration {
+	tg := alloc.LookupTaskGroup()
+	if tg == nil || tg.MaxRunDuration == nil || *tg.MaxRunDuration <= 0 {
+		return 0
+	}
+	if !structs.AllowsMaxRunDuration(alloc.Job.Type) {
+		return 0
+	}
+	return *tg.MaxRunDuration
+}
