@@ -467,3 +467,28 @@ func TestAllocRunner_MaxRunDurationStateReachesDisk(t *testing.T) {
 		<-h.ar.WaitCh()
 	})
 }
+
+func TestAllocRunner_MaxRunDurationKillsLeaderAndFollowersAlike(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		leader := mockTask("leader", map[string]any{"run_for": "1h"})
+		leader.Leader = true
+		alloc := budgeted(testAlloc(
+			leader,
+			mockTask("a", map[string]any{"run_for": "1h"}),
+			mockTask("b", map[string]any{"run_for": "1h"}),
+			withLifecycle(mockTask("sidecar", map[string]any{"run_for": "1h"}), structs.TaskLifecycleHookPrestart, true),
+		), 10*time.Second)
+		h := newARHarness(t, alloc)
+		go h.ar.Run()
+		<-h.ar.WaitCh()
+
+		// Every task says it was killed for the deadline, not for the
+		// leader's death that the kill caused.
+		a := mustExceeded(t, h)
+		for name, ts := range a.TaskStates {
+			mustKilledForMaxRun(t, ts, name)
+			must.Nil(t, lastEvent(ts, structs.TaskLeaderDead), must.Sprint(name))
+			must.Nil(t, lastEvent(ts, structs.TaskMainDead), must.Sprint(name))
+		}
+	})
+}

@@ -117,8 +117,9 @@ func (ar *AllocRunner) watchTaskRunners() <-chan struct{} {
 }
 
 // coordinate applies the group's lifecycle to the tasks' current states:
-// it opens the start gates now due and kills the tasks the lifecycle wants
-// dead. Then it tells the state notifier.
+// it opens the start gates now due and, unless the whole allocation is
+// being killed, kills the tasks the lifecycle wants dead. Then it tells the
+// state notifier.
 func (ar *AllocRunner) coordinate() {
 	type kill struct {
 		runner *taskrunner.TaskRunner
@@ -143,7 +144,14 @@ func (ar *AllocRunner) coordinate() {
 			e.gateOpen = true
 		}
 	}
-	for _, k := range g.kills() {
+	// A kill in force already kills every task the lifecycle could want
+	// dead; the lifecycle's own kills would only race it and record the
+	// wrong reason (a leader the kill took down is no reason of its own).
+	var lifecycleKills []lifecycleKill
+	if ar.killReason == 0 {
+		lifecycleKills = g.kills()
+	}
+	for _, k := range lifecycleKills {
 		e := ar.byName[k.task]
 		if e.killSent {
 			continue
