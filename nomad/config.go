@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,43 @@ type Config struct {
 
 	// RaftApplyTimeout bounds the enqueueing of one raft log entry.
 	RaftApplyTimeout time.Duration
+
+	// NumSchedulers is how many scheduling workers the leader runs. 0
+	// means one per CPU core.
+	NumSchedulers int
+
+	// EvalNackTimeout is how long a worker may hold an evaluation without
+	// acknowledging it (plan submission excluded) before the broker takes
+	// it back and delivers it again.
+	EvalNackTimeout time.Duration
+
+	// EvalDeliveryLimit is how many times an evaluation is delivered
+	// before it is marked failed and a follow-up is scheduled.
+	EvalDeliveryLimit int
+
+	// EvalNackInitialDelay and EvalNackSubsequentDelay are how long a
+	// negatively acknowledged evaluation waits before it is delivered
+	// again: the first time, and every later time.
+	EvalNackInitialDelay    time.Duration
+	EvalNackSubsequentDelay time.Duration
+
+	// EvalFailedFollowupDelay is how long the follow-up of a failed
+	// evaluation waits before it runs.
+	EvalFailedFollowupDelay time.Duration
+
+	// MinHeartbeatTTL is the floor of a node's heartbeat TTL; the TTL
+	// grows with the number of nodes so that the leader receives at most
+	// MaxHeartbeatsPerSecond heartbeats.
+	MinHeartbeatTTL        time.Duration
+	MaxHeartbeatsPerSecond float64
+
+	// HeartbeatGrace is added to a node's TTL before it is marked down,
+	// to absorb network and scheduling delays.
+	HeartbeatGrace time.Duration
+
+	// FailoverHeartbeatTTL is the TTL a new leader gives every node it
+	// inherits, so that clients have time to find it.
+	FailoverHeartbeatTTL time.Duration
 }
 
 // DefaultConfig returns a configuration for a single server on the default
@@ -104,6 +142,17 @@ func DefaultConfig() *Config {
 		RPCDialTimeout:      5 * time.Second,
 		ForwardTimeout:      30 * time.Second,
 		RaftApplyTimeout:    30 * time.Second,
+
+		EvalNackTimeout:         60 * time.Second,
+		EvalDeliveryLimit:       3,
+		EvalNackInitialDelay:    time.Second,
+		EvalNackSubsequentDelay: 20 * time.Second,
+		EvalFailedFollowupDelay: time.Minute,
+
+		MinHeartbeatTTL:        10 * time.Second,
+		MaxHeartbeatsPerSecond: 50,
+		HeartbeatGrace:         10 * time.Second,
+		FailoverHeartbeatTTL:   5 * time.Minute,
 	}
 }
 
@@ -145,8 +194,27 @@ func (c *Config) withDefaults() *Config {
 	if out.RaftApplyTimeout <= 0 {
 		out.RaftApplyTimeout = d.RaftApplyTimeout
 	}
+	if out.NumSchedulers <= 0 {
+		out.NumSchedulers = runtime.NumCPU()
+	}
+	setDefault(&out.EvalNackTimeout, d.EvalNackTimeout)
+	setDefault(&out.EvalDeliveryLimit, d.EvalDeliveryLimit)
+	setDefault(&out.EvalNackInitialDelay, d.EvalNackInitialDelay)
+	setDefault(&out.EvalNackSubsequentDelay, d.EvalNackSubsequentDelay)
+	setDefault(&out.EvalFailedFollowupDelay, d.EvalFailedFollowupDelay)
+	setDefault(&out.MinHeartbeatTTL, d.MinHeartbeatTTL)
+	setDefault(&out.MaxHeartbeatsPerSecond, d.MaxHeartbeatsPerSecond)
+	setDefault(&out.HeartbeatGrace, d.HeartbeatGrace)
+	setDefault(&out.FailoverHeartbeatTTL, d.FailoverHeartbeatTTL)
 	out.ServerJoin = append([]string(nil), c.ServerJoin...)
 	return &out
+}
+
+// setDefault sets *v to def when it is not positive.
+func setDefault[T time.Duration | int | float64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // inMemory reports whether the server keeps nothing on disk.

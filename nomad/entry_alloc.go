@@ -13,6 +13,11 @@ import (
 type AllocUpdateEntry struct {
 	Allocs []*structs.Allocation
 	Evals  []*structs.Evaluation `json:",omitempty"`
+
+	// Job, when set, is the job version that the allocations to run
+	// without a Job of their own run (a plan's job), carried once for all
+	// of them.
+	Job *structs.Job `json:",omitempty"`
 }
 
 func (e *AllocUpdateEntry) messageType() MessageType { return MsgAllocUpdate }
@@ -39,6 +44,9 @@ func (e *AllocUpdateEntry) validate() error {
 }
 
 func (e *AllocUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
+	if err := e.attachJob(s); err != nil {
+		return err
+	}
 	if err := s.UpsertAllocs(index, e.Allocs); err != nil {
 		return err
 	}
@@ -46,6 +54,29 @@ func (e *AllocUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
 }
 
 func (e *AllocUpdateEntry) evals() []*structs.Evaluation { return e.Evals }
+
+// attachJob gives the entry's job to the allocations to run that have
+// none. When the store holds that very version, its copy is shared
+// instead, so that the allocations do not keep a job each.
+func (e *AllocUpdateEntry) attachJob(s *state.StateStore) error {
+	if e.Job == nil {
+		return nil
+	}
+	job := e.Job
+	stored, err := s.JobByID(nil, job.Namespace, job.ID)
+	if err != nil {
+		return err
+	}
+	if stored != nil && stored.CreateIndex == job.CreateIndex && stored.JobModifyIndex == job.JobModifyIndex {
+		job = stored
+	}
+	for _, a := range e.Allocs {
+		if a.Job == nil && !a.TerminalStatus() && a.Namespace == job.Namespace && a.JobID == job.ID {
+			a.Job = job
+		}
+	}
+	return nil
+}
 
 // AllocClientUpdateEntry records what clients report about their
 // allocations, with evaluations to replace failed ones.

@@ -72,6 +72,21 @@ type FSM struct {
 	logger   hclog.Logger
 	state    atomic.Pointer[state.StateStore]
 	evalHook atomic.Pointer[EvalHook]
+	observer atomic.Pointer[applyObserver]
+}
+
+// applyObserver is told of every entry the FSM applied, with its index, on
+// the goroutine that applies the log. The leader's loops use it to learn
+// what changed; it must not block.
+type applyObserver func(index uint64, entry logEntry)
+
+// setApplyObserver installs fn; nil removes it.
+func (f *FSM) setApplyObserver(fn applyObserver) {
+	if fn == nil {
+		f.observer.Store(nil)
+		return
+	}
+	f.observer.Store(&fn)
 }
 
 var _ raft.FSM = (*FSM)(nil)
@@ -121,6 +136,9 @@ func (f *FSM) Apply(l *raft.Log) any {
 		return err
 	}
 	f.notifyEvals(entry.evals())
+	if obs := f.observer.Load(); obs != nil {
+		(*obs)(l.Index, entry)
+	}
 	return nil
 }
 

@@ -9,20 +9,21 @@ type MessageType uint8
 
 // Log entry types.
 const (
-	MsgJobRegister           MessageType = 1
-	MsgJobDeregister         MessageType = 2
-	MsgEvalUpdate            MessageType = 3
-	MsgEvalDelete            MessageType = 4
-	MsgAllocUpdate           MessageType = 5
-	MsgAllocClientUpdate     MessageType = 6
-	MsgAllocDesiredStatus    MessageType = 7
-	MsgNodeRegister          MessageType = 8
-	MsgNodeDeregister        MessageType = 9
-	MsgNodeUpdateStatus      MessageType = 10
-	MsgNodeUpdateEligibility MessageType = 11
-	MsgNodeUpdateDrain       MessageType = 12
-	MsgPeriodicLaunch        MessageType = 13
-	MsgJobStatusUpdate       MessageType = 14
+	MsgJobRegister            MessageType = 1
+	MsgJobDeregister          MessageType = 2
+	MsgEvalUpdate             MessageType = 3
+	MsgEvalDelete             MessageType = 4
+	MsgAllocUpdate            MessageType = 5
+	MsgAllocClientUpdate      MessageType = 6
+	MsgAllocDesiredStatus     MessageType = 7
+	MsgNodeRegister           MessageType = 8
+	MsgNodeDeregister         MessageType = 9
+	MsgNodeUpdateStatus       MessageType = 10
+	MsgNodeUpdateEligibility  MessageType = 11
+	MsgNodeUpdateDrain        MessageType = 12
+	MsgPeriodicLaunch         MessageType = 13
+	MsgJobStatusUpdate        MessageType = 14
+	MsgAllocDesiredTransition MessageType = 15
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -31,20 +32,21 @@ var messageTypes = map[MessageType]struct {
 	name     string
 	newEntry func() logEntry
 }{
-	MsgJobRegister:           {"JobRegister", func() logEntry { return new(JobRegisterEntry) }},
-	MsgJobDeregister:         {"JobDeregister", func() logEntry { return new(JobDeregisterEntry) }},
-	MsgEvalUpdate:            {"EvalUpdate", func() logEntry { return new(EvalUpdateEntry) }},
-	MsgEvalDelete:            {"EvalDelete", func() logEntry { return new(EvalDeleteEntry) }},
-	MsgAllocUpdate:           {"AllocUpdate", func() logEntry { return new(AllocUpdateEntry) }},
-	MsgAllocClientUpdate:     {"AllocClientUpdate", func() logEntry { return new(AllocClientUpdateEntry) }},
-	MsgAllocDesiredStatus:    {"AllocDesiredStatus", func() logEntry { return new(AllocDesiredStatusEntry) }},
-	MsgNodeRegister:          {"NodeRegister", func() logEntry { return new(NodeRegisterEntry) }},
-	MsgNodeDeregister:        {"NodeDeregister", func() logEntry { return new(NodeDeregisterEntry) }},
-	MsgNodeUpdateStatus:      {"NodeUpdateStatus", func() logEntry { return new(NodeUpdateStatusEntry) }},
-	MsgNodeUpdateEligibility: {"NodeUpdateEligibility", func() logEntry { return new(NodeUpdateEligibilityEntry) }},
-	MsgNodeUpdateDrain:       {"NodeUpdateDrain", func() logEntry { return new(NodeUpdateDrainEntry) }},
-	MsgPeriodicLaunch:        {"PeriodicLaunch", func() logEntry { return new(PeriodicLaunchEntry) }},
-	MsgJobStatusUpdate:       {"JobStatusUpdate", func() logEntry { return new(JobStatusUpdateEntry) }},
+	MsgJobRegister:            {"JobRegister", func() logEntry { return new(JobRegisterEntry) }},
+	MsgJobDeregister:          {"JobDeregister", func() logEntry { return new(JobDeregisterEntry) }},
+	MsgEvalUpdate:             {"EvalUpdate", func() logEntry { return new(EvalUpdateEntry) }},
+	MsgEvalDelete:             {"EvalDelete", func() logEntry { return new(EvalDeleteEntry) }},
+	MsgAllocUpdate:            {"AllocUpdate", func() logEntry { return new(AllocUpdateEntry) }},
+	MsgAllocClientUpdate:      {"AllocClientUpdate", func() logEntry { return new(AllocClientUpdateEntry) }},
+	MsgAllocDesiredStatus:     {"AllocDesiredStatus", func() logEntry { return new(AllocDesiredStatusEntry) }},
+	MsgNodeRegister:           {"NodeRegister", func() logEntry { return new(NodeRegisterEntry) }},
+	MsgNodeDeregister:         {"NodeDeregister", func() logEntry { return new(NodeDeregisterEntry) }},
+	MsgNodeUpdateStatus:       {"NodeUpdateStatus", func() logEntry { return new(NodeUpdateStatusEntry) }},
+	MsgNodeUpdateEligibility:  {"NodeUpdateEligibility", func() logEntry { return new(NodeUpdateEligibilityEntry) }},
+	MsgNodeUpdateDrain:        {"NodeUpdateDrain", func() logEntry { return new(NodeUpdateDrainEntry) }},
+	MsgPeriodicLaunch:         {"PeriodicLaunch", func() logEntry { return new(PeriodicLaunchEntry) }},
+	MsgJobStatusUpdate:        {"JobStatusUpdate", func() logEntry { return new(JobStatusUpdateEntry) }},
+	MsgAllocDesiredTransition: {"AllocDesiredTransition", func() logEntry { return new(AllocTransitionEntry) }},
 }
 
 func (t MessageType) String() string {

@@ -45,6 +45,10 @@ type NodeUpdateResponse struct {
 	EvalCreateIndex uint64
 	NodeModifyIndex uint64
 	Index           uint64
+
+	// HeartbeatTTL, on a register or a status update that leaves the node
+	// up, is how soon the node must heartbeat to stay up.
+	HeartbeatTTL time.Duration
 }
 
 // NodeRegister registers a node or refreshes its registration. A node that
@@ -79,7 +83,22 @@ func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest
 			return nil, err
 		}
 	}
-	return s.applyNodeWrite(MsgNodeRegister, entry, entry.Evals)
+	resp, err := s.applyNodeWrite(MsgNodeRegister, entry, entry.Evals)
+	if err != nil {
+		return nil, err
+	}
+	s.trackHeartbeat(resp, node.ID, node.Status)
+	return resp, nil
+}
+
+// trackHeartbeat restarts the heartbeat timer of a node that is up and
+// tells it its TTL, or stops the timer of a node that is down.
+func (s *Server) trackHeartbeat(resp *NodeUpdateResponse, nodeID, status string) {
+	if status == structs.NodeStatusDown {
+		s.heartbeats.clear(nodeID)
+		return
+	}
+	resp.HeartbeatTTL = s.heartbeats.reset(nodeID)
 }
 
 // NodeUpdateStatus sets a node's status. A node that becomes ready or down
@@ -101,7 +120,12 @@ func (s *Server) nodeUpdateStatusLocal(ctx context.Context, req *NodeUpdateStatu
 			return nil, err
 		}
 	}
-	return s.applyNodeWrite(MsgNodeUpdateStatus, entry, entry.Evals)
+	resp, err := s.applyNodeWrite(MsgNodeUpdateStatus, entry, entry.Evals)
+	if err != nil {
+		return nil, err
+	}
+	s.trackHeartbeat(resp, req.NodeID, req.Status)
+	return resp, nil
 }
 
 // NodeUpdateEligibility sets whether the scheduler may place allocations on
@@ -193,7 +217,14 @@ func (s *Server) nodeDeregisterLocal(ctx context.Context, req *NodeDeregisterReq
 		evals = append(evals, nodeEvals...)
 	}
 	entry := &NodeDeregisterEntry{NodeIDs: req.NodeIDs, Evals: evals}
-	return s.applyNodeWrite(MsgNodeDeregister, entry, evals)
+	resp, err := s.applyNodeWrite(MsgNodeDeregister, entry, evals)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range req.NodeIDs {
+		s.heartbeats.clear(id)
+	}
+	return resp, nil
 }
 
 // storedNode returns the stored node, or an ErrNotFound error.

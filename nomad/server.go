@@ -41,6 +41,16 @@ type Server struct {
 
 	members *memberTable
 
+	// The leader's components: created with the server, enabled while it
+	// leads.
+	evalBroker   *EvalBroker
+	blockedEvals *BlockedEvals
+	planQueue    *planQueue
+	planLatency  *latencySamples
+	heartbeats   *heartbeats
+	periodic     *periodicDispatcher
+	jobStatus    *jobStatusUpdater
+
 	shutdownCtx    context.Context
 	shutdownCancel context.CancelFunc
 	loops          sync.WaitGroup
@@ -67,10 +77,14 @@ func NewServer(cfg *Config) (*Server, error) {
 		}
 		return nil, err
 	}
-	s.loops.Add(1)
+	s.loops.Add(2)
 	go func() {
 		defer s.loops.Done()
 		s.membershipLoop(s.shutdownCtx)
+	}()
+	go func() {
+		defer s.loops.Done()
+		s.monitorLeadership(s.shutdownCtx)
 	}()
 	s.logger.Info("server started", "id", s.nodeID, "rpc", s.advertise, "region", cfg.Region, "datacenter", cfg.Datacenter)
 	return s, nil
@@ -91,6 +105,7 @@ func (s *Server) setup() error {
 	if s.fsm, err = NewFSM(s.logger.Named("fsm")); err != nil {
 		return err
 	}
+	s.setupLeaderComponents()
 
 	s.listener, err = net.ListenTCP("tcp", s.config.RPCAddr)
 	if err != nil {
@@ -130,12 +145,13 @@ func (s *Server) setup() error {
 // registerEndpoints publishes the RPC endpoints.
 func (s *Server) registerEndpoints(srv *rpc.Server) error {
 	endpoints := map[string]any{
-		"Status": &statusRPC{s},
-		"Job":    &jobRPC{s},
-		"Eval":   &evalRPC{s},
-		"Alloc":  &allocRPC{s},
-		"Node":   &nodeRPC{s},
-		"Raft":   &raftRPC{s},
+		"Status":   &statusRPC{s},
+		"Job":      &jobRPC{s},
+		"Eval":     &evalRPC{s},
+		"Alloc":    &allocRPC{s},
+		"Node":     &nodeRPC{s},
+		"Raft":     &raftRPC{s},
+		"Periodic": &periodicRPC{s},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {
@@ -144,6 +160,40 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 	}
 	return nil
 }
+
+// setupLeaderComponents creates what the leader runs and lets the FSM tell
+// them what it applies.
+func (s *Server) setupLeaderComponents() {
+	cfg := s.config
+	s.evalBroker = newEvalBroker(brokerConfig{
+		nackTimeout:         cfg.EvalNackTimeout,
+		deliveryLimit:       cfg.EvalDeliveryLimit,
+		initialNackDelay:    cfg.EvalNackInitialDelay,
+		subsequentNackDelay: cfg.EvalNackSubsequentDelay,
+	})
+	s.blockedEvals = newBlockedEvals(s.evalBroker)
+	s.planQueue = newPlanQueue()
+	s.planLatency = &latencySamples{}
+	s.heartbeats = newHeartbeats(heartbeatConfig{
+		minTTL:       cfg.MinHeartbeatTTL,
+		maxPerSecond: cfg.MaxHeartbeatsPerSecond,
+		grace:        cfg.HeartbeatGrace,
+		failoverTTL:  cfg.FailoverHeartbeatTTL,
+	}, s.logger.Named("heartbeat"), s.expireNode)
+	s.periodic = newPeriodicDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
+	s.jobStatus = newJobStatusUpdater(s.logger.Named("job_status"), s.State, func(e *JobStatusUpdateEntry) error {
+		_, err := s.raftApply(MsgJobStatusUpdate, e)
+		return err
+	})
+	s.fsm.setApplyObserver(s.observeApply)
+}
+
+// PlanApplyStats summarises the latest plan applications: the time from
+// the applier taking a plan until its result was committed.
+func (s *Server) PlanApplyStats() LatencyStats { return s.planLatency.stats() }
+
+// EvalBrokerStats counts the evaluations the broker holds.
+func (s *Server) EvalBrokerStats() BrokerStats { return s.evalBroker.Stats() }
 
 // advertiseAddr settles the address other servers dial.
 func advertiseAddr(configured string, bound *net.TCPAddr) (string, error) {

@@ -1,0 +1,57 @@
+package nomad
+
+import (
+	"context"
+	"time"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// NodeHeartbeatRequest is a client's heartbeat.
+type NodeHeartbeatRequest struct {
+	NodeID string
+}
+
+// NodeHeartbeatResponse tells the client how soon to heartbeat again.
+type NodeHeartbeatResponse struct {
+	HeartbeatTTL time.Duration
+	Index        uint64
+}
+
+// NodeHeartbeat records that a node is alive: it restarts the node's
+// heartbeat timer on the leader and returns the TTL within which the node
+// must heartbeat again. A node that was not ready (initializing, or marked
+// down after missed heartbeats) becomes ready, with evaluations for the
+// jobs that can use it again. An unknown node is an ErrNotFound error: it
+// must register first.
+func (s *Server) NodeHeartbeat(ctx context.Context, nodeID string) (time.Duration, error) {
+	resp, err := leaderWrite(ctx, s, "Node.Heartbeat", &NodeHeartbeatRequest{NodeID: nodeID}, s.nodeHeartbeatLocal)
+	if err != nil {
+		return 0, err
+	}
+	return resp.HeartbeatTTL, nil
+}
+
+func (s *Server) nodeHeartbeatLocal(ctx context.Context, req *NodeHeartbeatRequest) (*NodeHeartbeatResponse, error) {
+	node, err := s.storedNode(ctx, req.NodeID)
+	if err != nil {
+		return nil, err
+	}
+	if node.Status != structs.NodeStatusReady {
+		resp, err := s.nodeUpdateStatusLocal(ctx, &NodeUpdateStatusRequest{NodeID: req.NodeID, Status: structs.NodeStatusReady})
+		if err != nil {
+			return nil, err
+		}
+		return &NodeHeartbeatResponse{HeartbeatTTL: resp.HeartbeatTTL, Index: resp.Index}, nil
+	}
+	return &NodeHeartbeatResponse{HeartbeatTTL: s.heartbeats.reset(req.NodeID), Index: node.ModifyIndex}, nil
+}
+
+// Heartbeat serves NodeHeartbeat.
+func (e *nodeRPC) Heartbeat(args *NodeHeartbeatRequest, reply *NodeHeartbeatResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		ttl, err := e.srv.NodeHeartbeat(ctx, args.NodeID)
+		reply.HeartbeatTTL = ttl
+		return err
+	})
+}

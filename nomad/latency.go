@@ -1,0 +1,64 @@
+package nomad
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// latencySamples keeps the latest durations of an operation, for reading
+// quantiles in process (benchmarks, tests); the metrics sinks get every
+// sample too.
+type latencySamples struct {
+	mu      sync.Mutex
+	samples []time.Duration
+	next    int
+	full    bool
+}
+
+// latencyWindow is how many samples are kept.
+const latencyWindow = 1 << 16
+
+func (l *latencySamples) record(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.samples == nil {
+		l.samples = make([]time.Duration, latencyWindow)
+	}
+	l.samples[l.next] = d
+	l.next = (l.next + 1) % latencyWindow
+	if l.next == 0 {
+		l.full = true
+	}
+}
+
+// snapshot returns the kept samples, sorted.
+func (l *latencySamples) snapshot() []time.Duration {
+	l.mu.Lock()
+	n := l.next
+	if l.full {
+		n = latencyWindow
+	}
+	out := slices.Clone(l.samples[:n])
+	l.mu.Unlock()
+	slices.Sort(out)
+	return out
+}
+
+// LatencyStats summarises kept samples.
+type LatencyStats struct {
+	Count         int
+	P50, P99, Max time.Duration
+}
+
+func (l *latencySamples) stats() LatencyStats {
+	sorted := l.snapshot()
+	if len(sorted) == 0 {
+		return LatencyStats{}
+	}
+	q := func(p float64) time.Duration {
+		i := int(p*float64(len(sorted)) + 0.5)
+		return sorted[min(max(i-1, 0), len(sorted)-1)]
+	}
+	return LatencyStats{Count: len(sorted), P50: q(0.50), P99: q(0.99), Max: sorted[len(sorted)-1]}
+}

@@ -1,0 +1,242 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// leaderBarrierRetry is the pause between attempts to catch up with the
+// log on gaining leadership.
+const leaderBarrierRetry = 500 * time.Millisecond
+
+// monitorLeadership runs the leader's loops while this server leads, and
+// stops them when it no longer does, until ctx ends.
+func (s *Server) monitorLeadership(ctx context.Context) {
+	var (
+		stop context.CancelFunc
+		done chan struct{}
+	)
+	stopLeading := func() {
+		if stop != nil {
+			stop()
+			<-done
+			stop, done = nil, nil
+		}
+	}
+	defer stopLeading()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case leader := <-s.raft.LeaderCh():
+			switch {
+			case leader && stop == nil:
+				lctx, cancel := context.WithCancel(ctx)
+				stop, done = cancel, make(chan struct{})
+				go func(done chan struct{}) {
+					defer close(done)
+					s.leaderLoop(lctx)
+				}(done)
+			case !leader:
+				stopLeading()
+			}
+		}
+	}
+}
+
+// leaderLoop establishes leadership, runs the leader's loops until ctx
+// ends, and then tears them down.
+func (s *Server) leaderLoop(ctx context.Context) {
+	s.logger.Info("gained leadership; starting leader loops")
+	var wg sync.WaitGroup
+	defer func() {
+		s.disableLeaderComponents()
+		wg.Wait()
+		s.heartbeats.wait()
+		s.logger.Info("leader loops stopped")
+	}()
+	if err := s.catchUp(ctx); err != nil {
+		return
+	}
+	s.enableLeaderComponents(ctx)
+	if err := s.restoreLeaderState(ctx); err != nil {
+		s.logger.Error("restore leader state", "error", err)
+	}
+	start := func(name string, fn func(context.Context)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(ctx)
+			s.logger.Trace("leader loop ended", "loop", name)
+		}()
+	}
+	start("plan applier", s.runPlanApplier)
+	start("blocked evals", s.blockedEvals.run)
+	start("failed evals", s.reapFailedEvals)
+	start("cancelable evals", s.reapCancelableEvals)
+	start("periodic dispatcher", s.periodic.run)
+	start("job status", s.jobStatus.run)
+	start("drainer", s.runDrainer)
+	start("stats", s.emitLeaderStats)
+	for i := range s.config.NumSchedulers {
+		w := &worker{srv: s, logger: s.logger.Named("worker").With("worker", i)}
+		start("worker", w.run)
+	}
+	<-ctx.Done()
+	s.logger.Info("lost leadership; stopping leader loops")
+}
+
+// catchUp waits until the state holds every entry committed before this
+// term, retrying until it does or ctx ends.
+func (s *Server) catchUp(ctx context.Context) error {
+	for {
+		err := s.raft.Barrier(s.config.RaftApplyTimeout).Error()
+		if err == nil {
+			return nil
+		}
+		s.logger.Warn("catch up with the raft log on gaining leadership", "error", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(leaderBarrierRetry):
+		}
+	}
+}
+
+func (s *Server) enableLeaderComponents(ctx context.Context) {
+	s.planQueue.SetEnabled(true)
+	s.evalBroker.SetEnabled(true)
+	s.blockedEvals.SetEnabled(true)
+	s.heartbeats.setEnabled(ctx, true)
+	s.periodic.SetEnabled(true)
+	s.jobStatus.setEnabled(true)
+}
+
+func (s *Server) disableLeaderComponents() {
+	s.planQueue.SetEnabled(false)
+	s.evalBroker.SetEnabled(false)
+	s.blockedEvals.SetEnabled(false)
+	s.heartbeats.setEnabled(nil, false)
+	s.periodic.SetEnabled(false)
+	s.jobStatus.setEnabled(false)
+}
+
+// restoreLeaderState hands the leader's loops what the state holds: the
+// pending and blocked evaluations, the nodes to watch, the periodic jobs
+// (launching each at most once for the runs it missed), and the jobs
+// whose status may be stale. The components are enabled first, so that
+// nothing applied meanwhile is missed; they ignore what they already hold.
+func (s *Server) restoreLeaderState(ctx context.Context) error {
+	st := s.State()
+	evals, err := st.Evals(nil)
+	if err != nil {
+		return err
+	}
+	for _, e := range evals {
+		switch e.Status {
+		case structs.EvalStatusPending:
+			s.evalBroker.Enqueue(e)
+		case structs.EvalStatusBlocked:
+			s.blockedEvals.Block(e)
+		}
+	}
+	nodes, err := st.Nodes(nil)
+	if err != nil {
+		return err
+	}
+	s.heartbeats.initialize(nodes)
+	jobs, err := st.Jobs(nil)
+	if err != nil {
+		return err
+	}
+	for _, job := range jobs {
+		s.jobStatus.markJob(job.Namespace, job.ID)
+	}
+	if err := s.restorePeriodic(ctx, jobs); err != nil {
+		return fmt.Errorf("restore periodic jobs: %w", err)
+	}
+	return nil
+}
+
+// observeApply tells the leader's components what an applied entry
+// changed. It runs on every server, on the goroutine that applies the
+// log; the components ignore it unless this server leads.
+func (s *Server) observeApply(index uint64, entry logEntry) {
+	for _, e := range entry.evals() {
+		switch e.Status {
+		case structs.EvalStatusPending:
+			s.evalBroker.Enqueue(e)
+		case structs.EvalStatusBlocked:
+			s.blockedEvals.Block(e)
+		case structs.EvalStatusComplete:
+			if len(e.FailedTGAllocs) == 0 {
+				s.blockedEvals.Untrack(e.Namespace, e.JobID, index)
+			}
+		}
+		s.jobStatus.markJob(e.Namespace, e.JobID)
+	}
+	if freesCapacity(entry) {
+		s.blockedEvals.Unblock(index)
+	}
+	switch e := entry.(type) {
+	case *JobRegisterEntry:
+		s.periodic.Add(e.Job)
+		s.jobStatus.markJob(e.Job.Namespace, e.Job.ID)
+	case *JobDeregisterEntry:
+		s.periodic.Remove(e.Namespace, e.JobID)
+		s.jobStatus.markJob(e.Namespace, e.JobID)
+	case *AllocUpdateEntry:
+		for _, a := range e.Allocs {
+			s.jobStatus.markJob(a.Namespace, a.JobID)
+		}
+	case *AllocClientUpdateEntry:
+		for _, a := range e.Allocs {
+			s.jobStatus.markAlloc(a.ID)
+		}
+	case *AllocDesiredStatusEntry:
+		for _, id := range e.AllocIDs {
+			s.jobStatus.markAlloc(id)
+		}
+	case *EvalDeleteEntry:
+		for _, id := range e.Allocs {
+			s.jobStatus.markAlloc(id)
+		}
+	}
+}
+
+// freesCapacity reports whether an entry may have made room for blocked
+// evaluations: a node registered, became ready or eligible, or
+// allocations stopped.
+func freesCapacity(entry logEntry) bool {
+	switch e := entry.(type) {
+	case *NodeRegisterEntry:
+		return true
+	case *NodeUpdateStatusEntry:
+		return e.Status == structs.NodeStatusReady
+	case *NodeUpdateEligibilityEntry:
+		return e.Eligibility == structs.NodeSchedulingEligible
+	case *NodeUpdateDrainEntry:
+		return e.DrainStrategy == nil && e.MarkEligible
+	case *AllocUpdateEntry:
+		for _, a := range e.Allocs {
+			if a.TerminalStatus() {
+				return true
+			}
+		}
+	case *AllocClientUpdateEntry:
+		for _, a := range e.Allocs {
+			if a.ClientTerminalStatus() {
+				return true
+			}
+		}
+	case *AllocDesiredStatusEntry:
+		return e.Desired != structs.AllocDesiredStatusRun
+	case *EvalDeleteEntry:
+		return len(e.Allocs) > 0
+	}
+	return false
+}

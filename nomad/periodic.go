@@ -1,0 +1,225 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/cronexpr"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// periodicLauncher is what the dispatcher needs from the server.
+type periodicLauncher interface {
+	// launch creates the child of a periodic job for the launch time.
+	launch(ctx context.Context, job *structs.Job, at time.Time) error
+	// runningChildren reports whether a child of the job is not dead.
+	runningChildren(job *structs.Job) (bool, error)
+}
+
+// periodicDispatcher launches, on the leader, the children of periodic jobs
+// when their cron specs come due. A job that prohibits overlap skips a
+// launch while an earlier child is not dead.
+type periodicDispatcher struct {
+	logger   hclog.Logger
+	launcher periodicLauncher
+	now      func() time.Time
+
+	mu      sync.Mutex
+	enabled bool
+	tracked map[jobKey]*periodicEntry
+	updated chan struct{}
+}
+
+// periodicEntry is a tracked job and its next launch.
+type periodicEntry struct {
+	job  *structs.Job
+	next time.Time // zero: the specs never fire again
+}
+
+func newPeriodicDispatcher(logger hclog.Logger, launcher periodicLauncher, now func() time.Time) *periodicDispatcher {
+	if now == nil {
+		now = time.Now
+	}
+	return &periodicDispatcher{
+		logger:   logger,
+		launcher: launcher,
+		now:      now,
+		tracked:  make(map[jobKey]*periodicEntry),
+		updated:  make(chan struct{}, 1),
+	}
+}
+
+// SetEnabled turns the dispatcher on or off; off forgets every job.
+func (d *periodicDispatcher) SetEnabled(enabled bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.enabled = enabled
+	d.tracked = make(map[jobKey]*periodicEntry)
+	d.poke()
+}
+
+// Add tracks a job, or updates it, from now on: its next launch is the
+// first its specs give after now. A job that is not periodic, or stopped,
+// is forgotten. It never blocks.
+func (d *periodicDispatcher) Add(job *structs.Job) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.enabled {
+		return
+	}
+	key := jobKey{job.Namespace, job.ID}
+	if !job.IsPeriodic() || job.Stop {
+		if _, ok := d.tracked[key]; ok {
+			delete(d.tracked, key)
+			d.poke()
+		}
+		return
+	}
+	next, err := nextLaunch(job, d.now())
+	if err != nil {
+		d.logger.Error("periodic job has a bad schedule; not tracking it", "job_id", job.ID, "error", err)
+		delete(d.tracked, key)
+		return
+	}
+	d.tracked[key] = &periodicEntry{job: job, next: next}
+	d.poke()
+}
+
+// Remove forgets a job. It never blocks.
+func (d *periodicDispatcher) Remove(namespace, id string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := jobKey{namespace, id}
+	if _, ok := d.tracked[key]; ok {
+		delete(d.tracked, key)
+		d.poke()
+	}
+}
+
+// poke wakes run to look at the schedule again. The caller holds mu.
+func (d *periodicDispatcher) poke() {
+	select {
+	case d.updated <- struct{}{}:
+	default:
+	}
+}
+
+// nextDue returns the earliest next launch of the tracked jobs.
+func (d *periodicDispatcher) nextDue() (time.Time, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var earliest time.Time
+	for _, e := range d.tracked {
+		if e.next.IsZero() {
+			continue
+		}
+		if earliest.IsZero() || e.next.Before(earliest) {
+			earliest = e.next
+		}
+	}
+	return earliest, !earliest.IsZero()
+}
+
+// run launches the tracked jobs as they come due, until ctx ends.
+func (d *periodicDispatcher) run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		timer.Stop()
+		var fire <-chan time.Time
+		if next, ok := d.nextDue(); ok {
+			timer.Reset(next.Sub(d.now()))
+			fire = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.updated:
+		case <-fire:
+			d.dispatchDue(ctx)
+		}
+	}
+}
+
+// dueLaunch is a job to launch and the launch time it is due for.
+type dueLaunch struct {
+	job *structs.Job
+	at  time.Time
+}
+
+// dispatchDue launches every job whose next launch has come, and moves
+// each to its first launch after now: runs missed while the leader was
+// busy are not made up one by one.
+func (d *periodicDispatcher) dispatchDue(ctx context.Context) {
+	now := d.now()
+	var due []dueLaunch
+	d.mu.Lock()
+	for _, e := range d.tracked {
+		if e.next.IsZero() || e.next.After(now) {
+			continue
+		}
+		due = append(due, dueLaunch{job: e.job, at: e.next})
+		next, err := nextLaunch(e.job, now)
+		if err != nil {
+			next = time.Time{}
+		}
+		e.next = next
+	}
+	d.mu.Unlock()
+	for _, l := range due {
+		d.launchUnlessOverlapping(ctx, l.job, l.at)
+	}
+}
+
+// launchUnlessOverlapping launches a job's child for at, unless the job
+// prohibits overlap and an earlier child is not dead yet.
+func (d *periodicDispatcher) launchUnlessOverlapping(ctx context.Context, job *structs.Job, at time.Time) {
+	if job.Periodic.ProhibitOverlap {
+		running, err := d.launcher.runningChildren(job)
+		if err != nil {
+			d.logger.Error("check periodic job's children", "job_id", job.ID, "error", err)
+			return
+		}
+		if running {
+			d.logger.Info("skipping periodic launch: a previous child is still running and the job prohibits overlap",
+				"job_id", job.ID, "launch", at)
+			return
+		}
+	}
+	if err := d.launcher.launch(ctx, job, at); err != nil {
+		d.logger.Error("launch periodic job", "job_id", job.ID, "launch", at, "error", err)
+	}
+}
+
+// nextLaunch returns the first time after after that any of the job's
+// cron specs fires, in the job's time zone, or the zero time if none ever
+// fires again.
+func nextLaunch(job *structs.Job, after time.Time) (time.Time, error) {
+	p := job.Periodic
+	if p == nil {
+		return time.Time{}, fmt.Errorf("job %q is not periodic", job.ID)
+	}
+	loc, err := time.LoadLocation(p.TimeZone)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("time_zone %q: %w", p.TimeZone, err)
+	}
+	var earliest time.Time
+	for _, spec := range p.CronSpecs() {
+		expr, err := cronexpr.Parse(spec)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("cron spec %q: %w", spec, err)
+		}
+		next := expr.Next(after.In(loc))
+		if next.IsZero() {
+			continue
+		}
+		if earliest.IsZero() || next.Before(earliest) {
+			earliest = next
+		}
+	}
+	return earliest, nil
+}

@@ -1,0 +1,206 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// periodicChildSeparator joins a periodic job's ID and a child's suffix.
+const periodicChildSeparator = "/periodic-"
+
+// PeriodicChildID is the ID of the child a periodic job launches at a
+// time: "<parent>/periodic-<unix seconds>".
+func PeriodicChildID(parentID string, at time.Time) string {
+	return fmt.Sprintf("%s%s%d", parentID, periodicChildSeparator, at.Unix())
+}
+
+// deriveChildJob returns the child a periodic job launches at a time: a
+// copy of the job under the child's ID, with ParentID set and no periodic
+// block of its own.
+func deriveChildJob(parent *structs.Job, at time.Time, now int64) *structs.Job {
+	child := parent.Copy()
+	child.ID = PeriodicChildID(parent.ID, at)
+	child.Name = child.ID
+	child.ParentID = parent.ID
+	child.Periodic = nil
+	child.Stop = false
+	child.Status = structs.JobStatusPending
+	child.StatusDescription = ""
+	child.Stable = false
+	child.Version = 0
+	child.SubmitTime = now
+	child.CreateIndex, child.ModifyIndex, child.JobModifyIndex = 0, 0, 0
+	return child
+}
+
+// serverLauncher launches periodic children through raft.
+type serverLauncher struct{ srv *Server }
+
+func (l serverLauncher) launch(ctx context.Context, job *structs.Job, at time.Time) error {
+	_, err := l.srv.launchPeriodicChild(ctx, job, at)
+	return err
+}
+
+func (l serverLauncher) runningChildren(job *structs.Job) (bool, error) {
+	children, err := l.srv.State().JobChildren(nil, job.Namespace, job.ID)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range children {
+		if c.Status != structs.JobStatusDead {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// launchPeriodicChild registers the child of a periodic job for a launch
+// time, with an evaluation, and records the launch so that a new leader
+// knows it. A child already launched for that second gets a new
+// evaluation instead. It runs on the leader and returns the evaluation's
+// ID.
+func (s *Server) launchPeriodicChild(ctx context.Context, parent *structs.Job, at time.Time) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	now := time.Now().UnixNano()
+	child := deriveChildJob(parent, at, now)
+	existing, err := s.State().JobByID(nil, child.Namespace, child.ID)
+	if err != nil {
+		return "", err
+	}
+	var eval *structs.Evaluation
+	if existing == nil {
+		eval = newJobEval(child, structs.EvalTriggerPeriodicJob, now)
+		if _, err := s.raftApply(MsgJobRegister, &JobRegisterEntry{Job: child, Eval: eval}); err != nil {
+			return "", fmt.Errorf("register child %q of periodic job %q: %w", child.ID, parent.ID, err)
+		}
+	} else {
+		eval = newJobEval(existing, structs.EvalTriggerPeriodicJob, now)
+		if _, err := s.raftApply(MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+			return "", fmt.Errorf("evaluate child %q of periodic job %q: %w", child.ID, parent.ID, err)
+		}
+	}
+	launch := &state.PeriodicLaunch{ID: parent.ID, Namespace: parent.Namespace, Launch: at}
+	if _, err := s.raftApply(MsgPeriodicLaunch, &PeriodicLaunchEntry{Launch: launch}); err != nil {
+		return "", fmt.Errorf("record launch of periodic job %q: %w", parent.ID, err)
+	}
+	s.logger.Info("launched periodic job", "job_id", parent.ID, "child", child.ID, "eval_id", eval.ID)
+	return eval.ID, nil
+}
+
+// restorePeriodic tracks every periodic job on gaining leadership, and
+// launches once each job that missed a run since its last launch (or,
+// never launched, since it was submitted), unless it prohibits overlap
+// and a child still runs.
+func (s *Server) restorePeriodic(ctx context.Context, jobs []*structs.Job) error {
+	now := time.Now()
+	for _, job := range jobs {
+		if !job.IsPeriodic() || job.Stop {
+			continue
+		}
+		s.periodic.Add(job)
+		last := time.Unix(0, job.SubmitTime)
+		launch, err := s.State().PeriodicLaunchByID(nil, job.Namespace, job.ID)
+		if err != nil {
+			return err
+		}
+		if launch != nil {
+			last = launch.Launch
+		}
+		next, err := nextLaunch(job, last)
+		if err != nil {
+			s.logger.Error("periodic job has a bad schedule", "job_id", job.ID, "error", err)
+			continue
+		}
+		if next.IsZero() || !next.Before(now) {
+			continue
+		}
+		s.logger.Info("periodic job missed a launch while there was no leader; launching it now", "job_id", job.ID, "missed", next)
+		s.periodic.launchUnlessOverlapping(ctx, job, now)
+	}
+	return nil
+}
+
+// PeriodicForceRequest launches a periodic job now.
+type PeriodicForceRequest struct {
+	Namespace string
+	JobID     string
+}
+
+// PeriodicForceResponse reports a forced launch.
+type PeriodicForceResponse struct {
+	EvalID          string
+	EvalCreateIndex uint64
+	Index           uint64
+}
+
+// PeriodicForce launches a periodic job now, outside its schedule (and
+// regardless of prohibit_overlap), and returns the evaluation of the
+// child. An unknown job is an ErrNotFound error; one that is not periodic
+// an ErrInvalidRequest error.
+func (s *Server) PeriodicForce(ctx context.Context, namespace, jobID string) (string, error) {
+	resp, err := s.PeriodicForceLaunch(ctx, namespace, jobID)
+	if err != nil {
+		return "", err
+	}
+	return resp.EvalID, nil
+}
+
+// PeriodicForceLaunch is PeriodicForce with the indexes of the write.
+func (s *Server) PeriodicForceLaunch(ctx context.Context, namespace, jobID string) (*PeriodicForceResponse, error) {
+	req := &PeriodicForceRequest{Namespace: namespace, JobID: jobID}
+	return leaderWrite(ctx, s, "Periodic.Force", req, s.periodicForceLocal)
+}
+
+func (s *Server) periodicForceLocal(ctx context.Context, req *PeriodicForceRequest) (*PeriodicForceResponse, error) {
+	if req.Namespace == "" || req.JobID == "" {
+		return nil, invalidf("periodic force: namespace and job ID are required")
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	job, err := s.State().JobByID(nil, req.Namespace, req.JobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, fmt.Errorf("job %q in namespace %q: %w", req.JobID, req.Namespace, ErrNotFound)
+	}
+	if !job.IsPeriodic() {
+		return nil, invalidf("job %q is not periodic", req.JobID)
+	}
+	if job.Stop {
+		return nil, invalidf("periodic job %q is stopped", req.JobID)
+	}
+	evalID, err := s.launchPeriodicChild(ctx, job, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	eval, err := s.State().EvalByID(nil, evalID)
+	if err != nil {
+		return nil, err
+	}
+	resp := &PeriodicForceResponse{EvalID: evalID}
+	if eval != nil {
+		resp.EvalCreateIndex = eval.CreateIndex
+	}
+	if resp.Index, err = s.State().LatestIndex(); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// periodicRPC serves the periodic writes forwarded by other servers.
+type periodicRPC struct{ srv *Server }
+
+// Force serves PeriodicForceLaunch.
+func (e *periodicRPC) Force(args *PeriodicForceRequest, reply *PeriodicForceResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.PeriodicForceLaunch(ctx, args.Namespace, args.JobID))
+	})
+}

@@ -1,0 +1,192 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-metrics"
+	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// planInFlight is a plan whose raft entry is being committed while the
+// applier checks the next one.
+type planInFlight struct {
+	allocs map[string][]*structs.Allocation // by node, as committed
+	done   chan struct{}
+}
+
+func (f *planInFlight) finished() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// runPlanApplier applies the queued plans one at a time until ctx ends:
+// it checks each plan against the latest state, commits what still fits
+// through raft and reports to the submitting worker. The check of the
+// next plan overlaps the commit of the previous one, which it counts as
+// committed; at most one commit is in flight.
+func (s *Server) runPlanApplier(ctx context.Context) {
+	var inflight *planInFlight
+	defer func() {
+		if inflight != nil {
+			<-inflight.done
+		}
+	}()
+	for {
+		pending, err := s.planQueue.Dequeue(ctx)
+		if err != nil {
+			return
+		}
+		start := time.Now()
+		if inflight != nil && inflight.finished() {
+			inflight = nil
+		}
+		view, err := s.planView(inflight)
+		if err != nil {
+			pending.respond(nil, err)
+			continue
+		}
+		result, rejected, err := evaluatePlan(view, pending.plan)
+		metrics.MeasureSince([]string{"plan", "evaluate"}, start)
+		if err != nil {
+			pending.respond(nil, err)
+			continue
+		}
+		for node, reason := range rejected {
+			s.logger.Debug("plan rejected on node", "eval_id", pending.plan.EvalID, "node_id", node, "reason", reason)
+		}
+		if inflight != nil {
+			<-inflight.done
+			inflight = nil
+		}
+		if len(result.NodeUpdate) == 0 && len(result.NodeAllocation) == 0 {
+			s.finishPlan(pending, result, rejected != nil, start, 0)
+			continue
+		}
+		inflight = s.commitPlan(pending, result, rejected != nil, start)
+	}
+}
+
+// planView is the latest state, with the allocations of the plan in
+// flight on top.
+func (s *Server) planView(inflight *planInFlight) (*planView, error) {
+	snap, err := s.State().Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("snapshot state for plan: %w", err)
+	}
+	v := &planView{snap: snap}
+	if inflight != nil {
+		v.inflight = inflight.allocs
+	}
+	return v, nil
+}
+
+// commitPlan starts the raft commit of what a plan may commit and reports
+// to the worker once it is applied.
+func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, partial bool, start time.Time) *planInFlight {
+	entry := planEntry(pending.plan, result, time.Now().UnixNano())
+	f := &planInFlight{allocs: make(map[string][]*structs.Allocation), done: make(chan struct{})}
+	for _, a := range entry.Allocs {
+		f.allocs[a.NodeID] = append(f.allocs[a.NodeID], a)
+	}
+	future, err := s.startRaftApply(MsgAllocUpdate, entry)
+	if err != nil {
+		pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
+		close(f.done)
+		return f
+	}
+	s.loops.Add(1)
+	go func() {
+		defer s.loops.Done()
+		defer close(f.done)
+		if err := waitRaftApply(future); err != nil {
+			pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
+			return
+		}
+		s.finishPlan(pending, result, partial, start, future.Index())
+	}()
+	return f
+}
+
+// finishPlan reports a plan's outcome. A plan not committed in full tells
+// the scheduler which state index to read before it tries again.
+func (s *Server) finishPlan(pending *pendingPlan, result *structs.PlanResult, partial bool, start time.Time, index uint64) {
+	result.AllocIndex = index
+	if partial {
+		latest, err := s.State().LatestIndex()
+		if err != nil {
+			pending.respond(nil, err)
+			return
+		}
+		result.RefreshIndex = max(latest, index)
+	}
+	metrics.MeasureSince([]string{"plan", "apply"}, start)
+	s.planLatency.record(time.Since(start))
+	metrics.MeasureSince([]string{"plan", "submit"}, pending.enqueued)
+	pending.respond(result, nil)
+}
+
+// planEntry is the raft entry that commits a plan's result. Allocations
+// are copies with their times set: CreateTime for new ones (the store
+// keeps the original of an existing allocation), ModifyTime for all. The
+// plan's job travels once, not in every allocation that runs it.
+func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *AllocUpdateEntry {
+	entry := &AllocUpdateEntry{}
+	add := func(a *structs.Allocation) {
+		c := *a
+		if c.CreateTime == 0 {
+			c.CreateTime = now
+		}
+		c.ModifyTime = now
+		if plan.Job != nil && c.Job == plan.Job {
+			c.Job = nil
+		}
+		if c.Job == nil && !c.TerminalStatus() {
+			entry.Job = plan.Job
+		}
+		entry.Allocs = append(entry.Allocs, &c)
+	}
+	for _, allocs := range result.NodeUpdate {
+		for _, a := range allocs {
+			add(a)
+		}
+	}
+	for _, allocs := range result.NodeAllocation {
+		for _, a := range allocs {
+			add(a)
+		}
+	}
+	return entry
+}
+
+// startRaftApply validates and encodes an entry and hands it to raft
+// without waiting for the commit.
+func (s *Server) startRaftApply(t MessageType, entry logEntry) (raft.ApplyFuture, error) {
+	if err := entry.validate(); err != nil {
+		return nil, err
+	}
+	data, err := encodeLogEntry(t, entry)
+	if err != nil {
+		return nil, err
+	}
+	return s.raft.Apply(data, s.config.RaftApplyTimeout), nil
+}
+
+// waitRaftApply waits for an entry's commit and returns the error raft or
+// the FSM reported.
+func waitRaftApply(future raft.ApplyFuture) error {
+	if err := future.Error(); err != nil {
+		return raftWriteError(err)
+	}
+	if err, ok := future.Response().(error); ok && err != nil {
+		return err
+	}
+	return nil
+}

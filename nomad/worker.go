@@ -1,0 +1,202 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-metrics"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/scheduler"
+)
+
+// schedulerTypes are the evaluation queues the workers serve.
+var schedulerTypes = []string{
+	structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem, structs.JobTypeSysbatch,
+}
+
+// indexWaitLimit bounds how long a worker waits for the state to reach
+// an index it needs.
+const indexWaitLimit = 10 * time.Second
+
+// worker takes evaluations from the broker, runs the scheduler of their
+// job's type over a snapshot of the state, and acknowledges them.
+type worker struct {
+	srv    *Server
+	logger hclog.Logger
+}
+
+// run serves evaluations until ctx ends or the broker is disabled.
+func (w *worker) run(ctx context.Context) {
+	for {
+		eval, token, err := w.srv.evalBroker.Dequeue(ctx, schedulerTypes)
+		if err != nil {
+			return
+		}
+		if err := w.process(ctx, eval, token); err != nil {
+			w.logger.Warn("evaluation not processed; giving it back", "eval_id", eval.ID, "job_id", eval.JobID, "error", err)
+			if nerr := w.srv.evalBroker.Nack(eval.ID, token); nerr != nil {
+				w.logger.Debug("nack evaluation", "eval_id", eval.ID, "error", nerr)
+			}
+			continue
+		}
+		if err := w.srv.evalBroker.Ack(eval.ID, token); err != nil {
+			w.logger.Warn("ack evaluation", "eval_id", eval.ID, "error", err)
+		}
+	}
+}
+
+// process runs the scheduler on one evaluation, over a state that has at
+// least everything the evaluation was written with.
+func (w *worker) process(ctx context.Context, eval *structs.Evaluation, token string) error {
+	if err := w.srv.waitForIndex(ctx, eval.ModifyIndex); err != nil {
+		return err
+	}
+	snap, err := w.srv.State().Snapshot()
+	if err != nil {
+		return err
+	}
+	index, err := snap.LatestIndex()
+	if err != nil {
+		return err
+	}
+	jobType, err := evalJobType(snap, eval)
+	if err != nil {
+		return err
+	}
+	p := &workerPlanner{w: w, ctx: ctx, eval: eval, token: token, snapshotIndex: index}
+	sched, err := scheduler.NewScheduler(jobType, w.logger, snap, p)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	err = sched.Process(eval.Copy())
+	metrics.MeasureSince([]string{"worker", "invoke_scheduler", jobType}, start)
+	return err
+}
+
+// evalJobType is the scheduler type of an evaluation: its own, else its
+// job's, else service (the job is gone; any generic scheduler stops what
+// is left of it).
+func evalJobType(snap *state.StateSnapshot, eval *structs.Evaluation) (string, error) {
+	if eval.Type != "" {
+		return eval.Type, nil
+	}
+	job, err := snap.JobByID(nil, eval.Namespace, eval.JobID)
+	if err != nil {
+		return "", err
+	}
+	if job != nil && job.Type != "" {
+		return job.Type, nil
+	}
+	return structs.JobTypeService, nil
+}
+
+// waitForIndex waits until this server's state has applied index.
+func (s *Server) waitForIndex(ctx context.Context, index uint64) error {
+	deadline := time.Now().Add(indexWaitLimit)
+	for {
+		latest, err := s.State().LatestIndex()
+		if err != nil {
+			return err
+		}
+		if latest >= index {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("state index %d did not reach %d within %s", latest, index, indexWaitLimit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// workerPlanner is how the scheduler of one evaluation commits: plans go
+// to the plan applier, evaluations through raft.
+type workerPlanner struct {
+	w     *worker
+	ctx   context.Context
+	eval  *structs.Evaluation
+	token string
+
+	// snapshotIndex is the index of the latest state the scheduler read.
+	snapshotIndex uint64
+}
+
+var _ scheduler.Planner = (*workerPlanner)(nil)
+
+// SubmitPlan implements scheduler.Planner. The evaluation's nack timeout
+// stops while the plan waits for the applier.
+func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
+	broker := p.w.srv.evalBroker
+	if err := broker.PauseNackTimeout(p.eval.ID, p.token); err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err := broker.ResumeNackTimeout(p.eval.ID, p.token); err != nil && !errors.Is(err, errBrokerDisabled) {
+			p.w.logger.Debug("resume nack timeout", "eval_id", p.eval.ID, "error", err)
+		}
+	}()
+	pending, err := p.w.srv.planQueue.Enqueue(plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out planOutcome
+	select {
+	case out = <-pending.done:
+	case <-p.ctx.Done():
+		return nil, nil, p.ctx.Err()
+	}
+	if out.err != nil {
+		return nil, nil, out.err
+	}
+	if out.result.RefreshIndex == 0 {
+		return out.result, nil, nil
+	}
+	if err := p.w.srv.waitForIndex(p.ctx, out.result.RefreshIndex); err != nil {
+		return nil, nil, err
+	}
+	snap, err := p.w.srv.State().Snapshot()
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.snapshotIndex, err = snap.LatestIndex(); err != nil {
+		return nil, nil, err
+	}
+	return out.result, snap, nil
+}
+
+// UpdateEval implements scheduler.Planner.
+func (p *workerPlanner) UpdateEval(eval *structs.Evaluation) error {
+	return p.writeEval(eval.Copy())
+}
+
+// CreateEval implements scheduler.Planner. The new evaluation remembers
+// the state the scheduler read, so that a blocked one that missed a
+// capacity change meanwhile runs again at once.
+func (p *workerPlanner) CreateEval(eval *structs.Evaluation) error {
+	e := eval.Copy()
+	e.SnapshotIndex = p.snapshotIndex
+	return p.writeEval(e)
+}
+
+// ReblockEval implements scheduler.Planner.
+func (p *workerPlanner) ReblockEval(eval *structs.Evaluation) error {
+	e := eval.Copy()
+	e.SnapshotIndex = p.snapshotIndex
+	return p.writeEval(e)
+}
+
+func (p *workerPlanner) writeEval(eval *structs.Evaluation) error {
+	if _, err := p.w.srv.raftApply(MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+		return fmt.Errorf("write evaluation %s: %w", eval.ID, err)
+	}
+	return nil
+}
