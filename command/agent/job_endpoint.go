@@ -386,7 +386,18 @@ func (s *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (a
 	if !job.IsPeriodic() {
 		return nil, badRequest("job %q is not periodic", id)
 	}
-	return nil, newHTTPError(http.StatusNotImplemented, "forcing a periodic launch is not available yet: this build's server has no periodic dispatcher")
+	resp, err := srv.PeriodicForceLaunch(r.Context(), ns, id)
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, resp.Index)
+	// The shape of Nomad's PeriodicForceResponse.
+	type periodicForceResponse struct {
+		EvalID          string
+		EvalCreateIndex uint64
+		Index           uint64
+	}
+	return &periodicForceResponse{EvalID: resp.EvalID, EvalCreateIndex: resp.EvalCreateIndex, Index: resp.Index}, nil
 }
 
 func deref[T any](p *T) T {
