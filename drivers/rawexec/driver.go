@@ -1,0 +1,389 @@
+// Package rawexec is the raw_exec task driver: it runs a command directly,
+// as the agent's user, without isolation.
+//
+// Each task is owned by a small supervisor process (see SupervisorMain)
+// that outlives the agent, so that an agent restart re-attaches to running
+// tasks, learns the real exit status of tasks that ended meanwhile, and
+// never interrupts their logs.
+package rawexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/drivers"
+)
+
+// DriverName is the raw_exec driver's name, as in Nomad.
+const DriverName = "raw_exec"
+
+// handleVersion is the TaskHandle.Version this driver writes.
+const handleVersion = 1
+
+// killWait bounds how long StopTask and DestroyTask wait for a task to
+// exit after SIGKILL.
+const killWait = 30 * time.Second
+
+// supervisorDirName is the directory, inside the task directory, holding
+// the state directories of the task's supervisors.
+const supervisorDirName = ".supervisor"
+
+// Config is the agent's configuration of the driver.
+type Config struct {
+	// Enabled allows tasks to run; raw_exec is off unless enabled.
+	Enabled bool
+	// SupervisorCmd is the command that runs SupervisorMain; the state
+	// directory is appended as its last argument. Empty means this
+	// executable's hidden "task-supervisor" command.
+	SupervisorCmd []string
+}
+
+// Driver is the raw_exec driver.
+type Driver struct {
+	logger        hclog.Logger
+	enabled       bool
+	supervisorCmd []string
+
+	mu       sync.Mutex
+	tasks    map[string]*task
+	reserved map[string]bool // IDs whose StartTask is under way
+}
+
+var _ drivers.Driver = (*Driver)(nil)
+
+// New returns a raw_exec driver.
+func New(logger hclog.Logger, cfg Config) *Driver {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &Driver{
+		logger:        logger.Named(DriverName),
+		enabled:       cfg.Enabled,
+		supervisorCmd: cfg.SupervisorCmd,
+		tasks:         make(map[string]*task),
+		reserved:      make(map[string]bool),
+	}
+}
+
+func (d *Driver) Name() string { return DriverName }
+
+func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
+	fp := &drivers.Fingerprint{
+		Attributes: map[string]string{},
+		Detected:   true,
+		Healthy:    d.enabled,
+	}
+	if d.enabled {
+		fp.Attributes["driver."+DriverName] = "1"
+		fp.HealthDescription = "healthy"
+	} else {
+		fp.HealthDescription = "disabled"
+	}
+	return fp
+}
+
+func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error) {
+	if !d.enabled {
+		return nil, errors.New("raw_exec driver is disabled on this node")
+	}
+	if cfg == nil || cfg.ID == "" {
+		return nil, errors.New("start raw_exec task: task config with an ID is required")
+	}
+	if cfg.TaskDir == "" {
+		return nil, fmt.Errorf("start task %q: task directory is required", cfg.ID)
+	}
+	conf, err := parseConfig(cfg.Config)
+	if err != nil {
+		return nil, fmt.Errorf("task %q: invalid config: %w", cfg.Name, err)
+	}
+	spec, err := buildSpec(cfg, conf)
+	if err != nil {
+		return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
+	}
+
+	if err := d.reserve(cfg.ID); err != nil {
+		return nil, err
+	}
+	defer d.release(cfg.ID)
+
+	t, err := d.launch(cfg, spec)
+	if err != nil {
+		// Unlike a bad config, a failed launch may succeed when retried.
+		return nil, drivers.NewRecoverableError(fmt.Errorf("start task %q: %w", cfg.ID, err), true)
+	}
+	h := &drivers.TaskHandle{
+		Version:   handleVersion,
+		Driver:    DriverName,
+		Config:    cfg,
+		State:     drivers.TaskStateRunning,
+		StartedAt: t.state.StartedAt,
+	}
+	if err := h.SetDriverState(t.state); err != nil {
+		return nil, err
+	}
+	if err := d.track(t); err != nil {
+		return nil, err
+	}
+	d.logger.Debug("started task", "task_id", cfg.ID, "pid", t.state.PID, "supervisor_pid", t.state.SupervisorPID)
+	return h, nil
+}
+
+// launch prepares the task's state directory and starts its supervisor.
+func (d *Driver) launch(cfg *drivers.TaskConfig, spec *supervisorSpec) (*task, error) {
+	taskDir, err := filepath.Abs(cfg.TaskDir)
+	if err != nil {
+		return nil, fmt.Errorf("task directory: %w", err)
+	}
+	stateDir := filepath.Join(taskDir, supervisorDirName, url.PathEscape(cfg.ID))
+	// A supervisor of an earlier agent may still run this ID: that task
+	// must be recovered or destroyed, not started twice. Otherwise a
+	// directory left by an earlier run is stale.
+	if st, err := readState(stateDir); err == nil && st.State == stateRunning && isSupervisor(st.SupervisorPID, stateDir) {
+		return nil, fmt.Errorf("task is already running under supervisor pid %d; recover or destroy it first", st.SupervisorPID)
+	}
+	if err := os.RemoveAll(stateDir); err != nil {
+		return nil, fmt.Errorf("clear state directory: %w", err)
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state directory: %w", err)
+	}
+	if err := writeJSONFile(filepath.Join(stateDir, specFile), spec); err != nil {
+		return nil, err
+	}
+	sup, err := startSupervisor(d.supervisorCommand(), stateDir)
+	if err != nil {
+		os.RemoveAll(stateDir)
+		return nil, err
+	}
+	t := newTask(cfg, driverState{
+		StateDir:      stateDir,
+		SupervisorPID: sup.cmd.Process.Pid,
+		PID:           sup.report.PID,
+		PGID:          sup.report.PGID,
+		StartedAt:     sup.report.StartedAt,
+	})
+	go t.watch(func() { _ = sup.cmd.Wait() })
+	return t, nil
+}
+
+func (d *Driver) supervisorCommand() []string {
+	if len(d.supervisorCmd) > 0 {
+		return d.supervisorCmd
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return []string{exe, "task-supervisor"}
+}
+
+func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *drivers.ExitResult, error) {
+	t, err := d.get(taskID)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan *drivers.ExitResult, 1)
+	go func() {
+		defer close(ch)
+		select {
+		case <-t.done:
+			ch <- t.result
+		case <-ctx.Done():
+		}
+	}()
+	return ch, nil
+}
+
+func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
+	t, err := d.get(taskID)
+	if err != nil {
+		return err
+	}
+	if signal == "" {
+		signal = drivers.DefaultStopSignal
+	}
+	sig, err := drivers.Signal(signal)
+	if err != nil {
+		return fmt.Errorf("stop task %q: %w", taskID, err)
+	}
+	if err := t.signal(sig); err != nil {
+		return fmt.Errorf("stop task %q: %w", taskID, err)
+	}
+	if t.waitExit(timeout) {
+		return nil
+	}
+	d.logger.Debug("task outlived its kill timeout, killing it", "task_id", taskID, "timeout", timeout)
+	return d.kill(t)
+}
+
+// kill sends SIGKILL to the task's group and waits for the task to exit.
+func (d *Driver) kill(t *task) error {
+	if err := t.signal(syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill task %q: %w", t.cfg.ID, err)
+	}
+	if !t.waitExit(killWait) {
+		return fmt.Errorf("kill task %q: still running %s after SIGKILL", t.cfg.ID, killWait)
+	}
+	return nil
+}
+
+func (d *Driver) SignalTask(taskID string, signal string) error {
+	t, err := d.get(taskID)
+	if err != nil {
+		return err
+	}
+	sig, err := drivers.Signal(signal)
+	if err != nil {
+		return fmt.Errorf("signal task %q: %w", taskID, err)
+	}
+	if t.exited() {
+		return fmt.Errorf("signal task %q: task has exited", taskID)
+	}
+	if err := t.signal(sig); err != nil {
+		return fmt.Errorf("signal task %q: %w", taskID, err)
+	}
+	return nil
+}
+
+// RecoverTask re-attaches to a task's supervisor. The supervisor's state
+// file decides: a task that exited meanwhile yields its recorded result, a
+// running one is watched until its supervisor exits, and one whose
+// supervisor died without recording a result is lost.
+func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
+	if h == nil || h.Config == nil || h.Config.ID == "" {
+		return errors.New("recover raw_exec task: handle with a task config and ID is required")
+	}
+	id := h.Config.ID
+	if h.Driver != "" && h.Driver != DriverName {
+		return fmt.Errorf("recover task %q: handle is for driver %q, not %q", id, h.Driver, DriverName)
+	}
+	if _, err := d.get(id); err == nil {
+		return nil
+	}
+	var ds driverState
+	if err := h.GetDriverState(&ds); err != nil {
+		return fmt.Errorf("recover task %q: %w", id, err)
+	}
+	if ds.StateDir == "" || ds.SupervisorPID <= 0 || ds.PGID <= 0 {
+		return fmt.Errorf("recover task %q: driver state lacks the supervisor's state directory or pids", id)
+	}
+	st, err := readState(ds.StateDir)
+	if err != nil {
+		return fmt.Errorf("recover task %q: %w", id, err)
+	}
+
+	t := newTask(h.Config, ds)
+	if st.State == stateExited {
+		t.finish(st.result(), st.FinishedAt)
+	} else {
+		wait, err := watchSupervisor(ds.SupervisorPID, ds.StateDir)
+		switch {
+		case errors.Is(err, errProcessGone):
+			// It may have recorded the exit just before it went.
+			t.finish(resultFromState(ds.StateDir))
+		case err != nil:
+			return fmt.Errorf("recover task %q: %w", id, err)
+		default:
+			go t.watch(wait)
+		}
+	}
+	if err := d.track(t); err != nil {
+		return fmt.Errorf("recover task %q: %w", id, err)
+	}
+	d.logger.Debug("recovered task", "task_id", id, "exited", t.exited())
+	return nil
+}
+
+func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
+	t, err := d.get(taskID)
+	if err != nil {
+		return nil, err
+	}
+	return t.status(), nil
+}
+
+// DestroyTask forgets the task and deletes its state directory; force
+// kills it first if it still runs.
+func (d *Driver) DestroyTask(taskID string, force bool) error {
+	t, err := d.get(taskID)
+	if err != nil {
+		return err
+	}
+	if !t.exited() {
+		if !force {
+			return fmt.Errorf("destroy task %q: task is still running", taskID)
+		}
+		if err := d.kill(t); err != nil {
+			return fmt.Errorf("destroy task %q: %w", taskID, err)
+		}
+	}
+	d.forget(taskID, t)
+	if err := os.RemoveAll(t.state.StateDir); err != nil {
+		return fmt.Errorf("destroy task %q: remove state directory: %w", taskID, err)
+	}
+	// Remove the parent too once no other run of the task uses it.
+	_ = os.Remove(filepath.Dir(t.state.StateDir))
+	return nil
+}
+
+// Shutdown forgets every task. Their supervisors keep running them, for
+// the next agent to recover.
+func (d *Driver) Shutdown() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	clear(d.tasks)
+}
+
+func (d *Driver) reserve(id string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.tasks[id]; ok || d.reserved[id] {
+		return fmt.Errorf("task %q already exists", id)
+	}
+	d.reserved[id] = true
+	return nil
+}
+
+func (d *Driver) release(id string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.reserved, id)
+}
+
+func (d *Driver) track(t *task) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.tasks[t.cfg.ID]; ok {
+		return fmt.Errorf("task %q already exists", t.cfg.ID)
+	}
+	d.tasks[t.cfg.ID] = t
+	return nil
+}
+
+// forget stops tracking the task with the given ID if it is still t.
+func (d *Driver) forget(id string, t *task) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.tasks[id] == t {
+		delete(d.tasks, id)
+	}
+}
+
+func (d *Driver) get(id string) (*task, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.tasks[id]
+	if !ok {
+		return nil, fmt.Errorf("task %q: %w", id, drivers.ErrTaskNotFound)
+	}
+	return t, nil
+}

@@ -1,0 +1,183 @@
+package rawexec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
+
+	"github.com/drover-io/drover/drivers"
+)
+
+// Real processes on a loaded machine: bounds are generous.
+const (
+	exitTimeout = 60 * time.Second
+	pollEvery   = 50 * time.Millisecond
+)
+
+func newTestDriver(t *testing.T) *Driver {
+	t.Helper()
+	return New(hclog.New(&hclog.LoggerOptions{Output: hclog.DefaultOutput, Level: hclog.Debug}), testDriverConfig())
+}
+
+// newShellTask is a task running `sh -c script` in a fresh alloc layout.
+func newShellTask(t *testing.T, script string) *drivers.TaskConfig {
+	t.Helper()
+	allocRoot := t.TempDir()
+	cfg := &drivers.TaskConfig{
+		ID:         "alloc1/web",
+		AllocID:    "alloc1",
+		Name:       "web",
+		Driver:     DriverName,
+		Config:     map[string]any{"command": "/bin/sh", "args": []any{"-c", script}},
+		Env:        map[string]string{"PATH": os.Getenv("PATH"), "GREETING": "hi"},
+		AllocDir:   filepath.Join(allocRoot, "alloc"),
+		TaskDir:    filepath.Join(allocRoot, "web"),
+		StdoutPath: filepath.Join(allocRoot, "alloc", "logs", "web.stdout"),
+		StderrPath: filepath.Join(allocRoot, "alloc", "logs", "web.stderr"),
+	}
+	for _, dir := range []string{filepath.Dir(cfg.StdoutPath), cfg.TaskDir} {
+		must.NoError(t, os.MkdirAll(dir, 0o755))
+	}
+	return cfg
+}
+
+// startTask starts the task and makes sure none of its processes outlive
+// the test.
+func startTask(t *testing.T, d *Driver, cfg *drivers.TaskConfig) *drivers.TaskHandle {
+	t.Helper()
+	h, err := d.StartTask(cfg)
+	must.NoError(t, err)
+	cleanupTask(t, h)
+	return h
+}
+
+// cleanupTask kills whatever is left of the task's process group, and its
+// supervisor if it still runs, at the end of the test.
+func cleanupTask(t *testing.T, h *drivers.TaskHandle) {
+	var ds driverState
+	must.NoError(t, h.GetDriverState(&ds))
+	t.Cleanup(func() {
+		if len(groupMembers(ds.PGID)) > 0 {
+			_ = syscall.Kill(-ds.PGID, syscall.SIGKILL)
+		}
+		if isSupervisor(ds.SupervisorPID, ds.StateDir) {
+			_ = syscall.Kill(ds.SupervisorPID, syscall.SIGKILL)
+		}
+	})
+}
+
+// waitResult waits for the task's exit result.
+func waitResult(t *testing.T, d *Driver, id string) *drivers.ExitResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
+	defer cancel()
+	ch, err := d.WaitTask(ctx, id)
+	must.NoError(t, err)
+	res, ok := <-ch
+	must.True(t, ok, must.Sprintf("task %s did not exit within %s", id, exitTimeout))
+	return res
+}
+
+// groupMembers returns the pids of the live processes in process group
+// pgid (zombies excluded).
+func groupMembers(pgid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command: state, ppid, pgrp, ...
+		rest := b[bytes.LastIndexByte(b, ')')+2:]
+		fields := strings.Fields(string(rest))
+		if len(fields) < 3 || fields[0] == "Z" {
+			continue
+		}
+		if g, _ := strconv.Atoi(fields[2]); g == pgid {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// waitForGroupSize waits until the task's group has n live processes.
+func waitForGroupSize(t *testing.T, pgid, n int) {
+	t.Helper()
+	must.Wait(t, wait.InitialSuccess(
+		wait.BoolFunc(func() bool { return len(groupMembers(pgid)) == n }),
+		wait.Timeout(exitTimeout), wait.Gap(pollEvery),
+	), must.Sprintf("process group %d never had %d members", pgid, n))
+}
+
+func taskDriverState(t *testing.T, h *drivers.TaskHandle) driverState {
+	t.Helper()
+	var ds driverState
+	must.NoError(t, h.GetDriverState(&ds))
+	return ds
+}
+
+func readLog(t *testing.T, base string) string {
+	t.Helper()
+	b, err := os.ReadFile(base + ".0")
+	must.NoError(t, err)
+	return string(b)
+}
+
+// persistHandle round-trips the handle through JSON, as the client's state
+// store does.
+func persistHandle(t *testing.T, h *drivers.TaskHandle) *drivers.TaskHandle {
+	t.Helper()
+	b, err := json.Marshal(h)
+	must.NoError(t, err)
+	var out drivers.TaskHandle
+	must.NoError(t, json.Unmarshal(b, &out))
+	return &out
+}
+
+// startInThrowawayAgent starts the task from a separate agent process, then
+// SIGKILLs that agent: the task's supervisor is orphaned, as after an agent
+// crash. It returns the handle the dead agent persisted.
+func startInThrowawayAgent(t *testing.T, cfg *drivers.TaskConfig) *drivers.TaskHandle {
+	t.Helper()
+	cfgPath := filepath.Join(t.TempDir(), "task.json")
+	b, err := json.Marshal(cfg)
+	must.NoError(t, err)
+	must.NoError(t, os.WriteFile(cfgPath, b, 0o600))
+
+	exe, err := os.Executable()
+	must.NoError(t, err)
+	agent := exec.Command(exe)
+	agent.Env = append(os.Environ(), agentTestEnv+"="+cfgPath)
+	agent.Stderr = os.Stderr
+	must.NoError(t, agent.Start())
+	agentDone := make(chan struct{})
+	go func() { _ = agent.Wait(); close(agentDone) }()
+
+	var h drivers.TaskHandle
+	must.Wait(t, wait.InitialSuccess(
+		wait.BoolFunc(func() bool { return readJSONFile(cfgPath+".handle", &h) == nil }),
+		wait.Timeout(exitTimeout), wait.Gap(pollEvery),
+	), must.Sprint("throwaway agent wrote no handle"))
+	cleanupTask(t, &h)
+
+	must.NoError(t, agent.Process.Signal(syscall.SIGKILL))
+	<-agentDone
+	return &h
+}

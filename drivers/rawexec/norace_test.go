@@ -1,0 +1,5 @@
+//go:build !race
+
+package rawexec
+
+const raceEnabled = false

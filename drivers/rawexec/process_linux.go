@@ -1,0 +1,177 @@
+package rawexec
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// watchSupervisor returns a function that blocks until the supervisor with
+// the given pid exits. The supervisor is not our child (it was started by
+// an earlier agent), so it cannot be waited for; a pidfd reports its exit
+// without polling and pins its identity against pid reuse. It returns
+// errProcessGone when no supervisor for stateDir runs under pid.
+func watchSupervisor(pid int, stateDir string) (func(), error) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if errors.Is(err, unix.EINVAL) {
+		fd, err = unix.PidfdOpen(pid, 0) // kernels before 5.10
+	}
+	switch {
+	case errors.Is(err, unix.ESRCH):
+		return nil, errProcessGone
+	case err != nil:
+		// No pidfds here (old kernel, seccomp): fall back to polling.
+		return pollSupervisor(pid, stateDir)
+	}
+	// Checked after opening the pidfd, so the pidfd is known to refer to
+	// the supervisor and not to a process that reused its pid.
+	if !isSupervisor(pid, stateDir) {
+		unix.Close(fd)
+		return nil, errProcessGone
+	}
+	f := os.NewFile(uintptr(fd), "pidfd:"+strconv.Itoa(pid))
+	return func() {
+		defer f.Close()
+		waitPidfd(f)
+	}, nil
+}
+
+// waitPidfd blocks until the pidfd's process exits. The runtime's poller
+// waits when it can take the pidfd; otherwise poll(2) blocks a thread.
+func waitPidfd(f *os.File) {
+	if rc, err := f.SyscallConn(); err == nil {
+		err = rc.Read(func(fd uintptr) bool { return pidfdReady(int(fd), 0) })
+		if err == nil {
+			return
+		}
+	}
+	fd := int(f.Fd())
+	for {
+		if pidfdReady(fd, -1) {
+			return
+		}
+	}
+}
+
+// pidfdReady polls a pidfd for the exit of its process, waiting up to
+// timeoutMs (-1: no limit).
+func pidfdReady(fd, timeoutMs int) bool {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, timeoutMs)
+	if err != nil {
+		// EINTR: not ready yet. Anything else means the pidfd is unusable;
+		// report exit so that the caller consults the state file.
+		return !errors.Is(err, unix.EINTR)
+	}
+	return n > 0
+}
+
+// isSupervisor reports whether pid runs a supervisor for stateDir: its
+// last command-line argument is the state directory.
+func isSupervisor(pid int, stateDir string) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := bytes.Split(bytes.TrimRight(b, "\x00"), []byte{0})
+	return len(args) > 1 && string(args[len(args)-1]) == stateDir
+}
+
+// awaitExit blocks until the process exits without holding an OS thread
+// the way wait(2) does: the runtime's poller watches a pidfd. The caller
+// still reaps the process. Without pidfds it returns at once.
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "pidfd:"+strconv.Itoa(pid))
+	defer f.Close()
+	waitPidfd(f)
+}
+
+// releaseReadOnlyMappings drops this process's page-table entries for its
+// read-only file mappings (its own binary's text and read-only data, and
+// any shared libraries). Start-up touches much of a large binary (every
+// package's init) that a supervisor never runs again; those pages count
+// towards its RSS and PSS until released. The pages stay in the page cache
+// and fault back in if used. Only mappings without private copies of pages
+// are released: a read-only mapping may still hold pages written before it
+// was made read-only (relocations in a dynamically linked binary), and
+// dropping those would lose the writes.
+func releaseReadOnlyMappings() {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return
+	}
+	// Collected first and released after reading: the kernel builds smaps
+	// as it is read. Streaming keeps the garbage small, as no collection
+	// follows to free it.
+	ranges, err := releasableMappings(f)
+	f.Close()
+	if err != nil {
+		return
+	}
+	for _, m := range ranges {
+		_, _, _ = unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, unix.MADV_DONTNEED)
+	}
+}
+
+type addressRange struct{ start, end uintptr }
+
+// releasableMappings reads /proc/<pid>/smaps and returns the private,
+// never-writable file mappings that hold no anonymous pages.
+func releasableMappings(smaps io.Reader) ([]addressRange, error) {
+	var (
+		out       []addressRange
+		current   addressRange
+		candidate bool
+	)
+	scanner := bufio.NewScanner(smaps)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if start, end, isHeader, ok := parseMapsHeader(line); isHeader {
+			current, candidate = addressRange{start, end}, ok
+			continue
+		}
+		if !candidate {
+			continue
+		}
+		if value, found := strings.CutPrefix(line, "Anonymous:"); found {
+			if strings.TrimSpace(value) == "0 kB" {
+				out = append(out, current)
+			}
+			candidate = false
+		}
+	}
+	return out, scanner.Err()
+}
+
+// parseMapsHeader parses a mapping's first line in /proc/<pid>/smaps (the
+// /proc/<pid>/maps format). isHeader reports whether line is one; ok
+// whether it is a private, never-writable mapping of a file.
+func parseMapsHeader(line string) (start, end uintptr, isHeader, ok bool) {
+	fields := strings.Fields(line)
+	if len(fields) < 5 || strings.HasSuffix(fields[0], ":") {
+		return 0, 0, false, false
+	}
+	from, to, found := strings.Cut(fields[0], "-")
+	if !found {
+		return 0, 0, false, false
+	}
+	s, err1 := strconv.ParseUint(from, 16, 64)
+	e, err2 := strconv.ParseUint(to, 16, 64)
+	if err1 != nil || err2 != nil || e <= s {
+		return 0, 0, false, false
+	}
+	perms := fields[1]
+	isFile := len(fields) >= 6 && strings.HasPrefix(fields[5], "/")
+	return uintptr(s), uintptr(e), true, isFile && (perms == "r-xp" || perms == "r--p")
+}

@@ -1,0 +1,126 @@
+package rawexec
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/drover-io/drover/drivers"
+)
+
+// errTaskLost is the result of a task whose supervisor died without
+// recording how the task ended.
+var errTaskLost = errors.New("task lost: supervisor exited without recording an exit status")
+
+// driverState is raw_exec's TaskHandle.DriverState: where a later agent
+// finds the task's supervisor and state file.
+type driverState struct {
+	StateDir      string    `json:"state_dir"`
+	SupervisorPID int       `json:"supervisor_pid"`
+	PID           int       `json:"pid"`
+	PGID          int       `json:"pgid"`
+	StartedAt     time.Time `json:"started_at"`
+}
+
+// task is a task this driver tracks, started or recovered.
+type task struct {
+	cfg   *drivers.TaskConfig
+	state driverState
+
+	// done is closed once result is set.
+	done        chan struct{}
+	mu          sync.Mutex
+	result      *drivers.ExitResult
+	completedAt time.Time
+}
+
+func newTask(cfg *drivers.TaskConfig, state driverState) *task {
+	return &task{cfg: cfg, state: state, done: make(chan struct{})}
+}
+
+// watch waits for the supervisor to exit, then takes the task's result
+// from the state file the supervisor left.
+func (t *task) watch(waitSupervisor func()) {
+	waitSupervisor()
+	t.finish(resultFromState(t.state.StateDir))
+}
+
+// resultFromState reads how a task ended from its state file, once its
+// supervisor is gone.
+func resultFromState(stateDir string) (*drivers.ExitResult, time.Time) {
+	st, err := readState(stateDir)
+	switch {
+	case err != nil:
+		return &drivers.ExitResult{Err: fmt.Errorf("task lost: %w", err)}, time.Now()
+	case st.State != stateExited:
+		return &drivers.ExitResult{Err: errTaskLost}, time.Now()
+	}
+	return st.result(), st.FinishedAt
+}
+
+func (t *task) finish(result *drivers.ExitResult, at time.Time) {
+	t.mu.Lock()
+	t.result, t.completedAt = result, at
+	t.mu.Unlock()
+	close(t.done)
+}
+
+func (t *task) exited() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitExit waits up to timeout for the task to exit.
+func (t *task) waitExit(timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// signal sends sig to every process in the task's group. The group is
+// only signalled while the task runs: once its supervisor has gone, the
+// group's id may belong to someone else.
+func (t *task) signal(sig syscall.Signal) error {
+	if t.exited() {
+		return nil
+	}
+	err := syscall.Kill(-t.state.PGID, sig)
+	if err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal process group %d: %w", t.state.PGID, err)
+	}
+	return nil
+}
+
+func (t *task) status() *drivers.TaskStatus {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := &drivers.TaskStatus{
+		ID:          t.cfg.ID,
+		Name:        t.cfg.Name,
+		State:       drivers.TaskStateRunning,
+		StartedAt:   t.state.StartedAt,
+		CompletedAt: t.completedAt,
+		ExitResult:  t.result,
+		DriverAttributes: map[string]string{
+			"pid":            strconv.Itoa(t.state.PID),
+			"pgid":           strconv.Itoa(t.state.PGID),
+			"supervisor_pid": strconv.Itoa(t.state.SupervisorPID),
+		},
+	}
+	if t.result != nil {
+		s.State = drivers.TaskStateExited
+	}
+	return s
+}
