@@ -50,10 +50,15 @@ var _ StateDB = (*BoltStateDB)(nil)
 
 // NewBoltStateDB opens, creating if needed, <dataDir>/client/state.db.
 func NewBoltStateDB(logger hclog.Logger, dataDir string) (StateDB, error) {
+	return OpenBoltStateDB(logger, filepath.Join(dataDir, "client"))
+}
+
+// OpenBoltStateDB opens, creating if needed, <dir>/state.db: the client's
+// state directory is configurable apart from the data dir.
+func OpenBoltStateDB(logger hclog.Logger, dir string) (StateDB, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	dir := filepath.Join(dataDir, "client")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create client state dir %s: %w", dir, err)
 	}

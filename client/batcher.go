@@ -1,0 +1,150 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Retry pauses of a batch the servers did not take.
+const (
+	batchRetryMin = 100 * time.Millisecond
+	batchRetryMax = 5 * time.Second
+)
+
+// updateBatcher collects the allocations' client state as alloc runners
+// report it and sends it to the servers in batches: one request per
+// window, carrying the latest state of each allocation that changed.
+type updateBatcher struct {
+	logger hclog.Logger
+	window time.Duration
+	send   func(context.Context, []*structs.Allocation) error
+
+	mu sync.Mutex
+	// pending holds the latest unsent state of each allocation.
+	pending map[string]*structs.Allocation
+	// sent counts the batches the servers took, for the agent's stats.
+	sent uint64
+	wake chan struct{}
+}
+
+func newUpdateBatcher(logger hclog.Logger, window time.Duration, send func(context.Context, []*structs.Allocation) error) *updateBatcher {
+	return &updateBatcher{
+		logger:  logger,
+		window:  window,
+		send:    send,
+		pending: make(map[string]*structs.Allocation),
+		wake:    make(chan struct{}, 1),
+	}
+}
+
+// AllocStateUpdated implements allocrunner.AllocStateHandler. Only what the
+// client owns is kept: the status, its description and the task states,
+// stamped with the time of the change.
+func (b *updateBatcher) AllocStateUpdated(alloc *structs.Allocation) {
+	slim := &structs.Allocation{
+		ID:                alloc.ID,
+		ClientStatus:      alloc.ClientStatus,
+		ClientDescription: alloc.ClientDescription,
+		TaskStates:        alloc.TaskStates,
+		ModifyTime:        time.Now().UnixNano(),
+	}
+	b.mu.Lock()
+	b.pending[alloc.ID] = slim
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run sends batches until ctx ends.
+func (b *updateBatcher) run(ctx context.Context) {
+	retry := time.Duration(0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.wake:
+		}
+		// Let the burst that woke us complete, so that it travels as
+		// one request.
+		if !sleepCtx(ctx, b.window) {
+			return
+		}
+		if err := b.flush(ctx); err != nil {
+			retry = min(max(2*retry, batchRetryMin), batchRetryMax)
+			b.logger.Warn("failed to send allocation updates; retrying", "error", err, "retry_in", retry)
+			b.rewake()
+			if !sleepCtx(ctx, retry) {
+				return
+			}
+			continue
+		}
+		retry = 0
+	}
+}
+
+// flush sends what is pending in one request. On failure the batch goes
+// back to pending, under any newer state of the same allocations.
+func (b *updateBatcher) flush(ctx context.Context) error {
+	b.mu.Lock()
+	if len(b.pending) == 0 {
+		b.mu.Unlock()
+		return nil
+	}
+	batch := make([]*structs.Allocation, 0, len(b.pending))
+	for _, a := range b.pending {
+		batch = append(batch, a)
+	}
+	clear(b.pending)
+	b.mu.Unlock()
+
+	if err := b.send(ctx, batch); err != nil {
+		b.mu.Lock()
+		for _, a := range batch {
+			if _, newer := b.pending[a.ID]; !newer {
+				b.pending[a.ID] = a
+			}
+		}
+		b.mu.Unlock()
+		return err
+	}
+	b.mu.Lock()
+	b.sent++
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *updateBatcher) rewake() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stats returns the number of updates waiting and of batches sent.
+func (b *updateBatcher) stats() (pending int, sent uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending), b.sent
+}
+
+// sleepCtx waits d, reporting false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

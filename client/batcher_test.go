@@ -1,0 +1,150 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// sentBatches records what a batcher sends.
+type sentBatches struct {
+	mu      sync.Mutex
+	batches [][]*structs.Allocation
+	at      []time.Time
+	fail    int
+}
+
+func (s *sentBatches) send(_ context.Context, allocs []*structs.Allocation) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail > 0 {
+		s.fail--
+		return errors.New("servers unavailable")
+	}
+	slices.SortFunc(allocs, func(a, b *structs.Allocation) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	s.batches = append(s.batches, allocs)
+	s.at = append(s.at, time.Now())
+	return nil
+}
+
+func (s *sentBatches) snapshot() ([][]*structs.Allocation, []time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.batches), slices.Clone(s.at)
+}
+
+func update(id, status string) *structs.Allocation {
+	return &structs.Allocation{
+		ID:           id,
+		ClientStatus: status,
+		JobID:        "not-sent",
+		TaskStates:   map[string]*structs.TaskState{"t": {State: status}},
+	}
+}
+
+func TestBatcher_CoalescesPerAllocWithinWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := &sentBatches{}
+		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go b.run(ctx)
+
+		start := time.Now()
+		b.AllocStateUpdated(update("a", structs.AllocClientStatusPending))
+		time.Sleep(10 * time.Millisecond)
+		b.AllocStateUpdated(update("b", structs.AllocClientStatusRunning))
+		b.AllocStateUpdated(update("a", structs.AllocClientStatusRunning))
+		time.Sleep(20 * time.Millisecond)
+		b.AllocStateUpdated(update("a", structs.AllocClientStatusComplete))
+		synctest.Wait()
+		batches, _ := sent.snapshot()
+		must.SliceEmpty(t, batches, must.Sprint("sent before the window closed"))
+
+		time.Sleep(time.Second)
+		synctest.Wait()
+		batches, at := sent.snapshot()
+		must.Len(t, 1, batches)
+		must.Eq(t, 50*time.Millisecond, at[0].Sub(start))
+		got := batches[0]
+		must.Len(t, 2, got)
+		must.Eq(t, "a", got[0].ID)
+		must.Eq(t, structs.AllocClientStatusComplete, got[0].ClientStatus)
+		must.Eq(t, structs.AllocClientStatusComplete, got[0].TaskStates["t"].State)
+		must.Eq(t, "", got[0].JobID, must.Sprint("only client-owned fields travel"))
+		must.Eq(t, start.Add(30*time.Millisecond).UnixNano(), got[0].ModifyTime)
+		must.Eq(t, "b", got[1].ID)
+		must.Eq(t, structs.AllocClientStatusRunning, got[1].ClientStatus)
+
+		// A later change starts a new window.
+		b.AllocStateUpdated(update("b", structs.AllocClientStatusComplete))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		batches, _ = sent.snapshot()
+		must.Len(t, 2, batches)
+		must.Len(t, 1, batches[1])
+		must.Eq(t, structs.AllocClientStatusComplete, batches[1][0].ClientStatus)
+		pending, n := b.stats()
+		must.Eq(t, 0, pending)
+		must.Eq(t, uint64(2), n)
+	})
+}
+
+func TestBatcher_RetriesKeepingNewerState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := &sentBatches{fail: 2}
+		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go b.run(ctx)
+
+		b.AllocStateUpdated(update("a", structs.AllocClientStatusRunning))
+		b.AllocStateUpdated(update("b", structs.AllocClientStatusRunning))
+		// The first send fails at 50ms; a newer state of a arrives
+		// while the batcher waits to retry.
+		time.Sleep(60 * time.Millisecond)
+		b.AllocStateUpdated(update("a", structs.AllocClientStatusFailed))
+
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		batches, _ := sent.snapshot()
+		must.Len(t, 1, batches)
+		must.Len(t, 2, batches[0])
+		must.Eq(t, structs.AllocClientStatusFailed, batches[0][0].ClientStatus)
+		must.Eq(t, structs.AllocClientStatusRunning, batches[0][1].ClientStatus)
+	})
+}
+
+func TestBatcher_StopsWithContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := &sentBatches{}
+		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { b.run(ctx); close(done) }()
+		b.AllocStateUpdated(update("a", structs.AllocClientStatusRunning))
+		cancel()
+		<-done
+		// What was left is sent by an explicit flush, as Shutdown does.
+		must.NoError(t, b.flush(context.Background()))
+		batches, _ := sent.snapshot()
+		must.Len(t, 1, batches)
+	})
+}

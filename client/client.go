@@ -1,0 +1,237 @@
+// Package client is the client half of a Drover agent: it fingerprints the
+// machine, registers it with the servers as a node and keeps it alive with
+// heartbeats, watches the allocations the servers place on it, runs each
+// one with an alloc runner, and reports their state back in batches.
+//
+// The client reaches the servers through a ServerConn, in the agent's own
+// process when the agent runs a server too and over RPC otherwise.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/client/allocrunner"
+	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// ErrUnknownAlloc is returned for an allocation this client does not run.
+var ErrUnknownAlloc = errors.New("allocation not found on this client")
+
+// finalFlushTimeout bounds the last send of allocation updates when the
+// client shuts down.
+const finalFlushTimeout = 3 * time.Second
+
+// Client runs a node's allocations.
+type Client struct {
+	config  *Config
+	logger  hclog.Logger
+	conn    ServerConn
+	stateDB state.StateDB
+	batcher *updateBatcher
+	// node is the node as registered; it does not change after New.
+	node *structs.Node
+
+	mu      sync.Mutex
+	runners map[string]*runnerEntry
+	// ignored holds allocations the servers still list that this client
+	// does not run: finished ones it garbage collected, or found finished.
+	ignored      map[string]bool
+	shuttingDown bool
+
+	hbMu          sync.Mutex
+	lastHeartbeat time.Time
+	heartbeatTTL  time.Duration
+	registered    chan struct{}
+	allocIndex    uint64
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	loops   sync.WaitGroup
+	runWG   sync.WaitGroup
+	stopped sync.Once
+	stopErr error
+}
+
+// runnerEntry is one allocation the client runs.
+type runnerEntry struct {
+	ar *allocrunner.AllocRunner
+	// index is the AllocModifyIndex of the version the runner has.
+	index uint64
+	// finishedAt is when the runner's tasks all ended; zero before.
+	finishedAt time.Time
+	destroying bool
+}
+
+// New starts a client: it opens the client state, fingerprints the node,
+// re-attaches the allocations an earlier agent left running, and starts
+// registering, heartbeating and watching for allocations in the
+// background. It returns without waiting for the servers.
+func New(cfg *Config) (*Client, error) {
+	if cfg == nil {
+		return nil, errors.New("new client: no configuration")
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("new client: %w", err)
+	}
+	cfg = cfg.withDefaults()
+	c := &Client{
+		config:     cfg,
+		logger:     cfg.Logger.Named("client"),
+		conn:       cfg.Servers,
+		runners:    make(map[string]*runnerEntry),
+		ignored:    make(map[string]bool),
+		registered: make(chan struct{}),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.batcher = newUpdateBatcher(c.logger.Named("updates"), cfg.UpdateWindow, c.conn.UpdateAllocs)
+
+	if err := c.setup(); err != nil {
+		c.cancel()
+		if c.stateDB != nil {
+			c.stateDB.Close()
+		}
+		return nil, fmt.Errorf("new client: %w", err)
+	}
+
+	c.loops.Add(3)
+	go func() { defer c.loops.Done(); c.batcher.run(c.ctx) }()
+	go func() { defer c.loops.Done(); c.registerLoop(c.ctx) }()
+	go func() { defer c.loops.Done(); c.watchAllocs(c.ctx) }()
+	c.logger.Info("client started", "node_id", c.node.ID, "node_name", c.node.Name, "alloc_dir", cfg.AllocDir)
+	return c, nil
+}
+
+func (c *Client) setup() error {
+	cfg := c.config
+	if err := os.MkdirAll(cfg.AllocDir, 0o755); err != nil {
+		return fmt.Errorf("create alloc dir: %w", err)
+	}
+	var err error
+	if cfg.StateDir == "" {
+		c.stateDB = state.NewMemDB()
+	} else if c.stateDB, err = state.OpenBoltStateDB(c.logger, cfg.StateDir); err != nil {
+		return err
+	}
+	id, err := loadNodeID(cfg.NodeID, cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	if c.node, err = c.buildNode(id); err != nil {
+		return err
+	}
+	c.restoreRunners()
+	return nil
+}
+
+// NodeID is the ID of the node this client registers.
+func (c *Client) NodeID() string { return c.node.ID }
+
+// Node returns a copy of the node as the client registers it.
+func (c *Client) Node() *structs.Node { return c.node.Copy() }
+
+// Registered is closed once the servers have taken the node's first
+// registration.
+func (c *Client) Registered() <-chan struct{} { return c.registered }
+
+// AllocRunner returns the runner of an allocation this client runs.
+func (c *Client) AllocRunner(allocID string) (*allocrunner.AllocRunner, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.runners[allocID]
+	if !ok {
+		return nil, fmt.Errorf("allocation %q: %w", allocID, ErrUnknownAlloc)
+	}
+	return e.ar, nil
+}
+
+// NumAllocs returns the number of allocations the client holds, running or
+// finished.
+func (c *Client) NumAllocs() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.runners)
+}
+
+// Stats are the client's figures for the agent's /v1/agent/self, under
+// Nomad's names.
+func (c *Client) Stats() map[string]string {
+	c.hbMu.Lock()
+	last, ttl := c.lastHeartbeat, c.heartbeatTTL
+	c.hbMu.Unlock()
+	pending, sent := c.batcher.stats()
+	stats := map[string]string{
+		"node_id":              c.node.ID,
+		"num_allocations":      strconv.Itoa(c.NumAllocs()),
+		"heartbeat_ttl":        ttl.String(),
+		"last_heartbeat":       "never",
+		"known_servers":        "",
+		"alloc_updates_sent":   strconv.FormatUint(sent, 10),
+		"alloc_updates_queued": strconv.Itoa(pending),
+	}
+	if !last.IsZero() {
+		stats["last_heartbeat"] = time.Since(last).Round(time.Millisecond).String()
+	}
+	if ks, ok := c.conn.(interface{ KnownServers() []string }); ok {
+		stats["known_servers"] = strings.Join(ks.KnownServers(), ",")
+	}
+	return stats
+}
+
+// Shutdown stops the client. Allocations keep running, to be re-attached by
+// the next agent on the same state dir, unless the configuration destroys
+// them on shutdown (dev mode). The allocations' last states are sent to
+// the servers before it returns. It is safe to call more than once.
+func (c *Client) Shutdown() error {
+	c.stopped.Do(func() {
+		c.logger.Info("shutting down client")
+		c.cancel()
+		c.loops.Wait()
+
+		c.mu.Lock()
+		c.shuttingDown = true
+		entries := make([]*runnerEntry, 0, len(c.runners))
+		for _, e := range c.runners {
+			entries = append(entries, e)
+		}
+		c.mu.Unlock()
+
+		var wg sync.WaitGroup
+		for _, e := range entries {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if c.config.DestroyOnShutdown {
+					e.ar.Destroy()
+				} else {
+					e.ar.Shutdown()
+				}
+			}()
+		}
+		wg.Wait()
+		c.runWG.Wait()
+
+		ctx, cancel := context.WithTimeout(context.Background(), finalFlushTimeout)
+		if err := c.batcher.flush(ctx); err != nil {
+			c.logger.Warn("failed to send the last allocation updates", "error", err)
+		}
+		cancel()
+
+		c.config.Drivers.Shutdown()
+		var errs []error
+		if err := c.stateDB.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close client state: %w", err))
+		}
+		c.stopErr = errors.Join(errs...)
+	})
+	return c.stopErr
+}

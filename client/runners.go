@@ -1,0 +1,166 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"github.com/drover-io/drover/client/allocrunner"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// restoreRunners re-attaches the allocations recorded in the client state:
+// each gets its runner back, restored before it runs, so that tasks still
+// running are re-attached rather than started again and tasks that ended
+// meanwhile report how they ended.
+func (c *Client) restoreRunners() {
+	allocs, bad, err := c.stateDB.GetAllAllocations()
+	if err != nil {
+		c.logger.Error("failed to read allocations from the client state", "error", err)
+		return
+	}
+	for id, err := range bad {
+		c.logger.Error("skipping unreadable allocation in the client state", "alloc_id", id, "error", err)
+	}
+	for _, alloc := range allocs {
+		ar, err := c.newRunner(alloc)
+		if err != nil {
+			c.logger.Error("failed to restore allocation", "alloc_id", alloc.ID, "error", err)
+			continue
+		}
+		if err := ar.Restore(); err != nil {
+			c.logger.Error("failed to restore allocation", "alloc_id", alloc.ID, "error", err)
+			continue
+		}
+		c.logger.Info("restored allocation", "alloc_id", alloc.ID)
+		c.startRunner(&runnerEntry{ar: ar, index: alloc.AllocModifyIndex})
+	}
+}
+
+func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner, error) {
+	return allocrunner.NewAllocRunner(&allocrunner.Config{
+		Alloc:        alloc,
+		Logger:       c.logger,
+		AllocDirRoot: c.config.AllocDir,
+		StateDB:      c.stateDB,
+		Drivers:      c.config.Drivers,
+		StateUpdater: c.batcher,
+		Node:         c.node,
+	})
+}
+
+// addAlloc starts running an allocation the servers placed on the node.
+func (c *Client) addAlloc(alloc *structs.Allocation) {
+	ar, err := c.newRunner(alloc)
+	if err != nil {
+		c.logger.Error("failed to run allocation", "alloc_id", alloc.ID, "error", err)
+		c.reportUnrunnable(alloc, err)
+		return
+	}
+	c.startRunner(&runnerEntry{ar: ar, index: alloc.AllocModifyIndex})
+}
+
+// reportUnrunnable tells the servers that an allocation cannot run here,
+// so that it does not stay pending for ever.
+func (c *Client) reportUnrunnable(alloc *structs.Allocation, err error) {
+	c.mu.Lock()
+	c.ignored[alloc.ID] = true
+	c.mu.Unlock()
+	c.batcher.AllocStateUpdated(&structs.Allocation{
+		ID:                alloc.ID,
+		ClientStatus:      structs.AllocClientStatusFailed,
+		ClientDescription: "failed to set up the allocation: " + err.Error(),
+	})
+}
+
+// startRunner registers a runner and runs it.
+func (c *Client) startRunner(e *runnerEntry) {
+	id := e.ar.ID()
+	c.mu.Lock()
+	if c.shuttingDown {
+		c.mu.Unlock()
+		return
+	}
+	c.runners[id] = e
+	c.runWG.Add(2)
+	c.mu.Unlock()
+
+	go func() {
+		defer c.runWG.Done()
+		e.ar.Run()
+	}()
+	go func() {
+		defer c.runWG.Done()
+		select {
+		case <-e.ar.WaitCh():
+		case <-c.ctx.Done():
+			return
+		}
+		c.mu.Lock()
+		e.finishedAt = time.Now()
+		c.mu.Unlock()
+		c.collectGarbage()
+	}()
+}
+
+// updateAlloc hands a newer version of an allocation to its runner.
+func (c *Client) updateAlloc(e *runnerEntry, alloc *structs.Allocation) {
+	c.mu.Lock()
+	if alloc.AllocModifyIndex <= e.index || e.destroying {
+		c.mu.Unlock()
+		return
+	}
+	e.index = alloc.AllocModifyIndex
+	c.mu.Unlock()
+	e.ar.Update(alloc)
+}
+
+// destroyAlloc stops an allocation for good and removes its directory and
+// state, in the background. keepIgnored records that the servers still
+// list it, so that it is not pulled again.
+func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) {
+	id := e.ar.ID()
+	c.mu.Lock()
+	if e.destroying || c.shuttingDown {
+		c.mu.Unlock()
+		return
+	}
+	e.destroying = true
+	if stillListed {
+		c.ignored[id] = true
+	}
+	c.runWG.Add(1)
+	c.mu.Unlock()
+
+	go func() {
+		defer c.runWG.Done()
+		e.ar.Destroy()
+		c.mu.Lock()
+		if c.runners[id] == e {
+			delete(c.runners, id)
+		}
+		c.mu.Unlock()
+		c.logger.Debug("destroyed allocation", "alloc_id", id)
+	}()
+}
+
+// collectGarbage removes the oldest finished allocations beyond the
+// number the client keeps.
+func (c *Client) collectGarbage() {
+	c.mu.Lock()
+	var finished []*runnerEntry
+	for _, e := range c.runners {
+		if !e.finishedAt.IsZero() && !e.destroying {
+			finished = append(finished, e)
+		}
+	}
+	c.mu.Unlock()
+	excess := len(finished) - c.config.GCMaxAllocs
+	if excess <= 0 {
+		return
+	}
+	slices.SortFunc(finished, func(a, b *runnerEntry) int { return a.finishedAt.Compare(b.finishedAt) })
+	for _, e := range finished[:excess] {
+		c.logger.Debug("garbage collecting finished allocation", "alloc_id", e.ar.ID())
+		c.destroyAlloc(e, true)
+	}
+}

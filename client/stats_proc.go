@@ -1,0 +1,129 @@
+package client
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// clockTicks is USER_HZ, the unit of CPU times in /proc: 100 on every
+// architecture Linux runs Go on.
+const clockTicks = 100
+
+// procDir is where the proc file system is mounted.
+const procDir = "/proc"
+
+// groupProcesses returns the processes of process group pgid, pid first;
+// just pid when pgid is unknown.
+func groupProcesses(pid, pgid int) []int {
+	procs := []int{pid}
+	if pgid <= 0 {
+		return procs
+	}
+	entries, err := os.ReadDir(procDir)
+	if err != nil {
+		return procs
+	}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || p == pid {
+			continue
+		}
+		st, err := readProcStat(p)
+		if err == nil && st.pgid == pgid {
+			procs = append(procs, p)
+		}
+	}
+	return procs
+}
+
+// procStat is what the client reads from /proc/<pid>/stat.
+type procStat struct {
+	pgid      int
+	utime     uint64 // clock ticks
+	stime     uint64
+	startTime uint64 // clock ticks after boot
+}
+
+func readProcStat(pid int) (procStat, error) {
+	var st procStat
+	data, err := os.ReadFile(filepath.Join(procDir, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return st, err
+	}
+	// The command name, in parentheses, may hold spaces: fields are
+	// counted from after its closing parenthesis, where field 3 begins.
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return st, fmt.Errorf("pid %d: malformed stat", pid)
+	}
+	f := strings.Fields(s[end+1:])
+	const (
+		pgidField  = 5 - 3
+		utimeField = 14 - 3
+		stimeField = 15 - 3
+		startField = 22 - 3
+	)
+	if len(f) <= startField {
+		return st, fmt.Errorf("pid %d: short stat", pid)
+	}
+	st.pgid, _ = strconv.Atoi(f[pgidField])
+	st.utime, _ = strconv.ParseUint(f[utimeField], 10, 64)
+	st.stime, _ = strconv.ParseUint(f[stimeField], 10, 64)
+	st.startTime, _ = strconv.ParseUint(f[startField], 10, 64)
+	return st, nil
+}
+
+// readProcessUsage reads one process's resident memory and its CPU use
+// averaged over its lifetime; mhz converts that use into TotalTicks.
+func readProcessUsage(pid int, mhz float64) (*ResourceUsage, error) {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return nil, err
+	}
+	statm, err := os.ReadFile(filepath.Join(procDir, strconv.Itoa(pid), "statm"))
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Fields(string(statm))
+	if len(fields) < 2 {
+		return nil, fmt.Errorf("pid %d: malformed statm", pid)
+	}
+	pages, err := strconv.ParseUint(fields[1], 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("pid %d: statm: %w", pid, err)
+	}
+	rss := pages * uint64(os.Getpagesize())
+
+	uptime, err := readUptime()
+	if err != nil {
+		return nil, err
+	}
+	u := &ResourceUsage{
+		MemoryStats: &MemoryStats{RSS: rss, Usage: rss, Measured: measuredMemory},
+		CpuStats:    &CpuStats{Measured: measuredCPU},
+	}
+	if elapsed := uptime - float64(st.startTime)/clockTicks; elapsed > 0 {
+		u.CpuStats.UserMode = 100 * float64(st.utime) / clockTicks / elapsed
+		u.CpuStats.SystemMode = 100 * float64(st.stime) / clockTicks / elapsed
+		u.CpuStats.Percent = u.CpuStats.UserMode + u.CpuStats.SystemMode
+		u.CpuStats.TotalTicks = u.CpuStats.Percent / 100 * mhz
+	}
+	return u, nil
+}
+
+// readUptime returns the seconds since boot.
+func readUptime() (float64, error) {
+	data, err := os.ReadFile(filepath.Join(procDir, "uptime"))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("malformed %s/uptime", procDir)
+	}
+	return strconv.ParseFloat(f[0], 64)
+}

@@ -1,0 +1,146 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Client-facing reads. A client watches its allocations in two steps, as
+// Nomad's do: a blocking query returns the AllocModifyIndex of every
+// allocation placed on the node, and the client then fetches, by ID, only
+// the allocations whose index moved. A client's own status reports bump an
+// allocation's ModifyIndex but not its AllocModifyIndex, so they cost the
+// client a cheap map comparison rather than a download of every job.
+
+// Bounds of a client's blocking query over RPC.
+const (
+	defaultClientAllocsWait = 5 * time.Minute
+	maxClientAllocsWait     = 10 * time.Minute
+)
+
+// ClientAllocsRequest asks for the allocations of a node, blocking until
+// the allocation table's index is above MinIndex or MaxWait has elapsed.
+type ClientAllocsRequest struct {
+	NodeID   string
+	MinIndex uint64
+	MaxWait  time.Duration
+}
+
+// ClientAllocsResponse maps each allocation placed on the node to its
+// AllocModifyIndex, the index of the last change the servers made to it.
+type ClientAllocsResponse struct {
+	Allocs map[string]uint64
+	Index  uint64
+}
+
+// AllocsGetRequest asks for allocations by ID.
+type AllocsGetRequest struct {
+	AllocIDs []string
+}
+
+// AllocsGetResponse holds the allocations found, each with its job; IDs
+// that are not stored are left out.
+type AllocsGetResponse struct {
+	Allocs []*structs.Allocation
+	Index  uint64
+}
+
+// GetClientAllocs returns the AllocModifyIndex of every allocation placed
+// on nodeID once the allocation table's index is above minIndex, or the
+// current one when ctx ends first. It reads this server's state, which may
+// trail the leader's by a little: a client only acts on what it is sent.
+func (s *Server) GetClientAllocs(ctx context.Context, nodeID string, minIndex uint64) (*ClientAllocsResponse, error) {
+	if nodeID == "" {
+		return nil, invalidf("client allocations: missing node ID")
+	}
+	resp, index, err := s.blockingRead(ctx, minIndex, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		allocs, err := st.AllocsByNode(ws, nodeID)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := make(map[string]uint64, len(allocs))
+		for _, a := range allocs {
+			out[a.ID] = a.AllocModifyIndex
+		}
+		index, err := st.Index(state.TableAllocs)
+		// Never 0, even before the first allocation: a client that sent
+		// 0 back would not block.
+		return out, max(index, 1), err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("client allocations of node %q: %w", nodeID, err)
+	}
+	return &ClientAllocsResponse{Allocs: resp.(map[string]uint64), Index: index}, nil
+}
+
+// GetAllocsByID returns the stored allocations among ids, each with its
+// job. The returned values are the store's own: callers must not modify
+// them.
+func (s *Server) GetAllocsByID(ctx context.Context, ids []string) (*AllocsGetResponse, error) {
+	st := s.State()
+	out := make([]*structs.Allocation, 0, len(ids))
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		alloc, err := st.AllocByID(nil, id)
+		if err != nil {
+			return nil, fmt.Errorf("read allocation %q: %w", id, err)
+		}
+		if alloc != nil {
+			out = append(out, alloc)
+		}
+	}
+	index, err := st.Index(state.TableAllocs)
+	if err != nil {
+		return nil, err
+	}
+	return &AllocsGetResponse{Allocs: out, Index: index}, nil
+}
+
+// blockingRead runs a blocking query on the current state store, starting
+// over on the new store when a snapshot restore replaces it.
+func (s *Server) blockingRead(ctx context.Context, minIndex uint64, query state.QueryFn) (any, uint64, error) {
+	for {
+		resp, index, err := s.State().BlockingQuery(ctx, minIndex, query)
+		if errors.Is(err, state.ErrAbandoned) {
+			continue
+		}
+		return resp, index, err
+	}
+}
+
+// clientAllocsWait bounds the wait a client asked for.
+func clientAllocsWait(asked time.Duration) time.Duration {
+	if asked <= 0 {
+		return defaultClientAllocsWait
+	}
+	return min(asked, maxClientAllocsWait)
+}
+
+// GetClientAllocs serves Server.GetClientAllocs to client agents. It does
+// not go through serveRPC: a blocking query outlives the forward timeout.
+func (e *nodeRPC) GetClientAllocs(args *ClientAllocsRequest, reply *ClientAllocsResponse) error {
+	ctx, cancel := context.WithTimeout(e.srv.shutdownCtx, clientAllocsWait(args.MaxWait))
+	defer cancel()
+	resp, err := e.srv.GetClientAllocs(ctx, args.NodeID, args.MinIndex)
+	if err != nil {
+		return encodeRPCError(err)
+	}
+	*reply = *resp
+	return nil
+}
+
+// GetAllocs serves Server.GetAllocsByID to client agents.
+func (e *allocRPC) GetAllocs(args *AllocsGetRequest, reply *AllocsGetResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.GetAllocsByID(ctx, args.AllocIDs))
+	})
+}

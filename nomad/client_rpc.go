@@ -1,0 +1,50 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"net/rpc"
+	"time"
+)
+
+// RPCClient calls the servers' RPC endpoints from outside the cluster, as
+// a client agent does. It keeps one connection per server address and is
+// safe for concurrent use; concurrent calls share a connection.
+type RPCClient struct {
+	pool *connPool
+}
+
+// NewRPCClient returns a client whose connections take at most dialTimeout
+// to set up (5s when zero).
+func NewRPCClient(dialTimeout time.Duration) *RPCClient {
+	if dialTimeout <= 0 {
+		dialTimeout = DefaultConfig().RPCDialTimeout
+	}
+	return &RPCClient{pool: newConnPool(dialTimeout)}
+}
+
+// Call invokes method ("Node.Register", ...) on the server at addr
+// ("host:port") and waits for its answer or for ctx to end. An error the
+// endpoint returned is a *RemoteError that matches the sentinels of this
+// package (ErrNotFound, ErrNoLeader, ...) with errors.Is.
+func (c *RPCClient) Call(ctx context.Context, addr, method string, args, reply any) error {
+	return c.pool.call(ctx, addr, method, args, reply)
+}
+
+// Close closes every connection; later calls fail.
+func (c *RPCClient) Close() { c.pool.close() }
+
+// IsServerUnavailable reports whether err means that the server called
+// could not serve the request at all: it could not be reached, the
+// connection broke, the call timed out, or the server knows no leader.
+// A caller with other servers to try should move on to the next one.
+func IsServerUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrNoLeader) || errors.Is(err, errPoolClosed) {
+		return true
+	}
+	var remote *RemoteError
+	return !errors.As(err, &remote) || errors.Is(err, rpc.ErrShutdown)
+}
