@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -19,29 +21,19 @@ import (
 // requests under way.
 const httpShutdownTimeout = 5 * time.Second
 
-// Client is the client half of an agent: the part that fingerprints this
-// machine, registers it as a node and runs its allocations. The agent holds
-// it behind this interface so that the client package plugs in without the
-// agent changing shape.
-type Client interface {
-	// NodeID is the ID of the node the client registered.
-	NodeID() string
-	// Stats are the client's figures for GET /v1/agent/self ("client").
-	Stats() map[string]string
-	// Shutdown stops the client; allocations keep running and are
-	// re-attached when the agent starts again.
-	Shutdown() error
-}
-
 // Agent is one running Drover agent: a server, a client or both, and the
 // HTTP API in front of them.
 type Agent struct {
 	config  *Config
 	logger  hclog.Logger
 	metrics *agentMetrics
-	server  *nomad.Server // nil unless the server is enabled
-	client  Client        // nil unless the client is enabled and built
-	http    *HTTPServer
+	server  *nomad.Server  // nil unless the server is enabled
+	client  *client.Client // nil unless the client is enabled
+	// clientConn is the client's way to the servers; tempAllocDir is the
+	// alloc dir the agent made for itself, removed at shutdown.
+	clientConn   client.ServerConn
+	tempAllocDir string
+	http         *HTTPServer
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -140,14 +132,6 @@ func devRaftConfig() *raft.Config {
 	return rc
 }
 
-// setupClient starts the client half. The client package does not exist
-// yet in this build: until it lands, a client-enabled agent runs without
-// one and says so, rather than pretending to run work.
-func (a *Agent) setupClient() error {
-	a.logger.Warn("client mode is enabled but this build has no client yet: no allocations will run on this agent")
-	return nil
-}
-
 // rpcAdvertise is the RPC address other servers dial: the advertise
 // address when set, else the bound address when it is a specific one (the
 // server then uses what it bound, which matters for port 0), else this
@@ -193,7 +177,7 @@ func (a *Agent) Config() *Config { return a.config }
 func (a *Agent) Server() *nomad.Server { return a.server }
 
 // Client returns the agent's client, or nil when it runs none.
-func (a *Agent) Client() Client { return a.client }
+func (a *Agent) Client() *client.Client { return a.client }
 
 // HTTPAddr is the address the HTTP API is bound to, with the real port.
 func (a *Agent) HTTPAddr() string { return a.http.Addr() }
@@ -215,6 +199,14 @@ func (a *Agent) Shutdown() error {
 		if a.client != nil {
 			if err := a.client.Shutdown(); err != nil {
 				errs = append(errs, fmt.Errorf("stop client: %w", err))
+			}
+		}
+		if rc, ok := a.clientConn.(*rpcServerConn); ok {
+			rc.Close()
+		}
+		if a.tempAllocDir != "" {
+			if err := os.RemoveAll(a.tempAllocDir); err != nil {
+				errs = append(errs, fmt.Errorf("remove temporary alloc dir: %w", err))
 			}
 		}
 		if a.server != nil {

@@ -23,7 +23,7 @@ func TestAllocEndpoints(t *testing.T) {
 	t.Run("list", func(t *testing.T) {
 		var stubs []*api.AllocationListStub
 		get(t, a, "/v1/allocations", &stubs)
-		must.SliceContainsAll(t, allocStubIDs(stubs), []string{first.ID, second.ID}, must.Sprint("other allocations may exist"))
+		must.SliceContainsSubset(t, allocStubIDs(stubs), []string{first.ID, second.ID}, must.Sprint("other allocations may exist"))
 
 		get(t, a, "/v1/allocations?prefix=aaaa", &stubs)
 		must.Len(t, 1, stubs)

@@ -54,6 +54,12 @@ type Config struct {
 
 	// Files lists the configuration files that were loaded, in order.
 	Files []string
+
+	// TaskSupervisorCmd runs the raw_exec driver's task supervisor; empty
+	// means this executable's hidden "task-supervisor" command. It has no
+	// configuration key: only tests, whose executable is a test binary,
+	// point it elsewhere.
+	TaskSupervisorCmd []string
 }
 
 // Ports are the TCP ports the agent listens on. Zero picks a free port, which
@@ -177,6 +183,7 @@ func (c *Config) Copy() *Config {
 	out.Client.Meta = maps.Clone(c.Client.Meta)
 	out.Client.Options = maps.Clone(c.Client.Options)
 	out.Files = slices.Clone(c.Files)
+	out.TaskSupervisorCmd = slices.Clone(c.TaskSupervisorCmd)
 	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
 	for name, p := range c.Plugins {
 		out.Plugins[name] = &PluginConfig{Name: p.Name, Config: maps.Clone(p.Config)}

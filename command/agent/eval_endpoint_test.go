@@ -57,7 +57,7 @@ func TestEvalEndpoints(t *testing.T) {
 	t.Run("list and prefix", func(t *testing.T) {
 		var evals []*api.Evaluation
 		get(t, a, "/v1/evaluations", &evals)
-		must.SliceContainsAll(t, evalIDsOf(evals), []string{first.EvalID, second.EvalID}, must.Sprint("other evaluations may exist"))
+		must.SliceContainsSubset(t, evalIDsOf(evals), []string{first.EvalID, second.EvalID}, must.Sprint("other evaluations may exist"))
 
 		get(t, a, "/v1/evaluations?prefix="+first.EvalID[:8], &evals)
 		must.SliceContains(t, evalIDsOf(evals), first.EvalID)

@@ -343,6 +343,26 @@ func TestJobEndpoints_PeriodicForce(t *testing.T) {
 	periodic["Periodic"] = map[string]any{"Spec": "*/5 * * * *", "SpecType": "cron"}
 	registerJob(t, a, periodic)
 	resp = do(t, a, http.MethodPut, "/v1/job/cron/periodic/force", nil)
-	must.Eq(t, http.StatusNotImplemented, resp.code, must.Sprint(resp))
-	must.StrContains(t, resp.String(), "periodic")
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	var forced struct {
+		EvalID          string
+		EvalCreateIndex uint64
+		Index           uint64
+	}
+	must.NoError(t, json.Unmarshal(resp.body, &forced))
+	must.NotEq(t, "", forced.EvalID)
+	must.Positive(t, forced.Index)
+	must.Eq(t, forced.Index, headerUint(t, resp, "X-Nomad-Index"))
+
+	// The forced launch is a child job with its own evaluation.
+	var eval api.Evaluation
+	get(t, a, "/v1/evaluation/"+forced.EvalID, &eval)
+	must.StrHasPrefix(t, "cron/periodic-", eval.JobID)
+}
+
+func headerUint(t *testing.T, resp response, name string) uint64 {
+	t.Helper()
+	n, err := strconv.ParseUint(resp.header.Get(name), 10, 64)
+	must.NoError(t, err, must.Sprintf("header %s", name))
+	return n
 }

@@ -44,4 +44,13 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/agent/members", s.agentMembers)
 
 	s.handle("GET /v1/metrics", s.metricsHandler)
+
+	s.handle("GET /v1/client/fs/logs/{id}", s.fsLogs)
+	s.handle("GET /v1/client/fs/ls/{id}", s.fsList)
+	s.handle("GET /v1/client/fs/stat/{id}", s.fsStat)
+	s.handle("GET /v1/client/fs/cat/{id}", s.fsCat)
+	s.handle("GET /v1/client/allocation/{id}/stats", s.clientAllocStats)
+	s.handle("GET /v1/client/allocation/{id}/checks", s.clientAllocChecks)
+	write("/v1/client/allocation/{id}/restart", s.clientAllocRestart)
+	write("/v1/client/allocation/{id}/signal", s.clientAllocSignal)
 }

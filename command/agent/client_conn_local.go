@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// localServerConn is the client's way to the server of its own agent: plain
+// method calls, no network.
+type localServerConn struct {
+	srv *nomad.Server
+}
+
+var _ client.ServerConn = (*localServerConn)(nil)
+
+func (c *localServerConn) RegisterNode(ctx context.Context, node *structs.Node) (time.Duration, error) {
+	resp, err := c.srv.NodeRegister(ctx, node)
+	if err != nil {
+		return 0, fmt.Errorf("register node: %w", err)
+	}
+	return resp.HeartbeatTTL, nil
+}
+
+func (c *localServerConn) Heartbeat(ctx context.Context, nodeID string) (time.Duration, error) {
+	ttl, err := c.srv.NodeHeartbeat(ctx, nodeID)
+	if errors.Is(err, nomad.ErrNotFound) {
+		return 0, fmt.Errorf("heartbeat: %w", client.ErrUnknownNode)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("heartbeat: %w", err)
+	}
+	return ttl, nil
+}
+
+func (c *localServerConn) NodeAllocs(ctx context.Context, nodeID string, minIndex uint64, wait time.Duration) (map[string]uint64, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	resp, err := c.srv.GetClientAllocs(ctx, nodeID, minIndex)
+	if err != nil {
+		return nil, 0, err
+	}
+	return resp.Allocs, resp.Index, nil
+}
+
+func (c *localServerConn) Allocs(ctx context.Context, ids []string) ([]*structs.Allocation, error) {
+	resp, err := c.srv.GetAllocsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	// The store's values are shared; the client gets its own.
+	out := make([]*structs.Allocation, len(resp.Allocs))
+	for i, a := range resp.Allocs {
+		out[i] = a.Copy()
+	}
+	return out, nil
+}
+
+func (c *localServerConn) UpdateAllocs(ctx context.Context, allocs []*structs.Allocation) error {
+	if _, err := c.srv.UpdateAllocsFromClient(ctx, allocs); err != nil {
+		return fmt.Errorf("update allocations: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+
+	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/client/allocrunner"
+)
+
+// forwardedHeader marks a /v1/client request one agent forwarded to the
+// agent that runs the allocation; such a request is never forwarded again.
+const forwardedHeader = "X-Drover-Forwarded"
+
+// clientAlloc returns the runner of an allocation on this agent's client.
+// When the allocation runs on another node it forwards the request to that
+// node's HTTP API, writes the answer, and returns a nil runner: the
+// handler then has nothing more to do. Forwarding needs this agent's
+// server to know where the allocation runs, as the CLI asks servers.
+func (s *HTTPServer) clientAlloc(w http.ResponseWriter, r *http.Request) (*allocrunner.AllocRunner, error) {
+	id := r.PathValue("id")
+	if err := checkID("allocation ID", id); err != nil {
+		return nil, err
+	}
+	if c := s.agent.client; c != nil {
+		ar, err := c.AllocRunner(id)
+		if err == nil {
+			return ar, nil
+		}
+		if !errors.Is(err, client.ErrUnknownAlloc) {
+			return nil, err
+		}
+	}
+	addr, err := s.allocNodeAddr(r, id)
+	if err != nil {
+		return nil, err
+	}
+	s.forward(w, r, addr)
+	return nil, nil
+}
+
+// allocNodeAddr returns the HTTP address of the node that runs an
+// allocation this agent's client does not have.
+func (s *HTTPServer) allocNodeAddr(r *http.Request, id string) (string, error) {
+	srv := s.agent.server
+	if srv == nil || r.Header.Get(forwardedHeader) != "" {
+		return "", notFound("allocation %s not found on this client", id)
+	}
+	st := srv.State()
+	alloc, err := st.AllocByID(nil, id)
+	if err != nil {
+		return "", err
+	}
+	if alloc == nil {
+		return "", notFound("alloc not found")
+	}
+	if s.agent.client != nil && alloc.NodeID == s.agent.client.NodeID() {
+		return "", notFound("allocation %s is no longer on its node: the client has garbage collected it", id)
+	}
+	node, err := st.NodeByID(nil, alloc.NodeID)
+	if err != nil {
+		return "", err
+	}
+	if node == nil || node.HTTPAddr == "" {
+		return "", notFound("node %s of allocation %s is unknown or has no HTTP address", alloc.NodeID, id)
+	}
+	return node.HTTPAddr, nil
+}
+
+// forward proxies the request to the agent at addr and streams its answer
+// back, flushing as it goes so that followed logs arrive as they are
+// written.
+func (s *HTTPServer) forward(w http.ResponseWriter, r *http.Request, addr string) {
+	target := &url.URL{Scheme: "http", Host: addr}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Header.Set(forwardedHeader, "1")
+		},
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() != nil {
+				return
+			}
+			s.logger.Warn("forward client request", "path", r.URL.Path, "node", addr, "error", err)
+			writeErrorReason(w, http.StatusBadGateway, oneLine(fmt.Sprintf("forward to the node at %s: %v", addr, err)))
+		},
+	}
+	proxy.ServeHTTP(w, r)
+}

@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/drivers/rawexec"
+)
+
+// setupClient starts the client half: its drivers, its way to the servers
+// (this agent's own server when it runs one, else RPC to client.servers)
+// and the client itself.
+func (a *Agent) setupClient() error {
+	stateDir, allocDir, err := a.clientDirs()
+	if err != nil {
+		return err
+	}
+	conn, err := a.clientServerConn()
+	if err != nil {
+		return err
+	}
+	cfg := a.config
+	c, err := client.New(&client.Config{
+		Logger:     a.logger,
+		NodeName:   cfg.NodeName,
+		Datacenter: cfg.Datacenter,
+		NodeClass:  cfg.Client.NodeClass,
+		NodePool:   cfg.Client.NodePool,
+		Meta:       cfg.Client.Meta,
+		HTTPAddr:   a.httpAdvertise(),
+		StateDir:   stateDir,
+		AllocDir:   allocDir,
+		Drivers:    a.clientDrivers(),
+		Servers:    conn,
+		// Without a state dir nothing could re-attach to the tasks, so
+		// they stop with the agent.
+		DestroyOnShutdown: stateDir == "",
+	})
+	if err != nil {
+		if rc, ok := conn.(*rpcServerConn); ok {
+			rc.Close()
+		}
+		return fmt.Errorf("start client: %w", err)
+	}
+	a.client = c
+	a.clientConn = conn
+	return nil
+}
+
+// clientDirs settles where the client keeps its state and its
+// allocations: the configured directories, else under the data dir. An
+// agent without a data dir (dev mode) keeps its state in memory and its
+// allocations in a temporary directory that goes away with it.
+func (a *Agent) clientDirs() (stateDir, allocDir string, err error) {
+	c := a.config
+	stateDir, allocDir = c.Client.StateDir, c.Client.AllocDir
+	if c.DataDir != "" {
+		if stateDir == "" {
+			stateDir = filepath.Join(c.DataDir, "client")
+		}
+		if allocDir == "" {
+			allocDir = filepath.Join(c.DataDir, "alloc")
+		}
+	}
+	if allocDir == "" {
+		if allocDir, err = os.MkdirTemp("", "DroverClient"); err != nil {
+			return "", "", fmt.Errorf("create temporary alloc dir: %w", err)
+		}
+		a.tempAllocDir = allocDir
+	}
+	for _, dir := range []*string{&stateDir, &allocDir} {
+		if *dir == "" {
+			continue
+		}
+		if *dir, err = filepath.Abs(*dir); err != nil {
+			return "", "", fmt.Errorf("client directory: %w", err)
+		}
+	}
+	return stateDir, allocDir, nil
+}
+
+// clientServerConn returns the client's way to the servers.
+func (a *Agent) clientServerConn() (client.ServerConn, error) {
+	if a.server != nil {
+		return &localServerConn{srv: a.server}, nil
+	}
+	return newRPCServerConn(a.config.Client.Servers)
+}
+
+// clientDrivers builds the task drivers the client offers: raw_exec
+// (enabled by its plugin block, the legacy driver.raw_exec.enable option,
+// or dev mode) and, when its plugin block enables it, the mock driver.
+func (a *Agent) clientDrivers() *drivers.Catalog {
+	raw := rawexec.New(a.logger, rawexec.Config{
+		Enabled:       a.config.DevMode || a.pluginEnabled(rawexec.DriverName) || a.optionEnabled("driver.raw_exec.enable"),
+		SupervisorCmd: a.config.TaskSupervisorCmd,
+	})
+	list := []drivers.Driver{raw}
+	if a.pluginEnabled(mock.DriverName) {
+		list = append(list, mock.New(a.logger))
+	}
+	return drivers.NewCatalog(list...)
+}
+
+// pluginEnabled reports whether the named plugin block sets enabled = true.
+func (a *Agent) pluginEnabled(name string) bool {
+	p, ok := a.config.Plugins[name]
+	if !ok || p == nil {
+		return false
+	}
+	switch v := p.Config["enabled"].(type) {
+	case bool:
+		return v
+	case string:
+		b, _ := strconv.ParseBool(v)
+		return b
+	}
+	return false
+}
+
+// optionEnabled reports whether a client option is set to a true value.
+func (a *Agent) optionEnabled(key string) bool {
+	b, _ := strconv.ParseBool(a.config.Client.Options[key])
+	return b
+}
