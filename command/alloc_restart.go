@@ -1,0 +1,86 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+)
+
+// AllocRestartCommand restarts tasks of an allocation in place.
+type AllocRestartCommand struct{ Meta }
+
+func (c *AllocRestartCommand) Help() string {
+	return strings.TrimSpace(`
+Usage: drover alloc restart [options] <alloc> [task]
+
+  Restarts the tasks of an allocation, named by its ID or a unique prefix
+  of one, on the node where it runs: the named task, or every running task
+  when none is named. The restart does not count against the restart
+  policy.
+` + clientOptionsHelp + `
+Alloc Restart Options:
+
+  -task=<task>
+    The task to restart, instead of the second argument.
+
+  -all-tasks
+    Restart every running task. It cannot be used with a task name.
+`)
+}
+
+func (c *AllocRestartCommand) Synopsis() string { return "Restart a running allocation" }
+
+func (c *AllocRestartCommand) Run(args []string) int {
+	var taskFlag string
+	var allTasks bool
+	fs := c.ClientFlagSet("alloc restart")
+	fs.StringVar(&taskFlag, "task", "", "")
+	fs.BoolVar(&allTasks, "all-tasks", false, "")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		c.Ui.Error("This command takes one or two arguments: <alloc> [task]")
+		c.Ui.Error(`For additional help try 'drover alloc restart -h'`)
+		return exitError
+	}
+	taskName, ok := c.taskArg(taskFlag, fs.Args())
+	if !ok {
+		return exitError
+	}
+	if taskName != "" && allTasks {
+		c.Ui.Error("-all-tasks cannot be used with a task name")
+		return exitError
+	}
+	client, err := c.Client()
+	if err != nil {
+		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+		return exitError
+	}
+	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	if !ok {
+		return exitError
+	}
+	if taskName != "" {
+		if taskName, ok = c.pickTask(alloc, taskName); !ok {
+			return exitError
+		}
+	}
+	if err := client.Allocations().Restart(alloc, taskName, allTasks, nil); err != nil {
+		c.Ui.Error(apiErrorLine(client, "restarting allocation", err))
+		return exitError
+	}
+	return exitOK
+}
+
+// taskArg is the task a command names by -task or by its second argument;
+// naming two different tasks is an error.
+func (m *Meta) taskArg(flag string, args []string) (string, bool) {
+	if len(args) < 2 {
+		return flag, true
+	}
+	if flag != "" && flag != args[1] {
+		m.Ui.Error(fmt.Sprintf("The task is named twice: -task=%s and %s", flag, args[1]))
+		return "", false
+	}
+	return args[1], true
+}

@@ -1,0 +1,190 @@
+package command
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/drover-io/drover/api"
+)
+
+// AllocStatusCommand shows one allocation and its tasks.
+type AllocStatusCommand struct{ Meta }
+
+func (c *AllocStatusCommand) Help() string {
+	return strings.TrimSpace(`
+Usage: drover alloc status [options] <alloc>
+
+  Shows an allocation, named by its ID or a unique prefix of one: where it
+  runs, what its client and the servers say of it, its max_run_duration
+  deadline when it has one, and for each task its state and its most
+  recent events, newest first.
+` + clientOptionsHelp + `
+Alloc Status Options:
+
+  -short
+    Leave out the tasks' events.
+
+  -json
+    Print the allocation as JSON.
+
+  -verbose
+    Show full IDs and absolute times.
+`)
+}
+
+func (c *AllocStatusCommand) Synopsis() string {
+	return "Display allocation status information and metadata"
+}
+
+func (c *AllocStatusCommand) Run(args []string) int {
+	var short, asJSON, verbose bool
+	fs := c.ClientFlagSet("alloc status")
+	fs.BoolVar(&short, "short", false, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&verbose, "verbose", false, "")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if fs.NArg() != 1 {
+		c.Ui.Error("This command takes one argument: <alloc>")
+		c.Ui.Error(`For additional help try 'drover alloc status -h'`)
+		return exitError
+	}
+	client, err := c.Client()
+	if err != nil {
+		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+		return exitError
+	}
+	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	if !ok {
+		return exitError
+	}
+	if asJSON {
+		out, err := json.MarshalIndent(alloc, "", "    ")
+		if err != nil {
+			c.Ui.Error(fmt.Sprintf("Error encoding allocation: %v", err))
+			return exitError
+		}
+		c.Ui.Output(string(out))
+		return exitOK
+	}
+	c.Ui.Output(formatAllocStatus(alloc, short, verbose, time.Now()))
+	return exitOK
+}
+
+// formatAllocStatus is what alloc status prints, in Nomad's layout.
+func formatAllocStatus(alloc *api.Allocation, short, verbose bool, now time.Time) string {
+	var b strings.Builder
+	b.WriteString(formatKV(allocRows(alloc, verbose, now)))
+	if short {
+		return b.String()
+	}
+	for _, name := range allocTaskNames(alloc) {
+		ts := alloc.TaskStates[name]
+		if ts == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\nTask %q is %q\n", name, ts.State)
+		b.WriteString("Task Events:\n")
+		b.WriteString(formatKV(taskStateRows(ts, verbose, now)))
+		b.WriteString("\n\nRecent Events:\n")
+		b.WriteString(taskEventTable(ts.Events))
+	}
+	return b.String()
+}
+
+func allocRows(alloc *api.Allocation, verbose bool, now time.Time) []string {
+	rows := []string{
+		"ID|" + shortID(alloc.ID, verbose),
+		"Eval ID|" + shortID(alloc.EvalID, verbose),
+		"Name|" + alloc.Name,
+		"Node ID|" + shortID(alloc.NodeID, verbose),
+		"Node Name|" + orNone(alloc.NodeName),
+		"Job ID|" + alloc.JobID,
+	}
+	if alloc.Job != nil && alloc.Job.Version != nil {
+		rows = append(rows, fmt.Sprintf("Job Version|%d", *alloc.Job.Version))
+	}
+	rows = append(rows,
+		"Client Status|"+alloc.ClientStatus,
+		"Client Description|"+orNone(alloc.ClientDescription),
+		"Desired Status|"+alloc.DesiredStatus,
+		"Desired Description|"+orNone(alloc.DesiredDescription),
+		"Created|"+when(alloc.CreateTime, verbose, now),
+		"Modified|"+when(alloc.ModifyTime, verbose, now),
+	)
+	if alloc.MaxRunDeadline != 0 {
+		rows = append(rows, "Max Run Deadline|"+deadlineText(alloc.MaxRunDeadline, verbose, now))
+	}
+	if alloc.NextAllocation != "" {
+		rows = append(rows, "Replacement Alloc ID|"+shortID(alloc.NextAllocation, verbose))
+	}
+	if alloc.PreviousAllocation != "" {
+		rows = append(rows, "Previous Alloc ID|"+shortID(alloc.PreviousAllocation, verbose))
+	}
+	return rows
+}
+
+func taskStateRows(ts *api.TaskState, verbose bool, now time.Time) []string {
+	at := func(t time.Time) string {
+		if t.IsZero() {
+			return "N/A"
+		}
+		if verbose {
+			return formatTime(t)
+		}
+		return prettyTimeDiff(t, now)
+	}
+	return []string{
+		"Started At|" + at(ts.StartedAt),
+		"Finished At|" + at(ts.FinishedAt),
+		fmt.Sprintf("Total Restarts|%d", ts.Restarts),
+		"Last Restart|" + at(ts.LastRestart),
+	}
+}
+
+// taskEventTable lists a task's events, newest first.
+func taskEventTable(events []*api.TaskEvent) string {
+	events = slices.Clone(events)
+	slices.SortStableFunc(events, func(a, b *api.TaskEvent) int { return cmp.Compare(b.Time, a.Time) })
+	rows := []string{"Time|Type|Description"}
+	for _, ev := range events {
+		if ev == nil {
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("%s|%s|%s", formatUnixNano(ev.Time), ev.Type, oneLineText(taskEventDescription(ev))))
+	}
+	return formatList(rows)
+}
+
+// taskEventDescription says what an event means: its display message, or,
+// from an agent that sent none, what its fields tell.
+func taskEventDescription(ev *api.TaskEvent) string {
+	if ev.DisplayMessage != "" {
+		return ev.DisplayMessage
+	}
+	switch {
+	case ev.Type == "Terminated":
+		return fmt.Sprintf("Exit Code: %d", ev.ExitCode)
+	case ev.DriverError != "":
+		return ev.DriverError
+	case ev.SetupError != "":
+		return ev.SetupError
+	case ev.KillReason != "":
+		return ev.KillReason
+	case ev.RestartReason != "":
+		return ev.RestartReason
+	}
+	return ev.Message
+}
+
+// oneLineText keeps a table row on one line and free of the column
+// separator.
+func oneLineText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.ReplaceAll(s, "|", "/")
+}

@@ -1,0 +1,79 @@
+package command
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// JobAllocsCommand lists the allocations of a job.
+type JobAllocsCommand struct{ Meta }
+
+func (c *JobAllocsCommand) Help() string {
+	return strings.TrimSpace(`
+Usage: drover job allocs [options] <job>
+
+  Lists the allocations of a job, named by its ID or a unique prefix of
+  one, newest first, with their max_run_duration deadlines when they have
+  one.
+` + clientOptionsHelp + `
+Job Allocs Options:
+
+  -all
+    Also list the allocations of earlier versions of the job that were
+    registered under the same ID.
+
+  -json
+    Print the allocations as JSON.
+
+  -verbose
+    Show full IDs and absolute times.
+`)
+}
+
+func (c *JobAllocsCommand) Synopsis() string { return "List allocations for a job" }
+
+func (c *JobAllocsCommand) Run(args []string) int {
+	var all, asJSON, verbose bool
+	fs := c.ClientFlagSet("job allocs")
+	fs.BoolVar(&all, "all", false, "")
+	fs.BoolVar(&asJSON, "json", false, "")
+	fs.BoolVar(&verbose, "verbose", false, "")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if fs.NArg() != 1 {
+		c.Ui.Error("This command takes one argument: <job>")
+		c.Ui.Error(`For additional help try 'drover job allocs -h'`)
+		return exitError
+	}
+	client, err := c.Client()
+	if err != nil {
+		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+		return exitError
+	}
+	job, ok := c.resolveJob(client, fs.Arg(0))
+	if !ok {
+		return exitError
+	}
+	allocs, _, err := client.Jobs().Allocations(job.ID, all, nil)
+	if err != nil {
+		c.Ui.Error(apiErrorLine(client, "querying job allocations", err))
+		return exitError
+	}
+	switch {
+	case asJSON:
+		out, err := json.MarshalIndent(allocs, "", "    ")
+		if err != nil {
+			c.Ui.Error(fmt.Sprintf("Error encoding allocations: %v", err))
+			return exitError
+		}
+		c.Ui.Output(string(out))
+	case len(allocs) == 0:
+		c.Ui.Output(fmt.Sprintf("No allocations placed for job %q", job.ID))
+	default:
+		c.Ui.Output(allocTable(allocs, verbose, time.Now()))
+	}
+	return exitOK
+}
