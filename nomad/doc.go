@@ -33,4 +33,39 @@
 // cluster with a leader exists (it then asks the leader to add it as a
 // voter) or bootstrap_expect servers know of each other and none is in a
 // cluster yet (each then bootstraps the same, sorted configuration).
+//
+// # The leader's loops
+//
+// Whichever server leads runs the scheduling machinery; it starts on
+// gaining leadership (raft's LeaderCh) and stops on losing it. The FSM
+// tells it, on the goroutine that applies the log, what each entry
+// changed.
+//
+//   - The eval broker hands pending evaluations to the workers, highest
+//     priority first, one per job at a time, redelivering those a worker
+//     gives back or holds too long, up to a delivery limit after which the
+//     evaluation fails with a delayed follow-up. Evaluations with a
+//     WaitUntil wait for it.
+//   - Blocked evaluations (allocations left unplaced for lack of room) wait
+//     until capacity appears: a node registers or becomes ready or
+//     eligible, or an allocation stops.
+//   - Workers (one per core) run the scheduler of the evaluation's job type
+//     over a snapshot of the state and submit its plans.
+//   - The plan applier checks each plan against the latest state, including
+//     the plan still being committed, keeps the nodes whose part still fits,
+//     stamps CreateTime and ModifyTime and commits them in one raft entry,
+//     checking the next plan while the previous one commits.
+//   - Heartbeat timers mark down the nodes that stop heartbeating; their
+//     allocations are then lost and replaced.
+//   - The periodic dispatcher launches the children of periodic jobs on
+//     their cron schedules, and once for a run missed while there was no
+//     leader.
+//   - The job status updater derives each job's status from its
+//     allocations and evaluations.
+//   - The drainer migrates the service allocations off draining nodes, lets
+//     batch work finish, and stops what is left at the deadline.
+//
+// On gaining leadership the leader restores what the state holds: pending
+// and blocked evaluations, heartbeat timers (with a failover TTL) and the
+// periodic schedules.
 package nomad

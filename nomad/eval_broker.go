@@ -188,13 +188,16 @@ func (b *EvalBroker) takeTurn(eval *structs.Evaluation) {
 }
 
 // queueOf is the ready queue of an evaluation: its scheduler type. An
-// evaluation without a type (its job was unknown when it was created) goes
-// with the service evaluations; the worker looks the type up.
+// evaluation without a known type (its job was unknown when it was
+// created) goes with the service evaluations: the worker looks the type
+// up, or fails the evaluation, rather than leave it in a queue no worker
+// serves.
 func queueOf(eval *structs.Evaluation) string {
-	if eval.Type == "" {
-		return structs.JobTypeService
+	switch eval.Type {
+	case structs.JobTypeService, structs.JobTypeBatch, structs.JobTypeSystem, structs.JobTypeSysbatch:
+		return eval.Type
 	}
-	return eval.Type
+	return structs.JobTypeService
 }
 
 func (b *EvalBroker) pushReady(eval *structs.Evaluation, queue string) {
