@@ -130,6 +130,7 @@ func (s *Server) finishPlan(pending *pendingPlan, result *structs.PlanResult, pa
 	metrics.MeasureSince([]string{"plan", "apply"}, start)
 	s.planLatency.record(time.Since(start))
 	metrics.MeasureSince([]string{"plan", "submit"}, pending.enqueued)
+	s.planSubmitLatency.record(time.Since(pending.enqueued))
 	pending.respond(result, nil)
 }
 

@@ -47,9 +47,11 @@ type Server struct {
 	blockedEvals *BlockedEvals
 	planQueue    *planQueue
 	planLatency  *latencySamples
-	heartbeats   *heartbeats
-	periodic     *periodicDispatcher
-	jobStatus    *jobStatusUpdater
+	// planSubmitLatency is planLatency plus the wait in the plan queue.
+	planSubmitLatency *latencySamples
+	heartbeats        *heartbeats
+	periodic          *periodicDispatcher
+	jobStatus         *jobStatusUpdater
 
 	shutdownCtx    context.Context
 	shutdownCancel context.CancelFunc
@@ -174,6 +176,7 @@ func (s *Server) setupLeaderComponents() {
 	s.blockedEvals = newBlockedEvals(s.evalBroker)
 	s.planQueue = newPlanQueue()
 	s.planLatency = &latencySamples{}
+	s.planSubmitLatency = &latencySamples{}
 	s.heartbeats = newHeartbeats(heartbeatConfig{
 		minTTL:       cfg.MinHeartbeatTTL,
 		maxPerSecond: cfg.MaxHeartbeatsPerSecond,
@@ -191,6 +194,10 @@ func (s *Server) setupLeaderComponents() {
 // PlanApplyStats summarises the latest plan applications: the time from
 // the applier taking a plan until its result was committed.
 func (s *Server) PlanApplyStats() LatencyStats { return s.planLatency.stats() }
+
+// PlanSubmitStats summarises the latest plan submissions: the time from a
+// worker submitting a plan until it has the result, queueing included.
+func (s *Server) PlanSubmitStats() LatencyStats { return s.planSubmitLatency.stats() }
 
 // EvalBrokerStats counts the evaluations the broker holds.
 func (s *Server) EvalBrokerStats() BrokerStats { return s.evalBroker.Stats() }
