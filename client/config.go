@@ -72,6 +72,11 @@ type Config struct {
 	// NodeID forces the node's ID; empty reads it from StateDir or makes a
 	// new one.
 	NodeID string
+
+	// MetricsInterval is how often the allocations' time-varying gauges
+	// are refreshed: the agent's telemetry collection interval. Zero
+	// leaves the alloc runner's default.
+	MetricsInterval time.Duration
 }
 
 func (c *Config) validate() error {

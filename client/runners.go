@@ -45,6 +45,8 @@ func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner,
 		Drivers:      c.config.Drivers,
 		StateUpdater: c.batcher,
 		Node:         c.node,
+
+		MetricsCollectionInterval: c.config.MetricsInterval,
 	})
 }
 

@@ -20,6 +20,12 @@ type localServerConn struct {
 var _ client.ServerConn = (*localServerConn)(nil)
 
 func (c *localServerConn) RegisterNode(ctx context.Context, node *structs.Node) (time.Duration, error) {
+	// The agent starts its client with its server: wait for the first
+	// leader here, where it is seen at once, rather than in the write's
+	// forwarding loop, which looks again only every tenth of a second.
+	if err := c.srv.WaitForLeader(ctx); err != nil {
+		return 0, fmt.Errorf("register node: %w", err)
+	}
 	resp, err := c.srv.NodeRegister(ctx, node)
 	if err != nil {
 		return 0, fmt.Errorf("register node: %w", err)

@@ -40,6 +40,7 @@ func (a *Agent) setupClient() error {
 		// Without a state dir nothing could re-attach to the tasks, so
 		// they stop with the agent.
 		DestroyOnShutdown: stateDir == "",
+		MetricsInterval:   cfg.Telemetry.CollectionInterval,
 	})
 	if err != nil {
 		if rc, ok := conn.(*rpcServerConn); ok {
