@@ -1,0 +1,95 @@
+package jobspec2
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// BlockSchema is what one block type of a jobspec accepts, as the parser
+// decodes it.
+type BlockSchema struct {
+	// Labels names the block's labels, e.g. ["name"] for group "web" { }.
+	Labels []string
+	// Attributes are the argument names the block accepts, sorted.
+	Attributes []string
+	// Blocks are the nested block types the block accepts, sorted.
+	Blocks []string
+	// Freeform is set for blocks that take arguments of any name: a
+	// driver's config, meta, env, an artifact's options and headers, the
+	// variables and locals blocks. Attributes and Blocks are then empty.
+	Freeform bool
+}
+
+// FileLevel is the key of Schema's entry for the top level of a jobspec
+// file, which holds the job, variable, variables and locals blocks.
+const FileLevel = ""
+
+// decodedBlocks maps each block type the parser decodes against a schema
+// to that schema. Every block type the schemas name is either here or in
+// freeformBlocks; the package's tests hold that.
+var decodedBlocks = map[string]*hcl.BodySchema{
+	FileLevel:    rootSchema,
+	"job":        jobSchema,
+	"group":      groupSchema,
+	"task":       taskSchema,
+	"periodic":   periodicSchema,
+	"reschedule": rescheduleSchema,
+	"restart":    restartSchema,
+	"constraint": constraintSchema,
+	"resources":  resourcesSchema,
+	"lifecycle":  lifecycleSchema,
+	"logs":       logsSchema,
+	"artifact":   artifactSchema,
+	"variable":   variableSchema,
+	"validation": validationSchema,
+}
+
+// freeformBlocks are the block types whose bodies the parser reads as
+// arguments of any name (freeform, stringMap, locals, declareVariables).
+var freeformBlocks = []string{"config", "env", "headers", "locals", "meta", "options", "variables"}
+
+// Schema describes every block type of the jobspec language: its labels,
+// the arguments and nested blocks it accepts. The top level of a file is
+// under FileLevel. It is built from the schemas the parser decodes with,
+// so that tools (the documentation's tests among them) can follow the
+// parser. A block type that appears in several places (restart in a group
+// and in a task) has one schema.
+func Schema() map[string]BlockSchema {
+	out := make(map[string]BlockSchema, len(decodedBlocks)+len(freeformBlocks))
+	labels := map[string][]string{}
+	for typ, s := range decodedBlocks {
+		bs := BlockSchema{Attributes: []string{}, Blocks: []string{}}
+		for _, a := range s.Attributes {
+			bs.Attributes = append(bs.Attributes, a.Name)
+		}
+		for _, b := range s.Blocks {
+			bs.Blocks = append(bs.Blocks, b.Type)
+			if len(b.LabelNames) > 0 {
+				labels[b.Type] = slices.Clone(b.LabelNames)
+			}
+		}
+		slices.Sort(bs.Attributes)
+		bs.Attributes = slices.Compact(bs.Attributes)
+		slices.Sort(bs.Blocks)
+		bs.Blocks = slices.Compact(bs.Blocks)
+		out[typ] = bs
+	}
+	for _, typ := range freeformBlocks {
+		out[typ] = BlockSchema{Attributes: []string{}, Blocks: []string{}, Freeform: true}
+	}
+	for typ, l := range labels {
+		bs := out[typ]
+		bs.Labels = l
+		out[typ] = bs
+	}
+	return out
+}
+
+// Functions lists, sorted, the functions every jobspec may call. The ones
+// that read local files (file, fileexists) are left out: they exist only
+// when ParseConfig.AllowFS is set.
+func Functions() []string {
+	return slices.Sorted(maps.Keys(functionTable(".", false)))
+}
