@@ -77,11 +77,8 @@ func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, a
 // nodeCondition says what the node of a live allocation means for it.
 func (ctx *planContext) nodeCondition(nodeID string) nodeCondition {
 	node, _ := ctx.nodes.node(nodeID)
-	switch {
-	case node == nil || node.Status == structs.NodeStatusDown:
+	if node == nil || node.Status == structs.NodeStatusDown {
 		return nodeLost
-	case node.Drain:
-		return nodeDraining
 	}
 	return nodeUsable
 }

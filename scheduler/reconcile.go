@@ -20,7 +20,7 @@ const (
 	slotFailed                          // failed, not to be rescheduled
 	slotRescheduleLater                 // failed, to be rescheduled when its delay ends
 	slotRescheduleNow                   // failed, to be rescheduled now
-	slotMigrate                         // live on a draining node
+	slotMigrate                         // live, marked to migrate off its draining node
 	slotLost                            // lost, or on a node that is down or gone
 )
 
@@ -32,12 +32,14 @@ type slot struct {
 	resched rescheduleDecision
 }
 
-// nodeCondition is what the node of a live allocation means for it.
+// nodeCondition is what the node of a live allocation means for it. A
+// draining node is usable: its allocations move only once the drainer
+// marks them to migrate (service work), and the rest is left to finish or
+// to be stopped by the drain's deadline.
 type nodeCondition int
 
 const (
 	nodeUsable nodeCondition = iota
-	nodeDraining
 	nodeLost
 )
 
@@ -163,7 +165,7 @@ func classify(in reconcileInput, alloc *structs.Allocation, batch bool) (s slot,
 		switch {
 		case in.node(alloc.NodeID) == nodeLost:
 			s.kind = slotLost
-		case in.node(alloc.NodeID) == nodeDraining, isTrue(alloc.DesiredTransition.Migrate):
+		case isTrue(alloc.DesiredTransition.Migrate):
 			s.kind = slotMigrate
 		case !current:
 			s.kind = slotUpdate

@@ -58,6 +58,7 @@ func TestService_drainedNodeIsMigrated(t *testing.T) {
 	job := h.runJob(mockJob(structs.JobTypeService, 4))
 	drained := h.allocs(job)[0].NodeID
 	must.NoError(t, h.store.UpdateNodeDrain(h.nextIndex(), drained, &structs.DrainStrategy{}, false, 1))
+	h.markMigrate(allocsOn(h.allocs(job), drained)...)
 	h.process(mockEval(job, structs.EvalTriggerNodeDrain))
 
 	for _, s := range h.lastPlan().NodeUpdate[drained] {

@@ -102,7 +102,9 @@ func (ctx *planContext) reconcileNodes(p *groupPlacer, allocs []*structs.Allocat
 		switch {
 		case node == nil || node.Status == structs.NodeStatusDown:
 			ctx.stop(alloc, allocLost, structs.AllocClientStatusLost)
-		case drainsSystemJobs(node) || isTrue(alloc.DesiredTransition.Migrate):
+		case isTrue(alloc.DesiredTransition.Migrate):
+			// A drain moves system work last, and stops it itself; the
+			// scheduler only acts on what was marked to migrate.
 			ctx.stop(alloc, allocNodeTainted, "")
 		case occupied[node.ID]:
 			ctx.stop(alloc, allocNotNeeded, "")
@@ -120,12 +122,6 @@ func (ctx *planContext) reconcileNodes(p *groupPlacer, allocs []*structs.Allocat
 		}
 	}
 	return occupied, updates
-}
-
-// drainsSystemJobs reports whether a node's drain moves system
-// allocations off it.
-func drainsSystemJobs(node *structs.Node) bool {
-	return node.Drain && (node.DrainStrategy == nil || !node.DrainStrategy.IgnoreSystemJobs)
 }
 
 // placeOnNode places the group on one node, replacing prev (an older

@@ -125,6 +125,7 @@ func TestSystem_nodeDownDrainedOrNoLongerFeasible(t *testing.T) {
 
 	h.setNodeStatus(nodes[0], structs.NodeStatusDown)
 	must.NoError(t, h.store.UpdateNodeDrain(h.nextIndex(), nodes[1].ID, &structs.DrainStrategy{}, false, 1))
+	h.markMigrate(allocsOn(h.allocs(job), nodes[1].ID)...)
 	must.NoError(t, h.store.UpdateNodeDrain(h.nextIndex(), nodes[2].ID, &structs.DrainStrategy{IgnoreSystemJobs: true}, false, 1))
 	must.NoError(t, h.store.UpdateNodeEligibility(h.nextIndex(), nodes[3].ID, structs.NodeSchedulingIneligible, 1))
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
