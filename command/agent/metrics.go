@@ -62,8 +62,11 @@ func gaugeTTL(collectionInterval time.Duration) time.Duration {
 	return max(3*collectionInterval, 3*time.Second)
 }
 
+// emitRuntimeStats emits the Go runtime's figures at once, so that a scrape
+// right after the agent starts finds them, then every interval.
 func (am *agentMetrics) emitRuntimeStats(interval time.Duration) {
 	defer close(am.done)
+	am.metrics.EmitRuntimeStats()
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for {
