@@ -15,10 +15,18 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 	return map[string]cli.CommandFactory{
 		"agent": func() (cli.Command, error) { return agent.NewCommand(meta.Ui), nil },
 
+		"alloc":         func() (cli.Command, error) { return &AllocCommand{Meta: meta}, nil },
+		"alloc logs":    func() (cli.Command, error) { return &AllocLogsCommand{Meta: meta}, nil },
+		"alloc restart": func() (cli.Command, error) { return &AllocRestartCommand{Meta: meta}, nil },
+		"alloc signal":  func() (cli.Command, error) { return &AllocSignalCommand{Meta: meta}, nil },
+		"alloc status":  func() (cli.Command, error) { return &AllocStatusCommand{Meta: meta}, nil },
+		"alloc stop":    func() (cli.Command, error) { return &AllocStopCommand{Meta: meta}, nil },
+
 		"eval":        func() (cli.Command, error) { return &EvalCommand{Meta: meta}, nil },
 		"eval status": func() (cli.Command, error) { return &EvalStatusCommand{Meta: meta}, nil },
 
 		"job":                func() (cli.Command, error) { return &JobCommand{Meta: meta}, nil },
+		"job allocs":         func() (cli.Command, error) { return &JobAllocsCommand{Meta: meta}, nil },
 		"job history":        func() (cli.Command, error) { return &JobHistoryCommand{Meta: meta}, nil },
 		"job init":           func() (cli.Command, error) { return &JobInitCommand{Meta: meta}, nil },
 		"job inspect":        func() (cli.Command, error) { return &JobInspectCommand{Meta: meta}, nil },
