@@ -14,9 +14,10 @@ all: build
 deps:
 	@bash scripts/install-deps.sh
 
-## build: compile bin/drover.
+## build: compile bin/drover. A static (cgo-free) binary keeps the per-task
+## raw_exec supervisor, a re-exec of this binary, small.
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 ## dev: build and start the agent in dev mode.
 dev: deps build
