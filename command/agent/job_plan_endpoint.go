@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad"
+)
+
+// jobPlanPath is the path of a job's dry run.
+const jobPlanPath = "/v1/job/{id}/plan"
+
+// registerJobPlanRoutes registers PUT and POST /v1/job/:id/plan.
+func (s *HTTPServer) registerJobPlanRoutes() {
+	s.handle("PUT "+jobPlanPath, s.jobPlan)
+	s.handle("POST "+jobPlanPath, s.jobPlan)
+}
+
+// jobPlan serves PUT and POST /v1/job/:id/plan: what registering the job in
+// the body would do, without registering it. The job is converted,
+// canonicalised and validated as a register's is; the server's scheduler
+// runs on a snapshot of its state and nothing is written. Fields Drover does
+// not implement come back as warnings.
+func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("id")
+	if err := checkID("job ID", id); err != nil {
+		return nil, err
+	}
+	body, err := readBody(r, "job plan request")
+	if err != nil {
+		return nil, err
+	}
+	var req api.JobPlanRequest
+	if err := unmarshalBody(body, &req, "job plan request"); err != nil {
+		return nil, err
+	}
+	if req.Job == nil {
+		return nil, badRequest(`job plan request has no job: the body must be {"Job": {...}}`)
+	}
+	if req.Job.ID == nil || *req.Job.ID != id {
+		return nil, badRequest("job ID %q in the body does not match %q in the URL", deref(req.Job.ID), id)
+	}
+	job, err := s.jobFromRequest(r, req.Job, req.WriteRequest)
+	if err != nil {
+		return nil, err
+	}
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+
+	warnings := unsupportedWarnings(body, reflect.TypeFor[api.JobPlanRequest]())
+	if req.PolicyOverride {
+		warnings = append(warnings, `Request field "PolicyOverride" is not supported by Drover and was ignored`)
+	}
+	resp, err := srv.PlanJob(r.Context(), &nomad.JobPlanRequest{Job: job, Diff: req.Diff})
+	if err != nil {
+		return nil, err
+	}
+	resp.Warnings = strings.Join(warnings, "\n")
+	setIndex(w, resp.Index)
+	return resp, nil
+}
