@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/hashicorp/raft"
+
 	"maps"
 	"net"
 	"net/http"
@@ -211,6 +213,8 @@ func (s *HTTPServer) member(srv *nomad.Server, m nomad.Member) *agentMember {
 		"rpc_addr": host,
 		"expect":   strconv.Itoa(m.BootstrapExpect),
 		"voter":    strconv.FormatBool(m.Voter),
+		// Every server speaks the newest raft protocol the library has.
+		"raft_vsn": strconv.Itoa(int(raft.ProtocolVersionMax)),
 	}
 	if m.BootstrapExpect == 1 {
 		tags["bootstrap"] = "1"

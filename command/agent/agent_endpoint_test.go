@@ -63,4 +63,5 @@ func TestAgentEndpoints_Members(t *testing.T) {
 	must.Eq(t, "alive", m.Status)
 	must.Eq(t, "1", m.Tags["leader"])
 	must.Eq(t, a.Server().NodeID(), m.Tags["id"])
+	must.Eq(t, "3", m.Tags["raft_vsn"])
 }
