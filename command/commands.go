@@ -32,6 +32,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job inspect":        func() (cli.Command, error) { return &JobInspectCommand{Meta: meta}, nil },
 		"job periodic":       func() (cli.Command, error) { return &JobPeriodicCommand{Meta: meta}, nil },
 		"job periodic force": func() (cli.Command, error) { return &JobPeriodicForceCommand{Meta: meta}, nil },
+		"job plan":           func() (cli.Command, error) { return &JobPlanCommand{Meta: meta}, nil },
 		"job run":            func() (cli.Command, error) { return &JobRunCommand{Meta: meta}, nil },
 		"job status":         func() (cli.Command, error) { return &JobStatusCommand{Meta: meta}, nil },
 		"job stop":           func() (cli.Command, error) { return &JobStopCommand{Meta: meta}, nil },

@@ -21,6 +21,7 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/job/{id}/versions", s.jobVersions)
 	s.handle("GET /v1/job/{id}/deployment", s.jobDeployment)
 	write("/v1/job/{id}/periodic/force", s.jobPeriodicForce)
+	s.registerJobPlanRoutes()
 
 	s.handle("GET /v1/allocations", s.allocsList)
 	s.handle("GET /v1/allocation/{id}", s.allocRead)
