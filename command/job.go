@@ -13,15 +13,16 @@ func (c *JobCommand) Help() string {
 	return strings.TrimSpace(`
 Usage: drover job <subcommand> [options] [args]
 
-  Interact with jobs: write an example, validate, run, inspect and stop them.
+  Interact with jobs: write an example, validate, plan, run, inspect and stop them.
 
   Write an example job file:
 
       $ drover job init
 
-  Validate it and run it:
+  Validate it, see what running it would change, and run it:
 
       $ drover job validate example.nomad.hcl
+      $ drover job plan example.nomad.hcl
       $ drover job run example.nomad.hcl
 
   Follow it, look at it and its versions, and stop it:

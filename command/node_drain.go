@@ -227,6 +227,15 @@ func (c *NodeDrainCommand) monitor(ctx context.Context, client *api.Client, node
 			return c.monitorFailed(ctx, client, err)
 		}
 		if !node.Drain {
+			// The last stops may have landed between the two reads above:
+			// read the allocations once more so none goes unreported.
+			allocs, _, err := client.Nodes().Allocations(nodeID, (&api.QueryOptions{}).WithContext(ctx))
+			if err != nil {
+				return c.monitorFailed(ctx, client, err)
+			}
+			for _, a := range allocs {
+				c.reportAlloc(a, seen)
+			}
 			c.Ui.Output(fmt.Sprintf("Node %q drain complete", nodeID))
 			return exitOK
 		}
