@@ -44,55 +44,82 @@ func TestAPIReference(t *testing.T) {
 }
 
 // registeredRoutes reads the routes the agent registers from the Go
-// source of dir: every call X.handle("METHOD /path", ...), and every call
-// of a function literal bound to a name, such as
+// source of dir: every call X.handle(pattern, ...) with a pattern of the
+// form "METHOD /path", and every call of a function literal bound to a
+// name, such as
 //
 //	write := func(path string, h handlerFunc) { s.handle("PUT "+path, h); ... }
 //	write("/v1/jobs", ...)
 //
-// whose methods are the "METHOD " prefixes it passes to handle. A
-// registration whose method cannot be told this way fails the test rather
-// than going unchecked.
+// whose methods are the "METHOD " prefixes it passes to handle. Patterns
+// and paths may be string literals, string constants of the package, or
+// concatenations of them. A registration the test cannot read fails it
+// rather than going unchecked.
 func registeredRoutes(t *testing.T, dir string) []route {
 	t.Helper()
 	fset := token.NewFileSet()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	must.NoError(t, err)
-	var routes []route
+	var parsed []*ast.File
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, nil, 0)
 		must.NoError(t, err)
-		helpers := routeHelpers(f)
+		parsed = append(parsed, f)
+	}
+	consts, _ := packageNames(parsed)
+	eval := func(e ast.Expr) (string, bool) { return constString(e, consts) }
+
+	var routes []route
+	for _, f := range parsed {
+		helpers, bodies := routeHelpers(f)
+		inHelper := func(n ast.Node) bool {
+			for _, b := range bodies {
+				if n.Pos() >= b.Pos() && n.End() <= b.End() {
+					return true
+				}
+			}
+			return false
+		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) == 0 {
 				return true
 			}
-			pattern, ok := stringLit(call.Args[0])
-			if !ok {
-				return true
-			}
+			where := fset.Position(call.Pos())
 			switch fn := call.Fun.(type) {
 			case *ast.SelectorExpr:
-				if fn.Sel.Name != "handle" {
+				if fn.Sel.Name != "handle" || inHelper(call) {
+					return true
+				}
+				pattern, ok := eval(call.Args[0])
+				if !ok {
+					t.Errorf("%s: cannot read the pattern of this handle call", where)
 					return true
 				}
 				method, path, ok := strings.Cut(pattern, " ")
-				must.True(t, ok && strings.HasPrefix(path, "/"),
-					must.Sprintf("%s: handle(%q) is not of the form \"METHOD /path\"", fset.Position(call.Pos()), pattern))
+				if !ok || !strings.HasPrefix(path, "/") {
+					t.Errorf("%s: handle(%q) is not of the form \"METHOD /path\"", where, pattern)
+					return true
+				}
 				routes = append(routes, route{method, normalizePath(path)})
 			case *ast.Ident:
 				methods, isHelper := helpers[fn.Name]
-				if !isHelper || !strings.HasPrefix(pattern, "/") {
+				if !isHelper {
 					return true
 				}
-				must.SliceNotEmpty(t, methods,
-					must.Sprintf("%s: cannot tell the methods %s registers", fset.Position(call.Pos()), fn.Name))
+				path, ok := eval(call.Args[0])
+				if !ok || !strings.HasPrefix(path, "/") {
+					t.Errorf("%s: cannot read the path passed to %s", where, fn.Name)
+					return true
+				}
+				if len(methods) == 0 {
+					t.Errorf("%s: cannot tell the methods %s registers", where, fn.Name)
+				}
 				for _, m := range methods {
-					routes = append(routes, route{m, normalizePath(pattern)})
+					routes = append(routes, route{m, normalizePath(path)})
 				}
 			}
 			return true
@@ -102,10 +129,37 @@ func registeredRoutes(t *testing.T, dir string) []route {
 	return slices.Compact(routes)
 }
 
+// constString evaluates a string literal, a string constant of the
+// package, or a concatenation of them.
+func constString(e ast.Expr, consts map[string]string) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		return stringLit(e)
+	case *ast.Ident:
+		v, ok := consts[e.Name]
+		return v, ok
+	case *ast.ParenExpr:
+		return constString(e.X, consts)
+	case *ast.BinaryExpr:
+		if e.Op != token.ADD {
+			return "", false
+		}
+		x, ok := constString(e.X, consts)
+		if !ok {
+			return "", false
+		}
+		y, ok := constString(e.Y, consts)
+		return x + y, ok
+	}
+	return "", false
+}
+
 // routeHelpers finds the function literals bound to names that call
-// .handle, and the "METHOD " prefixes each passes.
-func routeHelpers(f *ast.File) map[string][]string {
+// .handle, and the "METHOD " prefixes each passes; it also returns their
+// bodies, whose own handle calls are the helpers' business.
+func routeHelpers(f *ast.File) (map[string][]string, []*ast.FuncLit) {
 	helpers := map[string][]string{}
+	var bodies []*ast.FuncLit
 	ast.Inspect(f, func(n ast.Node) bool {
 		assign, ok := n.(*ast.AssignStmt)
 		if !ok || len(assign.Lhs) != len(assign.Rhs) {
@@ -125,10 +179,11 @@ func routeHelpers(f *ast.File) map[string][]string {
 				return true
 			})
 			helpers[id.Name] = methods
+			bodies = append(bodies, lit)
 		}
 		return true
 	})
-	return helpers
+	return helpers, bodies
 }
 
 var methodPrefix = regexp.MustCompile(`^[A-Z]+ $`)
@@ -211,13 +266,18 @@ func (s *HTTPServer) registerRoutes() {
 		"DELETE /v1/job/{id}",
 		s.jobDelete,
 	)
+	s.handle("PUT "+planPath, s.jobPlan)
+	write(planPath+"/x", s.x)
 }
+
+const planPath = "/v1/job/{id}/plan"
 `
 	must.NoError(t, writeFile(filepath.Join(dir, "routes.go"), src))
 	got := registeredRoutes(t, dir)
 	want := []route{
 		{"DELETE", "/v1/job/:id"}, {"GET", "/v1/job/:id"},
-		{"POST", "/v1/job/:id"}, {"PUT", "/v1/job/:id"},
+		{"POST", "/v1/job/:id"}, {"POST", "/v1/job/:id/plan/x"}, {"PUT", "/v1/job/:id"},
+		{"PUT", "/v1/job/:id/plan"}, {"PUT", "/v1/job/:id/plan/x"},
 	}
 	must.Eq(t, want, got, must.Sprint(fmt.Sprint(got)))
 

@@ -1,6 +1,8 @@
 package website
 
 import (
+	"go/ast"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -128,4 +130,37 @@ func joinPages(pages map[string]string) string {
 
 func writeFile(path, content string) error {
 	return os.WriteFile(path, []byte(content), 0o644)
+}
+
+// packageNames returns a package's string constants and its package-level
+// []string literals.
+func packageNames(files []*ast.File) (map[string]string, map[string]*ast.CompositeLit) {
+	consts := map[string]string{}
+	vars := map[string]*ast.CompositeLit{}
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs, ok := spec.(*ast.ValueSpec)
+				if !ok {
+					continue
+				}
+				for i, id := range vs.Names {
+					if i >= len(vs.Values) {
+						continue
+					}
+					if s, ok := stringLit(vs.Values[i]); ok && gd.Tok == token.CONST {
+						consts[id.Name] = s
+					}
+					if lit, ok := stringSliceLit(vs.Values[i]); ok && gd.Tok == token.VAR {
+						vars[id.Name] = lit
+					}
+				}
+			}
+		}
+	}
+	return consts, vars
 }

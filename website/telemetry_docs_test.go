@@ -167,39 +167,6 @@ func scanPackage(t *testing.T, fset *token.FileSet, files []*ast.File, out *metr
 	}
 }
 
-// packageNames returns a package's string constants and its package-level
-// []string literals.
-func packageNames(files []*ast.File) (map[string]string, map[string]*ast.CompositeLit) {
-	consts := map[string]string{}
-	vars := map[string]*ast.CompositeLit{}
-	for _, f := range files {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				vs, ok := spec.(*ast.ValueSpec)
-				if !ok {
-					continue
-				}
-				for i, id := range vs.Names {
-					if i >= len(vs.Values) {
-						continue
-					}
-					if s, ok := stringLit(vs.Values[i]); ok && gd.Tok == token.CONST {
-						consts[id.Name] = s
-					}
-					if lit, ok := stringSliceLit(vs.Values[i]); ok && gd.Tok == token.VAR {
-						vars[id.Name] = lit
-					}
-				}
-			}
-		}
-	}
-	return consts, vars
-}
-
 func declaredIn(f *ast.File, n ast.Node) bool {
 	return n.Pos() >= f.Pos() && n.End() <= f.End()
 }
