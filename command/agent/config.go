@@ -144,7 +144,12 @@ func DefaultConfig() *Config {
 		Telemetry: TelemetryConfig{
 			CollectionInterval: time.Second,
 			InMemoryRetention:  time.Minute,
-			ServicePrefix:      DefaultServicePrefix,
+			// Metric names without the host name, as dashboards expect
+			// (nomad_client_allocs_..., not nomad_<host>_client_...): the
+			// node's identity is in the labels. Unlike Nomad, where the
+			// host name is in by default; a config file may set false.
+			DisableHostname: true,
+			ServicePrefix:   DefaultServicePrefix,
 		},
 	}
 }

@@ -308,3 +308,13 @@ func TestConfigCopyIsDeep(t *testing.T) {
 	must.Eq(t, true, c.Plugins["raw_exec"].Config["enabled"])
 	must.True(t, strings.HasPrefix(cp.HTTPBindAddr(), "127.0.0.1"))
 }
+
+func TestConfig_HostnameLeftOutOfMetricNamesByDefault(t *testing.T) {
+	must.True(t, DefaultConfig().Telemetry.DisableHostname)
+	must.True(t, DevConfig().Telemetry.DisableHostname)
+
+	path := writeFile(t, t.TempDir(), "agent.hcl", "telemetry {\n  disable_hostname = false\n}\n")
+	cfg, err := LoadConfig(DefaultConfig(), path)
+	must.NoError(t, err)
+	must.False(t, cfg.Telemetry.DisableHostname)
+}
