@@ -19,9 +19,21 @@ func (c *AllocStatusCommand) Help() string {
 Usage: drover alloc status [options] <alloc>
 
   Shows an allocation, named by its ID or a unique prefix of one: where it
-  runs, what its client and the servers say of it, its max_run_duration
-  deadline when it has one, and for each task its state and its most
-  recent events, newest first.
+  runs, what its client and the servers say of it, and for each task its
+  state and its most recent events, newest first.
+
+  An allocation whose group has a max_run_duration also shows, while it
+  runs and after it ended:
+
+    Max Run Duration  the group's budget, such as 10s
+    Deadline          when the budget ends (CreateTime + max_run_duration),
+                      absolute and relative: "... (in 4s)", "... (2s ago)"
+    Time Left         what is left of the budget, or "none (exceeded 2s
+                      ago)" once the deadline passed
+
+  An allocation stopped at its deadline ends "complete" with the client
+  description "allocation exceeded max_run_duration". The deadline is also
+  in the allocation's JSON (-json) as MaxRunDeadline, in Unix nanoseconds.
 ` + clientOptionsHelp + `
 Alloc Status Options:
 
@@ -117,9 +129,7 @@ func allocRows(alloc *api.Allocation, verbose bool, now time.Time) []string {
 		"Created|"+when(alloc.CreateTime, verbose, now),
 		"Modified|"+when(alloc.ModifyTime, verbose, now),
 	)
-	if alloc.MaxRunDeadline != 0 {
-		rows = append(rows, "Max Run Deadline|"+deadlineText(alloc.MaxRunDeadline, verbose, now))
-	}
+	rows = append(rows, maxRunRows(alloc, now)...)
 	if alloc.NextAllocation != "" {
 		rows = append(rows, "Replacement Alloc ID|"+shortID(alloc.NextAllocation, verbose))
 	}

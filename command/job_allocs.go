@@ -15,8 +15,13 @@ func (c *JobAllocsCommand) Help() string {
 Usage: drover job allocs [options] <job>
 
   Lists the allocations of a job, named by its ID or a unique prefix of
-  one, newest first, with their max_run_duration deadlines when they have
-  one.
+  one, newest first.
+
+  When any of them belongs to a batch or sysbatch group with a
+  max_run_duration, a Deadline column shows when its budget ends
+  (CreateTime + max_run_duration): relative ("in 7s", "3s ago"), or
+  absolute with -verbose; "-" for an allocation without one. With -json
+  each allocation carries it as MaxRunDeadline, in Unix nanoseconds.
 ` + clientOptionsHelp + `
 Job Allocs Options:
 
@@ -28,7 +33,7 @@ Job Allocs Options:
     Print the allocations as JSON.
 
   -verbose
-    Show full IDs and absolute times.
+    Show full IDs and absolute times, deadlines included.
 `)
 }
 

@@ -22,8 +22,13 @@ Usage: drover job status [options] [job]
   Without a job, lists every job. With a job ID, or a unique prefix of one,
   shows the job: its settings, how many of its allocations are in each
   state per task group, why the scheduler could not place allocations (if
-  it could not), and its allocations. Allocations of a group with a
-  max_run_duration show their deadline.
+  it could not), and its allocations.
+
+  When any of the allocations belongs to a batch or sysbatch group with a
+  max_run_duration, the allocation table has a Deadline column: when the
+  allocation's budget ends (CreateTime + max_run_duration), relative ("in
+  7s", "3s ago"), or absolute with -verbose; "-" for an allocation
+  without one.
 ` + clientOptionsHelp + `
 Status Options:
 
@@ -38,7 +43,7 @@ Status Options:
     current one.
 
   -verbose
-    Show full IDs and absolute times.
+    Show full IDs and absolute times, deadlines included.
 `)
 }
 
@@ -306,15 +311,6 @@ func allocTable(allocs []*api.AllocationListStub, verbose bool, now time.Time) s
 		rows = append(rows, row)
 	}
 	return formatList(rows)
-}
-
-// deadlineText shows a max_run_duration deadline: relative ("in 7s", "3s
-// ago"), or absolute with -verbose; "-" for an allocation without one.
-func deadlineText(deadline int64, verbose bool, now time.Time) string {
-	if deadline == 0 {
-		return "-"
-	}
-	return when(deadline, verbose, now)
 }
 
 // when shows a time in Unix nanoseconds: relative to now, or absolute with

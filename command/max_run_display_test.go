@@ -1,0 +1,150 @@
+package command
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
+)
+
+func TestMaxRunRows(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	created := now.Add(-6 * time.Second)
+	budget := 10 * time.Second
+	job := &api.Job{TaskGroups: []*api.TaskGroup{
+		{Name: ptr("other"), MaxRunDuration: ptr(time.Hour)},
+		{Name: ptr("g"), MaxRunDuration: &budget},
+	}}
+	alloc := func(status, description string, deadline time.Time) *api.Allocation {
+		return &api.Allocation{
+			TaskGroup: "g", Job: job, ClientStatus: status, ClientDescription: description,
+			CreateTime: created.UnixNano(), MaxRunDeadline: deadline.UnixNano(),
+		}
+	}
+	deadline := created.Add(budget)
+	passed := now.Add(-2 * time.Second)
+
+	for _, tc := range []struct {
+		name  string
+		alloc *api.Allocation
+		want  []string
+	}{{
+		name:  "running with time left",
+		alloc: alloc("running", "Tasks are running", deadline),
+		want: []string{
+			"Max Run Duration|10s",
+			"Deadline|" + formatTime(deadline) + " (in 4s)",
+			"Time Left|4s",
+		},
+	}, {
+		name:  "stopped at its deadline",
+		alloc: alloc("complete", maxRunExceededDescription, passed),
+		want: []string{
+			"Max Run Duration|10s",
+			"Deadline|" + formatTime(passed) + " (2s ago)",
+			"Time Left|none (exceeded 2s ago)",
+		},
+	}, {
+		name:  "past its deadline, tasks still being killed",
+		alloc: alloc("running", "Tasks are running", passed),
+		want: []string{
+			"Max Run Duration|10s",
+			"Deadline|" + formatTime(passed) + " (2s ago)",
+			"Time Left|none (exceeded 2s ago)",
+		},
+	}, {
+		name:  "ended before its deadline",
+		alloc: alloc("complete", "All tasks have completed", deadline),
+		want: []string{
+			"Max Run Duration|10s",
+			"Deadline|" + formatTime(deadline) + " (in 4s)",
+			"Time Left|none (allocation complete)",
+		},
+	}, {
+		name:  "failed, deadline since passed",
+		alloc: alloc("failed", "Failed tasks", passed),
+		want: []string{
+			"Max Run Duration|10s",
+			"Deadline|" + formatTime(passed) + " (2s ago)",
+			"Time Left|none (allocation failed)",
+		},
+	}, {
+		name:  "exceeded on a client whose clock is ahead of ours",
+		alloc: alloc("complete", maxRunExceededDescription, now.Add(time.Second)),
+		want: []string{
+			"Max Run Duration|10s",
+			"Deadline|" + formatTime(now.Add(time.Second)) + " (in 1s)",
+			"Time Left|none (exceeded)",
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			must.Eq(t, tc.want, maxRunRows(tc.alloc, now))
+		})
+	}
+}
+
+func TestMaxRunRows_NoneWithoutDeadline(t *testing.T) {
+	must.SliceEmpty(t, maxRunRows(&api.Allocation{ClientStatus: "running", CreateTime: 1}, time.Now()))
+}
+
+func TestMaxRunRows_DurationFromDeadlineWithoutJob(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	alloc := &api.Allocation{
+		TaskGroup: "g", ClientStatus: "running",
+		CreateTime: now.UnixNano(), MaxRunDeadline: now.Add(90 * time.Minute).UnixNano(),
+	}
+	must.Eq(t, "Max Run Duration|1h30m", maxRunRows(alloc, now)[0])
+}
+
+func TestFormatAllocStatus_MaxRunRowsAfterModified(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	budget := 10 * time.Second
+	alloc := &api.Allocation{
+		ID: "0a1b2c3d-0000-0000-0000-000000000000", TaskGroup: "g", ClientStatus: "running",
+		Job:        &api.Job{Version: ptr(uint64(3)), TaskGroups: []*api.TaskGroup{{Name: ptr("g"), MaxRunDuration: &budget}}},
+		CreateTime: now.Add(-6 * time.Second).UnixNano(), ModifyTime: now.Add(-5 * time.Second).UnixNano(),
+		MaxRunDeadline: now.Add(4 * time.Second).UnixNano(),
+	}
+	out := formatAllocStatus(alloc, true, false, now)
+	var keys []string
+	for _, line := range strings.Split(out, "\n") {
+		key, _, _ := strings.Cut(line, "=")
+		keys = append(keys, strings.TrimSpace(key))
+	}
+	must.Eq(t, []string{"ID", "Eval ID", "Name", "Node ID", "Node Name", "Job ID", "Job Version",
+		"Client Status", "Client Description", "Desired Status", "Desired Description", "Created", "Modified",
+		"Max Run Duration", "Deadline", "Time Left"}, keys)
+	must.StrContains(t, out, "\nMax Run Duration    = 10s\n")
+	must.StrContains(t, out, "\nTime Left           = 4s")
+
+	// -verbose changes IDs and the Created/Modified times, not the
+	// deadline, which shows both forms anyway.
+	verbose := formatAllocStatus(alloc, true, true, now)
+	must.StrContains(t, verbose, "\nDeadline            = "+formatTime(now.Add(4*time.Second))+" (in 4s)\n")
+}
+
+func TestDeadlineText(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	soon := now.Add(7 * time.Second).UnixNano()
+	must.Eq(t, "in 7s", deadlineText(soon, false, now))
+	must.Eq(t, formatUnixNano(soon), deadlineText(soon, true, now))
+	must.Eq(t, "3s ago", deadlineText(now.Add(-3*time.Second).UnixNano(), false, now))
+	must.Eq(t, "-", deadlineText(0, false, now))
+	must.Eq(t, "-", deadlineText(0, true, now))
+}
+
+func TestAllocTable_DeadlineAbsoluteWithVerbose(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	deadline := now.Add(7 * time.Second).UnixNano()
+	allocs := []*api.AllocationListStub{
+		{ID: "aaaaaaaa-1", TaskGroup: "with", ClientStatus: "running", CreateTime: now.UnixNano(), MaxRunDeadline: deadline},
+		{ID: "bbbbbbbb-2", TaskGroup: "without", ClientStatus: "running", CreateTime: now.UnixNano()},
+	}
+	lines := strings.Split(allocTable(allocs, true, now), "\n")
+	must.StrHasSuffix(t, "Deadline", lines[0])
+	must.StrHasSuffix(t, "  "+formatUnixNano(deadline), lines[1])
+	must.StrHasSuffix(t, "  -", lines[2])
+}
