@@ -6,79 +6,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/drover-io/drover/e2e/agentproc"
 )
 
 // The client benchmarks run the real agent binary, built once per test
-// binary, as a separate process on loopback ports, and drive it over HTTP
-// as a user would.
+// binary, as a separate process on loopback ports (see e2e/agentproc), and
+// drive it over HTTP as a user would.
 
-var (
-	buildOnce sync.Once
-	buildPath string
-	buildErr  error
-)
-
-// droverBinary builds the agent binary into a temporary directory, once.
-func droverBinary(b *testing.B) string {
-	b.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "drover-bench-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		buildPath = filepath.Join(dir, "drover")
-		cmd := exec.Command(goBin, "build", "-trimpath", "-o", buildPath, "github.com/drover-io/drover")
-		// A static binary: every raw_exec task's supervisor is this
-		// binary, and without libc and its threads each one is some
-		// 150 KiB smaller.
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		b.Fatal(buildErr)
-	}
-	return buildPath
-}
-
-// freeLoopbackPort returns a TCP port on 127.0.0.1 that is free now.
-func freeLoopbackPort(b *testing.B) int {
-	b.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// agentProc is an agent process under test.
+// agentProc is an agent process under test, with the HTTP helpers the
+// benchmarks share.
 type agentProc struct {
-	b       *testing.B
-	cmd     *exec.Cmd
-	addr    string // HTTP base URL
-	logPath string
-	started time.Time
-	done    chan struct{}
+	*agentproc.Agent
+	b *testing.B
 }
 
 // startAgent starts `drover agent` with args plus free HTTP and RPC ports
@@ -86,75 +32,26 @@ type agentProc struct {
 // task it started that is still running, is killed when the benchmark ends.
 func startAgent(b *testing.B, dir string, httpPort, rpcPort int, args ...string) *agentProc {
 	b.Helper()
-	if httpPort == 0 {
-		httpPort = freeLoopbackPort(b)
-	}
-	if rpcPort == 0 {
-		rpcPort = freeLoopbackPort(b)
-	}
-	bin := droverBinary(b)
-	logPath := filepath.Join(dir, fmt.Sprintf("agent-%d.log", time.Now().UnixNano()))
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	full := append([]string{"agent", "-http-port", strconv.Itoa(httpPort), "-rpc-port", strconv.Itoa(rpcPort)}, args...)
-	cmd := exec.Command(bin, full...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	p := &agentProc{b: b, cmd: cmd, addr: fmt.Sprintf("http://127.0.0.1:%d", httpPort), logPath: logPath, done: make(chan struct{})}
-	p.started = time.Now()
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		b.Fatal(err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		close(p.done)
-	}()
-	b.Cleanup(p.stop)
-	return p
+	a := agentproc.Start(b, agentproc.Options{Dir: dir, HTTPPort: httpPort, RPCPort: rpcPort, Args: args})
+	return &agentProc{Agent: a, b: b}
 }
 
 // kill sends SIGKILL to the agent alone: its tasks and their supervisors
 // live on, as after a crash.
-func (p *agentProc) kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
+func (p *agentProc) kill() { p.Kill() }
 
 // stop stops the agent gracefully (a dev agent stops its tasks), then
 // kills whatever it left behind.
-func (p *agentProc) stop() {
-	tasks := descendants(p.cmd.Process.Pid)
-	select {
-	case <-p.done:
-	default:
-		_ = p.cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case <-p.done:
-		case <-time.After(20 * time.Second):
-			_ = p.cmd.Process.Signal(syscall.SIGKILL)
-			<-p.done
-		}
-	}
-	killAll(tasks)
-}
+func (p *agentProc) stop() { p.Stop() }
 
 // logTail is the end of the agent's log, for failure messages.
-func (p *agentProc) logTail() string {
-	data, _ := os.ReadFile(p.logPath)
-	if len(data) > 4000 {
-		data = data[len(data)-4000:]
-	}
-	return string(data)
-}
+func (p *agentProc) logTail() string { return p.LogTail() }
 
 var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 // getJSON GETs path and decodes the JSON answer into out.
 func (p *agentProc) getJSON(path string, out any) error {
-	resp, err := httpClient.Get(p.addr + path)
+	resp, err := httpClient.Get(p.Addr + path)
 	if err != nil {
 		return err
 	}
@@ -172,7 +69,7 @@ func (p *agentProc) registerJob(job map[string]any) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequest(http.MethodPut, p.addr+"/v1/jobs", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPut, p.Addr+"/v1/jobs", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -262,42 +159,9 @@ func rawExecJob(id, jobType string, count int, cpu, memoryMB int, command string
 	}
 }
 
-// descendants lists the processes below pid, found through /proc.
+// descendants lists the IDs of the processes below pid.
 func descendants(pid int) []int {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		end := strings.LastIndexByte(s, ')')
-		if end < 0 {
-			continue
-		}
-		f := strings.Fields(s[end+1:])
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		children[ppid] = append(children[ppid], p)
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		next := queue[0]
-		queue = queue[1:]
-		for _, c := range children[next] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
+	return agentproc.Pids(agentproc.Descendants(pid))
 }
 
 // memKiB reads a field ("Pss", "Rss") of a process's smaps_rollup, in KiB.

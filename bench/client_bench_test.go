@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/drover-io/drover/e2e/agentproc"
 )
 
 // Targets of the client benchmarks. They are reported beside each figure;
@@ -98,7 +99,7 @@ func BenchmarkClient_Count50(b *testing.B) {
 		p := startAgent(b, b.TempDir(), 0, 0, "-dev")
 		p.waitUntil("node ready", pollGap, time.Minute, p.nodeReady)
 		time.Sleep(2 * time.Second) // let the idle agent settle
-		idle := treePSS(p.cmd.Process.Pid)
+		idle := treePSS(p.Pid())
 
 		start := time.Now()
 		if err := p.registerJob(rawExecJob("bench-count50", "service", count, 20, 32, "/bin/sleep", "600")); err != nil {
@@ -119,11 +120,11 @@ func BenchmarkClient_Count50(b *testing.B) {
 		report(b, "register_to_50_running", time.Since(start), targetCount50Running)
 
 		time.Sleep(2 * time.Second) // let the supervisors settle
-		procs := len(descendants(p.cmd.Process.Pid))
-		loaded := treePSS(p.cmd.Process.Pid)
-		agentNow := memKiB(p.cmd.Process.Pid, "Pss")
+		procs := len(descendants(p.Pid()))
+		loaded := treePSS(p.Pid())
+		agentNow := memKiB(p.Pid(), "Pss")
 		var supervisors, others int64
-		for _, c := range descendants(p.cmd.Process.Pid) {
+		for _, c := range descendants(p.Pid()) {
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
 			if strings.Contains(string(cmdline), "task-supervisor") {
 				supervisors += memKiB(c, "Pss")
@@ -147,10 +148,10 @@ func BenchmarkAgent_DevStartup(b *testing.B) {
 	for range b.N {
 		p := startAgent(b, b.TempDir(), 0, 0, "-dev")
 		p.waitUntil("leader and node ready", 2*time.Millisecond, time.Minute, p.nodeReady)
-		report(b, "exec_to_node_ready", time.Since(p.started), targetStartup)
+		report(b, "exec_to_node_ready", time.Since(p.Started()), targetStartup)
 
 		time.Sleep(60 * time.Second)
-		rss := float64(memKiB(p.cmd.Process.Pid, "Rss")) / 1024
+		rss := float64(memKiB(p.Pid(), "Rss")) / 1024
 		b.ReportMetric(rss, "idle_RSS_MiB")
 		b.Logf("idle agent RSS after 60s: %.1f MiB (target ≤ %.0f MiB)", rss, targetIdleRSSMiB)
 		p.stop()
@@ -186,7 +187,7 @@ plugin "raw_exec" {
 		if err := os.WriteFile(config, []byte(hcl), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		httpPort, rpcPort := freeLoopbackPort(b), freeLoopbackPort(b)
+		httpPort, rpcPort := agentproc.FreePort(b), agentproc.FreePort(b)
 		first := startAgent(b, dir, httpPort, rpcPort, "-config", config)
 		first.waitUntil("node ready", pollGap, time.Minute, first.nodeReady)
 		if err := first.registerJob(rawExecJob("bench-long", "service", 10, 20, 32, "/bin/sleep", "600")); err != nil {
@@ -207,12 +208,12 @@ plugin "raw_exec" {
 			}
 			return true, nil
 		})
-		tasks := descendants(first.cmd.Process.Pid)
+		tasks := agentproc.Descendants(first.Pid())
 		first.kill()
 		time.Sleep(3 * time.Second) // the short tasks end while no agent runs
 
 		second := startAgent(b, dir, httpPort, rpcPort, "-config", config)
-		b.Cleanup(func() { killAll(tasks) })
+		b.Cleanup(func() { agentproc.KillGroups(tasks) })
 		second.waitUntil("every allocation's true state", pollGap, 2*time.Minute, func() (bool, error) {
 			allocs, err := second.allocs("bench-")
 			if err != nil || len(allocs) != 20 {
@@ -229,10 +230,10 @@ plugin "raw_exec" {
 			}
 			return true, nil
 		})
-		report(b, "restart_to_true_state", time.Since(second.started), targetRestartRecovery)
+		report(b, "restart_to_true_state", time.Since(second.Started()), targetRestartRecovery)
 		checkReattached(b, second)
 		second.stop()
-		killAll(tasks)
+		agentproc.KillGroups(tasks)
 	}
 }
 
@@ -262,20 +263,5 @@ func checkReattached(b *testing.B, p *agentProc) {
 		if started != 1 {
 			b.Fatalf("allocation %s: task started %d times, want once (re-attached)", stub.ID, started)
 		}
-	}
-}
-
-// killAll kills processes an agent left behind: its task supervisors and
-// their tasks, checked by command line so that a reused PID is spared.
-func killAll(pids []int) {
-	for _, pid := range pids {
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err != nil {
-			continue
-		}
-		if !strings.Contains(string(cmdline), "task-supervisor") && !strings.Contains(string(cmdline), "sleep") {
-			continue
-		}
-		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }

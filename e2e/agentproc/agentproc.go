@@ -1,0 +1,285 @@
+// Package agentproc runs the drover binary as a real agent process, on
+// loopback ports, for the black-box tests in e2e/ and the benchmarks in
+// bench/: it builds the binary once, starts and stops agents, waits until
+// they can take work, and cleans up the task processes they leave behind
+// (raw_exec supervisors outlive their agent by design).
+package agentproc
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/drover-io/drover/api"
+)
+
+// module is the import path built into the agent binary.
+const module = "github.com/drover-io/drover"
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildPath string
+	buildErr  error
+)
+
+// Build compiles the drover binary into a temporary directory, once per
+// process, and returns its path. The binary is static (CGO_ENABLED=0), as
+// `make build` makes it: every raw_exec task's supervisor is a re-exec of
+// it, and without libc each one is smaller.
+func Build() (string, error) {
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "drover-agentproc-bin")
+		if buildErr != nil {
+			return
+		}
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		buildPath = filepath.Join(buildDir, "drover")
+		cmd := exec.Command(goBin, "build", "-trimpath", "-o", buildPath, module)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build %s: %v\n%s", module, err, out)
+		}
+	})
+	return buildPath, buildErr
+}
+
+// Binary is Build for a test or benchmark, which fails if the build does.
+func Binary(tb testing.TB) string {
+	tb.Helper()
+	path, err := Build()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// RemoveBinary deletes the binary Build made, if any. A TestMain calls it
+// after the tests ran.
+func RemoveBinary() {
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that is free now.
+func FreePort(tb testing.TB) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Options say how to start an agent.
+type Options struct {
+	// Dir receives the agent's log file; a new temporary directory when
+	// empty.
+	Dir string
+	// HTTPPort and RPCPort are the ports to listen on; free ones when zero.
+	// A restarted agent reuses its predecessor's.
+	HTTPPort, RPCPort int
+	// Args follow the port flags: "-dev", "-config", a path, ...
+	Args []string
+	// TaskPath is a path in the command line of each of the agent's task
+	// supervisors, such as its alloc dir or data dir. When set, Stop also
+	// kills supervisors found by it, and their tasks, even those of an
+	// earlier agent on the same directory.
+	TaskPath string
+}
+
+// Agent is an agent process under test.
+type Agent struct {
+	tb       testing.TB
+	cmd      *exec.Cmd
+	opts     Options
+	logPath  string
+	started  time.Time
+	done     chan struct{}
+	stopOnce sync.Once
+
+	// Addr is the agent's HTTP base URL, such as "http://127.0.0.1:4646".
+	Addr string
+	// HTTPPort and RPCPort are the ports it listens on.
+	HTTPPort, RPCPort int
+}
+
+// Start starts `drover agent -http-port P -rpc-port R <args>`. The agent,
+// and the task processes it leaves behind, are stopped when the test ends.
+func Start(tb testing.TB, opts Options) *Agent {
+	tb.Helper()
+	if opts.Dir == "" {
+		opts.Dir = tb.TempDir()
+	}
+	if opts.HTTPPort == 0 {
+		opts.HTTPPort = FreePort(tb)
+	}
+	if opts.RPCPort == 0 {
+		opts.RPCPort = FreePort(tb)
+	}
+	bin := Binary(tb)
+	logPath := filepath.Join(opts.Dir, fmt.Sprintf("agent-%d.log", time.Now().UnixNano()))
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	args := append([]string{"agent",
+		"-http-port", strconv.Itoa(opts.HTTPPort),
+		"-rpc-port", strconv.Itoa(opts.RPCPort),
+	}, opts.Args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	a := &Agent{
+		tb:       tb,
+		cmd:      cmd,
+		opts:     opts,
+		logPath:  logPath,
+		done:     make(chan struct{}),
+		Addr:     fmt.Sprintf("http://127.0.0.1:%d", opts.HTTPPort),
+		HTTPPort: opts.HTTPPort,
+		RPCPort:  opts.RPCPort,
+	}
+	a.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		tb.Fatalf("start agent: %v", err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		logFile.Close()
+		close(a.done)
+	}()
+	tb.Cleanup(a.Stop)
+	return a
+}
+
+// Pid is the agent's process ID.
+func (a *Agent) Pid() int { return a.cmd.Process.Pid }
+
+// Started is when the agent process was started.
+func (a *Agent) Started() time.Time { return a.started }
+
+// Exited reports whether the agent process has ended.
+func (a *Agent) Exited() bool {
+	select {
+	case <-a.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// API returns a client of the agent's HTTP API.
+func (a *Agent) API() *api.Client {
+	c, err := api.NewClient(&api.Config{Address: a.Addr})
+	if err != nil {
+		a.tb.Fatalf("API client for %s: %v", a.Addr, err)
+	}
+	return c
+}
+
+// Kill sends SIGKILL to the agent alone, as a crash would end it: its
+// task supervisors and their tasks live on.
+func (a *Agent) Kill() {
+	_ = a.cmd.Process.Signal(syscall.SIGKILL)
+	<-a.done
+}
+
+// stopGrace is how long Stop waits for a graceful shutdown.
+const stopGrace = 20 * time.Second
+
+// Stop stops the agent with SIGTERM, or SIGKILL if it has not stopped
+// within stopGrace, then kills every task process it left behind: those
+// below it when Stop was called, and those found by Options.TaskPath.
+// Later calls do nothing.
+func (a *Agent) Stop() {
+	a.stopOnce.Do(func() {
+		left := Descendants(a.Pid())
+		select {
+		case <-a.done:
+		default:
+			_ = a.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-a.done:
+			case <-time.After(stopGrace):
+				_ = a.cmd.Process.Signal(syscall.SIGKILL)
+				<-a.done
+			}
+		}
+		if a.opts.TaskPath != "" {
+			left = append(left, Matching(a.opts.TaskPath)...)
+		}
+		KillGroups(left)
+	})
+}
+
+// LogTail is the end of the agent's log, for failure messages.
+func (a *Agent) LogTail() string {
+	data, _ := os.ReadFile(a.logPath)
+	const keep = 6000
+	if len(data) > keep {
+		data = data[len(data)-keep:]
+	}
+	return string(data)
+}
+
+// WaitReady waits until the agent has a leader and a ready node, failing
+// the test after timeout or as soon as the agent exits.
+func (a *Agent) WaitReady(timeout time.Duration) {
+	a.tb.Helper()
+	c := a.API()
+	err := a.poll(timeout, 5*time.Millisecond, func() (bool, error) {
+		leader, err := c.Status().Leader()
+		if err != nil || leader == "" {
+			return false, err
+		}
+		nodes, _, err := c.Nodes().List(nil)
+		if err != nil {
+			return false, err
+		}
+		return len(nodes) > 0 && nodes[0].Status == "ready", nil
+	})
+	if err != nil {
+		a.tb.Fatalf("agent %s not ready: %v\nagent log:\n%s", a.Addr, err, a.LogTail())
+	}
+}
+
+// errExited says the agent process ended while something waited on it.
+var errExited = errors.New("agent process exited")
+
+// poll calls cond every gap until it holds, the timeout passes or the
+// agent exits.
+func (a *Agent) poll(timeout, gap time.Duration, cond func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		ok, err := cond()
+		if ok {
+			return nil
+		}
+		if err != nil {
+			last = err
+		}
+		if a.Exited() {
+			return errExited
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s (last error: %v)", timeout, last)
+		}
+		time.Sleep(gap)
+	}
+}
