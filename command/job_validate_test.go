@@ -69,3 +69,24 @@ func TestJobValidate_Usage(t *testing.T) {
 	must.Eq(t, 1, code)
 	must.StrContains(t, errOut, "/does/not/exist.hcl")
 }
+
+// The CLI reads the user's files for file(), relative to the jobspec.
+func TestJobValidate_FileFunction(t *testing.T) {
+	dir := t.TempDir()
+	must.NoError(t, os.WriteFile(filepath.Join(dir, "cmd.txt"), []byte("/bin/true"), 0o644))
+	spec := filepath.Join(dir, "job.hcl")
+	must.NoError(t, os.WriteFile(spec, []byte(`
+job "f" {
+  type = "batch"
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config { command = trimspace(file("cmd.txt")) }
+    }
+  }
+}
+`), 0o644))
+	code, out, errOut := runCLI(t, "", "job", "run", "-output", spec)
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.StrContains(t, out, `"command": "/bin/true"`)
+}

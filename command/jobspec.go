@@ -24,6 +24,10 @@ func parseJobspec(path string, stdin io.Reader, f jobspecFlags) (*api.Job, error
 		VarFiles: f.varFiles,
 		Envs:     os.Environ(),
 		Strict:   true,
+		// The CLI reads the user's own files, so file() and fileexists()
+		// work here, relative to the jobspec's folder; the server's
+		// /v1/jobs/parse never enables them.
+		AllowFS: true,
 	}
 	if path == "-" {
 		body, err := io.ReadAll(stdin)
