@@ -49,3 +49,12 @@ func Signal(name string) (syscall.Signal, error) {
 	}
 	return 0, fmt.Errorf("unknown signal %q", name)
 }
+
+// StopSignal parses the signal StopTask was given, DefaultStopSignal when
+// the name is empty.
+func StopSignal(name string) (syscall.Signal, error) {
+	if name == "" {
+		name = DefaultStopSignal
+	}
+	return Signal(name)
+}

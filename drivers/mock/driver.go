@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"syscall"
 	"time"
 
@@ -34,9 +33,7 @@ var ErrStoppedWhileStarting = errors.New("task stopped while starting")
 // none of an earlier one's tasks.
 type Driver struct {
 	logger hclog.Logger
-
-	mu    sync.Mutex
-	tasks map[string]*task
+	tasks  drivers.TaskStore[*task]
 }
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -46,7 +43,7 @@ func New(logger hclog.Logger) *Driver {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &Driver{logger: logger.Named(DriverName), tasks: make(map[string]*task)}
+	return &Driver{logger: logger.Named(DriverName)}
 }
 
 func (d *Driver) Name() string { return DriverName }
@@ -70,14 +67,14 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 	}
 
 	t := newTask(cfg, conf)
-	if err := d.add(t); err != nil {
+	if err := d.tasks.Add(t.cfg.ID, t); err != nil {
 		return nil, err
 	}
 	defer close(t.starting)
 	if err := d.start(t); err != nil {
 		// Finishing the task lets a concurrent StopTask or WaitTask return.
 		t.finish(&drivers.ExitResult{Err: err}, time.Now())
-		d.remove(cfg.ID, t)
+		d.tasks.Remove(cfg.ID, t)
 		return nil, err
 	}
 
@@ -111,31 +108,19 @@ func (d *Driver) start(t *task) error {
 }
 
 func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *drivers.ExitResult, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *drivers.ExitResult, 1)
-	go func() {
-		defer close(ch)
-		select {
-		case <-t.done:
-			ch <- t.result
-		case <-ctx.Done():
-		}
-	}()
-	return ch, nil
+	return drivers.WaitExit(ctx, t.done, func() *drivers.ExitResult { return t.result }), nil
 }
 
 func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
-	if signal == "" {
-		signal = drivers.DefaultStopSignal
-	}
-	sig, err := drivers.Signal(signal)
+	sig, err := drivers.StopSignal(signal)
 	if err != nil {
 		return fmt.Errorf("stop task %q: %w", taskID, err)
 	}
@@ -150,7 +135,7 @@ func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) e
 // SignalTask records the signal. SIGKILL ends the task; other signals have
 // no effect on it.
 func (d *Driver) SignalTask(taskID string, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -177,7 +162,7 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 		return errors.New("recover mock task: handle with a task config and ID is required")
 	}
 	id := h.Config.ID
-	if _, err := d.get(id); err == nil {
+	if d.tasks.Has(id) {
 		return nil
 	}
 	var st driverState
@@ -188,11 +173,11 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 	if !exited {
 		return fmt.Errorf("recover mock task %q: task is not running in this driver", id)
 	}
-	return d.add(newExitedTask(h.Config, st.StartedAt, end, st.result()))
+	return d.tasks.Add(id, newExitedTask(h.Config, st.StartedAt, end, st.result()))
 }
 
 func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +185,7 @@ func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
 }
 
 func (d *Driver) DestroyTask(taskID string, force bool) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -215,7 +200,7 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		t.terminate(syscall.SIGKILL)
 		<-t.done
 	}
-	d.remove(taskID, t)
+	d.tasks.Remove(taskID, t)
 	return nil
 }
 
@@ -226,38 +211,9 @@ func (d *Driver) Shutdown() {}
 // ReceivedSignals returns the names of the signals SignalTask delivered to
 // the task, in order.
 func (d *Driver) ReceivedSignals(taskID string) ([]string, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
 	return t.receivedSignals(), nil
-}
-
-func (d *Driver) add(t *task) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[t.cfg.ID]; ok {
-		return fmt.Errorf("task %q already exists", t.cfg.ID)
-	}
-	d.tasks[t.cfg.ID] = t
-	return nil
-}
-
-// remove forgets the task with the given ID if it is still t.
-func (d *Driver) remove(id string, t *task) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.tasks[id] == t {
-		delete(d.tasks, id)
-	}
-}
-
-func (d *Driver) get(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tasks[id]
-	if !ok {
-		return nil, fmt.Errorf("task %q: %w", id, drivers.ErrTaskNotFound)
-	}
-	return t, nil
 }

@@ -53,8 +53,9 @@ type Driver struct {
 	enabled       bool
 	supervisorCmd []string
 
+	tasks drivers.TaskStore[*task]
+
 	mu       sync.Mutex
-	tasks    map[string]*task
 	reserved map[string]bool // IDs whose StartTask is under way
 }
 
@@ -69,7 +70,6 @@ func New(logger hclog.Logger, cfg Config) *Driver {
 		logger:        logger.Named(DriverName),
 		enabled:       cfg.Enabled,
 		supervisorCmd: cfg.SupervisorCmd,
-		tasks:         make(map[string]*task),
 		reserved:      make(map[string]bool),
 	}
 }
@@ -130,7 +130,7 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 	if err := h.SetDriverState(t.state); err != nil {
 		return nil, err
 	}
-	if err := d.track(t); err != nil {
+	if err := d.tasks.Add(t.cfg.ID, t); err != nil {
 		return nil, err
 	}
 	d.logger.Debug("started task", "task_id", cfg.ID, "pid", t.state.PID, "supervisor_pid", t.state.SupervisorPID)
@@ -187,31 +187,19 @@ func (d *Driver) supervisorCommand() []string {
 }
 
 func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *drivers.ExitResult, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *drivers.ExitResult, 1)
-	go func() {
-		defer close(ch)
-		select {
-		case <-t.done:
-			ch <- t.result
-		case <-ctx.Done():
-		}
-	}()
-	return ch, nil
+	return drivers.WaitExit(ctx, t.done, func() *drivers.ExitResult { return t.result }), nil
 }
 
 func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
-	if signal == "" {
-		signal = drivers.DefaultStopSignal
-	}
-	sig, err := drivers.Signal(signal)
+	sig, err := drivers.StopSignal(signal)
 	if err != nil {
 		return fmt.Errorf("stop task %q: %w", taskID, err)
 	}
@@ -237,7 +225,7 @@ func (d *Driver) kill(t *task) error {
 }
 
 func (d *Driver) SignalTask(taskID string, signal string) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -266,7 +254,7 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 	if h.Driver != "" && h.Driver != DriverName {
 		return fmt.Errorf("recover task %q: handle is for driver %q, not %q", id, h.Driver, DriverName)
 	}
-	if _, err := d.get(id); err == nil {
+	if d.tasks.Has(id) {
 		return nil
 	}
 	var ds driverState
@@ -296,7 +284,7 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 			go t.watch(wait)
 		}
 	}
-	if err := d.track(t); err != nil {
+	if err := d.tasks.Add(t.cfg.ID, t); err != nil {
 		return fmt.Errorf("recover task %q: %w", id, err)
 	}
 	d.logger.Debug("recovered task", "task_id", id, "exited", t.exited())
@@ -304,7 +292,7 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 }
 
 func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +302,7 @@ func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
 // DestroyTask forgets the task and deletes its state directory; force
 // kills it first if it still runs.
 func (d *Driver) DestroyTask(taskID string, force bool) error {
-	t, err := d.get(taskID)
+	t, err := d.tasks.Get(taskID)
 	if err != nil {
 		return err
 	}
@@ -326,7 +314,7 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 			return fmt.Errorf("destroy task %q: %w", taskID, err)
 		}
 	}
-	d.forget(taskID, t)
+	d.tasks.Remove(taskID, t)
 	if err := os.RemoveAll(t.state.StateDir); err != nil {
 		return fmt.Errorf("destroy task %q: remove state directory: %w", taskID, err)
 	}
@@ -338,15 +326,13 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 // Shutdown forgets every task. Their supervisors keep running them, for
 // the next agent to recover.
 func (d *Driver) Shutdown() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	clear(d.tasks)
+	d.tasks.Clear()
 }
 
 func (d *Driver) reserve(id string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if _, ok := d.tasks[id]; ok || d.reserved[id] {
+	if d.reserved[id] || d.tasks.Has(id) {
 		return fmt.Errorf("task %q already exists", id)
 	}
 	d.reserved[id] = true
@@ -357,33 +343,4 @@ func (d *Driver) release(id string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.reserved, id)
-}
-
-func (d *Driver) track(t *task) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.tasks[t.cfg.ID]; ok {
-		return fmt.Errorf("task %q already exists", t.cfg.ID)
-	}
-	d.tasks[t.cfg.ID] = t
-	return nil
-}
-
-// forget stops tracking the task with the given ID if it is still t.
-func (d *Driver) forget(id string, t *task) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.tasks[id] == t {
-		delete(d.tasks, id)
-	}
-}
-
-func (d *Driver) get(id string) (*task, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tasks[id]
-	if !ok {
-		return nil, fmt.Errorf("task %q: %w", id, drivers.ErrTaskNotFound)
-	}
-	return t, nil
 }

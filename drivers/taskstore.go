@@ -1,0 +1,82 @@
+package drivers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// TaskStore is a driver's set of tracked tasks by ID, safe for concurrent
+// use. T is the driver's own task type, usually a pointer.
+type TaskStore[T comparable] struct {
+	mu    sync.Mutex
+	tasks map[string]T
+}
+
+// Add tracks t under id; an ID already tracked is an error.
+func (s *TaskStore[T]) Add(id string, t T) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tasks[id]; ok {
+		return fmt.Errorf("task %q already exists", id)
+	}
+	if s.tasks == nil {
+		s.tasks = make(map[string]T)
+	}
+	s.tasks[id] = t
+	return nil
+}
+
+// Remove stops tracking id if it is still t, so that a task started anew
+// under the same ID is not forgotten by its predecessor's clean-up.
+func (s *TaskStore[T]) Remove(id string, t T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.tasks[id]; ok && cur == t {
+		delete(s.tasks, id)
+	}
+}
+
+// Get returns the task tracked under id, or an error wrapping
+// ErrTaskNotFound.
+func (s *TaskStore[T]) Get(id string) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tasks[id]
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("task %q: %w", id, ErrTaskNotFound)
+	}
+	return t, nil
+}
+
+// Has reports whether id is tracked.
+func (s *TaskStore[T]) Has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.tasks[id]
+	return ok
+}
+
+// Clear stops tracking every task.
+func (s *TaskStore[T]) Clear() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.tasks)
+}
+
+// WaitExit is the channel WaitTask returns for a task whose done channel
+// is closed once its result is set: it yields result() after done closes,
+// or closes without a value when ctx ends first.
+func WaitExit(ctx context.Context, done <-chan struct{}, result func() *ExitResult) <-chan *ExitResult {
+	ch := make(chan *ExitResult, 1)
+	go func() {
+		defer close(ch)
+		select {
+		case <-done:
+			ch <- result()
+		case <-ctx.Done():
+		}
+	}()
+	return ch
+}
