@@ -18,7 +18,9 @@ const (
 
 // updateBatcher collects the allocations' client state as alloc runners
 // report it and sends it to the servers in batches: one request per
-// window, carrying the latest state of each allocation that changed.
+// window, carrying the latest state of each allocation that changed. An
+// update that ends an allocation does not wait for the window: the servers
+// should free its resources, and show it done, as soon as it is.
 type updateBatcher struct {
 	logger hclog.Logger
 	window time.Duration
@@ -30,6 +32,8 @@ type updateBatcher struct {
 	// sent counts the batches the servers took, for the agent's stats.
 	sent uint64
 	wake chan struct{}
+	// urgent cuts the current window short: an allocation ended.
+	urgent chan struct{}
 }
 
 func newUpdateBatcher(logger hclog.Logger, window time.Duration, send func(context.Context, []*structs.Allocation) error) *updateBatcher {
@@ -39,6 +43,7 @@ func newUpdateBatcher(logger hclog.Logger, window time.Duration, send func(conte
 		send:    send,
 		pending: make(map[string]*structs.Allocation),
 		wake:    make(chan struct{}, 1),
+		urgent:  make(chan struct{}, 1),
 	}
 }
 
@@ -56,8 +61,16 @@ func (b *updateBatcher) AllocStateUpdated(alloc *structs.Allocation) {
 	b.mu.Lock()
 	b.pending[alloc.ID] = slim
 	b.mu.Unlock()
+	if slim.ClientTerminalStatus() {
+		signal(b.urgent)
+	}
+	signal(b.wake)
+}
+
+// signal leaves a token in a one-slot channel unless one is already there.
+func signal(ch chan struct{}) {
 	select {
-	case b.wake <- struct{}{}:
+	case ch <- struct{}{}:
 	default:
 	}
 }
@@ -72,8 +85,8 @@ func (b *updateBatcher) run(ctx context.Context) {
 		case <-b.wake:
 		}
 		// Let the burst that woke us complete, so that it travels as
-		// one request.
-		if !sleepCtx(ctx, b.window) {
+		// one request, unless an allocation ended.
+		if !b.waitWindow(ctx) {
 			return
 		}
 		if err := b.flush(ctx); err != nil {
@@ -120,11 +133,20 @@ func (b *updateBatcher) flush(ctx context.Context) error {
 	return nil
 }
 
-func (b *updateBatcher) rewake() {
+func (b *updateBatcher) rewake() { signal(b.wake) }
+
+// waitWindow waits out the batching window or until an allocation ends,
+// reporting false when ctx ended first.
+func (b *updateBatcher) waitWindow(ctx context.Context) bool {
+	t := time.NewTimer(b.window)
+	defer t.Stop()
 	select {
-	case b.wake <- struct{}{}:
-	default:
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-b.urgent:
 	}
+	return true
 }
 
 // stats returns the number of updates waiting and of batches sent.

@@ -73,7 +73,9 @@ func TestBatcher_CoalescesPerAllocWithinWindow(t *testing.T) {
 		b.AllocStateUpdated(update("b", structs.AllocClientStatusRunning))
 		b.AllocStateUpdated(update("a", structs.AllocClientStatusRunning))
 		time.Sleep(20 * time.Millisecond)
-		b.AllocStateUpdated(update("a", structs.AllocClientStatusComplete))
+		aLater := update("a", structs.AllocClientStatusRunning)
+		aLater.TaskStates["t"].State = structs.TaskStateDead
+		b.AllocStateUpdated(aLater)
 		synctest.Wait()
 		batches, _ := sent.snapshot()
 		must.SliceEmpty(t, batches, must.Sprint("sent before the window closed"))
@@ -86,21 +88,23 @@ func TestBatcher_CoalescesPerAllocWithinWindow(t *testing.T) {
 		got := batches[0]
 		must.Len(t, 2, got)
 		must.Eq(t, "a", got[0].ID)
-		must.Eq(t, structs.AllocClientStatusComplete, got[0].ClientStatus)
-		must.Eq(t, structs.AllocClientStatusComplete, got[0].TaskStates["t"].State)
+		must.Eq(t, structs.AllocClientStatusRunning, got[0].ClientStatus)
+		must.Eq(t, structs.TaskStateDead, got[0].TaskStates["t"].State, must.Sprint("the latest state of a wins"))
 		must.Eq(t, "", got[0].JobID, must.Sprint("only client-owned fields travel"))
 		must.Eq(t, start.Add(30*time.Millisecond).UnixNano(), got[0].ModifyTime)
 		must.Eq(t, "b", got[1].ID)
 		must.Eq(t, structs.AllocClientStatusRunning, got[1].ClientStatus)
 
 		// A later change starts a new window.
-		b.AllocStateUpdated(update("b", structs.AllocClientStatusComplete))
+		later := time.Now()
+		b.AllocStateUpdated(update("b", structs.AllocClientStatusPending))
 		time.Sleep(time.Second)
 		synctest.Wait()
-		batches, _ = sent.snapshot()
+		batches, at = sent.snapshot()
 		must.Len(t, 2, batches)
 		must.Len(t, 1, batches[1])
-		must.Eq(t, structs.AllocClientStatusComplete, batches[1][0].ClientStatus)
+		must.Eq(t, 50*time.Millisecond, at[1].Sub(later))
+		must.Eq(t, structs.AllocClientStatusPending, batches[1][0].ClientStatus)
 		pending, n := b.stats()
 		must.Eq(t, 0, pending)
 		must.Eq(t, uint64(2), n)
@@ -146,5 +150,40 @@ func TestBatcher_StopsWithContext(t *testing.T) {
 		must.NoError(t, b.flush(context.Background()))
 		batches, _ := sent.snapshot()
 		must.Len(t, 1, batches)
+	})
+}
+
+// An allocation that just ended travels at once, with whatever else is
+// pending: the server should learn that its resources are free, and users
+// that their work is done, without waiting out the window.
+func TestBatcher_TerminalUpdateSkipsWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := &sentBatches{}
+		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go b.run(ctx)
+
+		b.AllocStateUpdated(update("a", structs.AllocClientStatusRunning))
+		time.Sleep(10 * time.Millisecond)
+		ended := time.Now()
+		b.AllocStateUpdated(update("b", structs.AllocClientStatusComplete))
+		synctest.Wait()
+
+		batches, at := sent.snapshot()
+		must.Len(t, 1, batches)
+		must.Eq(t, ended, at[0], must.Sprint("the terminal update waited"))
+		must.Len(t, 2, batches[0])
+		must.Eq(t, structs.AllocClientStatusRunning, batches[0][0].ClientStatus)
+		must.Eq(t, structs.AllocClientStatusComplete, batches[0][1].ClientStatus)
+
+		// Non-terminal updates afterwards wait for a full window again.
+		next := time.Now()
+		b.AllocStateUpdated(update("c", structs.AllocClientStatusRunning))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		batches, at = sent.snapshot()
+		must.Len(t, 2, batches)
+		must.Eq(t, 50*time.Millisecond, at[1].Sub(next))
 	})
 }

@@ -92,7 +92,12 @@ type startReport struct {
 }
 
 // writeJSONFile replaces path atomically: readers see the old or the new
-// content, never a partial file, also across a crash.
+// content, never a partial file, also when the agent or the supervisor
+// dies mid-write. It does not fsync: the file only has to outlive
+// processes, not the machine. After a machine crash every task is gone
+// anyway, and a record still saying "running" is reported as a lost task,
+// which is the truth. Skipping the two syncs keeps them off the path from
+// a task's exit (or a deadline's kill) to the exit being seen.
 func writeJSONFile(path string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -108,27 +113,11 @@ func writeJSONFile(path string, v any) error {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("replace %s: %w", path, err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }
