@@ -81,30 +81,52 @@ func fsPathError(rel string, err error) error {
 	return err
 }
 
-// fsList serves GET /v1/client/fs/ls/:alloc?path=.
-func (s *HTTPServer) fsList(w http.ResponseWriter, r *http.Request) (any, error) {
+// allocRoot resolves a /v1/client/fs request: the allocation directory
+// opened as a root and the ?path= inside it. A nil root with a nil error
+// means the request was forwarded to the allocation's node and answered.
+func (s *HTTPServer) allocRoot(w http.ResponseWriter, r *http.Request) (*os.Root, string, error) {
 	ar, err := s.clientAlloc(w, r)
 	if ar == nil {
-		return nil, err
+		return nil, "", err
 	}
 	rel, err := allocPath(r)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	root, err := openAllocRoot(ar.AllocDir().AllocDir)
 	if err != nil {
+		return nil, "", err
+	}
+	return root, rel, nil
+}
+
+// openInRoot opens rel inside root and stats it; the caller closes the
+// file.
+func openInRoot(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
+	f, err := root.Open(rel)
+	if err != nil {
+		return nil, nil, fsPathError(rel, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fsPathError(rel, err)
+	}
+	return f, st, nil
+}
+
+// fsList serves GET /v1/client/fs/ls/:alloc?path=.
+func (s *HTTPServer) fsList(w http.ResponseWriter, r *http.Request) (any, error) {
+	root, rel, err := s.allocRoot(w, r)
+	if root == nil {
 		return nil, err
 	}
 	defer root.Close()
-	dir, err := root.Open(rel)
+	dir, st, err := openInRoot(root, rel)
 	if err != nil {
-		return nil, fsPathError(rel, err)
+		return nil, err
 	}
 	defer dir.Close()
-	st, err := dir.Stat()
-	if err != nil {
-		return nil, fsPathError(rel, err)
-	}
 	if !st.IsDir() {
 		return []*allocFileInfo{fileInfo(st)}, nil
 	}
@@ -125,16 +147,8 @@ func (s *HTTPServer) fsList(w http.ResponseWriter, r *http.Request) (any, error)
 
 // fsStat serves GET /v1/client/fs/stat/:alloc?path=.
 func (s *HTTPServer) fsStat(w http.ResponseWriter, r *http.Request) (any, error) {
-	ar, err := s.clientAlloc(w, r)
-	if ar == nil {
-		return nil, err
-	}
-	rel, err := allocPath(r)
-	if err != nil {
-		return nil, err
-	}
-	root, err := openAllocRoot(ar.AllocDir().AllocDir)
-	if err != nil {
+	root, rel, err := s.allocRoot(w, r)
+	if root == nil {
 		return nil, err
 	}
 	defer root.Close()
@@ -147,28 +161,16 @@ func (s *HTTPServer) fsStat(w http.ResponseWriter, r *http.Request) (any, error)
 
 // fsCat serves GET /v1/client/fs/cat/:alloc?path=: the file's contents.
 func (s *HTTPServer) fsCat(w http.ResponseWriter, r *http.Request) (any, error) {
-	ar, err := s.clientAlloc(w, r)
-	if ar == nil {
-		return nil, err
-	}
-	rel, err := allocPath(r)
-	if err != nil {
-		return nil, err
-	}
-	root, err := openAllocRoot(ar.AllocDir().AllocDir)
-	if err != nil {
+	root, rel, err := s.allocRoot(w, r)
+	if root == nil {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(rel)
+	f, st, err := openInRoot(root, rel)
 	if err != nil {
-		return nil, fsPathError(rel, err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fsPathError(rel, err)
-	}
 	if !st.Mode().IsRegular() {
 		return nil, badRequest("path %q is not a file", rel)
 	}
