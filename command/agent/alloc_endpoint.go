@@ -57,11 +57,7 @@ func allocStubs(allocs []*structs.Allocation) []*structs.AllocListStub {
 // allocRead serves GET /v1/allocation/:id: the whole allocation with its
 // job.
 func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	if err := checkID("allocation ID", id); err != nil {
-		return nil, err
-	}
-	opts, err := parseQueryOptions(r)
+	id, opts, err := idQuery(r, "allocation ID")
 	if err != nil {
 		return nil, err
 	}
@@ -87,12 +83,8 @@ func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, err
 
 // allocStop serves PUT and POST /v1/allocation/:id/stop.
 func (s *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, error) {
-	srv, err := s.requireServer()
+	srv, id, err := s.serverWrite(r, "allocation ID")
 	if err != nil {
-		return nil, err
-	}
-	id := r.PathValue("id")
-	if err := checkID("allocation ID", id); err != nil {
 		return nil, err
 	}
 	if err := s.checkRegion(r.URL.Query().Get("region")); err != nil {

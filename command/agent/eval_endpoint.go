@@ -26,24 +26,13 @@ func (s *HTTPServer) evalsList(w http.ResponseWriter, r *http.Request) (any, err
 	}
 	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
 		evals, err := st.EvalsByIDPrefix(ws, opts.Namespace, opts.Prefix)
-		if err != nil {
-			return nil, 0, err
-		}
-		if evals == nil {
-			evals = []*structs.Evaluation{}
-		}
-		index, err := st.Index(state.TableEvals)
-		return evals, index, err
+		return listResult(st, state.TableEvals, evals, err)
 	})
 }
 
 // evalRead serves GET /v1/evaluation/:id.
 func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	if err := checkID("evaluation ID", id); err != nil {
-		return nil, err
-	}
-	opts, err := parseQueryOptions(r)
+	id, opts, err := idQuery(r, "evaluation ID")
 	if err != nil {
 		return nil, err
 	}
@@ -118,11 +107,7 @@ func evalStub(e *structs.Evaluation) *api.EvaluationStub {
 // evalAllocations serves GET /v1/evaluation/:id/allocations: stubs of the
 // allocations the evaluation placed or updated.
 func (s *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id := r.PathValue("id")
-	if err := checkID("evaluation ID", id); err != nil {
-		return nil, err
-	}
-	opts, err := parseQueryOptions(r)
+	id, opts, err := idQuery(r, "evaluation ID")
 	if err != nil {
 		return nil, err
 	}

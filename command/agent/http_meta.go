@@ -27,6 +27,20 @@ func (s *HTTPServer) requireServer() (*nomad.Server, error) {
 	return nil, newHTTPError(http.StatusNotImplemented, "this agent runs no server: send the request to a server agent")
 }
 
+// serverWrite checks what a write to one object needs: the agent's server
+// and the object's ID from the URL, named in errors by what ("job ID").
+func (s *HTTPServer) serverWrite(r *http.Request, what string) (*nomad.Server, string, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, "", err
+	}
+	id := r.PathValue("id")
+	if err := checkID(what, id); err != nil {
+		return nil, "", err
+	}
+	return srv, id, nil
+}
+
 // checkRegion rejects a request for a region other than the agent's: a
 // Drover cluster serves one region.
 func (s *HTTPServer) checkRegion(region string) error {
@@ -131,4 +145,17 @@ func tablesIndex(st *state.StateStore, tables ...string) (uint64, error) {
 		highest = max(highest, index)
 	}
 	return highest, nil
+}
+
+// listResult is what a blocking list query answers: items, as [] rather
+// than null when there are none, at the index of table.
+func listResult[T any](st *state.StateStore, table string, items []T, err error) (any, uint64, error) {
+	if err != nil {
+		return nil, 0, err
+	}
+	if items == nil {
+		items = []T{}
+	}
+	index, err := st.Index(table)
+	return items, index, err
 }

@@ -75,6 +75,17 @@ func parseQueryOptions(r *http.Request) (queryOptions, error) {
 
 // parseWait reads a blocking query's wait time: a Go duration such as "5s"
 // or "5000ms", as Nomad's clients send it, capped at maxBlockingWait.
+// idQuery reads a read request for one object: its ID from the URL, named
+// in errors by what ("job ID"), and the query options.
+func idQuery(r *http.Request, what string) (string, queryOptions, error) {
+	id := r.PathValue("id")
+	if err := checkID(what, id); err != nil {
+		return "", queryOptions{}, err
+	}
+	opts, err := parseQueryOptions(r)
+	return id, opts, err
+}
+
 func parseWait(s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"net/http"
-	"reflect"
 	"strings"
 
 	"github.com/hashicorp/go-memdb"
@@ -86,29 +85,17 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if err != nil {
 		return nil, err
 	}
-	body, err := readBody(r, "job")
+	req, warnings, err := readJobRequest[api.JobRegisterRequest](r, "job")
 	if err != nil {
 		return nil, err
 	}
-	var req api.JobRegisterRequest
-	if err := unmarshalBody(body, &req, "job"); err != nil {
+	if err := checkSubmittedJob(req.Job, "job register request", pathID); err != nil {
 		return nil, err
 	}
-	if req.Job == nil {
-		return nil, badRequest(`job register request has no job: the body must be {"Job": {...}}`)
-	}
-	if pathID != "" && (req.Job.ID == nil || *req.Job.ID != pathID) {
-		return nil, badRequest("job ID %q in the body does not match %q in the URL", deref(req.Job.ID), pathID)
-	}
-	job, err := s.jobFromRequest(r, req.Job, req.WriteRequest)
+	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest)
 	if err != nil {
 		return nil, err
 	}
-	if err := job.Validate(); err != nil {
-		return nil, err
-	}
-
-	warnings := unsupportedWarnings(body, reflect.TypeFor[api.JobRegisterRequest]())
 	if req.PreserveCounts {
 		warnings = append(warnings, `Request field "PreserveCounts" is not supported by Drover and was ignored`)
 	}
@@ -134,34 +121,9 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	}, nil
 }
 
-// jobFromRequest converts a submitted job into the internal model and
-// canonicalises it. A job without a namespace or region takes the
-// request's.
-func (s *HTTPServer) jobFromRequest(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
-	job := structs.JobFromAPI(in)
-	if job.Namespace == "" {
-		job.Namespace = wr.Namespace
-	}
-	if job.Namespace == "" {
-		ns, err := writeNamespace(r)
-		if err != nil {
-			return nil, err
-		}
-		job.Namespace = ns
-	}
-	if job.Region == "" {
-		job.Region = firstNonEmpty(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
-	}
-	if err := s.checkRegion(job.Region); err != nil {
-		return nil, err
-	}
-	job.Canonicalize()
-	return job, nil
-}
-
 // jobRead serves GET /v1/job/:id.
 func (s *HTTPServer) jobRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := jobRequest(r)
+	id, opts, err := idQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -189,27 +151,23 @@ func jobIndex(job *structs.Job) uint64 {
 	return job.ModifyIndex
 }
 
-// jobRequest reads the job ID from the URL and the query options.
-func jobRequest(r *http.Request) (string, queryOptions, error) {
-	id := r.PathValue("id")
-	if err := checkID("job ID", id); err != nil {
-		return "", queryOptions{}, err
+// jobWrite checks what a write to one job needs: the agent's server, the
+// namespace it writes in and the job ID from the URL.
+func (s *HTTPServer) jobWrite(r *http.Request) (srv *nomad.Server, ns, id string, err error) {
+	srv, id, err = s.serverWrite(r, "job ID")
+	if err != nil {
+		return nil, "", "", err
 	}
-	opts, err := parseQueryOptions(r)
-	return id, opts, err
+	ns, err = writeNamespace(r)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return srv, ns, id, nil
 }
 
 // jobDelete serves DELETE /v1/job/:id?purge=true|false.
 func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, error) {
-	srv, err := s.requireServer()
-	if err != nil {
-		return nil, err
-	}
-	id := r.PathValue("id")
-	if err := checkID("job ID", id); err != nil {
-		return nil, err
-	}
-	ns, err := writeNamespace(r)
+	srv, ns, id, err := s.jobWrite(r)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +195,7 @@ func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, err
 // the allocations of the job as it now exists count, not those left from an
 // earlier job of the same ID that was purged.
 func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := jobRequest(r)
+	id, opts, err := idQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -268,26 +226,19 @@ func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 
 // jobEvaluations serves GET /v1/job/:id/evaluations.
 func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := jobRequest(r)
+	id, opts, err := idQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
 	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
 		evals, err := st.EvalsByJob(ws, opts.Namespace, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		if evals == nil {
-			evals = []*structs.Evaluation{}
-		}
-		index, err := st.Index(state.TableEvals)
-		return evals, index, err
+		return listResult(st, state.TableEvals, evals, err)
 	})
 }
 
 // jobSummary serves GET /v1/job/:id/summary.
 func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := jobRequest(r)
+	id, opts, err := idQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +261,7 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 
 // jobVersions serves GET /v1/job/:id/versions, newest first.
 func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := jobRequest(r)
+	id, opts, err := idQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +287,7 @@ func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 // status` reads. Drover has no deployments, so an existing job has none:
 // null, as Nomad answers for a job without one.
 func (s *HTTPServer) jobDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := jobRequest(r)
+	id, opts, err := idQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -364,15 +315,7 @@ func (jsonNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
 // jobPeriodicForce serves PUT and POST /v1/job/:id/periodic/force.
 func (s *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (any, error) {
-	srv, err := s.requireServer()
-	if err != nil {
-		return nil, err
-	}
-	id := r.PathValue("id")
-	if err := checkID("job ID", id); err != nil {
-		return nil, err
-	}
-	ns, err := writeNamespace(r)
+	srv, ns, id, err := s.jobWrite(r)
 	if err != nil {
 		return nil, err
 	}
@@ -398,12 +341,4 @@ func (s *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (a
 		Index           uint64
 	}
 	return &periodicForceResponse{EvalID: resp.EvalID, EvalCreateIndex: resp.EvalCreateIndex, Index: resp.Index}, nil
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

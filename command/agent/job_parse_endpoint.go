@@ -3,7 +3,6 @@ package agent
 import (
 	"errors"
 	"net/http"
-	"reflect"
 	"strings"
 
 	"github.com/drover-io/drover/api"
@@ -43,25 +42,18 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 // 200 for an invalid job, listing every problem; only a body that is not a
 // job request is a 400.
 func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, error) {
-	body, err := readBody(r, "job")
+	req, warnings, err := readJobRequest[api.JobValidateRequest](r, "job")
 	if err != nil {
 		return nil, err
 	}
-	var req api.JobValidateRequest
-	if err := unmarshalBody(body, &req, "job"); err != nil {
+	if err := checkSubmittedJob(req.Job, "job validate request", ""); err != nil {
 		return nil, err
-	}
-	if req.Job == nil {
-		return nil, badRequest(`job validate request has no job: the body must be {"Job": {...}}`)
 	}
 	resp := &api.JobValidateResponse{
 		ValidationErrors: []string{},
-		Warnings:         strings.Join(unsupportedWarnings(body, reflect.TypeFor[api.JobValidateRequest]()), "\n"),
+		Warnings:         strings.Join(warnings, "\n"),
 	}
-	job, err := s.jobFromRequest(r, req.Job, req.WriteRequest)
-	if err == nil {
-		err = job.Validate()
-	}
+	_, err = s.validJobFromRequest(r, req.Job, req.WriteRequest)
 	var invalid *structs.ValidationError
 	switch {
 	case errors.As(err, &invalid):

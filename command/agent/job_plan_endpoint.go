@@ -2,7 +2,6 @@ package agent
 
 import (
 	"net/http"
-	"reflect"
 	"strings"
 
 	"github.com/drover-io/drover/api"
@@ -24,37 +23,21 @@ func (s *HTTPServer) registerJobPlanRoutes() {
 // runs on a snapshot of its state and nothing is written. Fields Drover does
 // not implement come back as warnings.
 func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error) {
-	srv, err := s.requireServer()
+	srv, id, err := s.serverWrite(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
-	id := r.PathValue("id")
-	if err := checkID("job ID", id); err != nil {
-		return nil, err
-	}
-	body, err := readBody(r, "job plan request")
+	req, warnings, err := readJobRequest[api.JobPlanRequest](r, "job plan request")
 	if err != nil {
 		return nil, err
 	}
-	var req api.JobPlanRequest
-	if err := unmarshalBody(body, &req, "job plan request"); err != nil {
+	if err := checkSubmittedJob(req.Job, "job plan request", id); err != nil {
 		return nil, err
 	}
-	if req.Job == nil {
-		return nil, badRequest(`job plan request has no job: the body must be {"Job": {...}}`)
-	}
-	if req.Job.ID == nil || *req.Job.ID != id {
-		return nil, badRequest("job ID %q in the body does not match %q in the URL", deref(req.Job.ID), id)
-	}
-	job, err := s.jobFromRequest(r, req.Job, req.WriteRequest)
+	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest)
 	if err != nil {
 		return nil, err
 	}
-	if err := job.Validate(); err != nil {
-		return nil, err
-	}
-
-	warnings := unsupportedWarnings(body, reflect.TypeFor[api.JobPlanRequest]())
 	if req.PolicyOverride {
 		warnings = append(warnings, `Request field "PolicyOverride" is not supported by Drover and was ignored`)
 	}

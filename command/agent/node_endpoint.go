@@ -65,7 +65,7 @@ func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 // nodeRead serves GET /v1/node/:id. Like Nomad's, it takes a whole node ID;
 // CLIs resolve prefixes through the list.
 func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := nodeRequest(r)
+	id, opts, err := idQuery(r, "node ID")
 	if err != nil {
 		return nil, err
 	}
@@ -89,32 +89,16 @@ func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, erro
 	return out, nil
 }
 
-func nodeRequest(r *http.Request) (string, queryOptions, error) {
-	id := r.PathValue("id")
-	if err := checkID("node ID", id); err != nil {
-		return "", queryOptions{}, err
-	}
-	opts, err := parseQueryOptions(r)
-	return id, opts, err
-}
-
 // nodeAllocations serves GET /v1/node/:id/allocations: the whole
 // allocations placed on the node, as clients and Nomad's CLI read them.
 func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := nodeRequest(r)
+	id, opts, err := idQuery(r, "node ID")
 	if err != nil {
 		return nil, err
 	}
 	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
 		allocs, err := st.AllocsByNode(ws, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		if allocs == nil {
-			allocs = []*structs.Allocation{}
-		}
-		index, err := st.Index(state.TableAllocs)
-		return allocs, index, err
+		return listResult(st, state.TableAllocs, allocs, err)
 	})
 }
 
@@ -167,12 +151,8 @@ func (s *HTTPServer) nodeDrain(w http.ResponseWriter, r *http.Request) (any, err
 // nodeWrite checks what every node write needs: a server, the node ID and
 // the region.
 func (s *HTTPServer) nodeWrite(r *http.Request) (*nomad.Server, string, error) {
-	srv, err := s.requireServer()
+	srv, id, err := s.serverWrite(r, "node ID")
 	if err != nil {
-		return nil, "", err
-	}
-	id := r.PathValue("id")
-	if err := checkID("node ID", id); err != nil {
 		return nil, "", err
 	}
 	return srv, id, s.checkRegion(r.URL.Query().Get("region"))

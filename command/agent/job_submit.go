@@ -1,0 +1,75 @@
+package agent
+
+import (
+	"net/http"
+	"reflect"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// Register, plan and validate requests all submit a job in their body;
+// these helpers read and check it the same way for each.
+
+// readJobRequest reads and decodes a body of type R (api.JobRegisterRequest,
+// api.JobPlanRequest, ...), and returns the warnings for the fields it sets
+// that Drover does not implement. what names the body in errors.
+func readJobRequest[R any](r *http.Request, what string) (*R, []string, error) {
+	body, err := readBody(r, what)
+	if err != nil {
+		return nil, nil, err
+	}
+	var req R
+	if err := unmarshalBody(body, &req, what); err != nil {
+		return nil, nil, err
+	}
+	return &req, unsupportedWarnings(body, reflect.TypeFor[R]()), nil
+}
+
+// checkSubmittedJob rejects a request, named by kind, that carries no job,
+// or whose job's ID is not pathID when the URL names one.
+func checkSubmittedJob(job *api.Job, kind, pathID string) error {
+	if job == nil {
+		return badRequest(`%s has no job: the body must be {"Job": {...}}`, kind)
+	}
+	if pathID != "" && (job.ID == nil || *job.ID != pathID) {
+		return badRequest("job ID %q in the body does not match %q in the URL", deref(job.ID), pathID)
+	}
+	return nil
+}
+
+// validJobFromRequest converts a submitted job into the internal model,
+// canonicalises and validates it. A job without a namespace or region
+// takes the request's.
+func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
+	job := structs.JobFromAPI(in)
+	if job.Namespace == "" {
+		job.Namespace = wr.Namespace
+	}
+	if job.Namespace == "" {
+		ns, err := writeNamespace(r)
+		if err != nil {
+			return nil, err
+		}
+		job.Namespace = ns
+	}
+	if job.Region == "" {
+		job.Region = firstNonEmpty(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
+	}
+	if err := s.checkRegion(job.Region); err != nil {
+		return nil, err
+	}
+	job.Canonicalize()
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
