@@ -22,13 +22,9 @@ func (m *Meta) resolveAlloc(client *api.Client, id string) (*api.Allocation, boo
 		m.Ui.Error(apiErrorLine(client, "querying allocations", err))
 		return nil, false
 	}
-	stub, ambiguous, ok := prefixMatch(id, stubs, func(a *api.AllocationListStub) string { return a.ID })
+	stub, ok := resolvePrefix(m.Ui, id, "allocation", stubs, func(a *api.AllocationListStub) string { return a.ID },
+		func(ambiguous []*api.AllocationListStub) string { return allocTable(ambiguous, false, time.Now()) })
 	if !ok {
-		if len(ambiguous) == 0 {
-			m.Ui.Error(fmt.Sprintf("No allocation(s) with prefix or id %q found", id))
-		} else {
-			m.Ui.Error(fmt.Sprintf("Prefix matched multiple allocations\n\n%s", allocTable(ambiguous, false, time.Now())))
-		}
 		return nil, false
 	}
 	alloc, _, err := client.Allocations().Info(stub.ID, nil)
@@ -37,6 +33,20 @@ func (m *Meta) resolveAlloc(client *api.Client, id string) (*api.Allocation, boo
 		return nil, false
 	}
 	return alloc, true
+}
+
+// resolveAllocTask is resolveAlloc for commands that act on one task or on
+// every task: a task name, when given, must be one of the allocation's.
+func (m *Meta) resolveAllocTask(client *api.Client, id, taskName string) (*api.Allocation, string, bool) {
+	alloc, ok := m.resolveAlloc(client, id)
+	if !ok {
+		return nil, "", false
+	}
+	if taskName == "" {
+		return alloc, "", true
+	}
+	taskName, ok = m.pickTask(alloc, taskName)
+	return alloc, taskName, ok
 }
 
 // allocTaskNames lists the tasks of an allocation's group, in the order of

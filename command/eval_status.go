@@ -66,13 +66,9 @@ func (c *EvalStatusCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "querying evaluations", err))
 		return exitError
 	}
-	stub, ambiguous, ok := prefixMatch(id, evals, func(e *api.Evaluation) string { return e.ID })
+	stub, ok := resolvePrefix(c.Ui, id, "evaluation", evals, func(e *api.Evaluation) string { return e.ID },
+		func(ambiguous []*api.Evaluation) string { return evalListTable(ambiguous, verbose) })
 	if !ok {
-		if len(ambiguous) == 0 {
-			c.Ui.Error(fmt.Sprintf("No evaluation(s) with prefix or id %q found", id))
-		} else {
-			c.Ui.Error(fmt.Sprintf("Prefix matched multiple evaluations\n\n%s", evalListTable(ambiguous, verbose)))
-		}
 		return exitError
 	}
 	eval, _, err := client.Evaluations().Info(stub.ID, nil)

@@ -16,16 +16,7 @@ func (m *Meta) resolveJob(client *api.Client, id string) (*api.JobListStub, bool
 		m.Ui.Error(apiErrorLine(client, "querying jobs", err))
 		return nil, false
 	}
-	job, ambiguous, ok := prefixMatch(id, jobs, func(j *api.JobListStub) string { return j.ID })
-	switch {
-	case ok:
-		return job, true
-	case len(ambiguous) == 0:
-		m.Ui.Error(fmt.Sprintf("No job(s) with prefix or id %q found", id))
-	default:
-		m.Ui.Error(fmt.Sprintf("Prefix matched multiple jobs\n\n%s", jobListTable(ambiguous)))
-	}
-	return nil, false
+	return resolvePrefix(m.Ui, id, "job", jobs, func(j *api.JobListStub) string { return j.ID }, jobListTable)
 }
 
 // jobListTable is the table of jobs "job status" prints without arguments.

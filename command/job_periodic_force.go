@@ -90,14 +90,5 @@ func (c *JobPeriodicForceCommand) resolvePeriodicJob(client *api.Client, id stri
 			periodic = append(periodic, j)
 		}
 	}
-	job, ambiguous, ok := prefixMatch(id, periodic, func(j *api.JobListStub) string { return j.ID })
-	switch {
-	case ok:
-		return job, true
-	case len(ambiguous) == 0:
-		c.Ui.Error(fmt.Sprintf("No periodic job(s) with prefix or id %q found", id))
-	default:
-		c.Ui.Error(fmt.Sprintf("Prefix matched multiple periodic jobs\n\n%s", jobListTable(ambiguous)))
-	}
-	return nil, false
+	return resolvePrefix(c.Ui, id, "periodic job", periodic, func(j *api.JobListStub) string { return j.ID }, jobListTable)
 }

@@ -71,13 +71,9 @@ func (c *NodeStatusCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "querying nodes", err))
 		return exitError
 	}
-	stub, ambiguous, ok := prefixMatch(id, nodes, func(n *api.NodeListStub) string { return n.ID })
+	stub, ok := resolvePrefix(c.Ui, id, "node", nodes, func(n *api.NodeListStub) string { return n.ID },
+		func(ambiguous []*api.NodeListStub) string { return nodeListTable(ambiguous, verbose) })
 	if !ok {
-		if len(ambiguous) == 0 {
-			c.Ui.Error(fmt.Sprintf("No node(s) with prefix or id %q found", id))
-		} else {
-			c.Ui.Error(fmt.Sprintf("Prefix matched multiple nodes\n\n%s", nodeListTable(ambiguous, verbose)))
-		}
 		return exitError
 	}
 	node, _, err := client.Nodes().Info(stub.ID, nil)
