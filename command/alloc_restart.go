@@ -56,14 +56,9 @@ func (c *AllocRestartCommand) Run(args []string) int {
 		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
 		return exitError
 	}
-	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	alloc, taskName, ok := c.resolveAllocTask(client, fs.Arg(0), taskName)
 	if !ok {
 		return exitError
-	}
-	if taskName != "" {
-		if taskName, ok = c.pickTask(alloc, taskName); !ok {
-			return exitError
-		}
 	}
 	if err := client.Allocations().Restart(alloc, taskName, allTasks, nil); err != nil {
 		c.Ui.Error(apiErrorLine(client, "restarting allocation", err))

@@ -50,14 +50,9 @@ func (c *AllocSignalCommand) Run(args []string) int {
 		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
 		return exitError
 	}
-	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	alloc, taskName, ok := c.resolveAllocTask(client, fs.Arg(0), taskName)
 	if !ok {
 		return exitError
-	}
-	if taskName != "" {
-		if taskName, ok = c.pickTask(alloc, taskName); !ok {
-			return exitError
-		}
 	}
 	if err := client.Allocations().Signal(alloc, nil, taskName, signal); err != nil {
 		c.Ui.Error(apiErrorLine(client, "signalling allocation", err))
