@@ -1,9 +1,7 @@
 package command
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -67,7 +65,13 @@ func (c *JobStopCommand) Run(args []string) int {
 		return exitError
 	}
 	if job.ID != id && !yes {
-		if code, proceed := c.confirm(job.ID); !proceed {
+		code, proceed := c.confirm(confirmation{
+			question:  fmt.Sprintf("Are you sure you want to stop job %q? [y/N]", job.ID),
+			notDone:   "the job was not stopped",
+			skipHint:  "use -yes to stop it without asking",
+			cancelled: "Cancelling job stop",
+		})
+		if !proceed {
 			return code
 		}
 	}
@@ -88,30 +92,4 @@ func (c *JobStopCommand) Run(args []string) int {
 	ctx, stop := interruptContext()
 	defer stop()
 	return newEvalMonitor(c.Ui, client, verbose).monitor(ctx, evalID)
-}
-
-// confirm asks whether to stop the job a prefix matched. It returns whether
-// to go on and, if not, the exit code.
-func (c *JobStopCommand) confirm(jobID string) (int, bool) {
-	answer, err := c.Ui.Ask(fmt.Sprintf("Are you sure you want to stop job %q? [y/N]", jobID))
-	if errors.Is(err, io.EOF) {
-		// No one to answer, as when stdin is not a terminal.
-		c.Ui.Output("")
-		c.Ui.Error("No answer, so the job was not stopped; use -yes to stop it without asking")
-		return exitError, false
-	}
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Failed to read confirmation: %v", err))
-		return exitError, false
-	}
-	switch strings.ToLower(strings.TrimSpace(answer)) {
-	case "y", "yes":
-		return exitOK, true
-	case "", "n", "no":
-		c.Ui.Output("Cancelling job stop")
-		return exitOK, false
-	default:
-		c.Ui.Error(fmt.Sprintf("Answer %q is neither y nor n; the job was not stopped", answer))
-		return exitError, false
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -126,7 +125,13 @@ func (c *NodeDrainCommand) Run(args []string) int {
 		return exitOK
 	}
 	if !o.yes {
-		if code, proceed := c.confirm(node.ID); !proceed {
+		code, proceed := c.confirm(confirmation{
+			question:  fmt.Sprintf("Are you sure you want to enable drain mode for node %q? [y/N]", node.ID),
+			notDone:   "the node was not drained",
+			skipHint:  "use -yes to drain it without asking",
+			cancelled: "Canceling drain",
+		})
+		if !proceed {
 			return code
 		}
 	}
@@ -182,30 +187,6 @@ func (o *drainOptions) spec() *api.DrainSpec {
 		spec.Deadline = 0
 	}
 	return spec
-}
-
-// confirm asks whether to drain the node.
-func (c *NodeDrainCommand) confirm(nodeID string) (int, bool) {
-	answer, err := c.Ui.Ask(fmt.Sprintf("Are you sure you want to enable drain mode for node %q? [y/N]", nodeID))
-	if errors.Is(err, io.EOF) {
-		c.Ui.Output("")
-		c.Ui.Error("No answer, so the node was not drained; use -yes to drain it without asking")
-		return exitError, false
-	}
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Failed to read confirmation: %v", err))
-		return exitError, false
-	}
-	switch strings.ToLower(strings.TrimSpace(answer)) {
-	case "y", "yes":
-		return exitOK, true
-	case "", "n", "no":
-		c.Ui.Output("Canceling drain")
-		return exitOK, false
-	default:
-		c.Ui.Error(fmt.Sprintf("Answer %q is neither y nor n; the node was not drained", answer))
-		return exitError, false
-	}
 }
 
 // monitor follows a drain until the node no longer drains, reporting the
