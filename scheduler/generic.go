@@ -12,22 +12,7 @@ type genericScheduler struct {
 
 // Process implements Scheduler.
 func (g *genericScheduler) Process(eval *structs.Evaluation) error {
-	return g.process(eval, g.build)
-}
-
-func (g *genericScheduler) build(ctx *planContext) error {
-	if !ctx.jobWantsAllocs() {
-		ctx.stopAll()
-		return nil
-	}
-	groups := ctx.allocsByGroup()
-	ctx.stopRemovedGroups(groups)
-	for _, tg := range ctx.job.TaskGroups {
-		if err := g.buildGroup(ctx, tg, groups[tg.Name]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return g.process(eval, g.buildGroup)
 }
 
 func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, allocs []*structs.Allocation) error {

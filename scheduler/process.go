@@ -29,10 +29,14 @@ func maxAttempts(jobType string) int {
 	return 5
 }
 
-// process plans the evaluation with build, submits the plan and, when the
-// planner commits only part of it, plans again against the refreshed
-// state.
-func (s *scheduler) process(eval *structs.Evaluation, build func(*planContext) error) error {
+// groupBuilder plans one task group of the job, given the group's
+// current allocations.
+type groupBuilder func(ctx *planContext, tg *structs.TaskGroup, allocs []*structs.Allocation) error
+
+// process plans the evaluation, each group with buildGroup, submits the
+// plan and, when the planner commits only part of it, plans again against
+// the refreshed state.
+func (s *scheduler) process(eval *structs.Evaluation, buildGroup groupBuilder) error {
 	if eval == nil {
 		return fmt.Errorf("%s scheduler: evaluation is nil", s.jobType)
 	}
@@ -44,7 +48,7 @@ func (s *scheduler) process(eval *structs.Evaluation, build func(*planContext) e
 		if err != nil {
 			return fmt.Errorf("evaluation %s: %w", eval.ID, err)
 		}
-		if err := build(ctx); err != nil {
+		if err := ctx.build(buildGroup); err != nil {
 			return fmt.Errorf("evaluation %s: plan: %w", eval.ID, err)
 		}
 		if err := ctx.scheduleFollowups(); err != nil {
@@ -69,6 +73,24 @@ func (s *scheduler) process(eval *structs.Evaluation, build func(*planContext) e
 			state = refreshed
 		}
 	}
+}
+
+// build plans the job: a job that wants no allocations has all of them
+// stopped; otherwise the allocations of groups the job no longer has are
+// stopped and each group is planned with buildGroup.
+func (ctx *planContext) build(buildGroup groupBuilder) error {
+	if !ctx.jobWantsAllocs() {
+		ctx.stopAll()
+		return nil
+	}
+	groups := ctx.allocsByGroup()
+	ctx.stopRemovedGroups(groups)
+	for _, tg := range ctx.job.TaskGroups {
+		if err := buildGroup(ctx, tg, groups[tg.Name]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // finish records the evaluation's outcome: complete, or blocked again when

@@ -17,22 +17,7 @@ type systemScheduler struct {
 
 // Process implements Scheduler.
 func (s *systemScheduler) Process(eval *structs.Evaluation) error {
-	return s.process(eval, s.build)
-}
-
-func (s *systemScheduler) build(ctx *planContext) error {
-	if !ctx.jobWantsAllocs() {
-		ctx.stopAll()
-		return nil
-	}
-	groups := ctx.allocsByGroup()
-	ctx.stopRemovedGroups(groups)
-	for _, tg := range ctx.job.TaskGroups {
-		if err := s.buildGroup(ctx, tg, groups[tg.Name]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.process(eval, s.buildGroup)
 }
 
 func (s *systemScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, allocs []*structs.Allocation) error {
