@@ -100,6 +100,26 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 	return resp, nil
 }
 
+// leaderJob is the existing job a write on the leader acts on, read after
+// the leader barrier so that every committed write is in the state. what
+// names the write in errors; a job that does not exist is ErrNotFound.
+func (s *Server) leaderJob(ctx context.Context, what, namespace, jobID string) (*structs.Job, error) {
+	if namespace == "" || jobID == "" {
+		return nil, invalidf("%s: namespace and job ID are required", what)
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	job, err := s.State().JobByID(nil, namespace, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if job == nil {
+		return nil, fmt.Errorf("job %q in namespace %q: %w", jobID, namespace, ErrNotFound)
+	}
+	return job, nil
+}
+
 // DeregisterJob stops a job, or purges it, with an evaluation that stops its
 // allocations. A job that does not exist is an ErrNotFound error.
 func (s *Server) DeregisterJob(ctx context.Context, req *JobDeregisterRequest) (*JobDeregisterResponse, error) {
@@ -107,18 +127,9 @@ func (s *Server) DeregisterJob(ctx context.Context, req *JobDeregisterRequest) (
 }
 
 func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterRequest) (*JobDeregisterResponse, error) {
-	if req.Namespace == "" || req.JobID == "" {
-		return nil, invalidf("job deregister: namespace and job ID are required")
-	}
-	if err := s.leaderBarrier(ctx); err != nil {
-		return nil, err
-	}
-	job, err := s.State().JobByID(nil, req.Namespace, req.JobID)
+	job, err := s.leaderJob(ctx, "job deregister", req.Namespace, req.JobID)
 	if err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return nil, fmt.Errorf("job %q in namespace %q: %w", req.JobID, req.Namespace, ErrNotFound)
 	}
 	entry := &JobDeregisterEntry{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
 	if !job.IsPeriodic() {

@@ -158,18 +158,9 @@ func (s *Server) PeriodicForceLaunch(ctx context.Context, namespace, jobID strin
 }
 
 func (s *Server) periodicForceLocal(ctx context.Context, req *PeriodicForceRequest) (*PeriodicForceResponse, error) {
-	if req.Namespace == "" || req.JobID == "" {
-		return nil, invalidf("periodic force: namespace and job ID are required")
-	}
-	if err := s.leaderBarrier(ctx); err != nil {
-		return nil, err
-	}
-	job, err := s.State().JobByID(nil, req.Namespace, req.JobID)
+	job, err := s.leaderJob(ctx, "periodic force", req.Namespace, req.JobID)
 	if err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return nil, fmt.Errorf("job %q in namespace %q: %w", req.JobID, req.Namespace, ErrNotFound)
 	}
 	if !job.IsPeriodic() {
 		return nil, invalidf("job %q is not periodic", req.JobID)
