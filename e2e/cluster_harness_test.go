@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -245,32 +244,10 @@ func clientHost(t *testing.T, i int) string {
 	return host
 }
 
-// Ports for cluster agents are drawn below Linux's ephemeral range
-// (32768-60999), from which the kernel also picks the source port of
-// every outgoing connection: a port found free there can be taken by a
-// connection before the agent binds it.
-const (
-	clusterPortMin = 20000
-	clusterPortMax = 32767
-)
-
-// freeLoopbackPort returns a TCP port on host, outside the ephemeral
-// range, that is free now.
+// freeLoopbackPort returns a TCP port on host that is free now.
 func freeLoopbackPort(t *testing.T, host string) int {
 	t.Helper()
-	var last error
-	for range 100 {
-		port := clusterPortMin + rand.IntN(clusterPortMax-clusterPortMin+1)
-		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-		if err != nil {
-			last = err
-			continue
-		}
-		l.Close()
-		return port
-	}
-	t.Fatalf("no free port on %s: %v", host, last)
-	return 0
+	return agentproc.FreePortOn(t, host)
 }
 
 // mkdir creates dir and returns it.

@@ -8,6 +8,7 @@ package agentproc
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -77,12 +78,35 @@ func RemoveBinary() {
 // FreePort returns a TCP port on 127.0.0.1 that is free now.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	return FreePortOn(tb, "127.0.0.1")
+}
+
+// Ports for agents are drawn below Linux's ephemeral range (32768-60999),
+// from which the kernel also picks the source port of every outgoing
+// connection: a port found free there can be taken by a connection before
+// the agent binds it.
+const (
+	portMin = 20000
+	portMax = 32767
+)
+
+// FreePortOn returns a TCP port on host, outside the ephemeral range, that
+// is free now.
+func FreePortOn(tb testing.TB, host string) int {
+	tb.Helper()
+	var last error
+	for range 100 {
+		port := portMin + rand.IntN(portMax-portMin+1)
+		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			last = err
+			continue
+		}
+		l.Close()
+		return port
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	tb.Fatalf("no free port on %s: %v", host, last)
+	return 0
 }
 
 // Options say how to start an agent.
