@@ -53,9 +53,17 @@ func (tr *TaskRunner) Run() {
 // awaitStartGate waits until the lifecycle lets the task start. It reports
 // false when the runner must stop instead.
 func (tr *TaskRunner) awaitStartGate() bool {
-	if tr.startGate != nil {
+	return waitIdle(tr, tr.startGate)
+}
+
+// waitIdle waits, while no run is in progress, until ready yields (at
+// once for a nil channel) or the task is killed. It reports false when the
+// runner must stop: the task was killed (it is then dead) or the agent is
+// stopping.
+func waitIdle[T any](tr *TaskRunner, ready <-chan T) bool {
+	if ready != nil {
 		select {
-		case <-tr.startGate:
+		case <-ready:
 		case <-tr.killCtx.Done():
 		case <-tr.shutdownCtx.Done():
 			return false
@@ -248,21 +256,12 @@ func (tr *TaskRunner) applyDecision(ts *structs.TaskState, local *state.TaskRunn
 // waitRestartDelay waits before a restart. It reports false when the task
 // was killed meanwhile (it is then dead) or the agent is stopping.
 func (tr *TaskRunner) waitRestartDelay(delay time.Duration) bool {
-	if delay > 0 {
-		timer := time.NewTimer(delay)
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-		case <-tr.killCtx.Done():
-		case <-tr.shutdownCtx.Done():
-			return false
-		}
+	if delay <= 0 {
+		return waitIdle[time.Time](tr, nil)
 	}
-	if tr.killed() {
-		tr.finishIdle()
-		return false
-	}
-	return !tr.shuttingDown()
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	return waitIdle(tr, timer.C)
 }
 
 // finishIdle marks dead a task killed while no run was in progress: before
