@@ -2,20 +2,15 @@ package agent
 
 import (
 	"net/http"
+
+	"github.com/drover-io/drover/nomad"
 )
 
 // statusLeader serves GET /v1/status/leader: the leader's RPC address as a
 // JSON string, "ip:port".
 func (s *HTTPServer) statusLeader(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	srv, err := s.statusServer(r)
 	if err != nil {
-		return nil, err
-	}
-	srv, err := s.requireServer()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkRegion(opts.Region); err != nil {
 		return nil, err
 	}
 	leader := srv.Leader()
@@ -31,15 +26,8 @@ func (s *HTTPServer) statusLeader(w http.ResponseWriter, r *http.Request) (any, 
 // statusPeers serves GET /v1/status/peers: the RPC addresses of the servers
 // in the raft configuration.
 func (s *HTTPServer) statusPeers(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	srv, err := s.statusServer(r)
 	if err != nil {
-		return nil, err
-	}
-	srv, err := s.requireServer()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkRegion(opts.Region); err != nil {
 		return nil, err
 	}
 	peers := srv.Peers()
@@ -58,4 +46,19 @@ func (s *HTTPServer) regionsList(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, err
 	}
 	return []string{s.agent.config.Region}, nil
+}
+
+// statusServer is the server a status request asks, for the region it
+// names. Unlike readServer it needs no known leader: the status endpoints
+// are how one finds out.
+func (s *HTTPServer) statusServer(r *http.Request) (*nomad.Server, error) {
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	return srv, s.checkRegion(opts.Region)
 }
