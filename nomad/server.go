@@ -152,6 +152,7 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 		"Eval":     &evalRPC{s},
 		"Alloc":    &allocRPC{s},
 		"Node":     &nodeRPC{s},
+		"Client":   &clientRPC{s},
 		"Raft":     &raftRPC{s},
 		"Periodic": &periodicRPC{s},
 	}

@@ -100,7 +100,7 @@ func (c *rpcServerConn) RegisterNode(ctx context.Context, node *structs.Node) (t
 	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
 	defer cancel()
 	var resp nomad.NodeUpdateResponse
-	if err := c.call(ctx, "Node.Register", &nomad.NodeRegisterRequest{Node: node}, &resp); err != nil {
+	if err := c.call(ctx, "Client.Register", &nomad.NodeRegisterRequest{Node: node}, &resp); err != nil {
 		return 0, err
 	}
 	return resp.HeartbeatTTL, nil
@@ -110,7 +110,7 @@ func (c *rpcServerConn) Heartbeat(ctx context.Context, nodeID string) (time.Dura
 	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
 	defer cancel()
 	var resp nomad.NodeHeartbeatResponse
-	err := c.call(ctx, "Node.Heartbeat", &nomad.NodeHeartbeatRequest{NodeID: nodeID}, &resp)
+	err := c.call(ctx, "Client.Heartbeat", &nomad.NodeHeartbeatRequest{NodeID: nodeID}, &resp)
 	if errors.Is(err, nomad.ErrNotFound) {
 		return 0, fmt.Errorf("heartbeat: %w", client.ErrUnknownNode)
 	}
@@ -144,5 +144,5 @@ func (c *rpcServerConn) UpdateAllocs(ctx context.Context, allocs []*structs.Allo
 	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
 	defer cancel()
 	var resp nomad.IndexResponse
-	return c.call(ctx, "Alloc.UpdateFromClient", &nomad.AllocClientUpdateRequest{Allocs: allocs}, &resp)
+	return c.call(ctx, "Client.UpdateAllocs", &nomad.AllocClientUpdateRequest{Allocs: allocs}, &resp)
 }

@@ -1,0 +1,50 @@
+package nomad
+
+import (
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// A client agent may be configured with any server: its writes sent to a
+// follower must reach the leader, not bounce with "not the leader" as a
+// server-to-server forward would.
+func TestClientEndpoint_WritesThroughAFollower(t *testing.T) {
+	c := startCluster(t)
+	leader := c.waitForOneLeader(c.servers)
+	f := follower(c.servers)
+	must.NotNil(t, f)
+
+	rpc := NewRPCClient(time.Second)
+	t.Cleanup(rpc.Close)
+	addr := f.RPCAddr().String()
+	ctx := testCtx(t)
+
+	node := testNode(structs.GenerateUUID())
+	var reg NodeUpdateResponse
+	must.NoError(t, rpc.Call(ctx, addr, "Client.Register", &NodeRegisterRequest{Node: node}, &reg))
+	waitFor(t, "node on the leader", func() bool {
+		n, err := leader.State().NodeByID(nil, node.ID)
+		return err == nil && n != nil
+	})
+
+	var hb NodeHeartbeatResponse
+	must.NoError(t, rpc.Call(ctx, addr, "Client.Heartbeat", &NodeHeartbeatRequest{NodeID: node.ID}, &hb))
+	must.Positive(t, hb.HeartbeatTTL)
+
+	alloc := placeTestAlloc(t, leader, testJob("through-follower"), node.ID)
+	update := &structs.Allocation{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}
+	var idx IndexResponse
+	must.NoError(t, rpc.Call(ctx, addr, "Client.UpdateAllocs", &AllocClientUpdateRequest{Allocs: []*structs.Allocation{update}}, &idx))
+	waitFor(t, "client status on the leader", func() bool {
+		a, err := leader.State().AllocByID(nil, alloc.ID)
+		return err == nil && a != nil && a.ClientStatus == structs.AllocClientStatusRunning
+	})
+
+	// The server-to-server endpoint keeps refusing to forward twice.
+	err := rpc.Call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID())}, &reg)
+	must.Error(t, err)
+}
