@@ -50,6 +50,12 @@ bind_addr = "127.0.0.1"
 server {
   enabled          = true
   bootstrap_expect = 1
+
+  # A client that stops heartbeating is down after about 6-8 s instead of
+  # 20 s; still long enough that a restarting client (a fraction of a
+  # second) or a loaded machine does not lose its node.
+  min_heartbeat_ttl = "4s"
+  heartbeat_grace   = "3s"
 }
 `
 

@@ -159,8 +159,8 @@ func (s *testCluster) clientLost() {
 
 	victim.agent.Kill()
 	killedAt := time.Now()
-	// The TTL the servers give is at least 10 s, and a node is marked
-	// down 10 s of grace after it: some 20-25 s.
+	// The cluster's servers give a TTL of at least 4 s and mark a node
+	// down 3 s of grace after it: some 7-9 s.
 	s.waitNodeStatus(victim, api.NodeStatusDown, 90*time.Second)
 	t.Logf("node %s down %s after its agent was killed", victim.name, time.Since(killedAt).Round(time.Millisecond))
 	nodes := s.server.mustCLI("node status")

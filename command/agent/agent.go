@@ -110,6 +110,15 @@ func (a *Agent) setupServer() error {
 	if a.config.Server.RetryInterval > 0 {
 		cfg.JoinInterval = a.config.Server.RetryInterval
 	}
+	if t := a.config.Server.MinHeartbeatTTL; t > 0 {
+		cfg.MinHeartbeatTTL = t
+	}
+	if r := a.config.Server.MaxHeartbeatsPerSecond; r > 0 {
+		cfg.MaxHeartbeatsPerSecond = r
+	}
+	if g := a.config.Server.HeartbeatGrace; g > 0 {
+		cfg.HeartbeatGrace = g
+	}
 	if a.config.DevMode {
 		cfg.RaftConfig = devRaftConfig()
 	}

@@ -88,6 +88,11 @@ type ServerConfig struct {
 	RetryInterval time.Duration
 	// RetryMaxAttempts bounds the join attempts; zero retries forever.
 	RetryMaxAttempts int
+	// MinHeartbeatTTL, MaxHeartbeatsPerSecond and HeartbeatGrace tune how
+	// soon a silent node is marked down; zero keeps the server's default.
+	MinHeartbeatTTL        time.Duration
+	MaxHeartbeatsPerSecond float64
+	HeartbeatGrace         time.Duration
 }
 
 // ClientConfig configures the client half of the agent.
@@ -216,6 +221,9 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, validatePort("ports.http", c.Ports.HTTP))
 	errs = append(errs, validatePort("ports.rpc", c.Ports.RPC))
+	if c.Server.MinHeartbeatTTL < 0 || c.Server.HeartbeatGrace < 0 || c.Server.MaxHeartbeatsPerSecond < 0 {
+		errs = append(errs, errors.New("server.min_heartbeat_ttl, heartbeat_grace and max_heartbeats_per_second must not be negative"))
+	}
 	if c.Server.BootstrapExpect < 0 {
 		errs = append(errs, fmt.Errorf("server.bootstrap_expect must be 0 or more, not %d", c.Server.BootstrapExpect))
 	}

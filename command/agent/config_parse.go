@@ -56,6 +56,10 @@ type fileServer struct {
 	StartJoin     []string       `hcl:"start_join,optional"`
 	RetryInterval *hcl.Attribute `hcl:"retry_interval,optional"`
 	RetryMax      *int           `hcl:"retry_max,optional"`
+
+	MinHeartbeatTTL        *hcl.Attribute `hcl:"min_heartbeat_ttl,optional"`
+	MaxHeartbeatsPerSecond *float64       `hcl:"max_heartbeats_per_second,optional"`
+	HeartbeatGrace         *hcl.Attribute `hcl:"heartbeat_grace,optional"`
 }
 
 // legacyJoin is the join settings written directly in the server block.
@@ -205,6 +209,7 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 	if s := fc.Server; s != nil {
 		setBool(&cfg.Server.Enabled, s.Enabled)
 		setInt(&cfg.Server.BootstrapExpect, s.BootstrapExpect)
+		errs = append(errs, s.applyHeartbeat(&cfg.Server))
 		errs = append(errs, s.legacyJoin().applyTo(&cfg.Server))
 		if s.ServerJoin != nil {
 			errs = append(errs, s.ServerJoin.applyTo(&cfg.Server))
@@ -228,6 +233,17 @@ func (fa *fileAddresses) applyTo(a *Addresses) {
 	}
 	setString(&a.HTTP, fa.HTTP)
 	setString(&a.RPC, fa.RPC)
+}
+
+// applyHeartbeat sets the node heartbeat settings written in the file.
+func (s *fileServer) applyHeartbeat(c *ServerConfig) error {
+	if s.MaxHeartbeatsPerSecond != nil {
+		c.MaxHeartbeatsPerSecond = *s.MaxHeartbeatsPerSecond
+	}
+	return errors.Join(
+		setDuration(&c.MinHeartbeatTTL, s.MinHeartbeatTTL),
+		setDuration(&c.HeartbeatGrace, s.HeartbeatGrace),
+	)
 }
 
 func (j *fileServerJoin) applyTo(s *ServerConfig) error {

@@ -39,8 +39,11 @@ advertise {
 }
 
 server {
-  enabled          = true
-  bootstrap_expect = 3
+  enabled                   = true
+  bootstrap_expect          = 3
+  min_heartbeat_ttl         = "3s"
+  max_heartbeats_per_second = 25.5
+  heartbeat_grace           = "2s"
   server_join {
     retry_join     = ["10.0.0.1", "10.0.0.2:4647"]
     retry_interval = "15s"
@@ -99,6 +102,9 @@ func TestLoadConfig_GoodFile(t *testing.T) {
 	must.Eq(t, []string{"10.0.0.1", "10.0.0.2:4647"}, cfg.Server.RetryJoin)
 	must.Eq(t, 15*time.Second, cfg.Server.RetryInterval)
 	must.Eq(t, 5, cfg.Server.RetryMaxAttempts)
+	must.Eq(t, 3*time.Second, cfg.Server.MinHeartbeatTTL)
+	must.Eq(t, 25.5, cfg.Server.MaxHeartbeatsPerSecond)
+	must.Eq(t, 2*time.Second, cfg.Server.HeartbeatGrace)
 	must.True(t, cfg.Client.Enabled)
 	must.Eq(t, []string{"10.0.0.1:4647"}, cfg.Client.Servers)
 	must.Eq(t, "batch", cfg.Client.NodeClass)
@@ -216,6 +222,12 @@ func TestLoadConfig_Errors(t *testing.T) {
 			file:    "e.hcl",
 			content: "telemetry {\n  collection_interval = \"ten seconds\"\n}\n",
 			want:    []string{"e.hcl:2,25", "collection_interval", "ten seconds"},
+		},
+		{
+			name:    "bad heartbeat duration",
+			file:    "e2.hcl",
+			content: "server {\n  min_heartbeat_ttl = \"soon\"\n}\n",
+			want:    []string{"e2.hcl:2,23", "min_heartbeat_ttl", "soon"},
 		},
 		{
 			name:    "bad syntax",
