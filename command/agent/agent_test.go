@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
@@ -54,4 +55,17 @@ func TestAgent_HTTPAddrAndShutdown(t *testing.T) {
 
 	_, err = http.Get("http://" + a.HTTPAddr() + "/v1/status/leader")
 	must.Error(t, err, must.Sprint("the HTTP API is closed"))
+}
+
+// The server block's heartbeat settings reach the server.
+func TestAgent_ServerHeartbeatSettings(t *testing.T) {
+	a := testAgent(t, func(c *Config) {
+		c.Server.MinHeartbeatTTL = 3 * time.Second
+		c.Server.MaxHeartbeatsPerSecond = 7
+		c.Server.HeartbeatGrace = 2 * time.Second
+	})
+	cfg := a.Server().Config()
+	must.Eq(t, 3*time.Second, cfg.MinHeartbeatTTL)
+	must.Eq(t, 7.0, cfg.MaxHeartbeatsPerSecond)
+	must.Eq(t, 2*time.Second, cfg.HeartbeatGrace)
 }
