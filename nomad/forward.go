@@ -132,9 +132,7 @@ func retryableForward(err error) bool {
 // serveRPC runs an RPC handler with a context marked as forwarded and
 // encodes its error for the wire.
 func (s *Server) serveRPC(fn func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(s.shutdownCtx, s.config.ForwardTimeout)
-	defer cancel()
-	return encodeRPCError(fn(markForwarded(ctx)))
+	return s.serveClient(func(ctx context.Context) error { return fn(markForwarded(ctx)) })
 }
 
 // raftApply appends entry to the raft log on this server, which must be
