@@ -221,8 +221,14 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, validatePort("ports.http", c.Ports.HTTP))
 	errs = append(errs, validatePort("ports.rpc", c.Ports.RPC))
-	if c.Server.MinHeartbeatTTL < 0 || c.Server.HeartbeatGrace < 0 || c.Server.MaxHeartbeatsPerSecond < 0 {
-		errs = append(errs, errors.New("server.min_heartbeat_ttl, heartbeat_grace and max_heartbeats_per_second must not be negative"))
+	if c.Server.MinHeartbeatTTL < 0 {
+		errs = append(errs, fmt.Errorf("server.min_heartbeat_ttl must not be negative, not %s", c.Server.MinHeartbeatTTL))
+	}
+	if c.Server.HeartbeatGrace < 0 {
+		errs = append(errs, fmt.Errorf("server.heartbeat_grace must not be negative, not %s", c.Server.HeartbeatGrace))
+	}
+	if c.Server.MaxHeartbeatsPerSecond < 0 {
+		errs = append(errs, fmt.Errorf("server.max_heartbeats_per_second must not be negative, not %g", c.Server.MaxHeartbeatsPerSecond))
 	}
 	if c.Server.BootstrapExpect < 0 {
 		errs = append(errs, fmt.Errorf("server.bootstrap_expect must be 0 or more, not %d", c.Server.BootstrapExpect))

@@ -275,6 +275,9 @@ func TestConfigValidate(t *testing.T) {
 		{"no data dir", func(c *Config) { c.Server.Enabled = true }, "data_dir is required"},
 		{"port out of range", func(c *Config) { c.DataDir, c.Server.Enabled, c.Ports.HTTP = "/d", true, 70000 }, "ports.http must be between 0 and 65535"},
 		{"negative bootstrap", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.BootstrapExpect = "/d", true, -1 }, "bootstrap_expect must be 0 or more"},
+		{"negative heartbeat ttl", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.MinHeartbeatTTL = "/d", true, -time.Second }, "min_heartbeat_ttl must not be negative"},
+		{"negative heartbeat grace", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.HeartbeatGrace = "/d", true, -time.Second }, "heartbeat_grace must not be negative"},
+		{"negative heartbeat rate", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.MaxHeartbeatsPerSecond = "/d", true, -1 }, "max_heartbeats_per_second must not be negative"},
 		{"bad log level", func(c *Config) { c.DataDir, c.Server.Enabled, c.LogLevel = "/d", true, "LOUD" }, "log_level"},
 		{"bad bind", func(c *Config) { c.DataDir, c.Server.Enabled, c.BindAddr = "/d", true, "not-an-ip" }, "bind_addr"},
 	}
