@@ -166,15 +166,19 @@ func TestDriver_CreatesLogDirectory(t *testing.T) {
 // the whole group, not just the task's main process.
 func TestDriver_SignalReachesEveryProcessInGroup(t *testing.T) {
 	d := newTestDriver(t)
+	// The trap is set before the children exist, and the test signals only
+	// once both children have exec'd sleep: a signal that arrived earlier
+	// would kill the shell itself (exit 138) or hit a child still running
+	// the shell's trap.
 	cfg := newShellTask(t, `
-sleep 1000 &
-sleep 1000 &
 trap 'echo got USR1' USR1
+sleep 1000 &
+sleep 1000 &
 while true; do wait; [ $? -le 128 ] && break; done
 exit 4`)
 	h := startTask(t, d, cfg)
 	ds := taskDriverState(t, h)
-	waitForGroupSize(t, ds.PGID, 3)
+	waitForGroupCommand(t, ds.PGID, "sleep", 2)
 
 	must.NoError(t, d.SignalTask(cfg.ID, "SIGUSR1"))
 	res := waitResult(t, d, cfg.ID)

@@ -126,6 +126,26 @@ func waitForGroupSize(t *testing.T, pgid, n int) {
 	), must.Sprintf("process group %d never had %d members", pgid, n))
 }
 
+// waitForGroupCommand waits until n of the group's live processes run the
+// named command, that is, have finished exec'ing it.
+func waitForGroupCommand(t *testing.T, pgid int, command string, n int) {
+	t.Helper()
+	running := func() int {
+		count := 0
+		for _, pid := range groupMembers(pgid) {
+			comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+			if err == nil && strings.TrimSpace(string(comm)) == command {
+				count++
+			}
+		}
+		return count
+	}
+	must.Wait(t, wait.InitialSuccess(
+		wait.BoolFunc(func() bool { return running() == n }),
+		wait.Timeout(exitTimeout), wait.Gap(pollEvery),
+	), must.Sprintf("process group %d never had %d %s processes", pgid, n, command))
+}
+
 func taskDriverState(t *testing.T, h *drivers.TaskHandle) driverState {
 	t.Helper()
 	var ds driverState
