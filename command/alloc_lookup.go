@@ -76,7 +76,9 @@ func allocTaskNames(alloc *api.Allocation) []string {
 // named, else the only one. A name the group does not have, or no name for
 // a group of several tasks, is reported with the tasks to choose from.
 func (m *Meta) pickTask(alloc *api.Allocation, name string) (string, bool) {
+	// Sorted, so the list of tasks to choose from reads the same every time.
 	tasks := allocTaskNames(alloc)
+	slices.Sort(tasks)
 	switch {
 	case name != "" && slices.Contains(tasks, name):
 		return name, true
