@@ -85,9 +85,10 @@ type Config struct {
 	// RaftApplyTimeout bounds the enqueueing of one raft log entry.
 	RaftApplyTimeout time.Duration
 
-	// NumSchedulers is how many scheduling workers the leader runs. 0
-	// means one per CPU core.
-	NumSchedulers int
+	// NumSchedulers is how many scheduling workers the leader runs: nil
+	// means one per CPU core, and 0 that this server schedules nothing
+	// (evaluations wait in the broker), as Nomad's num_schedulers.
+	NumSchedulers *int
 
 	// EvalNackTimeout is how long a worker may hold an evaluation without
 	// acknowledging it (plan submission excluded) before the broker takes
@@ -194,8 +195,9 @@ func (c *Config) withDefaults() *Config {
 	if out.RaftApplyTimeout <= 0 {
 		out.RaftApplyTimeout = d.RaftApplyTimeout
 	}
-	if out.NumSchedulers <= 0 {
-		out.NumSchedulers = runtime.NumCPU()
+	if out.NumSchedulers == nil || *out.NumSchedulers < 0 {
+		n := runtime.NumCPU()
+		out.NumSchedulers = &n
 	}
 	setDefault(&out.EvalNackTimeout, d.EvalNackTimeout)
 	setDefault(&out.EvalDeliveryLimit, d.EvalDeliveryLimit)

@@ -74,6 +74,14 @@ func testConfig(t testing.TB, name string) *Config {
 	return cfg
 }
 
+// unscheduledConfig is testConfig for a server that runs no scheduling
+// workers: evaluations stay pending in its broker.
+func unscheduledConfig(t testing.TB, name string) *Config {
+	cfg := testConfig(t, name)
+	cfg.NumSchedulers = new(0)
+	return cfg
+}
+
 // startServer starts a server and shuts it down when the test ends.
 func startServer(t testing.TB, cfg *Config) *Server {
 	t.Helper()

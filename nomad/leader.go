@@ -82,7 +82,7 @@ func (s *Server) leaderLoop(ctx context.Context) {
 	start("job status", s.jobStatus.run)
 	start("drainer", s.runDrainer)
 	start("stats", s.emitLeaderStats)
-	for i := range s.config.NumSchedulers {
+	for i := range *s.config.NumSchedulers {
 		w := &worker{srv: s, logger: s.logger.Named("worker").With("worker", i)}
 		start("worker", w.run)
 	}

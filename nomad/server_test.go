@@ -33,8 +33,10 @@ func TestServer_DevModeBecomesLeader(t *testing.T) {
 	must.Eq(t, "dev.global", members[0].Name)
 }
 
+// The server schedules nothing (num_schedulers = 0), so what registration
+// wrote is still as it wrote it when the test reads it.
 func TestServer_RegisterJob(t *testing.T) {
-	s := startServer(t, testConfig(t, "dev"))
+	s := startServer(t, unscheduledConfig(t, "dev"))
 	waitForLeader(t, s)
 	ctx := testCtx(t)
 
@@ -241,8 +243,10 @@ func TestServer_NodeWrites(t *testing.T) {
 	must.Nil(t, gone)
 }
 
+// The allocations are on a node the servers do not know; a scheduler would
+// stop them, so the server schedules nothing.
 func TestServer_AllocWrites(t *testing.T) {
-	s := startServer(t, testConfig(t, "dev"))
+	s := startServer(t, unscheduledConfig(t, "dev"))
 	waitForLeader(t, s)
 	ctx := testCtx(t)
 
@@ -376,4 +380,19 @@ func TestServer_BadConfig(t *testing.T) {
 	cfg.BootstrapExpect = -1
 	_, err = NewServer(cfg)
 	must.ErrorContains(t, err, "bootstrap_expect")
+}
+
+// With num_schedulers = 0 the leader schedules nothing: a registration's
+// evaluation waits, ready, in the broker.
+func TestServer_NoSchedulers(t *testing.T) {
+	s := startServer(t, unscheduledConfig(t, "dev"))
+	waitForLeader(t, s)
+	resp, err := s.RegisterJob(testCtx(t), &JobRegisterRequest{Job: testJob("example")})
+	must.NoError(t, err)
+
+	time.Sleep(200 * time.Millisecond) // long enough for a worker to dequeue it
+	stats := s.EvalBrokerStats()
+	must.Eq(t, 1, stats.TotalReady)
+	must.Eq(t, 0, stats.TotalUnacked)
+	must.Eq(t, structs.EvalStatusPending, evalStatus(t, s, resp.EvalID))
 }

@@ -104,6 +104,7 @@ func (a *Agent) setupServer() error {
 		RPCAdvertise:    a.rpcAdvertise(),
 		HTTPAddr:        a.httpAdvertise(),
 		BootstrapExpect: a.config.Server.BootstrapExpect,
+		NumSchedulers:   a.config.Server.NumSchedulers,
 		ServerJoin:      append(append([]string(nil), a.config.Server.StartJoin...), a.config.Server.RetryJoin...),
 		Logger:          a.logger,
 	}

@@ -80,6 +80,9 @@ type Addresses struct {
 type ServerConfig struct {
 	Enabled         bool
 	BootstrapExpect int
+	// NumSchedulers is how many scheduling workers the server runs; nil
+	// means one per CPU core, 0 none.
+	NumSchedulers *int
 	// RetryJoin lists servers to join, retried until it works.
 	RetryJoin []string
 	// StartJoin lists servers to join once at start.
@@ -229,6 +232,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Server.MaxHeartbeatsPerSecond < 0 {
 		errs = append(errs, fmt.Errorf("server.max_heartbeats_per_second must not be negative, not %g", c.Server.MaxHeartbeatsPerSecond))
+	}
+	if n := c.Server.NumSchedulers; n != nil && *n < 0 {
+		errs = append(errs, fmt.Errorf("server.num_schedulers must be 0 or more, not %d", *n))
 	}
 	if c.Server.BootstrapExpect < 0 {
 		errs = append(errs, fmt.Errorf("server.bootstrap_expect must be 0 or more, not %d", c.Server.BootstrapExpect))

@@ -50,6 +50,7 @@ type fileAddresses struct {
 type fileServer struct {
 	Enabled         *bool           `hcl:"enabled,optional"`
 	BootstrapExpect *int            `hcl:"bootstrap_expect,optional"`
+	NumSchedulers   *int            `hcl:"num_schedulers,optional"`
 	ServerJoin      *fileServerJoin `hcl:"server_join,block"`
 	// Nomad's older spelling, directly in the server block.
 	RetryJoin     []string       `hcl:"retry_join,optional"`
@@ -209,6 +210,10 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 	if s := fc.Server; s != nil {
 		setBool(&cfg.Server.Enabled, s.Enabled)
 		setInt(&cfg.Server.BootstrapExpect, s.BootstrapExpect)
+		if s.NumSchedulers != nil {
+			n := *s.NumSchedulers
+			cfg.Server.NumSchedulers = &n
+		}
 		errs = append(errs, s.applyHeartbeat(&cfg.Server))
 		errs = append(errs, s.legacyJoin().applyTo(&cfg.Server))
 		if s.ServerJoin != nil {

@@ -41,6 +41,7 @@ advertise {
 server {
   enabled                   = true
   bootstrap_expect          = 3
+  num_schedulers            = 0
   min_heartbeat_ttl         = "3s"
   max_heartbeats_per_second = 25.5
   heartbeat_grace           = "2s"
@@ -99,6 +100,8 @@ func TestLoadConfig_GoodFile(t *testing.T) {
 	must.Eq(t, "10.0.0.6", cfg.AdvertiseAddrs.RPC)
 	must.True(t, cfg.Server.Enabled)
 	must.Eq(t, 3, cfg.Server.BootstrapExpect)
+	must.NotNil(t, cfg.Server.NumSchedulers)
+	must.Eq(t, 0, *cfg.Server.NumSchedulers, must.Sprint("0 is kept: a server that never schedules"))
 	must.Eq(t, []string{"10.0.0.1", "10.0.0.2:4647"}, cfg.Server.RetryJoin)
 	must.Eq(t, 15*time.Second, cfg.Server.RetryInterval)
 	must.Eq(t, 5, cfg.Server.RetryMaxAttempts)
@@ -274,6 +277,7 @@ func TestConfigValidate(t *testing.T) {
 		{"no server or client", func(c *Config) { c.DataDir = "/d" }, "at least one of server or client"},
 		{"no data dir", func(c *Config) { c.Server.Enabled = true }, "data_dir is required"},
 		{"port out of range", func(c *Config) { c.DataDir, c.Server.Enabled, c.Ports.HTTP = "/d", true, 70000 }, "ports.http must be between 0 and 65535"},
+		{"negative num_schedulers", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.NumSchedulers = "/d", true, new(-1) }, "server.num_schedulers must be 0 or more, not -1"},
 		{"negative bootstrap", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.BootstrapExpect = "/d", true, -1 }, "bootstrap_expect must be 0 or more"},
 		{"negative heartbeat ttl", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.MinHeartbeatTTL = "/d", true, -time.Second }, "min_heartbeat_ttl must not be negative"},
 		{"negative heartbeat grace", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.HeartbeatGrace = "/d", true, -time.Second }, "heartbeat_grace must not be negative"},
