@@ -112,6 +112,10 @@ type ExitResult struct {
 	OOMKilled bool
 	// Err is set when the driver could not learn how the task ended.
 	Err error
+	// ExitedAt is when the task's process exited, as the driver saw it
+	// happen; zero when the driver only learnt of the exit later. It can be
+	// well before the driver reports the exit (the agent was down then).
+	ExitedAt time.Time
 }
 
 // Successful reports whether the task exited on its own with code 0.

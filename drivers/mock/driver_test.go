@@ -91,6 +91,7 @@ func TestDriver_RunFor(t *testing.T) {
 
 				res := wait(t, d, "a/web")
 				must.Eq(t, tc.ran, time.Since(start))
+				tc.want.ExitedAt = start.Add(tc.ran)
 				must.Eq(t, tc.want, *res)
 
 				st, err := d.InspectTask("a/web")
@@ -262,6 +263,7 @@ func TestDriver_StopTask(t *testing.T) {
 				st, err := d.InspectTask("a/web")
 				must.NoError(t, err)
 				must.Eq(t, drivers.TaskStateExited, st.State)
+				tc.want.ExitedAt = start.Add(tc.took)
 				must.Eq(t, tc.want, *(<-ch))
 			})
 		})

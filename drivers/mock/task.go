@@ -136,7 +136,14 @@ func signalled(sig syscall.Signal) *drivers.ExitResult {
 	return &drivers.ExitResult{ExitCode: 128 + int(sig), Signal: int(sig)}
 }
 
+// finish records the task's end at the given time, which the result
+// carries too, as a real driver's does.
 func (t *task) finish(result *drivers.ExitResult, at time.Time) {
+	if result.ExitedAt.IsZero() {
+		r := *result
+		r.ExitedAt = at
+		result = &r
+	}
 	t.mu.Lock()
 	t.state = drivers.TaskStateExited
 	t.completedAt = at

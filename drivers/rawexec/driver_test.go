@@ -47,8 +47,11 @@ func TestDriver_ExitCodes(t *testing.T) {
 			must.Eq(t, drivers.TaskStateRunning, h.State)
 			must.Eq(t, DriverName, h.Driver)
 
+			before := time.Now()
 			res := waitResult(t, d, cfg.ID)
-			must.Eq(t, drivers.ExitResult{ExitCode: code}, *res)
+			must.Eq(t, drivers.ExitResult{ExitCode: code}, withoutExitTime(t, res))
+			must.False(t, res.ExitedAt.After(time.Now()))
+			must.True(t, res.ExitedAt.After(before.Add(-time.Minute)))
 			must.Eq(t, code == 0, res.Successful())
 
 			st, err := d.InspectTask(cfg.ID)
@@ -227,7 +230,7 @@ func TestDriver_StopTask_EscalatesToSIGKILL(t *testing.T) {
 	must.SliceEmpty(t, groupMembers(ds.PGID))
 
 	res := waitResult(t, d, cfg.ID)
-	must.Eq(t, drivers.ExitResult{ExitCode: 137, Signal: 9}, *res)
+	must.Eq(t, drivers.ExitResult{ExitCode: 137, Signal: 9}, withoutExitTime(t, res))
 }
 
 func TestDriver_StopTask_Exited(t *testing.T) {

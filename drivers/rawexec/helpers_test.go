@@ -146,6 +146,16 @@ func waitForGroupCommand(t *testing.T, pgid int, command string, n int) {
 	), must.Sprintf("process group %d never had %d %s processes", pgid, n, command))
 }
 
+// withoutExitTime returns the result with its exit time cleared, once it
+// has checked that the supervisor recorded one.
+func withoutExitTime(t *testing.T, res *drivers.ExitResult) drivers.ExitResult {
+	t.Helper()
+	must.False(t, res.ExitedAt.IsZero(), must.Sprint("the result lacks the exit time"))
+	r := *res
+	r.ExitedAt = time.Time{}
+	return r
+}
+
 func taskDriverState(t *testing.T, h *drivers.TaskHandle) driverState {
 	t.Helper()
 	var ds driverState

@@ -75,7 +75,7 @@ type taskState struct {
 }
 
 func (s *taskState) result() *drivers.ExitResult {
-	r := &drivers.ExitResult{ExitCode: s.ExitCode, Signal: s.Signal}
+	r := &drivers.ExitResult{ExitCode: s.ExitCode, Signal: s.Signal, ExitedAt: s.FinishedAt}
 	if s.Error != "" {
 		r.Err = errors.New(s.Error)
 	}

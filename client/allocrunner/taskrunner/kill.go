@@ -61,7 +61,7 @@ func (tr *TaskRunner) stopKilled(h *drivers.TaskHandle, exitCh <-chan *drivers.E
 		tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
 			local.TaskHandle = nil
 			tr.appendEvent(killedEvent(fmt.Errorf("driver %q is not available on this node", h.Driver)))
-			setDead(ts, false)
+			setDead(ts, false, nil)
 		})
 		return
 	}
@@ -80,7 +80,7 @@ func (tr *TaskRunner) stopKilled(h *drivers.TaskHandle, exitCh <-chan *drivers.E
 		local.TaskHandle = nil
 		tr.appendEvent(terminatedEvent(res))
 		tr.appendEvent(killedEvent(killErr))
-		setDead(ts, false)
+		setDead(ts, false, res)
 	})
 }
 

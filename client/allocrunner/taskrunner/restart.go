@@ -61,7 +61,7 @@ func (tr *TaskRunner) restartRun(h *drivers.TaskHandle, exitCh <-chan *drivers.E
 			local.TaskHandle = nil
 			tr.appendEvent(terminatedEvent(res))
 			tr.appendEvent(killedEvent(nil))
-			setDead(ts, false)
+			setDead(ts, false, res)
 		})
 		return false
 	}

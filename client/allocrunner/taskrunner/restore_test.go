@@ -58,6 +58,7 @@ func TestTaskRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "30s", "exit_code": 4})
 		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		start := time.Now()
 		h.run()
 		time.Sleep(10 * time.Second)
 		h.tr.Shutdown()
@@ -73,6 +74,8 @@ func TestTaskRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 		must.Eq(t, 4, lastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.MapNotContainsKey(t, lastEvent(ts, structs.TaskTerminated).Details, "exit_message")
 		must.True(t, ts.Failed)
+		must.Eq(t, start.Add(30*time.Second), ts.FinishedAt,
+			must.Sprint("the task finished when it exited, not when the restarted agent learnt of it"))
 	})
 }
 

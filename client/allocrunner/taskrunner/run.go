@@ -210,7 +210,7 @@ func (tr *TaskRunner) afterExit(h *drivers.TaskHandle, res *drivers.ExitResult) 
 		tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
 			local.TaskHandle = nil
 			tr.appendEvent(terminatedEvent(res))
-			setDead(ts, false)
+			setDead(ts, false, res)
 		})
 		return false
 	}
@@ -220,7 +220,7 @@ func (tr *TaskRunner) afterExit(h *drivers.TaskHandle, res *drivers.ExitResult) 
 	tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
 		local.TaskHandle = nil
 		tr.appendEvent(terminatedEvent(res))
-		tr.applyDecision(ts, local, decision)
+		tr.applyDecision(ts, local, decision, res)
 	})
 	return decision.Verdict == restartTask && tr.waitRestartDelay(decision.Delay)
 }
@@ -233,22 +233,23 @@ func (tr *TaskRunner) afterStartError(err error) bool {
 	decision := tr.restarts.onStartError(err, time.Now())
 	tr.mu.Unlock()
 	tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
-		tr.applyDecision(ts, local, decision)
+		tr.applyDecision(ts, local, decision, nil)
 	})
 	return decision.Verdict == restartTask && tr.waitRestartDelay(decision.Delay)
 }
 
-// applyDecision records the restart tracker's decision. The caller holds
-// the state lock (see updateState).
-func (tr *TaskRunner) applyDecision(ts *structs.TaskState, local *state.TaskRunnerLocalState, d restartDecision) {
+// applyDecision records the restart tracker's decision on the run that
+// ended with res (nil: a run that did not start). The caller holds the
+// state lock (see updateState).
+func (tr *TaskRunner) applyDecision(ts *structs.TaskState, local *state.TaskRunnerLocalState, d restartDecision, res *drivers.ExitResult) {
 	switch d.Verdict {
 	case restartTask:
 		tr.setRestarting(ts, local, restartingEvent(d.Delay, d.Reason))
 	case taskComplete:
-		setDead(ts, false)
+		setDead(ts, false, res)
 	case taskFailed:
 		tr.appendEvent(notRestartingEvent(d.Reason, true))
-		setDead(ts, true)
+		setDead(ts, true, res)
 	}
 	local.RestartCount, local.RestartWindowStart = tr.restarts.persisted()
 }
@@ -272,7 +273,7 @@ func (tr *TaskRunner) finishIdle() {
 		if !ts.StartedAt.IsZero() {
 			tr.appendEvent(killedEvent(nil))
 		}
-		setDead(ts, false)
+		setDead(ts, false, nil)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/nomad/structs"
 )
 
@@ -59,10 +60,11 @@ func (tr *TaskRunner) setRunning(ts *structs.TaskState) {
 	tr.appendEvent(startedEvent())
 }
 
-// setDead marks the task dead for good.
-func setDead(ts *structs.TaskState, failed bool) {
+// setDead marks the task dead for good, finished now or, when res says
+// when its process exited, then.
+func setDead(ts *structs.TaskState, failed bool, res *drivers.ExitResult) {
 	ts.State = structs.TaskStateDead
-	ts.FinishedAt = time.Now()
+	ts.FinishedAt = exitTime(res, time.Now())
 	if failed {
 		ts.Failed = true
 	}
@@ -75,4 +77,16 @@ func (tr *TaskRunner) setRestarting(ts *structs.TaskState, local *state.TaskRunn
 	ts.LastRestart = time.Now()
 	tr.appendEvent(ev)
 	local.RestartCount, local.RestartWindowStart = tr.restarts.persisted()
+}
+
+// exitTime is when the run that ended with res finished: the moment the
+// driver saw its process exit, which can be well before the exit reaches
+// the task runner (a busy agent, an agent restarted meanwhile), or now
+// when the driver does not know. A time after now, from a clock that
+// stepped back, is not believed.
+func exitTime(res *drivers.ExitResult, now time.Time) time.Time {
+	if res == nil || res.ExitedAt.IsZero() || res.ExitedAt.After(now) {
+		return now
+	}
+	return res.ExitedAt
 }

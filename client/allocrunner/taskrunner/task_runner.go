@@ -207,6 +207,6 @@ func (tr *TaskRunner) Fail(ev *structs.TaskEvent) {
 		if ev != nil {
 			tr.appendEvent(ev)
 		}
-		setDead(ts, true)
+		setDead(ts, true, nil)
 	})
 }
