@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/rpc"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -94,7 +98,7 @@ func (s *Server) forwardToLeader(ctx context.Context, method string, args, reply
 	for {
 		if leader := s.Leader(); leader != "" && leader != s.advertise {
 			err := s.pool.call(ctx, leader, method, args, reply)
-			if !retryableForward(err) {
+			if !retryableForward(method, err) {
 				return err
 			}
 			lastErr = err
@@ -118,15 +122,52 @@ func (s *Server) forwardToLeader(ctx context.Context, method string, args, reply
 	}
 }
 
-// retryableForward reports whether a forwarded call surely did not run, so
-// it can be sent again: the connection could not be made, or the receiver
-// was not the leader.
-func retryableForward(err error) bool {
+// retryableForward reports whether a forwarded call may be sent again:
+// either it surely did not run (the connection could not be made, or the
+// receiver was not the leader), or the connection broke before the answer
+// came and the method is idempotent, so that running it twice is harmless.
+//
+// A broken connection is what a follower sees when the leader stops: it
+// may have closed the connection before or after it read the call, and
+// the follower cannot tell which. Shutting down, a leader commits nothing
+// more, so a retry usually runs the write for the first time, on the new
+// leader.
+func retryableForward(method string, err error) bool {
 	if err == nil {
 		return false
 	}
 	var de *dialError
-	return errors.As(err, &de) || errors.Is(err, errNotLeader) || errors.Is(err, ErrNoLeader)
+	if errors.As(err, &de) || errors.Is(err, errNotLeader) || errors.Is(err, ErrNoLeader) {
+		return true
+	}
+	return idempotentWrites[method] && connectionLost(err)
+}
+
+// idempotentWrites are the forwarded writes whose second run changes
+// nothing the first did not: registering the same job version again,
+// stopping what is stopped, recording the same client status, upserting
+// the same evaluations. Periodic.Force is not one (each force launches a
+// child), nor is Raft.Apply, whose entries are whatever the caller built.
+var idempotentWrites = map[string]bool{
+	"Alloc.Stop":             true,
+	"Alloc.UpdateFromClient": true,
+	"Eval.Upsert":            true,
+	"Job.Deregister":         true,
+	"Job.Register":           true,
+	"Node.Deregister":        true,
+	"Node.Heartbeat":         true,
+	"Node.Register":          true,
+	"Node.UpdateDrain":       true,
+	"Node.UpdateEligibility": true,
+	"Node.UpdateStatus":      true,
+}
+
+// connectionLost reports whether err is the connection to the receiver
+// breaking, not an answer from it.
+func connectionLost(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, rpc.ErrShutdown) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
 // serveRPC runs an RPC handler with a context marked as forwarded and
