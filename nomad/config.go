@@ -70,6 +70,12 @@ type Config struct {
 	// contacts the servers it knows of.
 	JoinInterval time.Duration
 
+	// JoinMaxAttempts is how many rounds of contacting the ServerJoin
+	// addresses may go unanswered by all of them before the server gives
+	// up and reports it on JoinFailed; 0 keeps trying for ever. Once one
+	// of them has answered, the limit no longer applies.
+	JoinMaxAttempts int
+
 	// MemberProbeInterval is how often a server in a cluster contacts the
 	// other servers to refresh their status.
 	MemberProbeInterval time.Duration

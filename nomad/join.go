@@ -2,7 +2,9 @@ package nomad
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -13,6 +15,7 @@ import (
 func (s *Server) membershipLoop(ctx context.Context) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	attempts := joinAttempts{max: s.config.JoinMaxAttempts, pending: len(s.joinAddrs) > 0}
 	for {
 		select {
 		case <-ctx.Done():
@@ -20,11 +23,62 @@ func (s *Server) membershipLoop(ctx context.Context) {
 		case <-timer.C:
 		}
 		wait := s.config.MemberProbeInterval
-		if !s.probeMembers(ctx) {
+		inCluster, probes := s.probeMembers(ctx)
+		if !inCluster {
 			wait = s.config.JoinInterval
+		}
+		if ctx.Err() == nil && attempts.record(inCluster || s.reachedJoinAddr(probes)) {
+			err := fmt.Errorf("server_join: none of %s answered in %s", strings.Join(s.joinAddrs, ", "), attempts)
+			s.logger.Error("giving up joining a cluster", "error", err)
+			s.joinFailed <- err
+			return
 		}
 		timer.Reset(wait)
 	}
+}
+
+// JoinFailed delivers an error when the server gave up joining a cluster
+// (see Config.JoinMaxAttempts). The agent exits on it, as Nomad's does
+// when retry_max runs out.
+func (s *Server) JoinFailed() <-chan error { return s.joinFailed }
+
+// joinAttempts counts the rounds in which none of the join addresses
+// answered, until one does.
+type joinAttempts struct {
+	max     int
+	failed  int
+	pending bool // join addresses are configured and none has answered
+}
+
+func (a joinAttempts) String() string {
+	if a.failed == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", a.failed)
+}
+
+// record notes a round's outcome and reports whether the limit is reached.
+func (a *joinAttempts) record(reached bool) bool {
+	if !a.pending {
+		return false
+	}
+	if reached {
+		a.pending = false
+		return false
+	}
+	a.failed++
+	return a.max > 0 && a.failed >= a.max
+}
+
+// reachedJoinAddr reports whether one of the configured join addresses
+// answered in the round.
+func (s *Server) reachedJoinAddr(probes []probe) bool {
+	for _, p := range probes {
+		if p.err == nil && slices.Contains(s.joinAddrs, p.addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // probe is the outcome of one members exchange.
@@ -36,11 +90,11 @@ type probe struct {
 
 // probeMembers exchanges members with every server this server knows of and
 // takes the step towards a cluster that the answers allow. It reports
-// whether this server is part of a cluster.
-func (s *Server) probeMembers(ctx context.Context) bool {
+// whether this server is part of a cluster, and the round's probes.
+func (s *Server) probeMembers(ctx context.Context) (bool, []probe) {
 	probes := s.exchangeWithAll(ctx)
 	if ctx.Err() != nil {
-		return false
+		return false, probes
 	}
 
 	self := s.members.self()
@@ -56,13 +110,13 @@ func (s *Server) probeMembers(ctx context.Context) bool {
 		// A cluster with a leader exists and does not list this server
 		// (or lists it at an old address): ask its leader to add us.
 		s.requestJoin(ctx, p.resp.LeaderRPC)
-		return s.hasRaftState()
+		return s.hasRaftState(), probes
 	}
 	if s.hasRaftState() {
-		return true
+		return true, probes
 	}
 	s.maybeBootstrap(probes)
-	return false
+	return false, probes
 }
 
 // exchangeWithAll runs a members exchange with every known server address

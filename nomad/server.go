@@ -53,6 +53,10 @@ type Server struct {
 	periodic          *periodicDispatcher
 	jobStatus         *jobStatusUpdater
 
+	// joinFailed receives the error once JoinMaxAttempts rounds found
+	// none of the join addresses.
+	joinFailed chan error
+
 	shutdownCtx    context.Context
 	shutdownCancel context.CancelFunc
 	loops          sync.WaitGroup
@@ -73,6 +77,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	}
 	s := &Server{config: cfg, logger: cfg.Logger.Named("server")}
 	s.shutdownCtx, s.shutdownCancel = context.WithCancel(context.Background())
+	s.joinFailed = make(chan error, 1)
 	if err := s.setup(); err != nil {
 		if serr := s.Shutdown(); serr != nil {
 			s.logger.Error("clean up after failed start", "error", serr)

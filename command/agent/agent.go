@@ -111,6 +111,7 @@ func (a *Agent) setupServer() error {
 	if a.config.Server.RetryInterval > 0 {
 		cfg.JoinInterval = a.config.Server.RetryInterval
 	}
+	cfg.JoinMaxAttempts = joinMaxAttempts(a.config.Server)
 	if t := a.config.Server.MinHeartbeatTTL; t > 0 {
 		cfg.MinHeartbeatTTL = t
 	}
@@ -232,4 +233,27 @@ func (a *Agent) Shutdown() error {
 		a.shutdownErr = errors.Join(errs...)
 	})
 	return a.shutdownErr
+}
+
+// joinMaxAttempts is how many unanswered rounds of join attempts the
+// server makes before the agent gives up, as in Nomad: retry_max for
+// retry_join (0: for ever), and a single round for start_join alone,
+// whose servers must answer at start.
+func joinMaxAttempts(c ServerConfig) int {
+	switch {
+	case len(c.RetryJoin) > 0:
+		return c.RetryMaxAttempts
+	case len(c.StartJoin) > 0:
+		return 1
+	}
+	return 0
+}
+
+// Failed delivers an error when the agent cannot go on: its server gave
+// up joining a cluster. The agent command exits on it.
+func (a *Agent) Failed() <-chan error {
+	if a.server == nil {
+		return nil
+	}
+	return a.server.JoinFailed()
 }

@@ -86,10 +86,11 @@ Options:
     How many servers form a new cluster together.
 
   -join=<addr>
-    A server to join at start. Repeatable.
+    A server to join at start; the agent exits if none answers. Repeatable.
 
   -retry-join=<addr>
-    A server to join, retried until it works. Repeatable.
+    A server to join, retried until it works (or until server_join's
+    retry_max rounds went unanswered). Repeatable.
 
   -client
     Run a client.
@@ -310,7 +311,7 @@ func (c *Command) waitForShutdown(ui cli.Ui, a *Agent) int {
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
 
-	c.awaitStop(ui, signals)
+	failed := c.awaitStop(ui, signals, a.Failed())
 
 	done := make(chan error, 1)
 	go func() { done <- a.Shutdown() }()
@@ -322,6 +323,9 @@ func (c *Command) waitForShutdown(ui cli.Ui, a *Agent) int {
 				return 1
 			}
 			ui.Output("==> Agent stopped")
+			if failed {
+				return 1
+			}
 			return 0
 		case sig := <-signals:
 			if sig == syscall.SIGHUP {
@@ -333,20 +337,24 @@ func (c *Command) waitForShutdown(ui cli.Ui, a *Agent) int {
 	}
 }
 
-// awaitStop returns once the agent is told to stop.
-func (c *Command) awaitStop(ui cli.Ui, signals <-chan os.Signal) {
+// awaitStop returns once the agent is told to stop, or cannot go on; it
+// reports true in the second case.
+func (c *Command) awaitStop(ui cli.Ui, signals <-chan os.Signal, agentFailed <-chan error) bool {
 	for {
 		select {
+		case err := <-agentFailed:
+			ui.Error(fmt.Sprintf("==> %s; shutting down", err))
+			return true
 		case sig := <-signals:
 			if sig == syscall.SIGHUP {
 				ui.Warn("==> Caught SIGHUP: reloading the configuration is not supported; restart the agent to apply changes")
 				continue
 			}
 			ui.Output(fmt.Sprintf("==> Caught signal: %v; shutting down gracefully (send it again to exit at once)", sig))
-			return
+			return false
 		case <-c.ShutdownCh:
 			ui.Output("==> Shutdown requested; shutting down gracefully")
-			return
+			return false
 		}
 	}
 }

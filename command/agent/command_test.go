@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"net"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -159,4 +160,37 @@ func TestCommand_DevRunsUntilShutdown(t *testing.T) {
 		t.Fatal("agent did not stop")
 	}
 	must.StrContains(t, ui.Out(), "Agent stopped")
+}
+
+// A server whose start_join servers do not answer at start gives up and
+// the agent exits 1, as Nomad's does.
+func TestCommand_StartJoinUnansweredExits(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must.NoError(t, err)
+	dead := l.Addr().String()
+	must.NoError(t, l.Close())
+
+	ui := &lockedUi{}
+	cmd := &Command{Ui: ui, ShutdownCh: make(chan struct{})}
+	done := make(chan int, 1)
+	go func() {
+		done <- cmd.Run([]string{"-server", "-data-dir", t.TempDir(), "-bootstrap-expect", "3",
+			"-join", dead, "-http-port", "0", "-rpc-port", "0", "-bind", "127.0.0.1"})
+	}()
+	select {
+	case code := <-done:
+		must.Eq(t, 1, code, must.Sprintf("output: %s", ui.Out()))
+	case <-time.After(30 * time.Second):
+		t.Fatal("the agent did not give up")
+	}
+	must.StrContains(t, ui.Err(), "server_join: none of "+dead+" answered in 1 attempt")
+	must.StrContains(t, ui.Out(), "Agent stopped")
+}
+
+func TestJoinMaxAttempts(t *testing.T) {
+	must.Eq(t, 0, joinMaxAttempts(ServerConfig{}))
+	must.Eq(t, 1, joinMaxAttempts(ServerConfig{StartJoin: []string{"a"}}))
+	must.Eq(t, 0, joinMaxAttempts(ServerConfig{RetryJoin: []string{"a"}}))
+	must.Eq(t, 4, joinMaxAttempts(ServerConfig{RetryJoin: []string{"a"}, RetryMaxAttempts: 4}))
+	must.Eq(t, 4, joinMaxAttempts(ServerConfig{StartJoin: []string{"b"}, RetryJoin: []string{"a"}, RetryMaxAttempts: 4}))
 }
