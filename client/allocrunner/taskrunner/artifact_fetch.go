@@ -49,7 +49,11 @@ func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskAr
 		return fmt.Errorf("destination: %w", err)
 	}
 
-	tmp, err := download(ctx, client, src, art, dir.Dir)
+	headers := make(map[string]string, len(art.GetterHeaders))
+	for k, v := range art.GetterHeaders {
+		headers[k] = env.replace(v)
+	}
+	tmp, err := download(ctx, client, src, headers, art.GetterInsecure, dir.Dir)
 	if err != nil {
 		return err
 	}
@@ -116,17 +120,18 @@ func artifactDest(art *structs.TaskArtifact, env *taskEnv) (string, error) {
 	return filepath.Clean(dest), nil
 }
 
-// download fetches src into a new temporary file in dir and returns its
-// path. The request is abandoned as soon as ctx is done.
-func download(ctx context.Context, client *http.Client, src *url.URL, art *structs.TaskArtifact, dir string) (string, error) {
+// download fetches src, sending the given headers, into a new temporary
+// file in dir and returns its path. The request is abandoned as soon as
+// ctx is done.
+func download(ctx context.Context, client *http.Client, src *url.URL, headers map[string]string, insecure bool, dir string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.String(), nil)
 	if err != nil {
 		return "", fmt.Errorf("build request: %w", err)
 	}
-	for k, v := range art.GetterHeaders {
+	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := httpClient(client, art.GetterInsecure).Do(req)
+	resp, err := httpClient(client, insecure).Do(req)
 	if err != nil {
 		return "", fmt.Errorf("download: %w", err)
 	}

@@ -142,10 +142,10 @@ func TestFetchArtifact(t *testing.T) {
 	}{
 		{
 			name: "plain file into local/",
-			art:  &structs.TaskArtifact{GetterSource: srv.URL + "/files/run.sh", GetterHeaders: map[string]string{"X-Token": "secret"}},
+			art:  &structs.TaskArtifact{GetterSource: srv.URL + "/files/run.sh", GetterHeaders: map[string]string{"X-Token": "secret-${NOMAD_TASK_NAME}"}},
 			check: func(t *testing.T, td *allocdir.TaskDir) {
 				must.Eq(t, string(plain), readFile(t, filepath.Join(td.LocalDir, "run.sh")))
-				must.Eq(t, "secret", headers.Get("X-Token"))
+				must.Eq(t, "secret-web", headers.Get("X-Token"), must.Sprint("header values are interpolated"))
 			},
 		},
 		{
