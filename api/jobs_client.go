@@ -130,11 +130,32 @@ func (j *Jobs) Summary(jobID string, q *QueryOptions) (*JobSummary, *QueryMeta, 
 }
 
 // Versions returns every stored version of a job, newest first, and, when
-// diffs is set, how each differs from the version before it.
+// diffs is set, how each differs from the version before it: Diffs[i] is
+// how Versions[i] differs from Versions[i+1], one diff fewer than versions.
 func (j *Jobs) Versions(jobID string, diffs bool, q *QueryOptions) ([]*Job, []*JobDiff, *QueryMeta, error) {
-	q = withParam(q, "diffs", strconv.FormatBool(diffs))
+	return j.VersionsOpts(jobID, &VersionsOptions{Diffs: diffs}, q)
+}
+
+// VersionsOptions refine a versions query.
+type VersionsOptions struct {
+	// Diffs asks for how the versions differ.
+	Diffs bool
+	// DiffVersion, with Diffs, is the version every version is compared
+	// with instead of the one before it: one diff per version.
+	DiffVersion *uint64
+}
+
+// VersionsOpts is Versions with every option; nil opts asks for no diffs.
+func (j *Jobs) VersionsOpts(jobID string, opts *VersionsOptions, q *QueryOptions) ([]*Job, []*JobDiff, *QueryMeta, error) {
+	if opts == nil {
+		opts = &VersionsOptions{}
+	}
+	params := map[string]string{"diffs": strconv.FormatBool(opts.Diffs)}
+	if opts.DiffVersion != nil {
+		params["diff_version"] = strconv.FormatUint(*opts.DiffVersion, 10)
+	}
 	var resp JobVersionsResponse
-	qm, err := j.client.query(jobPath(jobID, "versions"), &resp, q)
+	qm, err := j.client.query(jobPath(jobID, "versions"), &resp, withParams(q, params))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -156,6 +156,29 @@ func TestJobs_Endpoints(t *testing.T) {
 			want: wantRequest{method: "GET", path: "/v1/job/maxrun/versions", query: url.Values{"diffs": {"true"}}},
 		},
 		{
+			name: "VersionsOpts against a version",
+			reply: reply{body: `{"Versions":[{"ID":"maxrun","Version":1},{"ID":"maxrun","Version":0}],
+				"Diffs":[{"Type":"Edited","ID":"maxrun"},{"Type":"None","ID":"maxrun"}]}`},
+			call: func(t *testing.T, c *Client) {
+				_, diffs, _, err := c.Jobs().VersionsOpts("maxrun", &VersionsOptions{Diffs: true, DiffVersion: ptr(uint64(0))}, nil)
+				must.NoError(t, err)
+				must.Len(t, 2, diffs)
+				must.Eq(t, DiffTypeNone, diffs[1].Type)
+			},
+			want: wantRequest{method: "GET", path: "/v1/job/maxrun/versions", query: url.Values{"diffs": {"true"}, "diff_version": {"0"}}},
+		},
+		{
+			name:  "VersionsOpts without options",
+			reply: reply{body: `{"Versions":[{"ID":"maxrun","Version":0}],"Diffs":null}`},
+			call: func(t *testing.T, c *Client) {
+				versions, diffs, _, err := c.Jobs().VersionsOpts("maxrun", nil, nil)
+				must.NoError(t, err)
+				must.Len(t, 1, versions)
+				must.Nil(t, diffs)
+			},
+			want: wantRequest{method: "GET", path: "/v1/job/maxrun/versions", query: url.Values{"diffs": {"false"}}},
+		},
+		{
 			name:  "Deregister with purge",
 			reply: reply{body: `{"EvalID":"e9","EvalCreateIndex":30,"JobModifyIndex":30}`, headers: map[string]string{"X-Nomad-Index": "30"}},
 			call: func(t *testing.T, c *Client) {

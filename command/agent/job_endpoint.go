@@ -30,13 +30,6 @@ type jobDeregisterResponse struct {
 	Index           uint64
 }
 
-// jobVersionsResponse is the answer to GET /v1/job/:id/versions. Drover
-// computes no diffs between versions, so Diffs is always null.
-type jobVersionsResponse struct {
-	Versions []*structs.Job
-	Diffs    []any
-}
-
 // jobsList serves GET /v1/jobs: the stubs of the jobs whose ID starts with
 // ?prefix, each with its summary.
 func (s *HTTPServer) jobsList(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -257,30 +250,6 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 		return nil, notFound("job not found")
 	}
 	return out, nil
-}
-
-// jobVersions serves GET /v1/job/:id/versions, newest first.
-func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "job ID")
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		versions, err := st.JobVersionsByID(ws, opts.Namespace, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		index, err := tablesIndex(st, state.TableJobVersions, state.TableJobs)
-		return versions, index, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	versions := out.([]*structs.Job)
-	if len(versions) == 0 {
-		return nil, notFound("job not found")
-	}
-	return &jobVersionsResponse{Versions: versions}, nil
 }
 
 // jobDeployment serves GET /v1/job/:id/deployment, which Nomad's `job

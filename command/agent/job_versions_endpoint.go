@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/structs"
+)
+
+// jobVersionsResponse is the answer to GET /v1/job/:id/versions, in the
+// shape of Nomad's JobVersionsResponse. Diffs is null unless ?diffs=true.
+type jobVersionsResponse struct {
+	Versions []*structs.Job
+	Diffs    []*structs.JobDiff
+}
+
+// versionDiffQuery is what a versions query asks to be diffed.
+type versionDiffQuery struct {
+	// diffs asks for diffs at all.
+	diffs bool
+	// against, when set (?diff_version=N), is the version every returned
+	// version is compared with, instead of its predecessor.
+	against *uint64
+}
+
+// parseVersionDiffQuery reads ?diffs, ?diff_version and ?diff_tag. As in
+// Nomad, diff_version is checked whenever it is given but only used with
+// diffs=true. Drover has no version tags, so no diff_tag can name a version.
+func parseVersionDiffQuery(r *http.Request) (versionDiffQuery, error) {
+	diffs, err := parseBoolParam(r, "diffs")
+	if err != nil {
+		return versionDiffQuery{}, err
+	}
+	q := versionDiffQuery{diffs: diffs}
+	params := r.URL.Query()
+	if tag := params.Get("diff_tag"); tag != "" {
+		return versionDiffQuery{}, badRequest("invalid diff_tag %q: Drover has no job version tags; use diff_version", tag)
+	}
+	if raw := strings.TrimSpace(params.Get("diff_version")); raw != "" {
+		v, err := strconv.ParseUint(raw, 10, 64)
+		if err != nil {
+			return versionDiffQuery{}, badRequest("invalid diff_version %q: must be a job version number (0, 1, ...)", raw)
+		}
+		q.against = &v
+	}
+	return q, nil
+}
+
+// jobVersions serves GET /v1/job/:id/versions: every stored version of the
+// job, newest first, and with ?diffs=true how they differ (see
+// versionDiffs).
+func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
+	id, opts, err := idQuery(r, "job ID")
+	if err != nil {
+		return nil, err
+	}
+	dq, err := parseVersionDiffQuery(r)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
+		versions, err := st.JobVersionsByID(ws, opts.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		index, err := tablesIndex(st, state.TableJobVersions, state.TableJobs)
+		return versions, index, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	versions := out.([]*structs.Job)
+	if len(versions) == 0 {
+		return nil, notFound("job not found")
+	}
+	resp := &jobVersionsResponse{Versions: versions}
+	if dq.diffs {
+		if resp.Diffs, err = versionDiffs(versions, dq.against); err != nil {
+			return nil, err
+		}
+	}
+	return resp, nil
+}
+
+// versionDiffs computes the diffs of versions, newest first, the way Nomad
+// does. Without against, Diffs[i] is how versions[i] differs from the
+// older versions[i+1]: one diff fewer than versions, none for a job with a
+// single version. With against, Diffs[i] is how versions[i] differs from
+// that version: one diff per version, the one compared with itself
+// unchanged.
+func versionDiffs(versions []*structs.Job, against *uint64) ([]*structs.JobDiff, error) {
+	var base *structs.Job
+	if against != nil {
+		base = versionNumbered(versions, *against)
+		if base == nil {
+			return nil, badRequest("invalid diff_version %d: the job has no version %d", *against, *against)
+		}
+	}
+	var diffs []*structs.JobDiff
+	for i, next := range versions {
+		old := base
+		if old == nil {
+			if i == len(versions)-1 {
+				break
+			}
+			old = versions[i+1]
+		}
+		d, err := old.Diff(next, true)
+		if err != nil {
+			return nil, fmt.Errorf("diff job version %d with version %d: %w", next.Version, old.Version, err)
+		}
+		diffs = append(diffs, d)
+	}
+	return diffs, nil
+}
+
+// versionNumbered returns the version numbered v, or nil.
+func versionNumbered(versions []*structs.Job, v uint64) *structs.Job {
+	for _, job := range versions {
+		if job.Version == v {
+			return job
+		}
+	}
+	return nil
+}
