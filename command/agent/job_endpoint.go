@@ -145,10 +145,14 @@ func jobIndex(job *structs.Job) uint64 {
 }
 
 // jobWrite checks what a write to one job needs: the agent's server, the
-// namespace it writes in and the job ID from the URL.
+// region (?region, when given, must be this cluster's), the namespace it
+// writes in and the job ID from the URL.
 func (s *HTTPServer) jobWrite(r *http.Request) (srv *nomad.Server, ns, id string, err error) {
 	srv, id, err = s.serverWrite(r, "job ID")
 	if err != nil {
+		return nil, "", "", err
+	}
+	if err := s.checkRegion(r.URL.Query().Get("region")); err != nil {
 		return nil, "", "", err
 	}
 	ns, err = writeNamespace(r)
@@ -162,9 +166,6 @@ func (s *HTTPServer) jobWrite(r *http.Request) (srv *nomad.Server, ns, id string
 func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, error) {
 	srv, ns, id, err := s.jobWrite(r)
 	if err != nil {
-		return nil, err
-	}
-	if err := s.checkRegion(r.URL.Query().Get("region")); err != nil {
 		return nil, err
 	}
 	purge, err := parseBoolParam(r, "purge")

@@ -342,7 +342,10 @@ func TestJobEndpoints_PeriodicForce(t *testing.T) {
 	periodic := batchJobJSON("cron")
 	periodic["Periodic"] = map[string]any{"Spec": "*/5 * * * *", "SpecType": "cron"}
 	registerJob(t, a, periodic)
-	resp = do(t, a, http.MethodPut, "/v1/job/cron/periodic/force", nil)
+	resp = do(t, a, http.MethodPut, "/v1/job/cron/periodic/force?region=elsewhere", nil)
+	must.Eq(t, http.StatusBadRequest, resp.code)
+	must.StrContains(t, resp.String(), `unknown region "elsewhere"`)
+	resp = do(t, a, http.MethodPut, "/v1/job/cron/periodic/force?region=global", nil)
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	var forced struct {
 		EvalID          string
