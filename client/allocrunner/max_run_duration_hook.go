@@ -170,13 +170,19 @@ func (h *maxRunDurationHook) armLocked(d time.Duration) {
 	remaining := deadline.Sub(time.Now())
 	w := &deadlineWatch{stop: make(chan struct{}), done: make(chan struct{})}
 	h.watch, h.armed = w, d
+	// The timer starts here, not in the watch goroutine: a goroutine may
+	// start many milliseconds later on a busy agent (many allocations
+	// starting at once), and a timer set to remaining then would fire that
+	// much after the deadline.
+	var expired *time.Timer
 	if remaining <= 0 {
 		h.logger.Info("max_run_duration deadline already passed", "max_run_duration", d, "deadline", deadline)
 		h.fire(d)
 	} else {
+		expired = time.NewTimer(remaining)
 		h.logger.Debug("armed max_run_duration", "max_run_duration", d, "deadline", deadline, "remaining", remaining)
 	}
-	go h.run(w, d, deadline, remaining)
+	go h.run(w, d, deadline, expired)
 }
 
 // disarmLocked stops the watch and waits for its goroutine to end. The
@@ -190,16 +196,17 @@ func (h *maxRunDurationHook) disarmLocked() {
 	h.watch, h.armed = nil, 0
 }
 
-// run is the watch goroutine: it enforces the deadline when the timer set
-// to remaining fires, and reports the gauges every collection interval
-// until stopped.
-func (h *maxRunDurationHook) run(w *deadlineWatch, d time.Duration, deadline time.Time, remaining time.Duration) {
+// run is the watch goroutine: it enforces the deadline when the timer
+// fires (nil: the deadline had passed when it was armed), and reports the
+// gauges every collection interval until stopped.
+func (h *maxRunDurationHook) run(w *deadlineWatch, d time.Duration, deadline time.Time, timer *time.Timer) {
 	defer close(w.done)
 	var expired <-chan time.Time
-	if !h.fired.Load() {
-		timer := time.NewTimer(remaining)
+	if timer != nil {
 		defer timer.Stop()
-		expired = timer.C
+		if !h.fired.Load() {
+			expired = timer.C
+		}
 	}
 	ticker := time.NewTicker(h.interval)
 	defer ticker.Stop()
