@@ -175,3 +175,59 @@ func parseMapsHeader(line string) (start, end uintptr, isHeader, ok bool) {
 	isFile := len(fields) >= 6 && strings.HasPrefix(fields[5], "/")
 	return uintptr(s), uintptr(e), true, isFile && (perms == "r-xp" || perms == "r--p")
 }
+
+// supervisorNice is how much a supervisor lowers its priority once its
+// task runs. A supervisor only moves bytes and records the task's end.
+// When many tasks die at once (a max_run_duration deadline shared by many
+// allocations), a score of supervisors waking at the agent's priority, each
+// in a scheduling group of its own, would starve the agent of the CPU it
+// needs to kill the rest on time.
+const supervisorNice = 10
+
+// lowerPriority makes this process nicer by supervisorNice: every thread
+// (Linux keeps a nice value per thread, and threads started later inherit
+// it from the one that starts them) and the session's autogroup, which is
+// what the scheduler weighs against other sessions when autogrouping is
+// on. The task, started before and in a session of its own, keeps its
+// priority. Failures are ignored: the priority is an optimisation.
+func lowerPriority() {
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		// getpriority(2) returns 20 - nice for the raw system call.
+		raw, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
+		if err != nil {
+			continue
+		}
+		_ = unix.Setpriority(unix.PRIO_PROCESS, tid, nicer(20-raw))
+	}
+	lowerAutogroupPriority()
+}
+
+// nicer is nice lowered by supervisorNice, within the range Linux allows.
+func nicer(nice int) int { return min(nice+supervisorNice, 19) }
+
+// lowerAutogroupPriority lowers the priority of this session's autogroup,
+// where the kernel has autogroups.
+func lowerAutogroupPriority() {
+	b, err := os.ReadFile("/proc/self/autogroup")
+	if err != nil {
+		return
+	}
+	// "/autogroup-123 nice 0"
+	fields := strings.Fields(string(b))
+	if len(fields) != 3 {
+		return
+	}
+	nice, err := strconv.Atoi(fields[2])
+	if err != nil {
+		return
+	}
+	_ = os.WriteFile("/proc/self/autogroup", []byte(strconv.Itoa(nicer(nice))), 0)
+}

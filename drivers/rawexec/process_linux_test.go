@@ -1,13 +1,28 @@
 package rawexec
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/shoenig/test/must"
+	"golang.org/x/sys/unix"
 )
+
+// lowerPriorityTestEnv makes the test binary call lowerPriority and print
+// the nice value of each of its threads (see TestLowerPriority).
+const lowerPriorityTestEnv = "DROVER_TEST_LOWER_PRIORITY"
+
+func init() {
+	if os.Getenv(lowerPriorityTestEnv) == "1" {
+		os.Exit(printNiceAfterLowering())
+	}
+}
 
 const sampleSmaps = `00400000-00750000 r-xp 00000000 fe:00 9982355    /usr/bin/drover
 Size:               3392 kB
@@ -53,4 +68,62 @@ func TestReleaseReadOnlyMappings(t *testing.T) {
 	must.SliceNotEmpty(t, ranges)
 	releaseReadOnlyMappings()
 	must.Eq(t, `"works"`, strconv.Quote("works"))
+}
+
+// printNiceAfterLowering is the child side of TestLowerPriority: it
+// prints its autogroup line, then the nice value of each thread.
+func printNiceAfterLowering() int {
+	lowerPriority()
+	autogroup, err := os.ReadFile("/proc/self/autogroup")
+	if err != nil {
+		autogroup = []byte("none")
+	}
+	fmt.Println(strings.TrimSpace(string(autogroup)))
+	entries, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/stat")
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		// Field 19, nice, counting from the state after the command.
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+		fmt.Println(fields[16])
+	}
+	return 0
+}
+
+// A supervisor whose task runs makes all its threads and its session's
+// autogroup nicer. The child runs in a session of its own, as a supervisor
+// does, so that the test's own session keeps its priority.
+func TestLowerPriority(t *testing.T) {
+	exe, err := os.Executable()
+	must.NoError(t, err)
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), lowerPriorityTestEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.Output()
+	must.NoError(t, err)
+
+	own, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	must.NoError(t, err)
+	want := strconv.Itoa(nicer(20 - own))
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	must.Greater(t, 2, len(lines), must.Sprint("an autogroup line and several threads"))
+	if autogroup := lines[0]; autogroup != "none" {
+		// A new session starts a new autogroup at nice 0.
+		must.StrHasSuffix(t, " nice "+strconv.Itoa(nicer(0)), autogroup)
+	}
+	for _, l := range lines[1:] {
+		must.Eq(t, want, l)
+	}
+}
+
+func TestNicer(t *testing.T) {
+	must.Eq(t, supervisorNice, nicer(0))
+	must.Eq(t, 19, nicer(15), must.Sprint("19 is the nicest"))
+	must.Eq(t, supervisorNice-5, nicer(-5))
 }

@@ -17,3 +17,6 @@ func awaitExit(pid int) {}
 
 // releaseReadOnlyMappings is a Linux-only memory optimisation.
 func releaseReadOnlyMappings() {}
+
+// lowerPriority is left to the platforms where a supervisor needs it.
+func lowerPriority() {}

@@ -62,6 +62,7 @@ func SupervisorMain(args []string) int {
 		return 1
 	}
 	report(status, startReport{PID: s.state.PID, PGID: s.state.PGID, StartedAt: s.state.StartedAt})
+	lowerPriority()
 	// Hand what start-up used back to the OS: from here on the supervisor
 	// only moves bytes. The collection comes first, as it reads much of the
 	// binary's read-only data that the release then drops.
@@ -123,7 +124,10 @@ func startSupervised(stateDir string) (*supervised, error) {
 		Dir:         spec.Dir,
 		Stdout:      stdout,
 		Stderr:      stderr,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Credential: spec.Credential.sys()},
+		// The task leads a session of its own, its process group with it:
+		// a session is also a scheduling group (an autogroup) on Linux, so
+		// the lower priority the supervisor takes stays with it.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Credential: spec.Credential.sys()},
 	}
 	err = s.cmd.Start()
 	// The task has its own copies of the write ends now; ours must go so
