@@ -118,12 +118,12 @@ func startSupervised(stateDir string) (*supervised, error) {
 	}
 
 	s.cmd = &exec.Cmd{
-		Path:        spec.Path,
-		Args:        spec.Args,
-		Env:         append([]string{}, spec.Env...), // never nil: nil would inherit ours
-		Dir:         spec.Dir,
-		Stdout:      stdout,
-		Stderr:      stderr,
+		Path:   spec.Path,
+		Args:   spec.Args,
+		Env:    append([]string{}, spec.Env...), // never nil: nil would inherit ours
+		Dir:    spec.Dir,
+		Stdout: stdout,
+		Stderr: stderr,
 		// The task leads a session of its own, its process group with it:
 		// a session is also a scheduling group (an autogroup) on Linux, so
 		// the lower priority the supervisor takes stays with it.
