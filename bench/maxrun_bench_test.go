@@ -105,10 +105,21 @@ func BenchmarkMaxRun_Lateness(b *testing.B) {
 // `sleep 1000` with max_run_duration 2s on one dev agent, and measures the
 // largest kill lateness among them: 20 deadlines that fall together.
 func BenchmarkMaxRun_TwentyTogether(b *testing.B) {
+	twentyTogether(b, "-dev")
+}
+
+// BenchmarkMaxRun_TwentyTogether_DataDir is BenchmarkMaxRun_TwentyTogether
+// on an agent with a data dir, as in production: the client records each
+// expiry in its on-disk state (bbolt, synced) before it kills.
+func BenchmarkMaxRun_TwentyTogether_DataDir(b *testing.B) {
+	twentyTogether(b, "-dev", "-data-dir", b.TempDir())
+}
+
+func twentyTogether(b *testing.B, agentArgs ...string) {
 	const count = 20
 	var worst []time.Duration
 	for n := range b.N {
-		p := startAgent(b, b.TempDir(), 0, 0, "-dev")
+		p := startAgent(b, b.TempDir(), 0, 0, agentArgs...)
 		p.waitUntil("node ready", pollGap, time.Minute, p.nodeReady)
 		id := fmt.Sprintf("bench-maxrun-together-%d", n)
 		if err := p.registerJob(maxRunJob(id, count, 2*time.Second)); err != nil {

@@ -44,6 +44,8 @@ const openTimeout = 5 * time.Second
 type BoltStateDB struct {
 	logger hclog.Logger
 	db     *bolt.DB
+	// writes commits the runners' state writes, which come in bursts.
+	writes *groupCommit
 }
 
 var _ StateDB = (*BoltStateDB)(nil)
@@ -71,7 +73,7 @@ func OpenBoltStateDB(logger hclog.Logger, dir string) (StateDB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open client state %s: %w", path, err)
 	}
-	return &BoltStateDB{logger: logger.Named("client_state"), db: db}, nil
+	return &BoltStateDB{logger: logger.Named("client_state"), db: db, writes: &groupCommit{db: db}}, nil
 }
 
 func initSchema(tx *bolt.Tx) error {
@@ -148,7 +150,7 @@ func (s *BoltStateDB) PutAllocRunnerState(allocID string, st *AllocRunnerState) 
 	if st == nil {
 		return fmt.Errorf("put alloc runner state of %s: state is nil", allocID)
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.writes.update(func(tx *bolt.Tx) error {
 		b, err := allocBucket(tx, allocID, true)
 		if err != nil {
 			return err
@@ -181,7 +183,7 @@ func (s *BoltStateDB) PutTaskRunnerState(allocID, task string, local *TaskRunner
 	if local == nil && ts == nil {
 		return nil
 	}
-	return s.db.Update(func(tx *bolt.Tx) error {
+	return s.writes.update(func(tx *bolt.Tx) error {
 		b, err := taskBucket(tx, allocID, task, true)
 		if err != nil {
 			return err
