@@ -50,14 +50,10 @@ func (c *JobHistoryCommand) Run(args []string) int {
 		c.Ui.Error(`For additional help try 'drover job history -h'`)
 		return exitError
 	}
-	var version *uint64
-	if versionFlag != "" {
-		v, err := strconv.ParseUint(versionFlag, 10, 64)
-		if err != nil {
-			c.Ui.Error(fmt.Sprintf("-version must be a non-negative integer, not %q", versionFlag))
-			return exitError
-		}
-		version = &v
+	version, err := parseVersionFlag(versionFlag)
+	if err != nil {
+		c.Ui.Error(err.Error())
+		return exitError
 	}
 	client, err := c.Client()
 	if err != nil {

@@ -3,7 +3,6 @@ package command
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/drover-io/drover/api"
@@ -41,14 +40,10 @@ func (c *JobInspectCommand) Run(args []string) int {
 		c.Ui.Error(`For additional help try 'drover job inspect -h'`)
 		return exitError
 	}
-	var version *uint64
-	if versionFlag != "" {
-		v, err := strconv.ParseUint(versionFlag, 10, 64)
-		if err != nil {
-			c.Ui.Error(fmt.Sprintf("-version must be a non-negative integer, not %q", versionFlag))
-			return exitError
-		}
-		version = &v
+	version, err := parseVersionFlag(versionFlag)
+	if err != nil {
+		c.Ui.Error(err.Error())
+		return exitError
 	}
 	client, err := c.Client()
 	if err != nil {
