@@ -107,6 +107,7 @@ func New(cfg *Config) (*Client, error) {
 	go func() { defer c.loops.Done(); c.batcher.run(c.ctx) }()
 	go func() { defer c.loops.Done(); c.registerLoop(c.ctx) }()
 	go func() { defer c.loops.Done(); c.watchAllocs(c.ctx) }()
+	c.startMetricsPublisher()
 	c.logger.Info("client started", "node_id", c.node.ID, "node_name", c.node.Name, "alloc_dir", cfg.AllocDir)
 	return c, nil
 }

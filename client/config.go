@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/drover-io/drover/drivers"
 )
@@ -77,6 +78,18 @@ type Config struct {
 	// are refreshed: the agent's telemetry collection interval. Zero
 	// leaves the alloc runner's default.
 	MetricsInterval time.Duration
+
+	// PublishNodeMetrics and PublishAllocationMetrics are the agent's
+	// telemetry switches of the same names: every MetricsInterval the
+	// client emits the host's resource gauges (memory, CPU, the alloc
+	// dir's disk, uptime, allocated and unallocated capacity), and the
+	// resource use of each running task.
+	PublishNodeMetrics       bool
+	PublishAllocationMetrics bool
+	// Metrics receives the client's resource gauges. Nil means go-metrics'
+	// global instance, looked up at each emission so that it follows the
+	// agent's sinks.
+	Metrics *metrics.Metrics
 }
 
 func (c *Config) validate() error {

@@ -41,6 +41,9 @@ func (a *Agent) setupClient() error {
 		// they stop with the agent.
 		DestroyOnShutdown: stateDir == "",
 		MetricsInterval:   cfg.Telemetry.CollectionInterval,
+
+		PublishNodeMetrics:       cfg.Telemetry.PublishNodeMetrics,
+		PublishAllocationMetrics: cfg.Telemetry.PublishAllocationMetrics,
 	})
 	if err != nil {
 		if rc, ok := conn.(*rpcServerConn); ok {
