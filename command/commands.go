@@ -43,8 +43,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"node eligibility": func() (cli.Command, error) { return &NodeEligibilityCommand{Meta: meta}, nil },
 		"node status":      func() (cli.Command, error) { return &NodeStatusCommand{Meta: meta}, nil },
 
-		"operator":         func() (cli.Command, error) { return &OperatorCommand{Meta: meta}, nil },
-		"operator metrics": func() (cli.Command, error) { return &OperatorMetricsCommand{Meta: meta}, nil },
+		"operator":                  func() (cli.Command, error) { return &OperatorCommand{Meta: meta}, nil },
+		"operator metrics":          func() (cli.Command, error) { return &OperatorMetricsCommand{Meta: meta}, nil },
+		"operator snapshot":         func() (cli.Command, error) { return &OperatorSnapshotCommand{Meta: meta}, nil },
+		"operator snapshot inspect": func() (cli.Command, error) { return &OperatorSnapshotInspectCommand{Meta: meta}, nil },
+		"operator snapshot restore": func() (cli.Command, error) { return &OperatorSnapshotRestoreCommand{Meta: meta}, nil },
+		"operator snapshot save":    func() (cli.Command, error) { return &OperatorSnapshotSaveCommand{Meta: meta}, nil },
 
 		"server":         func() (cli.Command, error) { return &ServerCommand{Meta: meta}, nil },
 		"server members": func() (cli.Command, error) { return &ServerMembersCommand{Meta: meta}, nil },

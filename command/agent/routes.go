@@ -45,6 +45,7 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/agent/members", s.agentMembers)
 
 	s.handle("GET /v1/metrics", s.metricsHandler)
+	s.registerOperatorSnapshotRoutes()
 
 	s.handle("GET /v1/client/fs/logs/{id}", s.fsLogs)
 	s.handle("GET /v1/client/fs/ls/{id}", s.fsList)
