@@ -27,6 +27,14 @@ func (s *Server) monitorLeadership(ctx context.Context) {
 			stop, done = nil, nil
 		}
 	}
+	startLeading := func(established chan<- struct{}) {
+		lctx, cancel := context.WithCancel(ctx)
+		stop, done = cancel, make(chan struct{})
+		go func(done chan struct{}) {
+			defer close(done)
+			s.leaderLoop(lctx, established)
+		}(done)
+	}
 	defer stopLeading()
 	for {
 		select {
@@ -35,22 +43,54 @@ func (s *Server) monitorLeadership(ctx context.Context) {
 		case leader := <-s.raft.LeaderCh():
 			switch {
 			case leader && stop == nil:
-				lctx, cancel := context.WithCancel(ctx)
-				stop, done = cancel, make(chan struct{})
-				go func(done chan struct{}) {
-					defer close(done)
-					s.leaderLoop(lctx)
-				}(done)
+				startLeading(nil)
 			case !leader:
 				stopLeading()
 			}
+		case restarted := <-s.leaderRestart:
+			if stop != nil {
+				stopLeading()
+				if s.IsLeader() {
+					startLeading(restarted) // closed once established
+					continue
+				}
+			}
+			close(restarted)
 		}
 	}
 }
 
+// restartLeadership stops the leader's loops and, if this server still
+// leads, starts them again, as after an election: every component drops
+// what it held and is handed the current state. It returns once the new
+// loops run (or ended before that), or when ctx ends.
+func (s *Server) restartLeadership(ctx context.Context) {
+	restarted := make(chan struct{})
+	select {
+	case s.leaderRestart <- restarted:
+	case <-ctx.Done():
+		return
+	case <-s.shutdownCtx.Done():
+		return
+	}
+	select {
+	case <-restarted:
+	case <-ctx.Done():
+	case <-s.shutdownCtx.Done():
+	}
+}
+
 // leaderLoop establishes leadership, runs the leader's loops until ctx
-// ends, and then tears them down.
-func (s *Server) leaderLoop(ctx context.Context) {
+// ends, and then tears them down. It closes established, if not nil, once
+// the loops run, or when it returns before that.
+func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
+	announce := func() {
+		if established != nil {
+			close(established)
+			established = nil
+		}
+	}
+	defer announce()
 	s.logger.Info("gained leadership; starting leader loops")
 	var wg sync.WaitGroup
 	defer func() {
@@ -86,6 +126,7 @@ func (s *Server) leaderLoop(ctx context.Context) {
 		w := &worker{srv: s, logger: s.logger.Named("worker").With("worker", i)}
 		start("worker", w.run)
 	}
+	announce()
 	<-ctx.Done()
 	s.logger.Info("lost leadership; stopping leader loops")
 }

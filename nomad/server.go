@@ -56,6 +56,10 @@ type Server struct {
 	// joinFailed receives the error once JoinMaxAttempts rounds found
 	// none of the join addresses.
 	joinFailed chan error
+	// leaderRestart asks monitorLeadership to stop the leader's loops and,
+	// if this server still leads, start them afresh; it closes the channel
+	// sent once that is done. A snapshot restore uses it.
+	leaderRestart chan chan struct{}
 
 	shutdownCtx    context.Context
 	shutdownCancel context.CancelFunc
@@ -78,6 +82,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s := &Server{config: cfg, logger: cfg.Logger.Named("server")}
 	s.shutdownCtx, s.shutdownCancel = context.WithCancel(context.Background())
 	s.joinFailed = make(chan error, 1)
+	s.leaderRestart = make(chan chan struct{})
 	if err := s.setup(); err != nil {
 		if serr := s.Shutdown(); serr != nil {
 			s.logger.Error("clean up after failed start", "error", serr)

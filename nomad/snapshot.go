@@ -223,29 +223,12 @@ func (s *Server) SnapshotTempDir() string {
 	return s.config.serverDir()
 }
 
-// reseedLeader hands the leader's components the restored state, as a
-// new leader's are handed theirs (restoreLeaderState): the pending and
-// blocked evaluations, the nodes to watch, the periodic jobs. What the
-// components held of the replaced state is dropped where that is possible
-// while the leader's loops run: the blocked evaluations, the periodic jobs
-// and the jobs marked for a status update. The eval broker cannot be
-// emptied without stopping the workers, so the evaluations it held are
-// still processed, against the restored state, and timers of nodes that
-// are not in the restored state expire without effect.
-//
-// If leadership is lost meanwhile, the components may be left enabled on
-// a follower; that is harmless (their loops have stopped, and what they
-// collect is bounded by the state) and the next leader resets them.
+// reseedLeader hands the leader's components the restored state: it
+// restarts the leader's loops, as a new leader's start. The eval broker,
+// the blocked evaluations, the plan queue, the heartbeat timers and the
+// periodic jobs drop what they held of the replaced state (evaluations
+// being scheduled against it included) and are filled from the restored
+// one.
 func (s *Server) reseedLeader(ctx context.Context) {
-	if !s.IsLeader() {
-		return
-	}
-	s.blockedEvals.SetEnabled(true)
-	s.periodic.SetEnabled(true)
-	s.jobStatus.setEnabled(true)
-	ctx, cancel := s.writeContext(context.WithoutCancel(ctx))
-	defer cancel()
-	if err := s.restoreLeaderState(ctx); err != nil {
-		s.logger.Error("hand the restored state to the leader's loops", "error", err)
-	}
+	s.restartLeadership(ctx)
 }

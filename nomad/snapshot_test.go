@@ -273,3 +273,21 @@ func TestSnapshotRestore_CanceledContext(t *testing.T) {
 	must.True(t, errors.Is(err, context.Canceled), must.Sprint(err))
 	must.True(t, src.State() == before)
 }
+
+// What the leader's broker held of the replaced state goes with it: an
+// evaluation of a job the snapshot does not have is not scheduled.
+func TestSnapshotRestore_DropsReplacedEvaluations(t *testing.T) {
+	s := startServer(t, unscheduledConfig(t, "unscheduled"))
+	waitForLeader(t, s)
+	archive, _ := saveSnapshot(t, s) // nothing in it
+	mustRegister(t, s, testJob("gone"))
+	must.Eq(t, 1, s.EvalBrokerStats().TotalReady)
+
+	_, _, err := s.SnapshotRestore(testCtx(t), bytes.NewReader(archive))
+	must.NoError(t, err)
+	must.True(t, s.IsLeader())
+	stats := s.EvalBrokerStats()
+	must.Eq(t, 0, stats.TotalReady+stats.TotalUnacked+stats.TotalPending+stats.TotalWaiting,
+		must.Sprintf("the broker still holds evaluations of the replaced state: %+v", stats))
+	must.SliceEmpty(t, storedJobIDs(t, s))
+}
