@@ -42,6 +42,10 @@ type allocMetrics struct {
 	// tasks are the samples of the previous collection, one per task then
 	// running: CPU use is the difference of two samples.
 	tasks map[taskKey]*taskSample
+
+	// proc reads /proc for every collection (one at a time).
+	proc     procReader
+	pageSize uint64
 }
 
 type taskKey struct{ allocID, task string }
@@ -68,6 +72,7 @@ func newAllocMetrics(nodeLabels []metrics.Label, perCore int64, mhz float64, pro
 		mhz:           mhz,
 		process:       process,
 		tasks:         map[taskKey]*taskSample{},
+		pageSize:      uint64(os.Getpagesize()),
 	}
 }
 
@@ -81,7 +86,7 @@ type runningTask struct {
 
 func (am *allocMetrics) collect(g gaugeSink, now time.Time, allocs []*structs.Allocation) {
 	running := am.runningTasks(allocs)
-	groups := scanProcessGroups(running)
+	groups := am.scanProcessGroups(running)
 	next := make(map[taskKey]*taskSample, len(running))
 	for _, rt := range running {
 		prev := am.tasks[rt.key]
@@ -96,7 +101,7 @@ func (am *allocMetrics) collect(g gaugeSink, now time.Time, allocs []*structs.Al
 		if !rt.hasPID {
 			continue
 		}
-		rss, pids := sampleProcesses(rt.pid, groups[rt.pgid])
+		rss, pids := am.sampleProcesses(rt.pid, groups[rt.pgid])
 		if pids == nil {
 			continue
 		}
@@ -206,7 +211,7 @@ type pidStat struct {
 // process groups of the tasks, by group. One scan serves every task:
 // reading the stat of every process on the machine once per task would
 // make the cost of an interval grow with tasks times processes.
-func scanProcessGroups(tasks []runningTask) map[int][]pidStat {
+func (am *allocMetrics) scanProcessGroups(tasks []runningTask) map[int][]pidStat {
 	want := map[int]bool{}
 	for _, rt := range tasks {
 		if rt.hasPID && rt.pgid > 0 {
@@ -231,7 +236,7 @@ func scanProcessGroups(tasks []runningTask) map[int][]pidStat {
 		if err != nil {
 			continue
 		}
-		st, err := readProcStat(pid)
+		st, err := am.proc.stat(pid)
 		if err == nil && want[st.pgid] {
 			groups[st.pgid] = append(groups[st.pgid], pidStat{pid: pid, st: st})
 		}
@@ -243,23 +248,23 @@ func scanProcessGroups(tasks []runningTask) map[int][]pidStat {
 // and the members of its process group, and returns it with each
 // process's CPU time. pids is nil when no process could be read: the task
 // ended meanwhile.
-func sampleProcesses(pid int, group []pidStat) (rss uint64, pids map[int]pidTicks) {
+func (am *allocMetrics) sampleProcesses(pid int, group []pidStat) (rss uint64, pids map[int]pidTicks) {
 	if !slices.ContainsFunc(group, func(p pidStat) bool { return p.pid == pid }) {
 		// No group known, or the leader left it: the task's own process
 		// counts still.
-		if st, err := readProcStat(pid); err == nil {
+		if st, err := am.proc.stat(pid); err == nil {
 			group = append(slices.Clip(group), pidStat{pid: pid, st: st})
 		}
 	}
 	for _, p := range group {
-		u, err := readProcessUsage(p.pid, 0)
+		r, err := am.proc.rss(p.pid, am.pageSize)
 		if err != nil {
 			continue // it exited meanwhile
 		}
 		if pids == nil {
 			pids = make(map[int]pidTicks, len(group))
 		}
-		rss += u.MemoryStats.RSS
+		rss += r
 		pids[p.pid] = pidTicks{start: p.st.startTime, user: p.st.utime, system: p.st.stime}
 	}
 	return rss, pids

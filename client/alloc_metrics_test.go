@@ -132,16 +132,16 @@ func TestAllocMetrics_ProcessGroup(t *testing.T) {
 		_ = cmd.Wait()
 	})
 	task := []runningTask{{hasPID: true, pid: pid, pgid: pid}}
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool { return len(scanProcessGroups(task)[pid]) == 2 }),
-		wait.Timeout(20*time.Second),
-		wait.Gap(10*time.Millisecond),
-	), must.Sprint("waiting for the group's second process"))
-
 	node := nodeMetricLabels(testNode())
 	am := newAllocMetrics(node, 1000, 2000, func(allocID, name string) (int, int, bool) {
 		return pid, pid, allocID == "a1" && name == "app"
 	})
+	must.Wait(t, wait.InitialSuccess(
+		wait.BoolFunc(func() bool { return len(am.scanProcessGroups(task)[pid]) == 2 }),
+		wait.Timeout(20*time.Second),
+		wait.Gap(10*time.Millisecond),
+	), must.Sprint("waiting for the group's second process"))
+
 	a := runningAlloc("a1", map[string]string{"app": structs.TaskStateRunning})
 	labels := taskMetricLabels(a, "app", node)
 	rec := newGaugeRecorder()

@@ -48,33 +48,8 @@ type procStat struct {
 }
 
 func readProcStat(pid int) (procStat, error) {
-	var st procStat
-	data, err := os.ReadFile(filepath.Join(procDir, strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return st, err
-	}
-	// The command name, in parentheses, may hold spaces: fields are
-	// counted from after its closing parenthesis, where field 3 begins.
-	s := string(data)
-	end := strings.LastIndexByte(s, ')')
-	if end < 0 {
-		return st, fmt.Errorf("pid %d: malformed stat", pid)
-	}
-	f := strings.Fields(s[end+1:])
-	const (
-		pgidField  = 5 - 3
-		utimeField = 14 - 3
-		stimeField = 15 - 3
-		startField = 22 - 3
-	)
-	if len(f) <= startField {
-		return st, fmt.Errorf("pid %d: short stat", pid)
-	}
-	st.pgid, _ = strconv.Atoi(f[pgidField])
-	st.utime, _ = strconv.ParseUint(f[utimeField], 10, 64)
-	st.stime, _ = strconv.ParseUint(f[stimeField], 10, 64)
-	st.startTime, _ = strconv.ParseUint(f[startField], 10, 64)
-	return st, nil
+	var r procReader
+	return r.stat(pid)
 }
 
 // readProcessUsage reads one process's resident memory and its CPU use

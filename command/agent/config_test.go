@@ -315,6 +315,9 @@ func TestDevConfig(t *testing.T) {
 	must.Eq(t, "dc1", c.Datacenter)
 	must.Eq(t, true, c.Plugins["raw_exec"].Config["enabled"])
 	must.Eq(t, "", c.DataDir)
+	must.True(t, c.Telemetry.PrometheusMetrics)
+	must.True(t, c.Telemetry.PublishNodeMetrics)
+	must.False(t, c.Telemetry.PublishAllocationMetrics, must.Sprint("per-task series cost memory; opt in"))
 }
 
 func TestConfigCopyIsDeep(t *testing.T) {
