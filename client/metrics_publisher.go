@@ -25,24 +25,35 @@ type metricsCollector interface {
 	collect(g gaugeSink, now time.Time, allocs []*structs.Allocation)
 }
 
-// metricsPublisher runs the collectors the telemetry switches turn on, at
-// once and then every collection interval, in one goroutine for the node
-// and all its allocations: the cost of an interval grows with the number
-// of running tasks, not the number of goroutines.
+// metricsPublisher emits the allocation counts, and runs the collectors
+// the telemetry switches turn on, at once and then every collection
+// interval, in one goroutine for the node and all its allocations: the
+// cost of an interval grows with the number of running tasks, not the
+// number of goroutines.
 type metricsPublisher struct {
-	interval   time.Duration
-	sink       func() gaugeSink
-	allocs     func() []*structs.Allocation
+	interval time.Duration
+	sink     func() gaugeSink
+	allocs   func() allocSnapshot
+	// counts is always there, as a Nomad client always emits its
+	// allocation counts; nil only in tests of the loop itself.
+	counts     *allocCountMetrics
 	collectors []metricsCollector
 }
 
-// startMetricsPublisher starts the publisher when publish_node_metrics or
-// publish_allocation_metrics is on. It ends with the client's other loops.
+// allocSnapshot is the client's allocations as one collection sees them.
+type allocSnapshot struct {
+	// active are the allocations whose tasks have not all ended, by ID.
+	active []*structs.Allocation
+	// finished is how many allocations whose tasks have all ended the
+	// client still keeps, counted at the moment active was listed.
+	finished int
+}
+
+// startMetricsPublisher starts the publisher, whatever the switches: the
+// allocation counts are always emitted. It ends with the client's other
+// loops.
 func (c *Client) startMetricsPublisher() {
 	p := c.newMetricsPublisher()
-	if p == nil {
-		return
-	}
 	c.loops.Add(1)
 	go func() {
 		defer c.loops.Done()
@@ -50,13 +61,10 @@ func (c *Client) startMetricsPublisher() {
 	}()
 }
 
-// newMetricsPublisher returns the publisher of the configured gauges, or
-// nil when none is configured.
+// newMetricsPublisher returns the publisher of the allocation counts and
+// of the gauges the switches turn on.
 func (c *Client) newMetricsPublisher() *metricsPublisher {
 	cfg := c.config
-	if !cfg.PublishNodeMetrics && !cfg.PublishAllocationMetrics {
-		return nil
-	}
 	interval := cfg.MetricsInterval
 	if interval <= 0 {
 		interval = allocrunner.DefaultMetricsCollectionInterval
@@ -64,9 +72,10 @@ func (c *Client) newMetricsPublisher() *metricsPublisher {
 	p := &metricsPublisher{
 		interval: interval,
 		sink:     globalSink(cfg.Metrics),
-		allocs:   c.activeAllocs,
+		allocs:   c.allocSnapshot,
 	}
 	labels := nodeMetricLabels(c.node)
+	p.counts = newAllocCountMetrics(labels)
 	if cfg.PublishNodeMetrics {
 		p.collectors = append(p.collectors, newHostMetrics(c.logger.Named("host_metrics"), c.node, cfg.AllocDir, labels))
 	}
@@ -102,25 +111,36 @@ func (p *metricsPublisher) run(ctx context.Context) {
 	}
 }
 
-// publish runs every collector once.
+// publish emits the counts and runs every collector once, all from one
+// snapshot of the allocations.
 func (p *metricsPublisher) publish() {
 	g := p.sink()
-	allocs := p.allocs()
+	snap := p.allocs()
 	now := time.Now()
+	if p.counts != nil {
+		p.counts.collect(g, snap)
+	}
 	for _, c := range p.collectors {
-		c.collect(g, now, allocs)
+		c.collect(g, now, snap.active)
 	}
 }
 
-// activeAllocs returns the allocations of the runners whose tasks have
-// not all ended. Finished ones are left out before their state is
-// copied: a client keeps up to gc_max_allocs of them.
-func (c *Client) activeAllocs() []*structs.Allocation {
+// allocSnapshot copies the allocations of the runners whose tasks have
+// not all ended, and counts the others. Finished ones are left out before
+// their state is copied: a client keeps up to gc_max_allocs of them. The
+// runners being destroyed are in neither: the client is forgetting them.
+func (c *Client) allocSnapshot() allocSnapshot {
+	var snap allocSnapshot
 	c.mu.Lock()
 	runners := make([]*allocrunner.AllocRunner, 0, len(c.runners))
 	for _, e := range c.runners {
-		if e.finishedAt.IsZero() && !e.destroying {
+		switch {
+		case e.destroying:
+			// Counted nowhere.
+		case e.finishedAt.IsZero():
 			runners = append(runners, e.ar)
+		default:
+			snap.finished++
 		}
 	}
 	c.mu.Unlock()
@@ -131,7 +151,8 @@ func (c *Client) activeAllocs() []*structs.Allocation {
 	// Map order would make the order of emissions vary; sorted, the
 	// output of a test is the same every run.
 	slices.SortFunc(out, func(a, b *structs.Allocation) int { return cmp.Compare(a.ID, b.ID) })
-	return out
+	snap.active = out
+	return snap
 }
 
 // nodeMetricLabels are the labels of every node and allocation resource

@@ -115,7 +115,7 @@ func TestMetricsPublisher_CollectsAtOnceThenEveryInterval(t *testing.T) {
 		p := &metricsPublisher{
 			interval:   time.Second,
 			sink:       func() gaugeSink { lookups++; return rec },
-			allocs:     func() []*structs.Allocation { return nil },
+			allocs:     func() allocSnapshot { return allocSnapshot{} },
 			collectors: []metricsCollector{coll},
 		}
 		ctx, cancel := context.WithCancel(t.Context())
@@ -148,7 +148,7 @@ func TestClient_MetricsPublisherFollowsTheSwitches(t *testing.T) {
 		node, allc bool
 		want       []string
 	}{
-		{name: "both off", want: nil},
+		{name: "both off", want: []string{}},
 		{name: "node", node: true, want: []string{"*client.hostMetrics"}},
 		{name: "allocation", allc: true, want: []string{"*client.allocMetrics"}},
 		{name: "both", node: true, allc: true, want: []string{"*client.hostMetrics", "*client.allocMetrics"}},
@@ -159,12 +159,9 @@ func TestClient_MetricsPublisherFollowsTheSwitches(t *testing.T) {
 				cfg.PublishAllocationMetrics = tc.allc
 			})
 			p := c.newMetricsPublisher()
-			if tc.want == nil {
-				must.Nil(t, p)
-				return
-			}
 			must.NotNil(t, p)
-			var got []string
+			must.NotNil(t, p.counts, must.Sprint("the allocation counts are emitted whatever the switches"))
+			got := []string{}
 			for _, coll := range p.collectors {
 				got = append(got, typeName(coll))
 			}
