@@ -27,17 +27,18 @@ type allocCounts struct {
 
 // countAllocs sorts the allocations of s by client status. Finished
 // allocations the client still keeps are terminal, as are active ones
-// whose tasks have all ended since their runner last said so. An
-// allocation in the unknown status (its node disconnected) counts in none.
+// whose tasks have all ended since their runner last said so (complete or
+// failed, as Nomad counts them). An allocation the servers marked lost, or
+// in the unknown status (its node disconnected), counts in none.
 func countAllocs(s allocSnapshot) allocCounts {
 	n := allocCounts{terminal: s.finished}
 	for _, a := range s.active {
-		switch {
-		case a.ClientStatus == structs.AllocClientStatusRunning:
+		switch a.ClientStatus {
+		case structs.AllocClientStatusRunning:
 			n.running++
-		case a.ClientStatus == structs.AllocClientStatusPending:
+		case structs.AllocClientStatusPending:
 			n.pending++
-		case a.ClientTerminalStatus():
+		case structs.AllocClientStatusComplete, structs.AllocClientStatusFailed:
 			n.terminal++
 		}
 	}

@@ -37,7 +37,7 @@ func TestCountAllocs(t *testing.T) {
 				allocWithStatus("f", structs.AllocClientStatusLost),
 				allocWithStatus("g", structs.AllocClientStatusUnknown),
 			}},
-			want: allocCounts{running: 2, pending: 1, terminal: 3},
+			want: allocCounts{running: 2, pending: 1, terminal: 2},
 		},
 		{
 			name: "finished runners are terminal",
