@@ -148,12 +148,7 @@ func TestMetricsPublisher_EmitsCountsEveryInterval(t *testing.T) {
 // that publishes neither node nor allocation metrics: the counts still
 // follow a pending, a running and a finished allocation, and a stop.
 func TestClient_PublishesAllocationCountsWithTheSwitchesOff(t *testing.T) {
-	rec := newGaugeRecorder()
-	mc := metrics.DefaultConfig("nomad")
-	mc.EnableHostname = false
-	mc.EnableRuntimeMetrics = false
-	m, err := metrics.New(mc, rec)
-	must.NoError(t, err)
+	rec, m := recordingMetrics(t)
 
 	srv := newFakeServer()
 	c := testClient(t, srv, mock.New(nil), func(cfg *Config) {

@@ -186,12 +186,7 @@ func typeName(v any) string {
 // gauges appear with the allocation's labels, and they are no longer set
 // once the allocation has stopped.
 func TestClient_PublishesNodeAndAllocationMetrics(t *testing.T) {
-	rec := newGaugeRecorder()
-	mc := metrics.DefaultConfig("nomad")
-	mc.EnableHostname = false
-	mc.EnableRuntimeMetrics = false
-	m, err := metrics.New(mc, rec)
-	must.NoError(t, err)
+	rec, m := recordingMetrics(t)
 
 	srv := newFakeServer()
 	c := testClient(t, srv, mock.New(nil), func(cfg *Config) {
@@ -253,4 +248,17 @@ func TestClient_PublishesNodeAndAllocationMetrics(t *testing.T) {
 		v, _ := rec.value(allocMem, node)
 		return v == 0
 	})
+}
+
+// recordingMetrics is a go-metrics instance, named as the agent names its
+// metrics, whose gauges go to the recorder it returns.
+func recordingMetrics(t *testing.T) (*gaugeRecorder, *metrics.Metrics) {
+	t.Helper()
+	rec := newGaugeRecorder()
+	mc := metrics.DefaultConfig("nomad")
+	mc.EnableHostname = false
+	mc.EnableRuntimeMetrics = false
+	m, err := metrics.New(mc, rec)
+	must.NoError(t, err)
+	return rec, m
 }
