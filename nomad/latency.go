@@ -10,10 +10,11 @@ import (
 // quantiles in process (benchmarks, tests); the metrics sinks get every
 // sample too.
 type latencySamples struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// samples grows up to latencyWindow, then is a ring whose oldest
+	// sample is at next: a server that applies few plans keeps few.
 	samples []time.Duration
 	next    int
-	full    bool
 }
 
 // latencyWindow is how many samples are kept.
@@ -22,24 +23,18 @@ const latencyWindow = 1 << 16
 func (l *latencySamples) record(d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.samples == nil {
-		l.samples = make([]time.Duration, latencyWindow)
+	if len(l.samples) < latencyWindow {
+		l.samples = append(l.samples, d)
+		return
 	}
 	l.samples[l.next] = d
 	l.next = (l.next + 1) % latencyWindow
-	if l.next == 0 {
-		l.full = true
-	}
 }
 
 // snapshot returns the kept samples, sorted.
 func (l *latencySamples) snapshot() []time.Duration {
 	l.mu.Lock()
-	n := l.next
-	if l.full {
-		n = latencyWindow
-	}
-	out := slices.Clone(l.samples[:n])
+	out := slices.Clone(l.samples)
 	l.mu.Unlock()
 	slices.Sort(out)
 	return out

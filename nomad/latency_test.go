@@ -1,0 +1,37 @@
+package nomad
+
+import (
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+)
+
+func TestLatencySamples(t *testing.T) {
+	var l latencySamples
+	must.Eq(t, LatencyStats{}, l.stats())
+
+	for _, ms := range []int{3, 1, 2} {
+		l.record(time.Duration(ms) * time.Millisecond)
+	}
+	st := l.stats()
+	must.Eq(t, 3, st.Count)
+	must.Eq(t, 3*time.Millisecond, st.Max)
+	must.Eq(t, 2*time.Millisecond, st.P50)
+	must.LessEq(t, 16, cap(l.samples), must.Sprint("a few samples hold little memory"))
+}
+
+// Past the window, the oldest samples make way for new ones.
+func TestLatencySamples_Window(t *testing.T) {
+	var l latencySamples
+	l.record(time.Hour) // the oldest; it leaves once the window is full
+	for range latencyWindow {
+		l.record(time.Millisecond)
+	}
+	st := l.stats()
+	must.Eq(t, latencyWindow, st.Count)
+	must.Eq(t, time.Millisecond, st.Max)
+	l.record(time.Second)
+	must.Eq(t, time.Second, l.stats().Max)
+	must.Eq(t, latencyWindow, l.stats().Count)
+}
