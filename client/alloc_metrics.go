@@ -3,7 +3,6 @@ package client
 import (
 	"os"
 	"slices"
-	"strconv"
 	"time"
 
 	metrics "github.com/hashicorp/go-metrics"
@@ -221,27 +220,7 @@ func (am *allocMetrics) scanProcessGroups(tasks []runningTask) map[int][]pidStat
 	if len(want) == 0 {
 		return nil
 	}
-	d, err := os.Open(procDir)
-	if err != nil {
-		return nil
-	}
-	names, err := d.Readdirnames(-1)
-	d.Close()
-	if err != nil {
-		return nil
-	}
-	groups := map[int][]pidStat{}
-	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		st, err := am.proc.stat(pid)
-		if err == nil && want[st.pgid] {
-			groups[st.pgid] = append(groups[st.pgid], pidStat{pid: pid, st: st})
-		}
-	}
-	return groups
+	return am.proc.groups(want)
 }
 
 // sampleProcesses reads the resident memory of a task's processes, pid

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"syscall"
 )
@@ -55,6 +56,33 @@ func (r *procReader) stat(pid int) (procStat, error) {
 		return procStat{}, err
 	}
 	return parseProcStat(pid, data)
+}
+
+// groups reads the stat of every process and returns those in the wanted
+// process groups, by group: one pass over /proc whatever the number of
+// groups.
+func (r *procReader) groups(want map[int]bool) map[int][]pidStat {
+	d, err := os.Open(procDir)
+	if err != nil {
+		return nil
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return nil
+	}
+	groups := map[int][]pidStat{}
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		st, err := r.stat(pid)
+		if err == nil && want[st.pgid] {
+			groups[st.pgid] = append(groups[st.pgid], pidStat{pid: pid, st: st})
+		}
+	}
+	return groups
 }
 
 // rss reads the resident memory of pid, in bytes, from /proc/<pid>/statm.

@@ -22,18 +22,10 @@ func groupProcesses(pid, pgid int) []int {
 	if pgid <= 0 {
 		return procs
 	}
-	entries, err := os.ReadDir(procDir)
-	if err != nil {
-		return procs
-	}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil || p == pid {
-			continue
-		}
-		st, err := readProcStat(p)
-		if err == nil && st.pgid == pgid {
-			procs = append(procs, p)
+	var r procReader
+	for _, p := range r.groups(map[int]bool{pgid: true})[pgid] {
+		if p.pid != pid {
+			procs = append(procs, p.pid)
 		}
 	}
 	return procs
@@ -47,31 +39,18 @@ type procStat struct {
 	startTime uint64 // clock ticks after boot
 }
 
-func readProcStat(pid int) (procStat, error) {
-	var r procReader
-	return r.stat(pid)
-}
-
 // readProcessUsage reads one process's resident memory and its CPU use
 // averaged over its lifetime; mhz converts that use into TotalTicks.
 func readProcessUsage(pid int, mhz float64) (*ResourceUsage, error) {
-	st, err := readProcStat(pid)
+	var r procReader
+	st, err := r.stat(pid)
 	if err != nil {
 		return nil, err
 	}
-	statm, err := os.ReadFile(filepath.Join(procDir, strconv.Itoa(pid), "statm"))
+	rss, err := r.rss(pid, uint64(os.Getpagesize()))
 	if err != nil {
 		return nil, err
 	}
-	fields := strings.Fields(string(statm))
-	if len(fields) < 2 {
-		return nil, fmt.Errorf("pid %d: malformed statm", pid)
-	}
-	pages, err := strconv.ParseUint(fields[1], 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("pid %d: statm: %w", pid, err)
-	}
-	rss := pages * uint64(os.Getpagesize())
 
 	uptime, err := readUptime()
 	if err != nil {
