@@ -117,7 +117,10 @@ func (s *Server) SnapshotRestore(ctx context.Context, r io.Reader) (*snapshot.Me
 		return nil, 0, fmt.Errorf("restore snapshot %s: %w", meta.ID, raftWriteError(err))
 	}
 	s.logger.Info("restored snapshot", "id", meta.ID, "snapshot_index", meta.Index, "index", s.raft.LastIndex())
-	s.reseedLeader(ctx)
+	// The leader's components (broker, blocked evaluations, plan queue,
+	// heartbeat timers, periodic jobs) drop what they held of the replaced
+	// state and are filled from the restored one, as after an election.
+	s.restartLeadership(ctx)
 	return meta, s.raft.LastIndex(), nil
 }
 
@@ -221,14 +224,4 @@ func (s *Server) SnapshotTempDir() string {
 		return ""
 	}
 	return s.config.serverDir()
-}
-
-// reseedLeader hands the leader's components the restored state: it
-// restarts the leader's loops, as a new leader's start. The eval broker,
-// the blocked evaluations, the plan queue, the heartbeat timers and the
-// periodic jobs drop what they held of the replaced state (evaluations
-// being scheduled against it included) and are filled from the restored
-// one.
-func (s *Server) reseedLeader(ctx context.Context) {
-	s.restartLeadership(ctx)
 }
