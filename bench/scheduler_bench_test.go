@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // The scheduler benchmark's cluster and workload.

@@ -3,7 +3,7 @@ package client
 import (
 	metrics "github.com/hashicorp/go-metrics"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // The allocation count metric names, under the agent's service prefix, as

@@ -7,7 +7,7 @@ import (
 
 	metrics "github.com/hashicorp/go-metrics"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // The allocation metric names, under the agent's service prefix, as

@@ -21,7 +21,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocrunner"
 	"github.com/drover-io/drover/client/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // ErrUnknownAlloc is returned for an allocation this client does not run.

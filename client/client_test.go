@@ -9,7 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers/mock"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func TestClient_RegistersFingerprintedNode(t *testing.T) {

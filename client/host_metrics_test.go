@@ -12,7 +12,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 const meminfoFixture = `MemTotal:       16283260 kB

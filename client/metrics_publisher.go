@@ -10,7 +10,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/drover-io/drover/client/allocrunner"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // gaugeSink is where the resource gauges go: a *metrics.Metrics, or a

@@ -12,7 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers/mock"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // gaugeRecorder is a go-metrics sink that keeps the last value and the

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/client/fingerprint"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // nodeIDFile is the file in the state dir that keeps the node's ID, so that

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/client/allocrunner"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // restoreRunners re-attaches the allocations recorded in the client state:

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // ErrUnknownNode is what a ServerConn's Heartbeat returns, wrapped, when

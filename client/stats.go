@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // AllocResourceUsage is what an allocation's tasks use, in the shape of

@@ -13,7 +13,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // fakeServer is a ServerConn over an in-memory view of one cluster: it

@@ -13,7 +13,7 @@ import (
 	"github.com/drover-io/drover/command/agent"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // allocTestAgent starts a dev agent in this process with a server and a

@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/cli"
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func newJobPeriodicForce(m Meta) cli.Command { return &JobPeriodicForceCommand{Meta: m} }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // runPlan runs "job plan" with args and returns its exit code and output.

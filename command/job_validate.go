@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // JobValidateCommand parses and validates a jobspec locally.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/drover-io/drover/command/agent"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // testAgent starts a dev-mode agent in this process, server only, on

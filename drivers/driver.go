@@ -8,7 +8,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // ErrTaskNotFound is returned for a task ID the driver does not track.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/shoenig/test/must"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // BlockedEvals holds the blocked evaluations: those whose job could not

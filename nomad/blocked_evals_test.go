@@ -7,7 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func blockedEval(jobID string, createIndex, snapshotIndex uint64) *structs.Evaluation {

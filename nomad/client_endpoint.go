@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Client-facing reads. A client watches its allocations in two steps, as

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // AllocUpdateEntry writes allocations the server decided on (placements,

@@ -2,7 +2,7 @@ package nomad
 
 import (
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // AllocTransitionEntry sets how the server wants allocations moved, with

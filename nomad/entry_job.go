@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // JobRegisterEntry registers or updates a job, with the evaluation that

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // failedQueue is the scheduler type under which the broker hands out the

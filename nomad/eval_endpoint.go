@@ -3,7 +3,7 @@ package nomad
 import (
 	"context"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // EvalUpsertRequest creates or updates evaluations.

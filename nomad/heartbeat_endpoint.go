@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // NodeHeartbeatRequest is a client's heartbeat.

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // leaderWait bounds how long tests wait for raft: generous, for a loaded

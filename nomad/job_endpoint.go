@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // JobRegisterRequest registers a job or updates it. The job has been

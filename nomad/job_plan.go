@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/drover-io/drover/scheduler"
 )
 

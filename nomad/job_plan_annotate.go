@@ -3,7 +3,7 @@ package nomad
 import (
 	"strconv"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/drover-io/drover/scheduler"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // runningDesignJob starts a server with n nodes, registers the DESIGN.md

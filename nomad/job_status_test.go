@@ -6,7 +6,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func TestDeriveJobStatus(t *testing.T) {

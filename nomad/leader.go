@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // leaderBarrierRetry is the pause between attempts to catch up with the

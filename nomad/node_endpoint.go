@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // NodeRegisterRequest registers a node or refreshes its registration.

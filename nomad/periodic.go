@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/cronexpr"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // periodicLauncher is what the dispatcher needs from the server.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // periodicChildSeparator joins a periodic job's ID and a child's suffix.

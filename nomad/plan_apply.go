@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/raft"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // planInFlight is a plan whose raft entry is being committed while the

@@ -6,7 +6,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // planAlloc is a new placement of job's group on node, asking for mhz and

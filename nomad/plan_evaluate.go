@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // planView is the state a plan is checked against: a snapshot of the

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // errPlanQueueDisabled: plans are applied only on the leader.

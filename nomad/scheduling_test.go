@@ -6,7 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func TestScheduling_DesignExamplePlaced(t *testing.T) {

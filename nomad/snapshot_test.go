@@ -12,7 +12,7 @@ import (
 
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // saveSnapshot saves s's state and returns the archive and its metadata.

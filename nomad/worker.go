@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/drover-io/drover/scheduler"
 )
 

@@ -1,7 +1,7 @@
 package scheduler
 
 import (
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // DesiredUpdates reads a plan for job, made over the job's existing

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // constraintCheck is a compiled constraint that tests one node.

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // planContext is one attempt at planning an evaluation: the state it read

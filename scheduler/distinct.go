@@ -3,7 +3,7 @@ package scheduler
 import (
 	"strconv"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // reasonDistinctHosts is the metric reason of a node that already runs an

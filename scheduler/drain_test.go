@@ -3,7 +3,7 @@ package scheduler
 import (
 	"testing"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/shoenig/test/must"
 )
 

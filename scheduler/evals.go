@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // followupEval returns a new evaluation of the job that follows the one

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // reasonMissingDrivers is the metric reason of a node that lacks a driver

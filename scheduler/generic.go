@@ -1,7 +1,7 @@
 package scheduler
 
 import (
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // genericScheduler schedules batch and service jobs: each group keeps

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/shoenig/test/must"
 )
 

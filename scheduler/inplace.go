@@ -5,7 +5,7 @@ import (
 	"maps"
 	"reflect"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // needsNewAlloc reports whether moving an allocation from the old version

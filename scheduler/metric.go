@@ -1,6 +1,6 @@
 package scheduler
 
-import "github.com/drover-io/drover/nomad/structs"
+import "github.com/drover-io/drover/structs"
 
 // newMetric starts the metric of one placement, or of a group's failed
 // placements. NodesAvailable is shared by every metric of the attempt:

@@ -5,7 +5,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // nodePoolAll is the node pool that holds every node.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Scorer names, as metrics record them.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // slotKind is the state of an allocation that holds one of a group's

@@ -3,7 +3,7 @@ package scheduler
 import (
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 const (

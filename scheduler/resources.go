@@ -3,7 +3,7 @@ package scheduler
 import (
 	"math"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Resource dimensions, as placement metrics name them.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // systemScheduler schedules system and sysbatch jobs: one allocation of

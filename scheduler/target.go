@@ -3,7 +3,7 @@ package scheduler
 import (
 	"strings"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // targetKind says where a constraint target's value comes from.

@@ -3,7 +3,7 @@ package scheduler
 import (
 	"fmt"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // usageIndex tracks what the allocations on each node hold: what the state

@@ -13,7 +13,7 @@ import (
 
 	"github.com/drover-io/drover/command"
 	"github.com/drover-io/drover/jobspec2"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 var examplesDir = filepath.Join(repoRoot, "examples")

@@ -11,7 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/jobspec2"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // specDir is where the jobspec reference lives: one page per block type.

@@ -16,7 +16,7 @@ import (
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/client/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // AllocRunner runs one allocation. Create it with NewAllocRunner, call

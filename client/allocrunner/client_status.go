@@ -2,7 +2,7 @@ package allocrunner
 
 import (
 	"github.com/drover-io/drover/client/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Client descriptions, Nomad's wording.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Update applies a new version of the allocation from the servers. A

@@ -1,6 +1,6 @@
 package allocrunner
 
-import "github.com/drover-io/drover/nomad/structs"
+import "github.com/drover-io/drover/structs"
 
 // RunnerHook is a piece of the alloc runner's work around its tasks. A hook
 // implements any of the kinds below; the runner calls each kind in the

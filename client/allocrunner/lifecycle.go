@@ -2,7 +2,7 @@ package allocrunner
 
 import (
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // The group's lifecycle, as the alloc runner coordinates it:

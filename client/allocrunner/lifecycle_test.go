@@ -7,7 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func lcTask(name, hook string, sidecar bool) *structs.Task {

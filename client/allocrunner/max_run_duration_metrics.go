@@ -6,7 +6,7 @@ import (
 
 	metrics "github.com/hashicorp/go-metrics"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // The max_run_duration metric names, under the agent's service prefix.

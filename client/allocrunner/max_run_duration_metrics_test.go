@@ -10,7 +10,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // newTestMetrics is a go-metrics instance of the test's own over sink, with

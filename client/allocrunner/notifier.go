@@ -3,7 +3,7 @@ package allocrunner
 import (
 	"reflect"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // runNotifier hands the allocation's client state to the state handler

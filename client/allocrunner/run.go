@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Run runs the allocation. It blocks until every task is dead and the

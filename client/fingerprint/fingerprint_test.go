@@ -9,7 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // fakeHost lays out a machine's files under a temporary directory.

@@ -7,7 +7,7 @@ import (
 	"github.com/shoenig/test/must"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func TestBoltStateDB_SurvivesReopen(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // MemDB is a StateDB in memory, for tests. It stores and returns copies, so

@@ -7,7 +7,7 @@ import (
 	"maps"
 
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // StateDB stores client state. Getters return (nil, nil) for what was never

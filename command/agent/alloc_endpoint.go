@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // allocStopResponse is the answer to a stop, as Nomad's JSON has it.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // localServerConn is the client's way to the server of its own agent: plain

@@ -11,7 +11,7 @@ import (
 
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // rpcCallTimeout bounds one RPC call other than the blocking allocation

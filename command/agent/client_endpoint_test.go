@@ -14,7 +14,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/client"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func TestClientEndpoints_LogsAndFiles(t *testing.T) {

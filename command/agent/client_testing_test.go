@@ -10,7 +10,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // testClientAgent starts an agent in this process with a client (and, by

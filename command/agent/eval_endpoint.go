@@ -7,7 +7,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // evalResponse is an evaluation as GET /v1/evaluation/:id returns it: with

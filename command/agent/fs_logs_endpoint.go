@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/client/allocrunner"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Origins of a log offset.

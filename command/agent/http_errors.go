@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // httpError is an error with the HTTP status it answers with.

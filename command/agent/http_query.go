@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Blocking query bounds: a query with an index and no wait waits

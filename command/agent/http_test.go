@@ -12,7 +12,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func indexOf(t *testing.T, resp response) uint64 {

@@ -9,7 +9,7 @@ import (
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // jobRegisterResponse is the answer to a job register, as Nomad's JSON has

@@ -7,7 +7,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/jobspec2"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // jobsParse serves PUT and POST /v1/jobs/parse: HCL in, job JSON out. With

@@ -5,7 +5,7 @@ import (
 	"reflect"
 
 	"github.com/drover-io/drover/api"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Register, plan and validate requests all submit a job in their body;

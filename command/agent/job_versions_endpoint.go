@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // jobVersionsResponse is the answer to GET /v1/job/:id/versions, in the

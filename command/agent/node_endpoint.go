@@ -8,7 +8,7 @@ import (
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // nodeUpdateResponse is the answer to an eligibility or drain change, as

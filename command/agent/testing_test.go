@@ -15,7 +15,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // testAgent starts a dev-mode agent (server only) on 127.0.0.1 with free

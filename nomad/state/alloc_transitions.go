@@ -3,7 +3,7 @@ package state
 import (
 	"fmt"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/hashicorp/go-memdb"
 )
 

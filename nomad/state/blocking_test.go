@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 )

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/shoenig/test/must"
 )
 

@@ -1,6 +1,6 @@
 package state
 
-import "github.com/drover-io/drover/nomad/structs"
+import "github.com/drover-io/drover/structs"
 
 // SpecChanged reports whether registering next over prev would be a new
 // version of the job: whether it specifies a different job, as UpsertJob

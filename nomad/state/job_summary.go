@@ -1,7 +1,7 @@
 package state
 
 import (
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/hashicorp/go-memdb"
 )
 

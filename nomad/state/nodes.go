@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/hashicorp/go-memdb"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 	"github.com/hashicorp/go-memdb"
 )
 

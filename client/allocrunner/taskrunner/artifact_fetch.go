@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/drover-io/drover/client/allocdir"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Artifact options (the artifact block's `options`).

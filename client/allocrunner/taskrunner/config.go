@@ -8,7 +8,7 @@ import (
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Config is what a task runner needs.

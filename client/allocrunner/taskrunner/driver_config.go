@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // driverConfig is the driver's view of one run of the task: a fresh ID,

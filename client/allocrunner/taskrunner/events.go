@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // maxTaskEvents is how many events a task keeps; older ones are dropped.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/state"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // prestartHook prepares a task before each run: it builds directories,

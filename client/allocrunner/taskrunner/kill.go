@@ -8,7 +8,7 @@ import (
 
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Kill kills the task and returns once it is dead, or when ctx is done.

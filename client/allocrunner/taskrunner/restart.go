@@ -7,7 +7,7 @@ import (
 
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Restart stops the running task and starts it again at once. ev (nil for

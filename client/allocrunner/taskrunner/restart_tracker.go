@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // restartVerdict is what the restart tracker decides about a run that

@@ -9,7 +9,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // restartAgent shuts the harness's runner down, as a stopping agent does,

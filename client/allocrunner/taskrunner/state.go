@@ -5,7 +5,7 @@ import (
 
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // updateState changes the task's state under the lock, persists the

@@ -17,7 +17,7 @@ import (
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // ErrTaskNotRunning is returned for a request that needs a running task.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 func TestTaskRunner_BatchTaskCompletes(t *testing.T) {

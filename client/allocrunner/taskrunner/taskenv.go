@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/client/allocdir"
-	"github.com/drover-io/drover/nomad/structs"
+	"github.com/drover-io/drover/structs"
 )
 
 // Environment variables every task gets. The names are Nomad's.
