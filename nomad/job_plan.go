@@ -8,8 +8,8 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/structs"
 	"github.com/drover-io/drover/scheduler"
+	"github.com/drover-io/drover/structs"
 )
 
 // JobPlanRequest asks what registering a job would do, without doing it.

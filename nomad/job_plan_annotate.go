@@ -3,8 +3,8 @@ package nomad
 import (
 	"strconv"
 
-	"github.com/drover-io/drover/structs"
 	"github.com/drover-io/drover/scheduler"
+	"github.com/drover-io/drover/structs"
 )
 
 // annotateDiff adds to a plan's diff what its changes force: each group's

@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/drover-io/drover/nomad/state"
-	"github.com/drover-io/drover/structs"
 	"github.com/drover-io/drover/scheduler"
+	"github.com/drover-io/drover/structs"
 )
 
 // schedulerTypes are the evaluation queues the workers serve.
