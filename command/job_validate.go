@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/drover-io/drover/structs"
+	"github.com/drover-io/drover/command/agent"
 )
 
 // JobValidateCommand parses and validates a jobspec locally.
@@ -48,9 +48,7 @@ func (c *JobValidateCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return 1
 	}
-	job := structs.JobFromAPI(apiJob)
-	job.Canonicalize()
-	if err := job.Validate(); err != nil {
+	if _, err := agent.ValidJob(apiJob); err != nil {
 		c.Ui.Error("Job validation errors:")
 		for _, e := range validationProblems(err) {
 			c.Ui.Error("  * " + e)

@@ -8,8 +8,8 @@ import (
 // Canonicalize fills in Nomad's defaults, so that the rest of the system
 // never asks whether something was set. It fills job-level fields, blocks
 // that are absent, and zero values that are never a valid choice; the
-// defaults that depend on whether a wire field was set are JobFromAPI's (see
-// convert.go). Canonicalize is idempotent and skips nil groups, tasks and
+// defaults that depend on whether a wire field was set are the HTTP layer's,
+// which converts the wire job (see command/agent/convert_job.go). Canonicalize is idempotent and skips nil groups, tasks and
 // constraints, which validation reports.
 func (j *Job) Canonicalize() {
 	if j == nil {
@@ -159,7 +159,7 @@ func artifactFileName(source string) string {
 }
 
 // canonicalize fills the spec type and time zone. Enabled was decided by
-// JobFromAPI: false is a valid choice.
+// the conversion from the wire job: false is a valid choice.
 func (p *PeriodicConfig) canonicalize() {
 	if p == nil {
 		return

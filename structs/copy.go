@@ -49,7 +49,7 @@ func (t *Task) Copy() *Task {
 	}
 	c := *t
 	c.Lifecycle = clonePtr(t.Lifecycle)
-	c.Config = copyConfig(t.Config)
+	c.Config = CopyConfig(t.Config)
 	c.Constraints = copyConstraints(t.Constraints)
 	c.Env = maps.Clone(t.Env)
 	c.Resources = clonePtr(t.Resources)
@@ -250,10 +250,10 @@ func copyMapValues[K comparable, V any](in map[K]V, copyValue func(V) V) map[K]V
 	return out
 }
 
-// copyConfig deep-copies a driver config. Its values are whatever the
+// CopyConfig deep-copies a driver config. Its values are whatever the
 // jobspec or JSON decoder produced (nested maps and slices of any element
 // type), so the copy walks them by reflection.
-func copyConfig(in map[string]any) map[string]any {
+func CopyConfig(in map[string]any) map[string]any {
 	if in == nil {
 		return nil
 	}
@@ -318,4 +318,13 @@ func copyValue(v reflect.Value) reflect.Value {
 	default:
 		return v
 	}
+}
+
+// clonePtr returns a new pointer to a copy of *p, or nil.
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }

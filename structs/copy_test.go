@@ -4,16 +4,18 @@ import (
 	"testing"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/filltest"
 )
 
 // testCopy fills a value, copies it, and checks that the copy is equal and
 // shares nothing with the original.
 func testCopy[T any](t *testing.T, copyFn func(*T) *T) {
 	t.Helper()
-	orig := fillNew[T]()
+	orig := filltest.New[T]()
 	c := copyFn(orig)
 	must.Eq(t, orig, c)
-	mustNotShare(t, orig, c)
+	filltest.MustNotShare(t, orig, c)
 
 	var nilValue *T
 	must.Nil(t, copyFn(nilValue))
@@ -30,7 +32,7 @@ func TestCopy_isDeep(t *testing.T) {
 }
 
 func TestAllocation_CopySkipJobSharesOnlyTheJob(t *testing.T) {
-	orig := fillNew[Allocation]()
+	orig := filltest.New[Allocation]()
 	c := orig.CopySkipJob()
 	must.Eq(t, orig, c)
 	must.EqOp(t, orig.Job, c.Job)
@@ -38,7 +40,7 @@ func TestAllocation_CopySkipJobSharesOnlyTheJob(t *testing.T) {
 	c.Job = nil
 	origJob := orig.Job
 	orig.Job = nil
-	mustNotShare(t, orig, c)
+	filltest.MustNotShare(t, orig, c)
 	orig.Job = origJob
 }
 
@@ -52,7 +54,7 @@ func TestTask_CopyDeepCopiesNestedDriverConfig(t *testing.T) {
 	}}
 	c := orig.Copy()
 	must.Eq(t, orig, c)
-	mustNotShare(t, orig, c)
+	filltest.MustNotShare(t, orig, c)
 
 	c.Config["args"].([]any)[0] = "changed"
 	c.Config["mounts"].([]map[string]any)[0]["options"].([]string)[0] = "rw"

@@ -13,7 +13,15 @@ import (
 // validJob is a canonicalised job of the given type with group "g" holding
 // task "t".
 func validJob(jobType string) *Job {
-	j := JobFromAPI(minimalAPIJob(jobType))
+	j := &Job{
+		ID:   "example",
+		Type: jobType,
+		TaskGroups: []*TaskGroup{{
+			Name:  "g",
+			Count: DefaultTaskGroupCount,
+			Tasks: []*Task{{Name: "t", Driver: "raw_exec"}},
+		}},
+	}
 	j.Canonicalize()
 	return j
 }

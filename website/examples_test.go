@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/command"
+	"github.com/drover-io/drover/command/agent"
 	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
 )
@@ -132,9 +133,8 @@ func validExample(t *testing.T, name string, vars []string) *structs.Job {
 		Strict:  true,
 	})
 	must.NoError(t, err)
-	job := structs.JobFromAPI(apiJob)
-	job.Canonicalize()
-	must.NoError(t, job.Validate())
+	job, err := agent.ValidJob(apiJob)
+	must.NoError(t, err)
 	return job
 }
 

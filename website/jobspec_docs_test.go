@@ -10,8 +10,8 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent"
 	"github.com/drover-io/drover/jobspec2"
-	"github.com/drover-io/drover/structs"
 )
 
 // specDir is where the jobspec reference lives: one page per block type.
@@ -113,9 +113,7 @@ func TestDocExamples_Valid(t *testing.T) {
 				t.Errorf("example %d of %s does not parse: %v", i+1, rel, err)
 				continue
 			}
-			job := structs.JobFromAPI(apiJob)
-			job.Canonicalize()
-			if err := job.Validate(); err != nil {
+			if _, err := agent.ValidJob(apiJob); err != nil {
 				t.Errorf("example %d of %s is not valid: %v", i+1, rel, err)
 			}
 		}

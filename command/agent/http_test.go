@@ -12,7 +12,6 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/structs"
 )
 
 func indexOf(t *testing.T, resp response) uint64 {
@@ -122,7 +121,7 @@ func TestHTTP_JobIDWithSlash(t *testing.T) {
 	must.NoError(t, err)
 	var in api.Job
 	must.NoError(t, json.Unmarshal(data, &in))
-	child := structs.JobFromAPI(&in)
+	child := jobFromAPI(&in)
 	child.Canonicalize()
 	_, err = a.Server().RegisterJob(context.Background(), &nomad.JobRegisterRequest{Job: child})
 	must.NoError(t, err)

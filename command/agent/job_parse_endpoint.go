@@ -33,7 +33,7 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 	if !req.Canonicalize {
 		return job, nil
 	}
-	canonical := structs.JobFromAPI(job)
+	canonical := jobFromAPI(job)
 	canonical.Canonicalize()
 	return canonical, nil
 }

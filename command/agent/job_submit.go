@@ -42,7 +42,7 @@ func checkSubmittedJob(job *api.Job, kind, pathID string) error {
 // canonicalises and validates it. A job without a namespace or region
 // takes the request's.
 func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
-	job := structs.JobFromAPI(in)
+	job := jobFromAPI(in)
 	if job.Namespace == "" {
 		job.Namespace = wr.Namespace
 	}
@@ -59,17 +59,23 @@ func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.Wr
 	if err := s.checkRegion(job.Region); err != nil {
 		return nil, err
 	}
+	return canonicalValid(job)
+}
+
+// ValidJob converts a submitted job into the internal model, fills in its
+// defaults and validates it, as the agent does with the job of a register,
+// plan or validate request; `drover job validate` calls it to check a
+// jobspec without a server. An invalid job's error is a
+// *structs.ValidationError that lists every problem.
+func ValidJob(in *api.Job) (*structs.Job, error) {
+	return canonicalValid(jobFromAPI(in))
+}
+
+// canonicalValid fills in a converted job's defaults and validates it.
+func canonicalValid(job *structs.Job) (*structs.Job, error) {
 	job.Canonicalize()
 	if err := job.Validate(); err != nil {
 		return nil, err
 	}
 	return job, nil
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

@@ -1,38 +1,41 @@
-package structs
+package agent
 
 import (
 	"testing"
 	"time"
 
-	"github.com/drover-io/drover/api"
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/filltest"
+	"github.com/drover-io/drover/structs"
 )
 
 func TestJobFromAPI_roundTripPreservesEveryField(t *testing.T) {
-	want := fillNew[api.Job]()
-	in := fillNew[api.Job]()
+	want := filltest.New[api.Job]()
+	in := filltest.New[api.Job]()
 
-	j := JobFromAPI(in)
-	out := JobToAPI(j)
+	j := jobFromAPI(in)
+	out := jobToAPI(j)
 
 	must.Eq(t, want, out)
-	must.Eq(t, want, in, must.Sprint("JobFromAPI modified its input"))
-	mustNotShare(t, in, out)
+	must.Eq(t, want, in, must.Sprint("jobFromAPI modified its input"))
+	filltest.MustNotShare(t, in, out)
 }
 
 func TestJobToAPI_roundTripPreservesEveryField(t *testing.T) {
-	want := fillNew[Job]()
-	in := fillNew[Job]()
+	want := filltest.New[structs.Job]()
+	in := filltest.New[structs.Job]()
 
-	out := JobFromAPI(JobToAPI(in))
+	out := jobFromAPI(jobToAPI(in))
 
 	must.Eq(t, want, out)
-	mustNotShare(t, in, out)
+	filltest.MustNotShare(t, in, out)
 }
 
 func TestJobFromAPI_nil(t *testing.T) {
-	must.Nil(t, JobFromAPI(nil))
-	must.Nil(t, JobToAPI(nil))
+	must.Nil(t, jobFromAPI(nil))
+	must.Nil(t, jobToAPI(nil))
 }
 
 func TestJobFromAPI_keepsNullEntriesForValidation(t *testing.T) {
@@ -44,7 +47,7 @@ func TestJobFromAPI_keepsNullEntriesForValidation(t *testing.T) {
 			Tasks: []*api.Task{nil, {Name: "t", Artifacts: []*api.TaskArtifact{nil}}},
 		}},
 	}
-	j := JobFromAPI(in)
+	j := jobFromAPI(in)
 	must.SliceLen(t, 1, j.Constraints)
 	must.Nil(t, j.Constraints[0])
 	must.SliceLen(t, 2, j.TaskGroups)
@@ -59,26 +62,26 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 	cases := []struct {
 		name  string
 		in    *api.Job
-		check func(t *testing.T, j *Job)
+		check func(t *testing.T, j *structs.Job)
 	}{
 		{
 			name: "count unset is 1",
 			in:   apiJob("service", &api.TaskGroup{Name: new("g")}),
-			check: func(t *testing.T, j *Job) {
+			check: func(t *testing.T, j *structs.Job) {
 				must.Eq(t, 1, j.TaskGroups[0].Count)
 			},
 		},
 		{
 			name: "count 0 stays 0",
 			in:   apiJob("service", &api.TaskGroup{Name: new("g"), Count: new(0)}),
-			check: func(t *testing.T, j *Job) {
+			check: func(t *testing.T, j *structs.Job) {
 				must.Eq(t, 0, j.TaskGroups[0].Count)
 			},
 		},
 		{
 			name: "absent blocks stay nil",
 			in:   apiJob("batch", &api.TaskGroup{Name: new("g"), Tasks: []*api.Task{{Name: "t"}}}),
-			check: func(t *testing.T, j *Job) {
+			check: func(t *testing.T, j *structs.Job) {
 				tg := j.TaskGroups[0]
 				must.Nil(t, tg.RestartPolicy)
 				must.Nil(t, tg.ReschedulePolicy)
@@ -94,8 +97,8 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 				Name:          new("g"),
 				RestartPolicy: &api.RestartPolicy{Attempts: new(0)},
 			}),
-			check: func(t *testing.T, j *Job) {
-				must.Eq(t, &RestartPolicy{Attempts: 0, Interval: 24 * time.Hour, Delay: 15 * time.Second, Mode: "fail"},
+			check: func(t *testing.T, j *structs.Job) {
+				must.Eq(t, &structs.RestartPolicy{Attempts: 0, Interval: 24 * time.Hour, Delay: 15 * time.Second, Mode: "fail"},
 					j.TaskGroups[0].RestartPolicy)
 			},
 		},
@@ -109,8 +112,8 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 					RestartPolicy: &api.RestartPolicy{Mode: new("delay")},
 				}},
 			}),
-			check: func(t *testing.T, j *Job) {
-				must.Eq(t, &RestartPolicy{Attempts: 7, Interval: 30 * time.Minute, Delay: 0, Mode: "delay"},
+			check: func(t *testing.T, j *structs.Job) {
+				must.Eq(t, &structs.RestartPolicy{Attempts: 7, Interval: 30 * time.Minute, Delay: 0, Mode: "delay"},
 					j.TaskGroups[0].Tasks[0].RestartPolicy)
 			},
 		},
@@ -120,8 +123,8 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 				Name:  new("g"),
 				Tasks: []*api.Task{{Name: "t", RestartPolicy: &api.RestartPolicy{Attempts: new(1)}}},
 			}),
-			check: func(t *testing.T, j *Job) {
-				must.Eq(t, &RestartPolicy{Attempts: 1, Interval: 24 * time.Hour, Delay: 15 * time.Second, Mode: "fail"},
+			check: func(t *testing.T, j *structs.Job) {
+				must.Eq(t, &structs.RestartPolicy{Attempts: 1, Interval: 24 * time.Hour, Delay: 15 * time.Second, Mode: "fail"},
 					j.TaskGroups[0].Tasks[0].RestartPolicy)
 			},
 		},
@@ -135,10 +138,10 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 				j.Reschedule = &api.ReschedulePolicy{Attempts: new(4), Unlimited: new(false)}
 				return j
 			}(),
-			check: func(t *testing.T, j *Job) {
-				jobPolicy := &ReschedulePolicy{Attempts: 4, Interval: 24 * time.Hour, Delay: 5 * time.Second, DelayFunction: "constant"}
+			check: func(t *testing.T, j *structs.Job) {
+				jobPolicy := &structs.ReschedulePolicy{Attempts: 4, Interval: 24 * time.Hour, Delay: 5 * time.Second, DelayFunction: "constant"}
 				must.Eq(t, jobPolicy, j.Reschedule)
-				must.Eq(t, &ReschedulePolicy{Attempts: 4, Interval: 24 * time.Hour, Delay: time.Minute, DelayFunction: "constant"},
+				must.Eq(t, &structs.ReschedulePolicy{Attempts: 4, Interval: 24 * time.Hour, Delay: time.Minute, DelayFunction: "constant"},
 					j.TaskGroups[0].ReschedulePolicy)
 				must.Nil(t, j.TaskGroups[1].ReschedulePolicy, must.Sprint("Canonicalize fills absent blocks"))
 			},
@@ -149,8 +152,8 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 				Name:             new("g"),
 				ReschedulePolicy: &api.ReschedulePolicy{Unlimited: new(false), Attempts: new(3), Interval: new(time.Hour)},
 			}),
-			check: func(t *testing.T, j *Job) {
-				must.Eq(t, &ReschedulePolicy{
+			check: func(t *testing.T, j *structs.Job) {
+				must.Eq(t, &structs.ReschedulePolicy{
 					Attempts: 3, Interval: time.Hour, Delay: 30 * time.Second,
 					DelayFunction: "exponential", MaxDelay: time.Hour, Unlimited: false,
 				}, j.TaskGroups[0].ReschedulePolicy)
@@ -163,7 +166,7 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 				j.Periodic = &api.PeriodicConfig{Spec: new("@daily")}
 				return j
 			}(),
-			check: func(t *testing.T, j *Job) {
+			check: func(t *testing.T, j *structs.Job) {
 				must.True(t, j.Periodic.Enabled)
 			},
 		},
@@ -174,14 +177,14 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 				j.Periodic = &api.PeriodicConfig{Spec: new("@daily"), Enabled: new(false)}
 				return j
 			}(),
-			check: func(t *testing.T, j *Job) {
+			check: func(t *testing.T, j *structs.Job) {
 				must.False(t, j.Periodic.Enabled)
 			},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.check(t, JobFromAPI(tc.in))
+			tc.check(t, jobFromAPI(tc.in))
 		})
 	}
 }

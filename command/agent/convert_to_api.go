@@ -1,17 +1,18 @@
-package structs
+package agent
 
 import (
 	"maps"
 	"slices"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/structs"
 )
 
-// JobToAPI converts a job back into its wire form, for display and for
+// jobToAPI converts a job back into its wire form, for display and for
 // tests. Every scalar becomes a set pointer and nil blocks stay nil, so
-// JobFromAPI(JobToAPI(j)) equals j, and JobToAPI(JobFromAPI(in)) equals in
+// jobFromAPI(jobToAPI(j)) equals j, and jobToAPI(jobFromAPI(in)) equals in
 // when in sets every field. It shares no memory with j.
-func JobToAPI(j *Job) *api.Job {
+func jobToAPI(j *structs.Job) *api.Job {
 	if j == nil {
 		return nil
 	}
@@ -50,7 +51,7 @@ func JobToAPI(j *Job) *api.Job {
 	return out
 }
 
-func taskGroupToAPI(tg *TaskGroup) *api.TaskGroup {
+func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 	if tg == nil {
 		return nil
 	}
@@ -73,7 +74,7 @@ func taskGroupToAPI(tg *TaskGroup) *api.TaskGroup {
 	return out
 }
 
-func taskToAPI(t *Task) *api.Task {
+func taskToAPI(t *structs.Task) *api.Task {
 	if t == nil {
 		return nil
 	}
@@ -81,7 +82,7 @@ func taskToAPI(t *Task) *api.Task {
 		Name:          t.Name,
 		Driver:        t.Driver,
 		User:          t.User,
-		Config:        copyConfig(t.Config),
+		Config:        structs.CopyConfig(t.Config),
 		Constraints:   constraintsToAPI(t.Constraints),
 		Env:           maps.Clone(t.Env),
 		Resources:     resourcesToAPI(t.Resources),
@@ -105,7 +106,7 @@ func taskToAPI(t *Task) *api.Task {
 	return out
 }
 
-func restartToAPI(p *RestartPolicy) *api.RestartPolicy {
+func restartToAPI(p *structs.RestartPolicy) *api.RestartPolicy {
 	if p == nil {
 		return nil
 	}
@@ -117,7 +118,7 @@ func restartToAPI(p *RestartPolicy) *api.RestartPolicy {
 	}
 }
 
-func rescheduleToAPI(p *ReschedulePolicy) *api.ReschedulePolicy {
+func rescheduleToAPI(p *structs.ReschedulePolicy) *api.ReschedulePolicy {
 	if p == nil {
 		return nil
 	}
@@ -131,7 +132,7 @@ func rescheduleToAPI(p *ReschedulePolicy) *api.ReschedulePolicy {
 	}
 }
 
-func periodicToAPI(p *PeriodicConfig) *api.PeriodicConfig {
+func periodicToAPI(p *structs.PeriodicConfig) *api.PeriodicConfig {
 	if p == nil {
 		return nil
 	}
@@ -145,7 +146,7 @@ func periodicToAPI(p *PeriodicConfig) *api.PeriodicConfig {
 	}
 }
 
-func constraintsToAPI(in []*Constraint) []*api.Constraint {
+func constraintsToAPI(in []*structs.Constraint) []*api.Constraint {
 	if in == nil {
 		return nil
 	}
@@ -158,7 +159,7 @@ func constraintsToAPI(in []*Constraint) []*api.Constraint {
 	return out
 }
 
-func resourcesToAPI(r *Resources) *api.Resources {
+func resourcesToAPI(r *structs.Resources) *api.Resources {
 	if r == nil {
 		return nil
 	}
@@ -171,7 +172,7 @@ func resourcesToAPI(r *Resources) *api.Resources {
 	}
 }
 
-func logConfigToAPI(l *LogConfig) *api.LogConfig {
+func logConfigToAPI(l *structs.LogConfig) *api.LogConfig {
 	if l == nil {
 		return nil
 	}
@@ -182,7 +183,7 @@ func logConfigToAPI(l *LogConfig) *api.LogConfig {
 	}
 }
 
-func artifactToAPI(a *TaskArtifact) *api.TaskArtifact {
+func artifactToAPI(a *structs.TaskArtifact) *api.TaskArtifact {
 	if a == nil {
 		return nil
 	}

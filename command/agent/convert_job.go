@@ -1,19 +1,20 @@
-package structs
+package agent
 
 import (
 	"maps"
 	"slices"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/structs"
 )
 
-// Filling in defaults is split between JobFromAPI and Canonicalize by what
+// Filling in defaults is split between jobFromAPI and Canonicalize by what
 // each of them can see.
 //
 // The wire types use pointers, so in an api.Job "unset" and "zero" differ;
 // in a Job they are the same plain value. Conversion is therefore the last
 // point at which a default can be told apart from a zero the user chose, and
-// JobFromAPI resolves exactly the defaults where zero (or false) is a valid
+// jobFromAPI resolves exactly the defaults where zero (or false) is a valid
 // choice of its own:
 //
 //   - a group's count (count = 0 keeps a group at no allocations);
@@ -30,21 +31,21 @@ import (
 // never a valid choice (priority 0, kill_timeout 0, cpu 0 without cores,
 // memory 0, log limits of 0, an empty periodic spec type or time zone). So
 // Canonicalize alone completes a Job built in Go, while a job from the wire
-// goes through both: JobFromAPI, then Canonicalize, then Validate.
+// goes through both: jobFromAPI, then Canonicalize, then Validate.
 
-// JobFromAPI converts a job as submitted into the internal model, resolving
+// jobFromAPI converts a job as submitted into the internal model, resolving
 // the defaults that only the wire form can tell apart (see above). It neither
 // modifies nor shares memory with in. Nil entries in lists stay nil, so that
 // validation can report them.
-func JobFromAPI(in *api.Job) *Job {
+func jobFromAPI(in *api.Job) *structs.Job {
 	if in == nil {
 		return nil
 	}
 	jobType := deref(in.Type)
 	if jobType == "" {
-		jobType = JobTypeService // as Canonicalize will decide
+		jobType = structs.JobTypeService // as Canonicalize will decide
 	}
-	j := &Job{
+	j := &structs.Job{
 		Region:            deref(in.Region),
 		Namespace:         deref(in.Namespace),
 		ID:                deref(in.ID),
@@ -56,7 +57,7 @@ func JobFromAPI(in *api.Job) *Job {
 		NodePool:          deref(in.NodePool),
 		Constraints:       constraintsFromAPI(in.Constraints),
 		Periodic:          periodicFromAPI(in.Periodic),
-		Reschedule:        rescheduleFromAPI(in.Reschedule, DefaultReschedulePolicy(jobType)),
+		Reschedule:        rescheduleFromAPI(in.Reschedule, structs.DefaultReschedulePolicy(jobType)),
 		Meta:              maps.Clone(in.Meta),
 		Stop:              deref(in.Stop),
 		ParentID:          deref(in.ParentID),
@@ -72,10 +73,10 @@ func JobFromAPI(in *api.Job) *Job {
 	}
 	rescheduleBase := j.Reschedule
 	if rescheduleBase == nil {
-		rescheduleBase = DefaultReschedulePolicy(jobType)
+		rescheduleBase = structs.DefaultReschedulePolicy(jobType)
 	}
 	if in.TaskGroups != nil {
-		j.TaskGroups = make([]*TaskGroup, len(in.TaskGroups))
+		j.TaskGroups = make([]*structs.TaskGroup, len(in.TaskGroups))
 		for i, tg := range in.TaskGroups {
 			j.TaskGroups[i] = taskGroupFromAPI(tg, jobType, rescheduleBase)
 		}
@@ -86,15 +87,15 @@ func JobFromAPI(in *api.Job) *Job {
 // taskGroupFromAPI converts a group. rescheduleBase is what the group's own
 // reschedule fields are merged over: the job's block, else the type default
 // (nil for types that do not reschedule).
-func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *ReschedulePolicy) *TaskGroup {
+func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs.ReschedulePolicy) *structs.TaskGroup {
 	if in == nil {
 		return nil
 	}
-	tg := &TaskGroup{
+	tg := &structs.TaskGroup{
 		Name:             deref(in.Name),
-		Count:            DefaultTaskGroupCount,
+		Count:            structs.DefaultTaskGroupCount,
 		Constraints:      constraintsFromAPI(in.Constraints),
-		RestartPolicy:    restartFromAPI(in.RestartPolicy, DefaultRestartPolicy(jobType)),
+		RestartPolicy:    restartFromAPI(in.RestartPolicy, structs.DefaultRestartPolicy(jobType)),
 		ReschedulePolicy: rescheduleFromAPI(in.ReschedulePolicy, rescheduleBase),
 		Meta:             maps.Clone(in.Meta),
 		ShutdownDelay:    clonePtr(in.ShutdownDelay),
@@ -105,10 +106,10 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *Resched
 	}
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
-		restartBase = DefaultRestartPolicy(jobType)
+		restartBase = structs.DefaultRestartPolicy(jobType)
 	}
 	if in.Tasks != nil {
-		tg.Tasks = make([]*Task, len(in.Tasks))
+		tg.Tasks = make([]*structs.Task, len(in.Tasks))
 		for i, t := range in.Tasks {
 			tg.Tasks[i] = taskFromAPI(t, restartBase)
 		}
@@ -118,15 +119,15 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *Resched
 
 // taskFromAPI converts a task; the fields of its restart block are merged
 // over restartBase, its group's policy.
-func taskFromAPI(in *api.Task, restartBase *RestartPolicy) *Task {
+func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task {
 	if in == nil {
 		return nil
 	}
-	t := &Task{
+	t := &structs.Task{
 		Name:          in.Name,
 		Driver:        in.Driver,
 		User:          in.User,
-		Config:        copyConfig(in.Config),
+		Config:        structs.CopyConfig(in.Config),
 		Constraints:   constraintsFromAPI(in.Constraints),
 		Env:           maps.Clone(in.Env),
 		Resources:     resourcesFromAPI(in.Resources),
@@ -139,10 +140,10 @@ func taskFromAPI(in *api.Task, restartBase *RestartPolicy) *Task {
 		KillSignal:    in.KillSignal,
 	}
 	if in.Lifecycle != nil {
-		t.Lifecycle = &TaskLifecycle{Hook: in.Lifecycle.Hook, Sidecar: in.Lifecycle.Sidecar}
+		t.Lifecycle = &structs.TaskLifecycle{Hook: in.Lifecycle.Hook, Sidecar: in.Lifecycle.Sidecar}
 	}
 	if in.Artifacts != nil {
-		t.Artifacts = make([]*TaskArtifact, len(in.Artifacts))
+		t.Artifacts = make([]*structs.TaskArtifact, len(in.Artifacts))
 		for i, a := range in.Artifacts {
 			t.Artifacts[i] = artifactFromAPI(a)
 		}
@@ -152,7 +153,7 @@ func taskFromAPI(in *api.Task, restartBase *RestartPolicy) *Task {
 
 // restartFromAPI returns nil for an absent block, else base with the
 // block's set fields laid over it.
-func restartFromAPI(in *api.RestartPolicy, base *RestartPolicy) *RestartPolicy {
+func restartFromAPI(in *api.RestartPolicy, base *structs.RestartPolicy) *structs.RestartPolicy {
 	if in == nil {
 		return nil
 	}
@@ -166,11 +167,11 @@ func restartFromAPI(in *api.RestartPolicy, base *RestartPolicy) *RestartPolicy {
 
 // rescheduleFromAPI returns nil for an absent block, else base (zero when
 // nil) with the block's set fields laid over it.
-func rescheduleFromAPI(in *api.ReschedulePolicy, base *ReschedulePolicy) *ReschedulePolicy {
+func rescheduleFromAPI(in *api.ReschedulePolicy, base *structs.ReschedulePolicy) *structs.ReschedulePolicy {
 	if in == nil {
 		return nil
 	}
-	var out ReschedulePolicy
+	var out structs.ReschedulePolicy
 	if base != nil {
 		out = *base
 	}
@@ -183,11 +184,11 @@ func rescheduleFromAPI(in *api.ReschedulePolicy, base *ReschedulePolicy) *Resche
 	return &out
 }
 
-func periodicFromAPI(in *api.PeriodicConfig) *PeriodicConfig {
+func periodicFromAPI(in *api.PeriodicConfig) *structs.PeriodicConfig {
 	if in == nil {
 		return nil
 	}
-	p := &PeriodicConfig{
+	p := &structs.PeriodicConfig{
 		Enabled:         true,
 		Spec:            deref(in.Spec),
 		Specs:           slices.Clone(in.Specs),
@@ -199,24 +200,24 @@ func periodicFromAPI(in *api.PeriodicConfig) *PeriodicConfig {
 	return p
 }
 
-func constraintsFromAPI(in []*api.Constraint) []*Constraint {
+func constraintsFromAPI(in []*api.Constraint) []*structs.Constraint {
 	if in == nil {
 		return nil
 	}
-	out := make([]*Constraint, len(in))
+	out := make([]*structs.Constraint, len(in))
 	for i, c := range in {
 		if c != nil {
-			out[i] = &Constraint{LTarget: c.LTarget, RTarget: c.RTarget, Operand: c.Operand}
+			out[i] = &structs.Constraint{LTarget: c.LTarget, RTarget: c.RTarget, Operand: c.Operand}
 		}
 	}
 	return out
 }
 
-func resourcesFromAPI(in *api.Resources) *Resources {
+func resourcesFromAPI(in *api.Resources) *structs.Resources {
 	if in == nil {
 		return nil
 	}
-	return &Resources{
+	return &structs.Resources{
 		CPU:         deref(in.CPU),
 		Cores:       deref(in.Cores),
 		MemoryMB:    deref(in.MemoryMB),
@@ -225,22 +226,22 @@ func resourcesFromAPI(in *api.Resources) *Resources {
 	}
 }
 
-func logConfigFromAPI(in *api.LogConfig) *LogConfig {
+func logConfigFromAPI(in *api.LogConfig) *structs.LogConfig {
 	if in == nil {
 		return nil
 	}
-	return &LogConfig{
+	return &structs.LogConfig{
 		MaxFiles:      deref(in.MaxFiles),
 		MaxFileSizeMB: deref(in.MaxFileSizeMB),
 		Disabled:      deref(in.Disabled),
 	}
 }
 
-func artifactFromAPI(in *api.TaskArtifact) *TaskArtifact {
+func artifactFromAPI(in *api.TaskArtifact) *structs.TaskArtifact {
 	if in == nil {
 		return nil
 	}
-	return &TaskArtifact{
+	return &structs.TaskArtifact{
 		GetterSource:   deref(in.GetterSource),
 		GetterOptions:  maps.Clone(in.GetterOptions),
 		GetterHeaders:  maps.Clone(in.GetterHeaders),
