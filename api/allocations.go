@@ -106,6 +106,9 @@ type RescheduleEvent struct {
 	RescheduleTime int64
 	PrevAllocID    string
 	PrevNodeID     string
+	// Delay is how long the replacement waited. Nomad's servers send it
+	// too, though Nomad's Go client does not read it.
+	Delay time.Duration
 }
 
 // AllocationMetric explains how the scheduler placed, or failed to place, an

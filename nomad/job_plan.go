@@ -20,18 +20,20 @@ type JobPlanRequest struct {
 	Diff bool
 }
 
-// JobPlanResponse is the outcome of a dry run. Its JSON names are those of
-// Nomad's api.JobPlanResponse.
+// JobPlanResponse is the outcome of a dry run; the HTTP layer builds
+// Nomad's api.JobPlanResponse from it.
 type JobPlanResponse struct {
 	// JobModifyIndex is the stored job's, 0 when there is none: what
 	// `job run -check-index` takes to register exactly this plan's job.
 	JobModifyIndex uint64
 	// CreatedEvals are the evaluations the scheduler would create, such as
 	// a blocked one for allocations that cannot be placed.
-	CreatedEvals   []*structs.Evaluation
-	Diff           *structs.JobDiff
-	Annotations    *structs.PlanAnnotations
-	FailedTGAllocs map[string]*structs.AllocMetric
+	CreatedEvals []*structs.Evaluation
+	Diff         *structs.JobDiff
+	// DesiredTGUpdates counts, per task group, the allocations the plan
+	// would create, stop, update or leave alone.
+	DesiredTGUpdates map[string]*structs.DesiredUpdates
+	FailedTGAllocs   map[string]*structs.AllocMetric
 	// NextPeriodicLaunch is when a periodic job would next launch, the zero
 	// time for other jobs.
 	NextPeriodicLaunch time.Time
@@ -87,7 +89,7 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 	if err != nil {
 		return nil, fmt.Errorf("plan job %q: %w", job.ID, err)
 	}
-	resp.Annotations = &structs.PlanAnnotations{DesiredTGUpdates: run.updates}
+	resp.DesiredTGUpdates = run.updates
 	resp.CreatedEvals = run.planner.created
 	if out := run.planner.outcome; out != nil && len(out.FailedTGAllocs) > 0 {
 		resp.FailedTGAllocs = out.FailedTGAllocs

@@ -33,7 +33,7 @@ func mustPlan(t *testing.T, s *Server, job *structs.Job) *JobPlanResponse {
 	t.Helper()
 	resp, err := s.PlanJob(testCtx(t), &JobPlanRequest{Job: job, Diff: true})
 	must.NoError(t, err)
-	must.NotNil(t, resp.Annotations)
+	must.NotNil(t, resp.DesiredTGUpdates)
 	return resp
 }
 
@@ -57,7 +57,7 @@ func TestPlanJob_maxRunDurationChangeIsInPlace(t *testing.T) {
 		j.TaskGroups[0].MaxRunDuration = new(30 * time.Second)
 	}))
 
-	must.Eq(t, &structs.DesiredUpdates{InPlaceUpdate: 1}, resp.Annotations.DesiredTGUpdates["maxrun"])
+	must.Eq(t, &structs.DesiredUpdates{InPlaceUpdate: 1}, resp.DesiredTGUpdates["maxrun"])
 	must.MapEmpty(t, resp.FailedTGAllocs)
 	must.SliceEmpty(t, resp.CreatedEvals)
 	must.Eq(t, stored.JobModifyIndex, resp.JobModifyIndex)
@@ -94,7 +94,7 @@ func TestPlanJob_taskConfigChangeIsDestructive(t *testing.T) {
 		j.TaskGroups[0].Tasks[0].Config["args"] = []any{"5m"}
 	}))
 
-	must.Eq(t, &structs.DesiredUpdates{DestructiveUpdate: 1}, resp.Annotations.DesiredTGUpdates["maxrun"])
+	must.Eq(t, &structs.DesiredUpdates{DestructiveUpdate: 1}, resp.DesiredTGUpdates["maxrun"])
 	tg := resp.Diff.TaskGroups[0]
 	must.Eq(t, map[string]uint64{structs.UpdateTypeDestructiveUpdate: 1}, tg.Updates)
 	must.Eq(t, "maxrun", tg.Tasks[0].Name)
@@ -108,7 +108,7 @@ func TestPlanJob_inPlaceTaskChangeIsAnnotated(t *testing.T) {
 	resp := mustPlan(t, s, resubmitted(stored, func(j *structs.Job) {
 		j.TaskGroups[0].Tasks[1].KillTimeout = 20 * time.Second
 	}))
-	must.Eq(t, &structs.DesiredUpdates{InPlaceUpdate: 1}, resp.Annotations.DesiredTGUpdates["maxrun"])
+	must.Eq(t, &structs.DesiredUpdates{InPlaceUpdate: 1}, resp.DesiredTGUpdates["maxrun"])
 	task := resp.Diff.TaskGroups[0].Tasks[1]
 	must.Eq(t, "maxrun2", task.Name)
 	must.Eq(t, []string{structs.AnnotationForcesInPlaceUpdate}, task.Annotations)
@@ -122,7 +122,7 @@ func TestPlanJob_infeasibleNodeIsNotInPlace(t *testing.T) {
 		j.TaskGroups[0].MaxRunDuration = new(30 * time.Second)
 		j.TaskGroups[0].Constraints = []*structs.Constraint{{LTarget: "${node.unique.id}", RTarget: alloc.NodeID, Operand: "!="}}
 	}))
-	u := resp.Annotations.DesiredTGUpdates["maxrun"]
+	u := resp.DesiredTGUpdates["maxrun"]
 	must.Eq(t, &structs.DesiredUpdates{DestructiveUpdate: 1}, u)
 	must.MapEmpty(t, resp.FailedTGAllocs)
 	tg := resp.Diff.TaskGroups[0]
@@ -135,7 +135,7 @@ func TestPlanJob_noFeasibleNodeReportsFailedPlacement(t *testing.T) {
 	resp := mustPlan(t, s, resubmitted(stored, func(j *structs.Job) {
 		j.TaskGroups[0].Constraints = []*structs.Constraint{{LTarget: "${node.unique.id}", RTarget: alloc.NodeID, Operand: "!="}}
 	}))
-	must.Eq(t, 0, resp.Annotations.DesiredTGUpdates["maxrun"].InPlaceUpdate)
+	must.Eq(t, 0, resp.DesiredTGUpdates["maxrun"].InPlaceUpdate)
 	metric := resp.FailedTGAllocs["maxrun"]
 	must.NotNil(t, metric)
 	must.Positive(t, metric.ConstraintFiltered[`${node.unique.id} != `+alloc.NodeID])
@@ -152,7 +152,7 @@ func TestPlanJob_noFeasibleNodeReportsFailedPlacement(t *testing.T) {
 func TestPlanJob_unchangedJobIgnoresItsAllocs(t *testing.T) {
 	s, stored, _ := runningDesignJob(t, 1)
 	resp := mustPlan(t, s, resubmitted(stored, func(*structs.Job) {}))
-	must.Eq(t, &structs.DesiredUpdates{Ignore: 1}, resp.Annotations.DesiredTGUpdates["maxrun"])
+	must.Eq(t, &structs.DesiredUpdates{Ignore: 1}, resp.DesiredTGUpdates["maxrun"])
 	must.Eq(t, structs.DiffTypeNone, resp.Diff.Type)
 	must.Eq(t, map[string]uint64{structs.UpdateTypeIgnore: 1}, resp.Diff.TaskGroups[0].Updates)
 	must.Eq(t, stored.JobModifyIndex, resp.JobModifyIndex)
@@ -162,7 +162,7 @@ func TestPlanJob_countChange(t *testing.T) {
 	s, stored, _ := runningDesignJob(t, 2)
 	resp := mustPlan(t, s, resubmitted(stored, func(j *structs.Job) { j.TaskGroups[0].Count = 3 }))
 	// The existing allocation moves to the new version in place.
-	must.Eq(t, &structs.DesiredUpdates{Place: 2, InPlaceUpdate: 1}, resp.Annotations.DesiredTGUpdates["maxrun"])
+	must.Eq(t, &structs.DesiredUpdates{Place: 2, InPlaceUpdate: 1}, resp.DesiredTGUpdates["maxrun"])
 	count := resp.Diff.TaskGroups[0].Fields[0]
 	must.Eq(t, "Count", count.Name)
 	must.Eq(t, []string{structs.AnnotationForcesCreate}, count.Annotations)
@@ -177,7 +177,7 @@ func TestPlanJob_newJob(t *testing.T) {
 
 	resp := mustPlan(t, s, job)
 	must.Eq(t, uint64(0), resp.JobModifyIndex)
-	must.Eq(t, &structs.DesiredUpdates{Place: 2}, resp.Annotations.DesiredTGUpdates["group"])
+	must.Eq(t, &structs.DesiredUpdates{Place: 2}, resp.DesiredTGUpdates["group"])
 	must.Eq(t, structs.DiffTypeAdded, resp.Diff.Type)
 	tg := resp.Diff.TaskGroups[0]
 	must.Eq(t, structs.DiffTypeAdded, tg.Type)
@@ -207,7 +207,7 @@ func TestPlanJob_periodicJobReportsNextLaunch(t *testing.T) {
 	resp := mustPlan(t, s, testPeriodicJob("cron"))
 	must.True(t, resp.NextPeriodicLaunch.After(start))
 	must.True(t, resp.NextPeriodicLaunch.Before(start.Add(6*time.Minute)))
-	must.Eq(t, &structs.DesiredUpdates{}, resp.Annotations.DesiredTGUpdates["group"], must.Sprint("a periodic parent runs nothing itself"))
+	must.Eq(t, &structs.DesiredUpdates{}, resp.DesiredTGUpdates["group"], must.Sprint("a periodic parent runs nothing itself"))
 }
 
 func TestPlanJob_validatesLikeRegister(t *testing.T) {

@@ -1,13 +1,9 @@
 package structs
 
 import (
-	"encoding/json"
-	"reflect"
 	"testing"
 	"time"
 
-	"github.com/drover-io/drover/api"
-	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 )
 
@@ -302,21 +298,4 @@ func TestDiff_refusesDifferentJobs(t *testing.T) {
 	must.ErrorContains(t, err, `job "maxrun"`)
 	_, err = (*Job)(nil).Diff(nil, false)
 	must.Error(t, err)
-}
-
-// The diff is served as JSON that Drover's and Nomad's clients decode.
-func TestDiff_jsonShapeMatchesWireTypes(t *testing.T) {
-	internal := jsonShape(reflect.TypeFor[JobDiff]())
-	must.Eq(t, jsonShape(reflect.TypeFor[api.JobDiff]()), internal)
-	must.Eq(t, jsonShape(reflect.TypeFor[nomadapi.JobDiff]()), internal)
-
-	old := diffJob()
-	next := old.Copy()
-	next.TaskGroups[0].MaxRunDuration = new(30 * time.Second)
-	raw, err := json.Marshal(mustDiff(t, old, next, true))
-	must.NoError(t, err)
-	var decoded nomadapi.JobDiff
-	must.NoError(t, json.Unmarshal(raw, &decoded))
-	must.Eq(t, "MaxRunDuration", decoded.TaskGroups[0].Fields[0].Name)
-	must.Eq(t, "30000000000", decoded.TaskGroups[0].Fields[0].New)
 }

@@ -4,7 +4,9 @@
 // plain values, filled in by canonicalisation, so the rest of the system
 // never has to ask whether a field was set.
 //
-// Field names and JSON shapes match the wire types in package api, so the
-// HTTP API serves these types as they are; only user input (a job being
-// registered) is converted, from api to structs.
+// The model imports no other package of Drover. Its JSON encoding is what
+// raft entries, snapshots and the client's state hold, so it carries only
+// what is stored: nothing computed for display. The HTTP layer
+// (command/agent) converts between the model and the wire types, in both
+// directions, and adds the wire's derived fields (MaxRunDeadline) there.
 package structs

@@ -2,8 +2,8 @@ package structs
 
 import "maps"
 
-// JobSummary counts a job's allocations by state, per task group; it mirrors
-// api.JobSummary.
+// JobSummary counts a job's allocations by state, per task group. The state
+// store derives it from the allocations and evaluations it holds.
 type JobSummary struct {
 	JobID       string
 	Namespace   string

@@ -2,6 +2,15 @@ package structs
 
 import "time"
 
+// NodeAttrVersion is the node attribute that holds the client's version.
+const NodeAttrVersion = "nomad.version"
+
+// Node attributes that name the client's operating system.
+const (
+	NodeAttrOSName    = "os.name"
+	NodeAttrOSVersion = "os.version"
+)
+
 // Node statuses.
 const (
 	NodeStatusInit  = "initializing"

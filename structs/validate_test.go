@@ -356,7 +356,7 @@ func TestValidate_rules(t *testing.T) {
 
 			var verr *ValidationError
 			must.True(t, errors.As(err, &verr), must.Sprintf("want a *ValidationError, got %v", err))
-			must.Eq(t, tc.want, verr.Messages())
+			must.Eq(t, tc.want, messages(verr))
 		})
 	}
 }
@@ -403,4 +403,13 @@ func TestValidationError_singleError(t *testing.T) {
 func TestValidate_nilJob(t *testing.T) {
 	var j *Job
 	must.ErrorContains(t, j.Validate(), "Missing job")
+}
+
+// messages lists the problems of a validation error as strings.
+func messages(v *ValidationError) []string {
+	out := make([]string, len(v.Errors))
+	for i, err := range v.Errors {
+		out[i] = err.Error()
+	}
+	return out
 }

@@ -33,16 +33,6 @@ func (e *ValidationError) Error() string {
 // Unwrap returns the problems.
 func (e *ValidationError) Unwrap() []error { return e.Errors }
 
-// Messages returns the problems as strings, for
-// api.JobValidateResponse.ValidationErrors.
-func (e *ValidationError) Messages() []string {
-	out := make([]string, len(e.Errors))
-	for i, err := range e.Errors {
-		out[i] = err.Error()
-	}
-	return out
-}
-
 // problems collects validation errors, each prefixed with where it is.
 type problems struct {
 	errs []error

@@ -45,15 +45,6 @@ func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 	})
 }
 
-// allocStubs summarises allocations; never nil, so that none encodes as [].
-func allocStubs(allocs []*structs.Allocation) []*structs.AllocListStub {
-	stubs := make([]*structs.AllocListStub, 0, len(allocs))
-	for _, alloc := range allocs {
-		stubs = append(stubs, alloc.Stub())
-	}
-	return stubs
-}
-
 // allocRead serves GET /v1/allocation/:id: the whole allocation with its
 // job.
 func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -75,10 +66,11 @@ func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if out.(*structs.Allocation) == nil {
+	alloc := out.(*structs.Allocation)
+	if alloc == nil {
 		return nil, notFound("alloc not found")
 	}
-	return out, nil
+	return allocToAPI(alloc), nil
 }
 
 // allocStop serves PUT and POST /v1/allocation/:id/stop.

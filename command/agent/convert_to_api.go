@@ -8,8 +8,7 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// jobToAPI converts a job back into its wire form, for display and for
-// tests. Every scalar becomes a set pointer and nil blocks stay nil, so
+// jobToAPI converts a job into its wire form, as responses carry it. Every scalar becomes a set pointer and nil blocks stay nil, so
 // jobFromAPI(jobToAPI(j)) equals j, and jobToAPI(jobFromAPI(in)) equals in
 // when in sets every field. It shares no memory with j.
 func jobToAPI(j *structs.Job) *api.Job {
@@ -196,4 +195,49 @@ func artifactToAPI(a *structs.TaskArtifact) *api.TaskArtifact {
 		RelativeDest:   new(a.RelativeDest),
 		Chown:          a.Chown,
 	}
+}
+
+// jobStub summarises a job with its allocation counts (nil when unknown),
+// as GET /v1/jobs returns it. It shares no memory with j or summary.
+func jobStub(j *structs.Job, summary *structs.JobSummary) *api.JobListStub {
+	return &api.JobListStub{
+		ID:                j.ID,
+		ParentID:          j.ParentID,
+		Name:              j.Name,
+		Namespace:         j.Namespace,
+		Datacenters:       slices.Clone(j.Datacenters),
+		Type:              j.Type,
+		Priority:          j.Priority,
+		Periodic:          j.IsPeriodic(),
+		ParameterizedJob:  false, // Drover has no parameterized jobs
+		Stop:              j.Stop,
+		Status:            j.Status,
+		StatusDescription: j.StatusDescription,
+		JobSummary:        jobSummaryToAPI(summary),
+		CreateIndex:       j.CreateIndex,
+		ModifyIndex:       j.ModifyIndex,
+		JobModifyIndex:    j.JobModifyIndex,
+		SubmitTime:        j.SubmitTime,
+		Meta:              maps.Clone(j.Meta),
+	}
+}
+
+// jobSummaryToAPI converts a job's allocation counts. It shares no memory
+// with s.
+func jobSummaryToAPI(s *structs.JobSummary) *api.JobSummary {
+	if s == nil {
+		return nil
+	}
+	out := &api.JobSummary{
+		JobID:       s.JobID,
+		Namespace:   s.Namespace,
+		Summary:     convertMap(s.Summary, func(tg structs.TaskGroupSummary) api.TaskGroupSummary { return api.TaskGroupSummary(tg) }),
+		CreateIndex: s.CreateIndex,
+		ModifyIndex: s.ModifyIndex,
+	}
+	if s.Children != nil {
+		children := api.JobChildrenSummary(*s.Children)
+		out.Children = &children
+	}
+	return out
 }

@@ -10,13 +10,6 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// evalResponse is an evaluation as GET /v1/evaluation/:id returns it: with
-// ?related=true, RelatedEvals lists the other evaluations of the same job.
-type evalResponse struct {
-	*structs.Evaluation
-	RelatedEvals []*api.EvaluationStub
-}
-
 // evalsList serves GET /v1/evaluations: the evaluations whose ID starts
 // with ?prefix.
 func (s *HTTPServer) evalsList(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -26,7 +19,7 @@ func (s *HTTPServer) evalsList(w http.ResponseWriter, r *http.Request) (any, err
 	}
 	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
 		evals, err := st.EvalsByIDPrefix(ws, opts.Namespace, opts.Prefix)
-		return listResult(st, state.TableEvals, evals, err)
+		return listResult(st, state.TableEvals, evalsToAPI(evals), err)
 	})
 }
 
@@ -47,9 +40,9 @@ func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, erro
 		}
 		if eval == nil {
 			index, err := st.Index(state.TableEvals)
-			return (*evalResponse)(nil), index, err
+			return (*api.Evaluation)(nil), index, err
 		}
-		resp := &evalResponse{Evaluation: eval}
+		resp := evalToAPI(eval)
 		if related {
 			siblings, err := st.EvalsByJob(ws, eval.Namespace, eval.JobID)
 			if err != nil {
@@ -62,7 +55,7 @@ func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if out.(*evalResponse) == nil {
+	if out.(*api.Evaluation) == nil {
 		return nil, notFound("eval not found")
 	}
 	return out, nil
@@ -78,30 +71,6 @@ func relatedEvalStubs(eval *structs.Evaluation, siblings []*structs.Evaluation) 
 		stubs = append(stubs, evalStub(e))
 	}
 	return stubs
-}
-
-// evalStub is the summary of an evaluation.
-func evalStub(e *structs.Evaluation) *api.EvaluationStub {
-	return &api.EvaluationStub{
-		ID:                e.ID,
-		Priority:          e.Priority,
-		Type:              e.Type,
-		TriggeredBy:       e.TriggeredBy,
-		Namespace:         e.Namespace,
-		JobID:             e.JobID,
-		NodeID:            e.NodeID,
-		DeploymentID:      e.DeploymentID,
-		Status:            e.Status,
-		StatusDescription: e.StatusDescription,
-		WaitUntil:         e.WaitUntil,
-		NextEval:          e.NextEval,
-		PreviousEval:      e.PreviousEval,
-		BlockedEval:       e.BlockedEval,
-		CreateIndex:       e.CreateIndex,
-		ModifyIndex:       e.ModifyIndex,
-		CreateTime:        e.CreateTime,
-		ModifyTime:        e.ModifyTime,
-	}
 }
 
 // evalAllocations serves GET /v1/evaluation/:id/allocations: stubs of the

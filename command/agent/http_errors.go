@@ -63,12 +63,22 @@ func errorStatus(err error) (int, string) {
 
 // validationReason lists every validation problem on one line.
 func validationReason(v *structs.ValidationError) string {
-	msgs := v.Messages()
+	msgs := validationMessages(v)
 	noun := "problems"
 	if len(msgs) == 1 {
 		noun = "problem"
 	}
 	return fmt.Sprintf("invalid job: %d %s: %s", len(msgs), noun, oneLine(strings.Join(msgs, "; ")))
+}
+
+// validationMessages returns the problems as strings, as
+// api.JobValidateResponse.ValidationErrors lists them.
+func validationMessages(v *structs.ValidationError) []string {
+	out := make([]string, len(v.Errors))
+	for i, err := range v.Errors {
+		out[i] = err.Error()
+	}
+	return out
 }
 
 // oneLine folds a multi-line message onto one line.

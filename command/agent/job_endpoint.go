@@ -42,13 +42,13 @@ func (s *HTTPServer) jobsList(w http.ResponseWriter, r *http.Request) (any, erro
 		if err != nil {
 			return nil, 0, err
 		}
-		stubs := make([]*structs.JobListStub, 0, len(jobs))
+		stubs := make([]*api.JobListStub, 0, len(jobs))
 		for _, job := range jobs {
 			summary, err := st.JobSummaryByID(ws, job.Namespace, job.ID)
 			if err != nil {
 				return nil, 0, err
 			}
-			stubs = append(stubs, job.Stub(summary))
+			stubs = append(stubs, jobStub(job, summary))
 		}
 		index, err := tablesIndex(st, state.TableJobs, state.TableAllocs, state.TableEvals)
 		return stubs, index, err
@@ -131,10 +131,11 @@ func (s *HTTPServer) jobRead(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if out.(*structs.Job) == nil {
+	job := out.(*structs.Job)
+	if job == nil {
 		return nil, notFound("job not found")
 	}
-	return out, nil
+	return jobToAPI(job), nil
 }
 
 func jobIndex(job *structs.Job) uint64 {
@@ -206,12 +207,12 @@ func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 		if err != nil {
 			return nil, 0, err
 		}
-		stubs := make([]*structs.AllocListStub, 0, len(allocs))
+		stubs := make([]*api.AllocationListStub, 0, len(allocs))
 		for _, alloc := range allocs {
 			if !all && job != nil && alloc.Job != nil && alloc.Job.CreateIndex != job.CreateIndex {
 				continue
 			}
-			stubs = append(stubs, alloc.Stub())
+			stubs = append(stubs, allocStub(alloc))
 		}
 		index, err := tablesIndex(st, state.TableAllocs, state.TableJobs)
 		return stubs, index, err
@@ -226,7 +227,7 @@ func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any
 	}
 	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
 		evals, err := st.EvalsByJob(ws, opts.Namespace, id)
-		return listResult(st, state.TableEvals, evals, err)
+		return listResult(st, state.TableEvals, evalsToAPI(evals), err)
 	})
 }
 
@@ -247,10 +248,11 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if out.(*structs.JobSummary) == nil {
+	summary := out.(*structs.JobSummary)
+	if summary == nil {
 		return nil, notFound("job not found")
 	}
-	return out, nil
+	return jobSummaryToAPI(summary), nil
 }
 
 // jobDeployment serves GET /v1/job/:id/deployment, which Nomad's `job

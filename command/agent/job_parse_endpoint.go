@@ -35,7 +35,7 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 	}
 	canonical := jobFromAPI(job)
 	canonical.Canonicalize()
-	return canonical, nil
+	return jobToAPI(canonical), nil
 }
 
 // validateJob serves PUT and POST /v1/validate/job. Like Nomad it answers
@@ -57,7 +57,7 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 	var invalid *structs.ValidationError
 	switch {
 	case errors.As(err, &invalid):
-		resp.ValidationErrors = invalid.Messages()
+		resp.ValidationErrors = validationMessages(invalid)
 		resp.Error = err.Error()
 	case err != nil:
 		_, reason := errorStatus(err)

@@ -45,7 +45,6 @@ func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	resp.Warnings = strings.Join(warnings, "\n")
 	setIndex(w, resp.Index)
-	return resp, nil
+	return planResponseToAPI(resp, strings.Join(warnings, "\n")), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -15,8 +16,8 @@ import (
 // jobVersionsResponse is the answer to GET /v1/job/:id/versions, in the
 // shape of Nomad's JobVersionsResponse. Diffs is null unless ?diffs=true.
 type jobVersionsResponse struct {
-	Versions []*structs.Job
-	Diffs    []*structs.JobDiff
+	Versions []*api.Job
+	Diffs    []*api.JobDiff
 }
 
 // versionDiffQuery is what a versions query asks to be diffed.
@@ -78,11 +79,13 @@ func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 	if len(versions) == 0 {
 		return nil, notFound("job not found")
 	}
-	resp := &jobVersionsResponse{Versions: versions}
+	resp := &jobVersionsResponse{Versions: convertList(versions, jobToAPI)}
 	if dq.diffs {
-		if resp.Diffs, err = versionDiffs(versions, dq.against); err != nil {
+		diffs, err := versionDiffs(versions, dq.against)
+		if err != nil {
 			return nil, err
 		}
+		resp.Diffs = jobDiffsToAPI(diffs)
 	}
 	return resp, nil
 }

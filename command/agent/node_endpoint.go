@@ -41,7 +41,7 @@ func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	var fields structs.NodeStubFields
+	var fields nodeStubFields
 	if fields.Resources, err = parseBoolParam(r, "resources"); err != nil {
 		return nil, err
 	}
@@ -53,9 +53,9 @@ func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 		if err != nil {
 			return nil, 0, err
 		}
-		stubs := make([]*structs.NodeListStub, 0, len(nodes))
+		stubs := make([]*api.NodeListStub, 0, len(nodes))
 		for _, node := range nodes {
-			stubs = append(stubs, node.StubWith(fields))
+			stubs = append(stubs, nodeStub(node, fields))
 		}
 		index, err := st.Index(state.TableNodes)
 		return stubs, index, err
@@ -83,10 +83,11 @@ func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	if out.(*structs.Node) == nil {
+	node := out.(*structs.Node)
+	if node == nil {
 		return nil, notFound("node not found")
 	}
-	return out, nil
+	return nodeToAPI(node), nil
 }
 
 // nodeAllocations serves GET /v1/node/:id/allocations: the whole
@@ -98,7 +99,7 @@ func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 	}
 	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
 		allocs, err := st.AllocsByNode(ws, id)
-		return listResult(st, state.TableAllocs, allocs, err)
+		return listResult(st, state.TableAllocs, allocsToAPI(allocs), err)
 	})
 }
 

@@ -14,20 +14,37 @@ var timeType = reflect.TypeFor[time.Time]()
 
 // New returns a *T whose exported fields are all set, recursively, each to
 // a value no other field has. Two calls fill the same type alike, so their
-// results are equal.
+// results are equal. A type that holds itself (a diff of nested blocks) is
+// filled one level deep: the inner pointers and slices of it stay nil.
 func New[T any]() *T {
 	v := new(T)
-	(&filler{}).fill(reflect.ValueOf(v).Elem())
+	(&filler{inProgress: map[reflect.Type]bool{}}).fill(reflect.ValueOf(v).Elem())
 	return v
 }
 
-type filler struct{ n int }
+type filler struct {
+	n int
+	// inProgress holds the struct types being filled further up.
+	inProgress map[reflect.Type]bool
+}
+
+// recursive reports whether t, or what t points to, is a struct type
+// being filled further up.
+func (f *filler) recursive(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return f.inProgress[t]
+}
 
 func (f *filler) next() int { f.n++; return f.n }
 
 func (f *filler) fill(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
+		if f.recursive(v.Type()) {
+			return
+		}
 		v.Set(reflect.New(v.Type().Elem()))
 		f.fill(v.Elem())
 	case reflect.Struct:
@@ -35,6 +52,8 @@ func (f *filler) fill(v reflect.Value) {
 			v.Set(reflect.ValueOf(time.Unix(int64(f.next()), 0).UTC()))
 			return
 		}
+		f.inProgress[v.Type()] = true
+		defer delete(f.inProgress, v.Type())
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
 				f.fill(v.Field(i))
@@ -50,6 +69,9 @@ func (f *filler) fill(v reflect.Value) {
 			v.SetMapIndex(k, e)
 		}
 	case reflect.Slice:
+		if f.recursive(v.Type().Elem()) {
+			return
+		}
 		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
 		for i := range 2 {
 			f.fill(v.Index(i))

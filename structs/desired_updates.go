@@ -1,17 +1,7 @@
 package structs
 
-// PlanAnnotations say what a dry run of a job's scheduling would do. Its
-// JSON shape is the wire shape of api.PlanAnnotations.
-type PlanAnnotations struct {
-	// DesiredTGUpdates counts, per task group, the allocations the plan
-	// would create, stop, update or leave alone.
-	DesiredTGUpdates map[string]*DesiredUpdates
-	// PreemptedAllocs is always empty: Drover does not preempt. It is here
-	// for the wire shape.
-	PreemptedAllocs []*AllocListStub
-}
-
-// DesiredUpdates counts what a plan does to the allocations of one group.
+// DesiredUpdates counts what a plan does to the allocations of one group:
+// the scheduler's account of a plan, which a dry run (job plan) reports.
 type DesiredUpdates struct {
 	// Ignore counts live allocations the plan leaves as they are.
 	Ignore uint64

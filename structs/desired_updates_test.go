@@ -1,19 +1,10 @@
 package structs
 
 import (
-	"reflect"
 	"testing"
 
-	"github.com/drover-io/drover/api"
 	"github.com/shoenig/test/must"
 )
-
-func TestPlanAnnotations_jsonShapeMatchesWireType(t *testing.T) {
-	internal := jsonShape(reflect.TypeFor[PlanAnnotations]())
-	// Served beyond the wire type, as for every allocation stub.
-	delete(internal, "PreemptedAllocs[].RescheduleTracker.Events[].Delay")
-	must.Eq(t, jsonShape(reflect.TypeFor[api.PlanAnnotations]()), internal)
-}
 
 func TestDesiredUpdates_Updates(t *testing.T) {
 	u := &DesiredUpdates{Ignore: 1, Place: 2, Stop: 3, Migrate: 4, InPlaceUpdate: 5, DestructiveUpdate: 6, RescheduleLater: 7}

@@ -1,0 +1,206 @@
+package agent
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/structs"
+)
+
+// The wire forms of allocations. The HTTP layer adds what is computed for
+// display, MaxRunDeadline, here and only here: the model never stores it,
+// so it rides through no raft entry, snapshot or client state.
+
+// allocToAPI converts an allocation, its job included, into its wire form.
+// It shares no memory with a.
+func allocToAPI(a *structs.Allocation) *api.Allocation {
+	if a == nil {
+		return nil
+	}
+	return &api.Allocation{
+		ID:                    a.ID,
+		Namespace:             a.Namespace,
+		EvalID:                a.EvalID,
+		Name:                  a.Name,
+		NodeID:                a.NodeID,
+		NodeName:              a.NodeName,
+		JobID:                 a.JobID,
+		Job:                   jobToAPI(a.Job),
+		TaskGroup:             a.TaskGroup,
+		Resources:             resourcesToAPI(a.Resources),
+		TaskResources:         convertMap(a.TaskResources, resourcesToAPI),
+		Metrics:               allocMetricToAPI(a.Metrics),
+		DesiredStatus:         a.DesiredStatus,
+		DesiredDescription:    a.DesiredDescription,
+		DesiredTransition:     desiredTransitionToAPI(a.DesiredTransition),
+		ClientStatus:          a.ClientStatus,
+		ClientDescription:     a.ClientDescription,
+		TaskStates:            convertMap(a.TaskStates, taskStateToAPI),
+		FollowupEvalID:        a.FollowupEvalID,
+		PreviousAllocation:    a.PreviousAllocation,
+		NextAllocation:        a.NextAllocation,
+		RescheduleTracker:     rescheduleTrackerToAPI(a.RescheduleTracker),
+		PreemptedAllocations:  slices.Clone(a.PreemptedAllocations),
+		PreemptedByAllocation: a.PreemptedByAllocation,
+		CreateIndex:           a.CreateIndex,
+		ModifyIndex:           a.ModifyIndex,
+		AllocModifyIndex:      a.AllocModifyIndex,
+		CreateTime:            a.CreateTime,
+		ModifyTime:            a.ModifyTime,
+		MaxRunDeadline:        maxRunDeadlineUnixNano(a),
+	}
+}
+
+// allocsToAPI converts allocations; never nil, so that none encodes as [].
+func allocsToAPI(allocs []*structs.Allocation) []*api.Allocation {
+	return convertList(allocs, allocToAPI)
+}
+
+// allocStub summarises an allocation as list endpoints return it. The stub
+// shares no memory with a.
+func allocStub(a *structs.Allocation) *api.AllocationListStub {
+	s := &api.AllocationListStub{
+		ID:                    a.ID,
+		EvalID:                a.EvalID,
+		Name:                  a.Name,
+		Namespace:             a.Namespace,
+		NodeID:                a.NodeID,
+		NodeName:              a.NodeName,
+		JobID:                 a.JobID,
+		TaskGroup:             a.TaskGroup,
+		DesiredStatus:         a.DesiredStatus,
+		DesiredDescription:    a.DesiredDescription,
+		ClientStatus:          a.ClientStatus,
+		ClientDescription:     a.ClientDescription,
+		TaskStates:            convertMap(a.TaskStates, taskStateToAPI),
+		FollowupEvalID:        a.FollowupEvalID,
+		NextAllocation:        a.NextAllocation,
+		RescheduleTracker:     rescheduleTrackerToAPI(a.RescheduleTracker),
+		PreemptedAllocations:  slices.Clone(a.PreemptedAllocations),
+		PreemptedByAllocation: a.PreemptedByAllocation,
+		CreateIndex:           a.CreateIndex,
+		ModifyIndex:           a.ModifyIndex,
+		CreateTime:            a.CreateTime,
+		ModifyTime:            a.ModifyTime,
+		MaxRunDeadline:        maxRunDeadlineUnixNano(a),
+	}
+	if a.Job != nil {
+		s.JobType = a.Job.Type
+		s.JobVersion = a.Job.Version
+	}
+	return s
+}
+
+// allocStubs summarises allocations; never nil, so that none encodes as [].
+func allocStubs(allocs []*structs.Allocation) []*api.AllocationListStub {
+	return convertList(allocs, allocStub)
+}
+
+// maxRunDeadlineUnixNano is the allocation's max_run_duration deadline in
+// Unix nanoseconds, or 0 (which the wire omits) when it has none.
+func maxRunDeadlineUnixNano(a *structs.Allocation) int64 {
+	deadline, ok := a.MaxRunDeadline()
+	if !ok {
+		return 0
+	}
+	return deadline.UnixNano()
+}
+
+func allocMetricToAPI(m *structs.AllocMetric) *api.AllocationMetric {
+	if m == nil {
+		return nil
+	}
+	out := api.AllocationMetric(*m)
+	out.NodesAvailable = maps.Clone(m.NodesAvailable)
+	out.ClassFiltered = maps.Clone(m.ClassFiltered)
+	out.ConstraintFiltered = maps.Clone(m.ConstraintFiltered)
+	out.ClassExhausted = maps.Clone(m.ClassExhausted)
+	out.DimensionExhausted = maps.Clone(m.DimensionExhausted)
+	out.QuotaExhausted = slices.Clone(m.QuotaExhausted)
+	out.Scores = maps.Clone(m.Scores)
+	return &out
+}
+
+func desiredTransitionToAPI(d structs.DesiredTransition) api.DesiredTransition {
+	return api.DesiredTransition{
+		Migrate:         clonePtr(d.Migrate),
+		Reschedule:      clonePtr(d.Reschedule),
+		ForceReschedule: clonePtr(d.ForceReschedule),
+		NoShutdownDelay: clonePtr(d.NoShutdownDelay),
+	}
+}
+
+func rescheduleTrackerToAPI(r *structs.RescheduleTracker) *api.RescheduleTracker {
+	if r == nil {
+		return nil
+	}
+	return &api.RescheduleTracker{
+		Events: convertSlice(r.Events, func(e *structs.RescheduleEvent) *api.RescheduleEvent {
+			if e == nil {
+				return nil
+			}
+			out := api.RescheduleEvent(*e)
+			return &out
+		}),
+		LastReschedule: r.LastReschedule,
+	}
+}
+
+func taskStateToAPI(s *structs.TaskState) *api.TaskState {
+	if s == nil {
+		return nil
+	}
+	return &api.TaskState{
+		State:       s.State,
+		Failed:      s.Failed,
+		Restarts:    s.Restarts,
+		LastRestart: s.LastRestart,
+		StartedAt:   s.StartedAt,
+		FinishedAt:  s.FinishedAt,
+		Events:      convertSlice(s.Events, taskEventToAPI),
+	}
+}
+
+func taskEventToAPI(e *structs.TaskEvent) *api.TaskEvent {
+	if e == nil {
+		return nil
+	}
+	out := api.TaskEvent(*e)
+	out.Details = maps.Clone(e.Details)
+	return &out
+}
+
+// convertMap converts every value of a map; nil stays nil.
+func convertMap[K comparable, V, W any](in map[K]V, convert func(V) W) map[K]W {
+	if in == nil {
+		return nil
+	}
+	out := make(map[K]W, len(in))
+	for k, v := range in {
+		out[k] = convert(v)
+	}
+	return out
+}
+
+// convertSlice converts every element of a slice; nil stays nil.
+func convertSlice[V, W any](in []V, convert func(V) W) []W {
+	if in == nil {
+		return nil
+	}
+	out := make([]W, len(in))
+	for i, v := range in {
+		out[i] = convert(v)
+	}
+	return out
+}
+
+// convertList converts a list a response returns; never nil, so that an
+// empty list encodes as [] rather than null.
+func convertList[V, W any](in []V, convert func(V) W) []W {
+	out := make([]W, 0, len(in))
+	for _, v := range in {
+		out = append(out, convert(v))
+	}
+	return out
+}

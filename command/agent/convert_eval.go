@@ -1,0 +1,73 @@
+package agent
+
+import (
+	"maps"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/structs"
+)
+
+// evalToAPI converts an evaluation into its wire form, without related
+// evaluations (RelatedEvals is null, as in Nomad without ?related). It
+// shares no memory with e.
+func evalToAPI(e *structs.Evaluation) *api.Evaluation {
+	if e == nil {
+		return nil
+	}
+	return &api.Evaluation{
+		ID:                e.ID,
+		Priority:          e.Priority,
+		Type:              e.Type,
+		TriggeredBy:       e.TriggeredBy,
+		Namespace:         e.Namespace,
+		JobID:             e.JobID,
+		JobModifyIndex:    e.JobModifyIndex,
+		NodeID:            e.NodeID,
+		NodeModifyIndex:   e.NodeModifyIndex,
+		DeploymentID:      e.DeploymentID,
+		Status:            e.Status,
+		StatusDescription: e.StatusDescription,
+		Wait:              e.Wait,
+		WaitUntil:         e.WaitUntil,
+		NextEval:          e.NextEval,
+		PreviousEval:      e.PreviousEval,
+		BlockedEval:       e.BlockedEval,
+		FailedTGAllocs:    convertMap(e.FailedTGAllocs, allocMetricToAPI),
+		ClassEligibility:  maps.Clone(e.ClassEligibility),
+		QueuedAllocations: maps.Clone(e.QueuedAllocations),
+		SnapshotIndex:     e.SnapshotIndex,
+		CreateIndex:       e.CreateIndex,
+		ModifyIndex:       e.ModifyIndex,
+		CreateTime:        e.CreateTime,
+		ModifyTime:        e.ModifyTime,
+	}
+}
+
+// evalsToAPI converts evaluations; never nil, so that none encodes as [].
+func evalsToAPI(evals []*structs.Evaluation) []*api.Evaluation {
+	return convertList(evals, evalToAPI)
+}
+
+// evalStub is the summary of an evaluation.
+func evalStub(e *structs.Evaluation) *api.EvaluationStub {
+	return &api.EvaluationStub{
+		ID:                e.ID,
+		Priority:          e.Priority,
+		Type:              e.Type,
+		TriggeredBy:       e.TriggeredBy,
+		Namespace:         e.Namespace,
+		JobID:             e.JobID,
+		NodeID:            e.NodeID,
+		DeploymentID:      e.DeploymentID,
+		Status:            e.Status,
+		StatusDescription: e.StatusDescription,
+		WaitUntil:         e.WaitUntil,
+		NextEval:          e.NextEval,
+		PreviousEval:      e.PreviousEval,
+		BlockedEval:       e.BlockedEval,
+		CreateIndex:       e.CreateIndex,
+		ModifyIndex:       e.ModifyIndex,
+		CreateTime:        e.CreateTime,
+		ModifyTime:        e.ModifyTime,
+	}
+}
