@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,14 +18,9 @@ import (
 // allocation's ModifyIndex but not its AllocModifyIndex, so they cost the
 // client a cheap map comparison rather than a download of every job.
 
-// Bounds of a client's blocking query over RPC.
-const (
-	defaultClientAllocsWait = 5 * time.Minute
-	maxClientAllocsWait     = 10 * time.Minute
-)
-
 // ClientAllocsRequest asks for the allocations of a node, blocking until
-// the allocation table's index is above MinIndex or MaxWait has elapsed.
+// the allocation table's index is above MinIndex or MaxWait (bounded as
+// QueryOptions.MaxWait is) has elapsed.
 type ClientAllocsRequest struct {
 	NodeID   string
 	MinIndex uint64
@@ -105,30 +99,10 @@ func (s *Server) GetAllocsByID(ctx context.Context, ids []string) (*AllocsGetRes
 	return &AllocsGetResponse{Allocs: out, Index: index}, nil
 }
 
-// blockingRead runs a blocking query on the current state store, starting
-// over on the new store when a snapshot restore replaces it.
-func (s *Server) blockingRead(ctx context.Context, minIndex uint64, query state.QueryFn) (any, uint64, error) {
-	for {
-		resp, index, err := s.State().BlockingQuery(ctx, minIndex, query)
-		if errors.Is(err, state.ErrAbandoned) {
-			continue
-		}
-		return resp, index, err
-	}
-}
-
-// clientAllocsWait bounds the wait a client asked for.
-func clientAllocsWait(asked time.Duration) time.Duration {
-	if asked <= 0 {
-		return defaultClientAllocsWait
-	}
-	return min(asked, maxClientAllocsWait)
-}
-
 // GetClientAllocs serves Server.GetClientAllocs to client agents. It does
 // not go through serveRPC: a blocking query outlives the forward timeout.
 func (e *nodeRPC) GetClientAllocs(args *ClientAllocsRequest, reply *ClientAllocsResponse) error {
-	ctx, cancel := context.WithTimeout(e.srv.shutdownCtx, clientAllocsWait(args.MaxWait))
+	ctx, cancel := context.WithTimeout(e.srv.shutdownCtx, queryWait(args.MaxWait))
 	defer cancel()
 	resp, err := e.srv.GetClientAllocs(ctx, args.NodeID, args.MinIndex)
 	if err != nil {

@@ -1,11 +1,10 @@
 package agent
 
 import (
+	"context"
 	"net/http"
 
-	"github.com/hashicorp/go-memdb"
-
-	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -29,20 +28,17 @@ func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 			return nil, err
 		}
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		allocs, err := st.AllocsByIDPrefix(ws, opts.Namespace, opts.Prefix)
-		if err != nil {
-			return nil, 0, err
+	allocs, err := serveRead(s, w, r, opts, (*nomad.Server).ListAllocs)
+	if err != nil {
+		return nil, err
+	}
+	stubs := allocStubs(allocs)
+	if !taskStates {
+		for _, stub := range stubs {
+			stub.TaskStates = nil
 		}
-		stubs := allocStubs(allocs)
-		if !taskStates {
-			for _, stub := range stubs {
-				stub.TaskStates = nil
-			}
-		}
-		index, err := st.Index(state.TableAllocs)
-		return stubs, index, err
-	})
+	}
+	return stubs, nil
 }
 
 // allocRead serves GET /v1/allocation/:id: the whole allocation with its
@@ -52,21 +48,12 @@ func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		alloc, err := st.AllocByID(ws, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		if alloc != nil {
-			return alloc, alloc.ModifyIndex, nil
-		}
-		index, err := st.Index(state.TableAllocs)
-		return alloc, index, err
+	alloc, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.Allocation, nomad.QueryMeta, error) {
+		return srv.GetAlloc(ctx, id, q)
 	})
 	if err != nil {
 		return nil, err
 	}
-	alloc := out.(*structs.Allocation)
 	if alloc == nil {
 		return nil, notFound("alloc not found")
 	}

@@ -49,7 +49,7 @@ func (s *HTTPServer) clientAllocChecks(w http.ResponseWriter, r *http.Request) (
 		}
 	}
 	if srv := s.agent.server; srv != nil {
-		alloc, err := srv.State().AllocByID(nil, id)
+		alloc, _, err := srv.GetAlloc(r.Context(), id, localLookup)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/client/allocrunner"
+	"github.com/drover-io/drover/nomad"
 )
 
 // forwardedHeader marks a /v1/client request one agent forwarded to the
@@ -49,8 +50,7 @@ func (s *HTTPServer) allocNodeAddr(r *http.Request, id string) (string, error) {
 	if srv == nil || r.Header.Get(forwardedHeader) != "" {
 		return "", notFound("allocation %s not found on this client", id)
 	}
-	st := srv.State()
-	alloc, err := st.AllocByID(nil, id)
+	alloc, _, err := srv.GetAlloc(r.Context(), id, localLookup)
 	if err != nil {
 		return "", err
 	}
@@ -60,7 +60,7 @@ func (s *HTTPServer) allocNodeAddr(r *http.Request, id string) (string, error) {
 	if s.agent.client != nil && alloc.NodeID == s.agent.client.NodeID() {
 		return "", notFound("allocation %s is no longer on its node: the client has garbage collected it", id)
 	}
-	node, err := st.NodeByID(nil, alloc.NodeID)
+	node, _, err := srv.GetNode(r.Context(), alloc.NodeID, localLookup)
 	if err != nil {
 		return "", err
 	}
@@ -69,6 +69,11 @@ func (s *HTTPServer) allocNodeAddr(r *http.Request, id string) (string, error) {
 	}
 	return node.HTTPAddr, nil
 }
+
+// localLookup reads what this server holds now, without blocking and
+// without asking for a leader: how a /v1/client request finds the
+// allocation and node it is about.
+var localLookup = nomad.QueryOptions{AllowStale: true}
 
 // forward proxies the request to the agent at addr and streams its answer
 // back, flushing as it goes so that followed logs arrive as they are

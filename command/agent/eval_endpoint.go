@@ -1,12 +1,10 @@
 package agent
 
 import (
+	"context"
 	"net/http"
 
-	"github.com/hashicorp/go-memdb"
-
-	"github.com/drover-io/drover/api"
-	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -17,10 +15,11 @@ func (s *HTTPServer) evalsList(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		evals, err := st.EvalsByIDPrefix(ws, opts.Namespace, opts.Prefix)
-		return listResult(st, state.TableEvals, evalsToAPI(evals), err)
-	})
+	evals, err := serveRead(s, w, r, opts, (*nomad.Server).ListEvals)
+	if err != nil {
+		return nil, err
+	}
+	return evalsToAPI(evals), nil
 }
 
 // evalRead serves GET /v1/evaluation/:id.
@@ -33,44 +32,20 @@ func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		eval, err := st.EvalByID(ws, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		if eval == nil {
-			index, err := st.Index(state.TableEvals)
-			return (*api.Evaluation)(nil), index, err
-		}
-		resp := evalToAPI(eval)
-		if related {
-			siblings, err := st.EvalsByJob(ws, eval.Namespace, eval.JobID)
-			if err != nil {
-				return nil, 0, err
-			}
-			resp.RelatedEvals = relatedEvalStubs(eval, siblings)
-		}
-		return resp, eval.ModifyIndex, nil
+	info, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*nomad.EvalInfo, nomad.QueryMeta, error) {
+		return srv.GetEval(ctx, id, related, q)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if out.(*api.Evaluation) == nil {
+	if info == nil {
 		return nil, notFound("eval not found")
 	}
-	return out, nil
-}
-
-// relatedEvalStubs summarises the evaluations of eval's job other than eval.
-func relatedEvalStubs(eval *structs.Evaluation, siblings []*structs.Evaluation) []*api.EvaluationStub {
-	stubs := make([]*api.EvaluationStub, 0, len(siblings))
-	for _, e := range siblings {
-		if e.ID == eval.ID {
-			continue
-		}
-		stubs = append(stubs, evalStub(e))
+	resp := evalToAPI(info.Eval)
+	if related {
+		resp.RelatedEvals = convertList(info.Related, evalStub)
 	}
-	return stubs
+	return resp, nil
 }
 
 // evalAllocations serves GET /v1/evaluation/:id/allocations: stubs of the
@@ -80,12 +55,11 @@ func (s *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		allocs, err := st.AllocsByEval(ws, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		index, err := st.Index(state.TableAllocs)
-		return allocStubs(allocs), index, err
+	allocs, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) ([]*structs.Allocation, nomad.QueryMeta, error) {
+		return srv.EvalAllocations(ctx, id, q)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return allocStubs(allocs), nil
 }

@@ -3,13 +3,10 @@ package agent
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/state"
 )
 
 // Response headers of Nomad's API.
@@ -50,8 +47,7 @@ func (s *HTTPServer) checkRegion(region string) error {
 	return nil
 }
 
-// readServer is requireServer for reads: it also checks the region, and a
-// read that is not ?stale needs a known leader, as in Nomad.
+// readServer is requireServer for reads: it also checks the region.
 func (s *HTTPServer) readServer(opts queryOptions) (*nomad.Server, error) {
 	srv, err := s.requireServer()
 	if err != nil {
@@ -60,57 +56,41 @@ func (s *HTTPServer) readServer(opts queryOptions) (*nomad.Server, error) {
 	if err := s.checkRegion(opts.Region); err != nil {
 		return nil, err
 	}
-	if !opts.Stale && !srv.KnownLeader() {
-		return nil, newHTTPError(http.StatusInternalServerError, "No cluster leader")
-	}
 	return srv, nil
 }
 
-// blockingQuery runs fn against the state store, blocking while the index it
-// returns is not above opts.MinIndex (for at most opts.Wait plus a little
-// jitter, so that many waiting clients do not all return at once), and sets
-// the index and leader headers from the answer.
-func (s *HTTPServer) blockingQuery(w http.ResponseWriter, r *http.Request, opts queryOptions, fn state.QueryFn) (any, error) {
+// serverRead is one of the server's read methods, as serveRead calls it.
+type serverRead[T any] func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (T, nomad.QueryMeta, error)
+
+// serveRead answers a read request through one of the server's read
+// methods, which own what index, wait and stale mean, and sets the index
+// and leader headers from its answer. A read that is not ?stale needs a
+// known leader, as in Nomad.
+func serveRead[T any](s *HTTPServer, w http.ResponseWriter, r *http.Request, opts queryOptions, read serverRead[T]) (T, error) {
+	var zero T
 	srv, err := s.readServer(opts)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	ctx := r.Context()
-	if opts.MinIndex > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.Wait+waitJitter(opts.Wait))
-		defer cancel()
+	out, meta, err := read(srv, r.Context(), opts.serverQuery())
+	if errors.Is(err, nomad.ErrNoLeader) {
+		return zero, newHTTPError(http.StatusInternalServerError, "No cluster leader")
 	}
-	for {
-		resp, index, err := srv.State().BlockingQuery(ctx, opts.MinIndex, fn)
-		if errors.Is(err, state.ErrAbandoned) {
-			// A snapshot was restored under us; ask the new store.
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		setQueryMeta(w, srv, index)
-		return resp, nil
+	if err != nil {
+		return zero, err
 	}
-}
-
-// waitJitter is a random extra wait of up to 1/16 of wait.
-func waitJitter(wait time.Duration) time.Duration {
-	if wait < 16 {
-		return 0
-	}
-	return rand.N(wait / 16)
+	setQueryMeta(w, meta)
+	return out, nil
 }
 
 // setQueryMeta sets the headers every read carries: the index the data
 // reflects (at least 1, which Nomad's clients take as "some data"), whether
 // a leader is known and how long ago this server heard from it.
-func setQueryMeta(w http.ResponseWriter, srv *nomad.Server, index uint64) {
-	setIndex(w, index)
+func setQueryMeta(w http.ResponseWriter, meta nomad.QueryMeta) {
+	setIndex(w, meta.Index)
 	h := w.Header()
-	h.Set(headerKnownLeader, strconv.FormatBool(srv.KnownLeader()))
-	h.Set(headerLastContact, strconv.FormatInt(srv.LastContact().Milliseconds(), 10))
+	h.Set(headerKnownLeader, strconv.FormatBool(meta.KnownLeader))
+	h.Set(headerLastContact, strconv.FormatInt(meta.LastContact.Milliseconds(), 10))
 }
 
 // setIndex sets X-Nomad-Index, which writes carry too.
@@ -119,43 +99,16 @@ func setIndex(w http.ResponseWriter, index uint64) {
 }
 
 // setLatestMeta sets the read headers for a response that is not a state
-// read (status, agent), from the latest index of the store.
+// read (status, agent), from the latest index of the server's state.
 func (s *HTTPServer) setLatestMeta(w http.ResponseWriter) error {
 	srv := s.agent.server
 	if srv == nil {
 		return nil
 	}
-	index, err := srv.State().LatestIndex()
+	meta, err := srv.LatestQueryMeta()
 	if err != nil {
 		return err
 	}
-	setQueryMeta(w, srv, index)
+	setQueryMeta(w, meta)
 	return nil
-}
-
-// tablesIndex is the highest index of the named tables: the index of a
-// result built from all of them.
-func tablesIndex(st *state.StateStore, tables ...string) (uint64, error) {
-	var highest uint64
-	for _, table := range tables {
-		index, err := st.Index(table)
-		if err != nil {
-			return 0, err
-		}
-		highest = max(highest, index)
-	}
-	return highest, nil
-}
-
-// listResult is what a blocking list query answers: items, as [] rather
-// than null when there are none, at the index of table.
-func listResult[T any](st *state.StateStore, table string, items []T, err error) (any, uint64, error) {
-	if err != nil {
-		return nil, 0, err
-	}
-	if items == nil {
-		items = []T{}
-	}
-	index, err := st.Index(table)
-	return items, index, err
 }

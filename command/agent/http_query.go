@@ -7,15 +7,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
 
-// Blocking query bounds: a query with an index and no wait waits
-// defaultBlockingWait; no query waits longer than maxBlockingWait.
+// Blocking query bounds, the server's: a query with an index and no wait
+// waits defaultBlockingWait; no query waits longer than maxBlockingWait.
 const (
-	defaultBlockingWait = 5 * time.Minute
-	maxBlockingWait     = 10 * time.Minute
+	defaultBlockingWait = nomad.DefaultQueryWait
+	maxBlockingWait     = nomad.MaxQueryWait
 )
 
 // maxIDLength bounds an ID or prefix taken from a URL. Job IDs are at most
@@ -25,7 +25,7 @@ const maxIDLength = 512
 
 // queryOptions are the query parameters every read shares.
 type queryOptions struct {
-	// Namespace is the request's namespace; state.AllNamespaces ("*")
+	// Namespace is the request's namespace; nomad.AllNamespaces ("*")
 	// selects every namespace in list endpoints.
 	Namespace string
 	Region    string
@@ -35,6 +35,17 @@ type queryOptions struct {
 	// Wait bounds a blocking query; zero when MinIndex is zero.
 	Wait  time.Duration
 	Stale bool
+}
+
+// serverQuery is what the server's read methods take of the options.
+func (o queryOptions) serverQuery() nomad.QueryOptions {
+	return nomad.QueryOptions{
+		Namespace:  o.Namespace,
+		Prefix:     o.Prefix,
+		MinIndex:   o.MinIndex,
+		MaxWait:    o.Wait,
+		AllowStale: o.Stale,
+	}
 }
 
 // parseQueryOptions reads index, wait, prefix, namespace, region and stale
@@ -73,8 +84,6 @@ func parseQueryOptions(r *http.Request) (queryOptions, error) {
 	return opts, nil
 }
 
-// parseWait reads a blocking query's wait time: a Go duration such as "5s"
-// or "5000ms", as Nomad's clients send it, capped at maxBlockingWait.
 // idQuery reads a read request for one object: its ID from the URL, named
 // in errors by what ("job ID"), and the query options.
 func idQuery(r *http.Request, what string) (string, queryOptions, error) {
@@ -86,6 +95,8 @@ func idQuery(r *http.Request, what string) (string, queryOptions, error) {
 	return id, opts, err
 }
 
+// parseWait reads a blocking query's wait time: a Go duration such as "5s"
+// or "5000ms", as Nomad's clients send it, capped at maxBlockingWait.
 func parseWait(s string) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
@@ -109,7 +120,7 @@ func parseNamespace(q url.Values) string {
 // so "*" is not one.
 func writeNamespace(r *http.Request) (string, error) {
 	ns := parseNamespace(r.URL.Query())
-	if ns == state.AllNamespaces {
+	if ns == nomad.AllNamespaces {
 		return "", badRequest("namespace %q selects every namespace; a write needs one namespace", ns)
 	}
 	return ns, checkID("namespace", ns)

@@ -1,14 +1,12 @@
 package agent
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
-	"github.com/hashicorp/go-memdb"
-
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -37,22 +35,11 @@ func (s *HTTPServer) jobsList(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		jobs, err := st.JobsByIDPrefix(ws, opts.Namespace, opts.Prefix)
-		if err != nil {
-			return nil, 0, err
-		}
-		stubs := make([]*api.JobListStub, 0, len(jobs))
-		for _, job := range jobs {
-			summary, err := st.JobSummaryByID(ws, job.Namespace, job.ID)
-			if err != nil {
-				return nil, 0, err
-			}
-			stubs = append(stubs, jobStub(job, summary))
-		}
-		index, err := tablesIndex(st, state.TableJobs, state.TableAllocs, state.TableEvals)
-		return stubs, index, err
-	})
+	jobs, err := serveRead(s, w, r, opts, (*nomad.Server).ListJobs)
+	if err != nil {
+		return nil, err
+	}
+	return convertList(jobs, func(e nomad.JobListEntry) *api.JobListStub { return jobStub(e.Job, e.Summary) }), nil
 }
 
 // jobsRegister serves PUT and POST /v1/jobs.
@@ -120,29 +107,16 @@ func (s *HTTPServer) jobRead(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		job, err := st.JobByID(ws, opts.Namespace, id)
-		if err != nil || job != nil {
-			return job, jobIndex(job), err
-		}
-		index, err := st.Index(state.TableJobs)
-		return (*structs.Job)(nil), index, err
+	job, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.Job, nomad.QueryMeta, error) {
+		return srv.GetJob(ctx, id, q)
 	})
 	if err != nil {
 		return nil, err
 	}
-	job := out.(*structs.Job)
 	if job == nil {
 		return nil, notFound("job not found")
 	}
 	return jobToAPI(job), nil
-}
-
-func jobIndex(job *structs.Job) uint64 {
-	if job == nil {
-		return 0
-	}
-	return job.ModifyIndex
 }
 
 // jobWrite checks what a write to one job needs: the agent's server, the
@@ -198,25 +172,13 @@ func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		job, err := st.JobByID(ws, opts.Namespace, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		allocs, err := st.AllocsByJob(ws, opts.Namespace, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		stubs := make([]*api.AllocationListStub, 0, len(allocs))
-		for _, alloc := range allocs {
-			if !all && job != nil && alloc.Job != nil && alloc.Job.CreateIndex != job.CreateIndex {
-				continue
-			}
-			stubs = append(stubs, allocStub(alloc))
-		}
-		index, err := tablesIndex(st, state.TableAllocs, state.TableJobs)
-		return stubs, index, err
+	allocs, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) ([]*structs.Allocation, nomad.QueryMeta, error) {
+		return srv.JobAllocations(ctx, id, all, q)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return allocStubs(allocs), nil
 }
 
 // jobEvaluations serves GET /v1/job/:id/evaluations.
@@ -225,10 +187,13 @@ func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		evals, err := st.EvalsByJob(ws, opts.Namespace, id)
-		return listResult(st, state.TableEvals, evalsToAPI(evals), err)
+	evals, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) ([]*structs.Evaluation, nomad.QueryMeta, error) {
+		return srv.JobEvaluations(ctx, id, q)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return evalsToAPI(evals), nil
 }
 
 // jobSummary serves GET /v1/job/:id/summary.
@@ -237,18 +202,12 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		summary, err := st.JobSummaryByID(ws, opts.Namespace, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		index, err := tablesIndex(st, state.TableJobs, state.TableAllocs, state.TableEvals)
-		return summary, index, err
+	summary, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.JobSummary, nomad.QueryMeta, error) {
+		return srv.GetJobSummary(ctx, id, q)
 	})
 	if err != nil {
 		return nil, err
 	}
-	summary := out.(*structs.JobSummary)
 	if summary == nil {
 		return nil, notFound("job not found")
 	}
@@ -263,18 +222,13 @@ func (s *HTTPServer) jobDeployment(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		job, err := st.JobByID(ws, opts.Namespace, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		index, err := st.Index(state.TableJobs)
-		return job != nil, index, err
+	exists, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (bool, nomad.QueryMeta, error) {
+		return srv.JobExists(ctx, id, q)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !out.(bool) {
+	if !exists {
 		return nil, notFound("job not found")
 	}
 	return jsonNull{}, nil
@@ -291,7 +245,7 @@ func (s *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	job, err := srv.State().JobByID(nil, ns, id)
+	job, _, err := srv.GetJob(r.Context(), id, nomad.QueryOptions{Namespace: ns, AllowStale: true})
 	if err != nil {
 		return nil, err
 	}

@@ -1,15 +1,14 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/go-memdb"
-
 	"github.com/drover-io/drover/api"
-	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -64,18 +63,12 @@ func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		versions, err := st.JobVersionsByID(ws, opts.Namespace, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		index, err := tablesIndex(st, state.TableJobVersions, state.TableJobs)
-		return versions, index, err
+	versions, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) ([]*structs.Job, nomad.QueryMeta, error) {
+		return srv.JobVersions(ctx, id, q)
 	})
 	if err != nil {
 		return nil, err
 	}
-	versions := out.([]*structs.Job)
 	if len(versions) == 0 {
 		return nil, notFound("job not found")
 	}

@@ -1,13 +1,11 @@
 package agent
 
 import (
+	"context"
 	"net/http"
-
-	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -48,18 +46,11 @@ func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 	if fields.OS, err = parseBoolParam(r, "os"); err != nil {
 		return nil, err
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		nodes, err := st.NodesByIDPrefix(ws, opts.Prefix)
-		if err != nil {
-			return nil, 0, err
-		}
-		stubs := make([]*api.NodeListStub, 0, len(nodes))
-		for _, node := range nodes {
-			stubs = append(stubs, nodeStub(node, fields))
-		}
-		index, err := st.Index(state.TableNodes)
-		return stubs, index, err
-	})
+	nodes, err := serveRead(s, w, r, opts, (*nomad.Server).ListNodes)
+	if err != nil {
+		return nil, err
+	}
+	return convertList(nodes, func(n *structs.Node) *api.NodeListStub { return nodeStub(n, fields) }), nil
 }
 
 // nodeRead serves GET /v1/node/:id. Like Nomad's, it takes a whole node ID;
@@ -69,21 +60,12 @@ func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		node, err := st.NodeByID(ws, id)
-		if err != nil {
-			return nil, 0, err
-		}
-		if node != nil {
-			return node, node.ModifyIndex, nil
-		}
-		index, err := st.Index(state.TableNodes)
-		return node, index, err
+	node, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.Node, nomad.QueryMeta, error) {
+		return srv.GetNode(ctx, id, q)
 	})
 	if err != nil {
 		return nil, err
 	}
-	node := out.(*structs.Node)
 	if node == nil {
 		return nil, notFound("node not found")
 	}
@@ -97,10 +79,13 @@ func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return s.blockingQuery(w, r, opts, func(ws memdb.WatchSet, st *state.StateStore) (any, uint64, error) {
-		allocs, err := st.AllocsByNode(ws, id)
-		return listResult(st, state.TableAllocs, allocsToAPI(allocs), err)
+	allocs, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) ([]*structs.Allocation, nomad.QueryMeta, error) {
+		return srv.NodeAllocations(ctx, id, q)
 	})
+	if err != nil {
+		return nil, err
+	}
+	return allocsToAPI(allocs), nil
 }
 
 // nodeEligibility serves PUT and POST /v1/node/:id/eligibility.

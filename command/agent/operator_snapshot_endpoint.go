@@ -103,7 +103,7 @@ func (s *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) (any, 
 		return nil, fmt.Errorf("save snapshot: rewind the temporary file: %w", err)
 	}
 
-	setQueryMeta(w, srv, meta.Index)
+	setQueryMeta(w, srv.QueryMetaAt(meta.Index))
 	hdr := w.Header()
 	hdr.Set("Content-Type", "application/octet-stream")
 	hdr.Set("Content-Length", strconv.FormatInt(size, 10))

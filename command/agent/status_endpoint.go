@@ -49,16 +49,12 @@ func (s *HTTPServer) regionsList(w http.ResponseWriter, r *http.Request) (any, e
 }
 
 // statusServer is the server a status request asks, for the region it
-// names. Unlike readServer it needs no known leader: the status endpoints
-// are how one finds out.
+// names. Unlike the reads of serveRead it needs no known leader, even
+// without ?stale: the status endpoints are how one finds out.
 func (s *HTTPServer) statusServer(r *http.Request) (*nomad.Server, error) {
 	opts, err := parseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := s.requireServer()
-	if err != nil {
-		return nil, err
-	}
-	return srv, s.checkRegion(opts.Region)
+	return s.readServer(opts)
 }
