@@ -73,10 +73,8 @@ func TestToAPI_encodesAsTheModel(t *testing.T) {
 }
 
 func TestToAPI_sharesNoMemory(t *testing.T) {
-	// Converting twice from equal inputs and comparing the results with
-	// each other proves nothing about sharing; compare each result with
-	// its input's conversion of a fresh copy instead: a shared map would
-	// be changed through the other.
+	// Changing the input after the conversion must leave the result as
+	// it was: the encoding of a value filled alike.
 	a := filltest.New[structs.Allocation]()
 	out := allocToAPI(a)
 	for k := range a.TaskStates {
