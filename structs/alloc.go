@@ -82,14 +82,11 @@ func (a *Allocation) LookupTaskGroup() *TaskGroup {
 	return a.Job.LookupTaskGroup(a.TaskGroup)
 }
 
-// MaxRunDeadline is CreateTime plus the group's max_run_duration; ok is false
-// when the group has none or the allocation has no CreateTime yet.
+// MaxRunDeadline is the deadline of the allocation's max_run_duration (see
+// MaxRun); ok is false when it has none.
 func (a *Allocation) MaxRunDeadline() (deadline time.Time, ok bool) {
-	tg := a.LookupTaskGroup()
-	if tg == nil || tg.MaxRunDuration == nil || a.CreateTime == 0 {
-		return time.Time{}, false
-	}
-	return time.Unix(0, a.CreateTime).Add(*tg.MaxRunDuration), true
+	m := a.MaxRun()
+	return m.Deadline, m.HasDeadline()
 }
 
 // DesiredTransition asks the scheduler to move an allocation.

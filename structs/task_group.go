@@ -2,11 +2,6 @@ package structs
 
 import "time"
 
-// AllocTimeoutReasonMaxRunDuration is the ClientDescription of an allocation,
-// and the DisplayMessage of each Killing event, when a group outlives its
-// max_run_duration.
-const AllocTimeoutReasonMaxRunDuration = "allocation exceeded max_run_duration"
-
 // TaskGroup is a set of tasks placed together on one node.
 type TaskGroup struct {
 	Name             string
@@ -19,7 +14,8 @@ type TaskGroup struct {
 	ShutdownDelay    *time.Duration
 
 	// MaxRunDuration bounds the group's run time, counted from the
-	// allocation's CreateTime. Nil means unbounded.
+	// allocation's CreateTime. Nil means unbounded. Read it through
+	// Allocation.MaxRun, which says when it applies.
 	MaxRunDuration *time.Duration
 }
 
