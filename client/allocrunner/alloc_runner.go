@@ -33,12 +33,14 @@ type AllocRunner struct {
 	hooks []RunnerHook
 
 	// mu guards the fields below and the entries' mutable fields.
-	mu      sync.Mutex
-	alloc   *structs.Allocation
+	mu    sync.Mutex
+	alloc *structs.Allocation
+	// arState is the runner's persisted state. Its KillReason is the kill
+	// in force, recorded by killAll or restored from an earlier agent.
 	arState *state.AllocRunnerState
-	// killReason is the reason of the kill in force, or 0.
-	killReason KillReason
-	preKilled  bool
+	// killing is set once this runner has begun the kill for
+	// arState.KillReason (PreKill hooks, shutdown_delay, the kills).
+	killing    bool
 	tasks      []*taskEntry
 	byName     map[string]*taskEntry
 	runCalled  bool
@@ -146,7 +148,7 @@ func (ar *AllocRunner) Alloc() *structs.Allocation {
 	a := ar.alloc.CopySkipJob()
 	g := ar.groupStatesLocked()
 	a.TaskStates = g.states
-	a.ClientStatus, a.ClientDescription = clientStatus(g, ar.alloc.ClientStatus, ar.arState)
+	a.ClientStatus, a.ClientDescription = clientStatus(g, ar.alloc.ClientStatus, ar.arState.KillReason)
 	return a
 }
 

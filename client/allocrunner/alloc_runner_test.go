@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -184,11 +185,11 @@ func TestAllocRunner_KillAllForMaxRunDuration(t *testing.T) {
 		time.Sleep(10 * time.Second)
 		must.Eq(t, structs.TaskStatePending, h.taskState("flaky").State, must.Sprint("flaky waits to restart"))
 
-		h.ar.killAll(KillReasonMaxRunDuration)
+		h.ar.killAll(state.KillReasonMaxRunDuration)
 		// The reason is on disk before any task has died.
 		rs, err := h.db.GetAllocRunnerState(alloc.ID)
 		must.NoError(t, err)
-		must.True(t, rs.MaxRunDurationExceeded)
+		must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)
 
 		// stubborn holds out for its kill_timeout: the alloc is not done.
 		time.Sleep(5 * time.Second)
@@ -231,7 +232,7 @@ func TestAllocRunner_KillAllCancelsSlowStart(t *testing.T) {
 		go h.ar.Run()
 		time.Sleep(time.Minute)
 		start := time.Now()
-		h.ar.killAll(KillReasonMaxRunDuration)
+		h.ar.killAll(state.KillReasonMaxRunDuration)
 		<-h.ar.WaitCh()
 		must.Less(t, time.Second, time.Since(start))
 		ts := h.taskState("main")
@@ -361,7 +362,7 @@ func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
 		go h.ar.Run()
 		<-h.ar.WaitCh()
-		h.ar.killAll(KillReasonMaxRunDuration)
+		h.ar.killAll(state.KillReasonMaxRunDuration)
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 		must.Eq(t, descComplete, a.ClientDescription)

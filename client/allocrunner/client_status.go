@@ -18,19 +18,20 @@ const (
 // from its tasks' states:
 //
 //   - an allocation the servers already consider lost stays lost;
-//   - one whose max_run_duration was exceeded is complete, with that reason,
+//   - one killed for a reason that decides how it ends (max_run_duration:
+//     complete, with that description; see killedClientStatus) ends so
 //     once every task has really stopped;
 //   - otherwise any failed task makes it failed; then it is running while a
 //     task runs or waits to run again after having started (a restart, a
 //     poststop task about to start), pending while no task has started yet,
 //     and complete once every task is dead.
-func clientStatus(g groupStates, serverStatus string, rs *state.AllocRunnerState) (status, description string) {
+func clientStatus(g groupStates, serverStatus string, kill state.KillReason) (status, description string) {
 	if serverStatus == structs.AllocClientStatusLost {
 		return structs.AllocClientStatusLost, descLost
 	}
 	allDead := g.all(func(_ *structs.Task, s *structs.TaskState) bool { return isDead(s) })
-	if rs != nil && rs.MaxRunDurationExceeded && allDead {
-		return structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration
+	if status, description, ok := killedClientStatus(kill); ok && allDead {
+		return status, description
 	}
 	var failed, running, pending, started bool
 	for _, t := range g.tasks {

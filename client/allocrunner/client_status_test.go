@@ -12,13 +12,13 @@ import (
 func TestClientStatus(t *testing.T) {
 	a, b := lcTask("a", "", false), lcTask("b", "", false)
 	tasks := []*structs.Task{a, b}
-	exceeded := &state.AllocRunnerState{MaxRunDurationExceeded: true}
+	exceeded := state.KillReasonMaxRunDuration
 
 	cases := []struct {
 		name     string
 		states   map[string]*structs.TaskState
 		server   string
-		rs       *state.AllocRunnerState
+		kill     state.KillReason
 		want     string
 		wantDesc string
 	}{
@@ -33,21 +33,21 @@ func TestClientStatus(t *testing.T) {
 		{name: "a failure wins over done", states: map[string]*structs.TaskState{"a": failed, "b": succeeded}, want: structs.AllocClientStatusFailed, wantDesc: descFailed},
 		{name: "lost stays lost", states: map[string]*structs.TaskState{"a": running}, server: structs.AllocClientStatusLost, want: structs.AllocClientStatusLost, wantDesc: descLost},
 		{
-			name: "max_run_duration: still stopping", states: map[string]*structs.TaskState{"a": running, "b": succeeded}, rs: exceeded,
+			name: "max_run_duration: still stopping", states: map[string]*structs.TaskState{"a": running, "b": succeeded}, kill: exceeded,
 			want: structs.AllocClientStatusRunning, wantDesc: descRunning,
 		},
 		{
-			name: "max_run_duration: all stopped", states: map[string]*structs.TaskState{"a": succeeded, "b": never}, rs: exceeded,
+			name: "max_run_duration: all stopped", states: map[string]*structs.TaskState{"a": succeeded, "b": never}, kill: exceeded,
 			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
 		},
 		{
-			name: "max_run_duration: complete even with a failed task", states: map[string]*structs.TaskState{"a": failed, "b": succeeded}, rs: exceeded,
+			name: "max_run_duration: complete even with a failed task", states: map[string]*structs.TaskState{"a": failed, "b": succeeded}, kill: exceeded,
 			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
 		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			status, desc := clientStatus(groupStates{tasks: tasks, states: c.states}, c.server, c.rs)
+			status, desc := clientStatus(groupStates{tasks: tasks, states: c.states}, c.server, c.kill)
 			must.Eq(t, c.want, status)
 			must.Eq(t, c.wantDesc, desc)
 		})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -39,7 +40,7 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	}
 	ar.updateHooks(&RunnerUpdateRequest{Alloc: alloc})
 	if desiredStop(alloc) {
-		ar.killAll(KillReasonStopped)
+		ar.killAll(state.KillReasonStopped)
 	} else {
 		for _, e := range ar.tasks {
 			e.runner.Update(alloc)
@@ -71,7 +72,7 @@ func (ar *AllocRunner) Destroy() {
 		ran := ar.runCalled
 		ar.mu.Unlock()
 		if ran {
-			ar.killAll(KillReasonDestroyed)
+			ar.killAll(state.KillReasonDestroyed)
 			<-ar.runDone
 		}
 		ar.destroyHooks()

@@ -5,17 +5,18 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/state"
 )
 
 // killAll kills every task of the allocation for reason, and returns
 // without waiting for them to die.
 //
-// The reason is recorded first, in the persisted runner state where it
-// has a place there (max_run_duration), so that an agent that restarts
-// in the middle of the kill carries it through. From then on no task
-// starts, except poststop tasks when the reason lets them run after the
-// others. Each task still alive gets a Killing event, its kill_signal and,
-// after kill_timeout, SIGKILL; the restart policy does not restart it. The
+// The reason in force (see nextKillReason) is recorded first, in the
+// persisted runner state, so that an agent that restarts in the middle of
+// the kill finishes it for the same reason. From then on no task starts,
+// except poststop tasks when the reason lets them run after the others.
+// Each task still alive gets a Killing event, its kill_signal and, after
+// kill_timeout, SIGKILL; the restart policy does not restart it. The
 // PreKill hooks and the group's shutdown_delay come before the first kill.
 // A runner shut down before its kill began kills nothing: a stopping agent
 // leaves the tasks running, and the next one finishes the kill from the
@@ -23,10 +24,14 @@ import (
 //
 // A kill that lets poststop tasks run is overtaken by one that does not;
 // any other later kill is ignored, and so is a kill once every task is
-// dead: there is nothing left to kill, and nothing to record.
-func (ar *AllocRunner) killAll(reason KillReason) {
+// dead: there is nothing left to kill, and nothing to record. A restored
+// runner whose state records a reason kills for that one, whatever it is
+// asked to kill for first, unless the new reason overtakes it.
+func (ar *AllocRunner) killAll(reason state.KillReason) {
 	ar.mu.Lock()
-	if ar.killReason != 0 && !(ar.killReason.runsPoststop() && !reason.runsPoststop()) {
+	recorded := ar.arState.KillReason
+	next := nextKillReason(recorded, reason)
+	if ar.killing && next == recorded {
 		ar.mu.Unlock()
 		return
 	}
@@ -34,14 +39,13 @@ func (ar *AllocRunner) killAll(reason KillReason) {
 		ar.mu.Unlock()
 		return
 	}
-	ar.killReason = reason
-	changed := reason.record(ar.arState)
+	ar.arState.KillReason = next
 	rs := ar.arState.Copy()
-	firstKill := !ar.preKilled
-	ar.preKilled = true
+	firstKill := !ar.killing
+	ar.killing = true
 	var victims []*taskEntry
 	for _, e := range ar.tasks {
-		if e.task.IsPoststop() && reason.runsPoststop() {
+		if e.task.IsPoststop() && runsPoststop(next) {
 			continue
 		}
 		victims = append(victims, e)
@@ -49,8 +53,8 @@ func (ar *AllocRunner) killAll(reason KillReason) {
 	delay := ar.groupShutdownDelayLocked()
 	ar.mu.Unlock()
 
-	ar.logger.Info("killing all tasks", "reason", reason)
-	if changed {
+	ar.logger.Info("killing all tasks", "reason", next)
+	if next != recorded {
 		if err := ar.stateDB.PutAllocRunnerState(ar.id, rs); err != nil {
 			ar.logger.Error("failed to persist alloc runner state", "error", err)
 		}
@@ -58,6 +62,15 @@ func (ar *AllocRunner) killAll(reason KillReason) {
 	// Wake the run loop: it must stop opening start gates.
 	ar.TaskStateUpdated()
 
+	// The kill goes on in goroutines of its own, so that the caller (the
+	// run loop, a hook's timer, Update, Destroy) is never held up by
+	// shutdown_delay or a slow task. They are safe to leave running: the
+	// reason they act on was fixed above, under mu; each task runner's
+	// Kill is safe to call concurrently and more than once, and returns
+	// once its task is dead; and Run does not return (nor Destroy remove
+	// the allocation's directory) before every task runner has finished,
+	// so a kill never outlives the tasks it acts on, except on an agent
+	// shutdown, where it stops before killing anything.
 	go func() {
 		if firstKill {
 			ar.preKill()
@@ -71,7 +84,7 @@ func (ar *AllocRunner) killAll(reason KillReason) {
 			return
 		}
 		for _, e := range victims {
-			go e.runner.Kill(context.Background(), taskrunner.NewKillingEvent(reason.displayMessage()))
+			go e.runner.Kill(context.Background(), taskrunner.NewKillingEvent(killEventMessage(next)))
 		}
 	}()
 }
@@ -115,10 +128,11 @@ func (ar *AllocRunner) allDeadLocked() bool {
 	return true
 }
 
-// maxRunDurationExceeded reports whether the runner's persisted state
-// records that the allocation outlived its max_run_duration.
-func (ar *AllocRunner) maxRunDurationExceeded() bool {
+// recordedKillReason is the kill reason the runner's persisted state
+// records: the kill in force, or one an earlier agent began; empty when
+// there is none.
+func (ar *AllocRunner) recordedKillReason() state.KillReason {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
-	return ar.arState.MaxRunDurationExceeded
+	return ar.arState.KillReason
 }

@@ -5,67 +5,56 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// KillReason is why the alloc runner kills every task of its allocation.
-type KillReason int
+// What each kill reason means to the runner, as pure functions of the
+// reason (state.KillReason lists them). The runner records the reason of
+// the kill in force in its persisted state (AllocRunnerState.KillReason)
+// and every decision about the kill reads it there: which tasks are
+// killed, which may still start, what the Killing event says, how the
+// allocation ends, and what a restored runner resumes.
 
-const (
-	// KillReasonStopped: the servers stopped the allocation. Poststop tasks
-	// still run once the others are dead.
-	KillReasonStopped KillReason = iota + 1
-	// KillReasonDestroyed: the client is destroying the allocation. Nothing
-	// more starts.
-	KillReasonDestroyed
-	// KillReasonNotRunnable: the allocation was already stopped when its
-	// runner began. Nothing starts.
-	KillReasonNotRunnable
-	// KillReasonMaxRunDuration: the group outlived its max_run_duration.
-	// Nothing more starts, poststop tasks included, and once every task has
-	// stopped the allocation is complete with that reason.
-	KillReasonMaxRunDuration
-)
-
-func (r KillReason) String() string {
-	switch r {
-	case KillReasonStopped:
-		return "stopped"
-	case KillReasonDestroyed:
-		return "destroyed"
-	case KillReasonNotRunnable:
-		return "not runnable"
-	case KillReasonMaxRunDuration:
-		return "max_run_duration exceeded"
-	}
-	return "unknown"
+// runsPoststop reports whether poststop tasks still run, after the
+// others, in a kill for reason: only when the servers stopped the
+// allocation. Every other reason, unknown ones included, starts nothing
+// more.
+func runsPoststop(reason state.KillReason) bool {
+	return reason == state.KillReasonStopped
 }
 
-// displayMessage is the Killing event's display message; empty means the
-// task runner's default.
-func (r KillReason) displayMessage() string {
-	if r == KillReasonMaxRunDuration {
+// nextKillReason is the reason in force once a kill for reason is asked
+// while a kill for current (empty: none) is: a kill that lets poststop
+// tasks run is overtaken by one that does not; otherwise the first reason
+// stays, so that an expired max_run_duration is never turned back into a
+// stop that would run the poststop tasks.
+func nextKillReason(current, reason state.KillReason) state.KillReason {
+	if current == "" || (runsPoststop(current) && !runsPoststop(reason)) {
+		return reason
+	}
+	return current
+}
+
+// killEventMessage is the display message of the Killing event each task
+// gets in a kill for reason; empty means the task runner's default.
+func killEventMessage(reason state.KillReason) string {
+	if reason == state.KillReasonMaxRunDuration {
 		return structs.AllocTimeoutReasonMaxRunDuration
 	}
 	return ""
 }
 
-// runsPoststop reports whether poststop tasks still run after the kill.
-func (r KillReason) runsPoststop() bool {
-	return r == KillReasonStopped
-}
-
-// record notes the reason in the runner's persisted state and reports
-// whether that changed it.
-func (r KillReason) record(s *state.AllocRunnerState) bool {
-	if r == KillReasonMaxRunDuration && !s.MaxRunDurationExceeded {
-		s.MaxRunDurationExceeded = true
-		return true
+// killedClientStatus is how an allocation killed for reason ends once
+// every task has stopped; ok is false when its tasks' states decide, as
+// for an allocation that was not killed.
+func killedClientStatus(reason state.KillReason) (status, description string, ok bool) {
+	if reason == state.KillReasonMaxRunDuration {
+		return structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration, true
 	}
-	return false
+	return "", "", false
 }
 
 // allocKiller is what a runner hook uses to kill every task of the
 // allocation (see AllocRunner.killAll).
 type allocKiller interface {
-	killAll(reason KillReason)
+	killAll(reason state.KillReason)
 }
 
 var _ allocKiller = (*AllocRunner)(nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -16,23 +17,28 @@ type deadlineRunner interface {
 	allocKiller
 	// Alloc returns the allocation with its current client status.
 	Alloc() *structs.Allocation
-	// maxRunDurationExceeded reports whether the persisted runner state
-	// records the deadline as exceeded.
-	maxRunDurationExceeded() bool
+	// recordedKillReason is the kill reason the runner's persisted state
+	// records.
+	recordedKillReason() state.KillReason
 }
 
 // maxRunDurationHook enforces the group's max_run_duration.
 //
-// The deadline is the allocation's CreateTime plus the duration: the budget
-// starts when the servers created the allocation, whatever its tasks did
-// since (artifact downloads, image pulls, prestart tasks), and an agent
-// restart does not reset it. A deadline that has already passed is enforced
-// at once. At the deadline the hook has the runner kill every task for
-// KillReasonMaxRunDuration, which records the expiry before it kills.
+// What is enforced is the allocation's structs.MaxRun: the budget that
+// applies and its deadline, the allocation's CreateTime plus the budget.
+// The budget starts when the servers created the allocation, whatever its
+// tasks did since (artifact downloads, image pulls, prestart tasks), and an
+// agent restart does not reset it. A deadline that has already passed is
+// enforced at once. At the deadline the hook has the runner kill every
+// task for state.KillReasonMaxRunDuration, which the runner records before
+// it kills. An allocation without a deadline (no CreateTime, or one too
+// far to be reached) is not bounded; the hook says so in the log.
 //
 // CreateTime, a wall-clock time, only anchors the deadline: the time left
 // is taken from it once, when the timer is armed, and the timer then runs
 // on the monotonic clock, so a wall-clock step does not move the firing.
+// The servers never change an allocation's CreateTime; the hook holds to
+// the first it sees all the same, so that no update can move the anchor.
 //
 // While armed, the hook reports the budget and the time left every
 // collection interval; it stops when the allocation ends or the agent
@@ -42,18 +48,20 @@ type maxRunDurationHook struct {
 	runner   deadlineRunner
 	metrics  *maxRunDurationMetrics
 	interval time.Duration
-	anchor   time.Time
 
 	// mu serialises the hook's calls. It is never held by the watch
 	// goroutine, so a call may wait for that goroutine under it.
 	mu    sync.Mutex
 	alloc *structs.Allocation
+	// createTime is the anchor the hook holds to: the first CreateTime it
+	// saw, zero while it has seen none.
+	createTime int64
 	// started is set by Prerun; closed by Postrun, Shutdown or Destroy,
 	// after which nothing arms again.
 	started, closed bool
-	// armed is the duration the watch enforces, and watch its goroutine;
-	// nil when nothing is armed.
-	armed time.Duration
+	// armed is the budget and deadline the watch enforces, and watch its
+	// goroutine; nil when nothing is armed.
+	armed structs.MaxRun
 	watch *deadlineWatch
 
 	// fired is set once the deadline has been enforced, here or by an
@@ -69,25 +77,16 @@ type deadlineWatch struct {
 }
 
 func newMaxRunDurationHook(alloc *structs.Allocation, runner deadlineRunner, m *maxRunDurationMetrics, interval time.Duration, logger hclog.Logger) *maxRunDurationHook {
-	logger = logger.Named("max_run_duration")
-	anchor := time.Unix(0, alloc.CreateTime)
-	if alloc.CreateTime == 0 {
-		// The servers set CreateTime when they place an allocation; without
-		// it the budget can only start now, and starts again after an
-		// agent restart.
-		logger.Warn("allocation has no create time, max_run_duration counts from now")
-		anchor = time.Now()
-	}
 	if interval <= 0 {
 		interval = DefaultMetricsCollectionInterval
 	}
 	return &maxRunDurationHook{
-		logger:   logger,
-		runner:   runner,
-		metrics:  m,
-		interval: interval,
-		anchor:   anchor,
-		alloc:    alloc,
+		logger:     logger.Named("max_run_duration"),
+		runner:     runner,
+		metrics:    m,
+		interval:   interval,
+		alloc:      alloc,
+		createTime: alloc.CreateTime,
 	}
 }
 
@@ -103,7 +102,7 @@ func (h *maxRunDurationHook) Prerun() error {
 	if h.closed {
 		return nil
 	}
-	if h.runner.maxRunDurationExceeded() {
+	if h.runner.recordedKillReason() == state.KillReasonMaxRunDuration {
 		h.fired.Store(true)
 	}
 	h.applyLocked()
@@ -117,6 +116,9 @@ func (h *maxRunDurationHook) Update(req *RunnerUpdateRequest) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.alloc = req.Alloc
+	if h.createTime <= 0 {
+		h.createTime = req.Alloc.CreateTime
+	}
 	if !h.started || h.closed || h.fired.Load() {
 		return nil
 	}
@@ -150,39 +152,50 @@ func (h *maxRunDurationHook) close() {
 // applyLocked brings the armed deadline in line with the allocation. The
 // caller holds mu.
 func (h *maxRunDurationHook) applyLocked() {
-	d := enforcedMaxRunDuration(h.alloc)
-	if d == 0 || desiredStop(h.alloc) || h.runner.Alloc().ClientTerminalStatus() {
+	m := h.maxRunLocked()
+	if !m.HasDeadline() || desiredStop(h.alloc) || h.runner.Alloc().ClientTerminalStatus() {
+		if m.Budget > 0 && !m.HasDeadline() {
+			h.logger.Warn("max_run_duration has no deadline to enforce: the allocation has no create time, or the deadline is beyond the year 2262",
+				"max_run_duration", m.Budget, "create_time", h.createTime)
+		}
 		h.disarmLocked()
 		return
 	}
-	if h.watch != nil && d == h.armed {
+	if h.watch != nil && m.Budget == h.armed.Budget && m.Deadline.Equal(h.armed.Deadline) {
 		return
 	}
 	h.disarmLocked()
-	h.armLocked(d)
+	h.armLocked(m)
 }
 
-// armLocked starts watching the deadline for d. A deadline already past is
+// maxRunLocked is the allocation's budget and deadline, on the anchor the
+// hook holds to. The caller holds mu.
+func (h *maxRunDurationHook) maxRunLocked() structs.MaxRun {
+	a := *h.alloc
+	a.CreateTime = h.createTime
+	return a.MaxRun()
+}
+
+// armLocked starts watching m's deadline. A deadline already past is
 // enforced before it returns, so that no task gets to start. The caller
 // holds mu.
-func (h *maxRunDurationHook) armLocked(d time.Duration) {
-	deadline := h.anchor.Add(d)
-	remaining := deadline.Sub(time.Now())
+func (h *maxRunDurationHook) armLocked(m structs.MaxRun) {
+	remaining := time.Until(m.Deadline)
 	w := &deadlineWatch{stop: make(chan struct{}), done: make(chan struct{})}
-	h.watch, h.armed = w, d
+	h.watch, h.armed = w, m
 	// The timer starts here, not in the watch goroutine: a goroutine may
 	// start many milliseconds later on a busy agent (many allocations
 	// starting at once), and a timer set to remaining then would fire that
 	// much after the deadline.
 	var expired *time.Timer
 	if remaining <= 0 {
-		h.logger.Info("max_run_duration deadline already passed", "max_run_duration", d, "deadline", deadline)
-		h.fire(d)
+		h.logger.Info("max_run_duration deadline already passed", "max_run_duration", m.Budget, "deadline", m.Deadline)
+		h.fire(m)
 	} else {
 		expired = time.NewTimer(remaining)
-		h.logger.Debug("armed max_run_duration", "max_run_duration", d, "deadline", deadline, "remaining", remaining)
+		h.logger.Debug("armed max_run_duration", "max_run_duration", m.Budget, "deadline", m.Deadline, "remaining", remaining)
 	}
-	go h.run(w, d, deadline, expired)
+	go h.run(w, m, expired)
 }
 
 // disarmLocked stops the watch and waits for its goroutine to end. The
@@ -193,13 +206,13 @@ func (h *maxRunDurationHook) disarmLocked() {
 	}
 	close(h.watch.stop)
 	<-h.watch.done
-	h.watch, h.armed = nil, 0
+	h.watch, h.armed = nil, structs.MaxRun{}
 }
 
 // run is the watch goroutine: it enforces the deadline when the timer
 // fires (nil: the deadline had passed when it was armed), and reports the
 // gauges every collection interval until stopped.
-func (h *maxRunDurationHook) run(w *deadlineWatch, d time.Duration, deadline time.Time, timer *time.Timer) {
+func (h *maxRunDurationHook) run(w *deadlineWatch, m structs.MaxRun, timer *time.Timer) {
 	defer close(w.done)
 	var expired <-chan time.Time
 	if timer != nil {
@@ -211,17 +224,17 @@ func (h *maxRunDurationHook) run(w *deadlineWatch, d time.Duration, deadline tim
 	ticker := time.NewTicker(h.interval)
 	defer ticker.Stop()
 
-	h.metrics.setGauges(d, deadline, time.Now())
+	h.metrics.setGauges(m, time.Now())
 	for {
 		select {
 		case <-w.stop:
 			return
 		case <-expired:
 			expired = nil
-			h.fire(d)
-			h.metrics.setGauges(d, deadline, time.Now())
+			h.fire(m)
+			h.metrics.setGauges(m, time.Now())
 		case <-ticker.C:
-			h.metrics.setGauges(d, deadline, time.Now())
+			h.metrics.setGauges(m, time.Now())
 		}
 	}
 }
@@ -229,27 +242,13 @@ func (h *maxRunDurationHook) run(w *deadlineWatch, d time.Duration, deadline tim
 // fire enforces the deadline, once: the runner records the expiry and
 // kills every task. The expiry is counted when the runner recorded it; it
 // does not when every task had died already and there was nothing to kill.
-func (h *maxRunDurationHook) fire(d time.Duration) {
+func (h *maxRunDurationHook) fire(m structs.MaxRun) {
 	if !h.fired.CompareAndSwap(false, true) {
 		return
 	}
-	h.logger.Info("allocation exceeded max_run_duration, killing its tasks", "max_run_duration", d)
-	h.runner.killAll(KillReasonMaxRunDuration)
-	if h.runner.maxRunDurationExceeded() {
+	h.logger.Info("allocation exceeded max_run_duration, killing its tasks", "max_run_duration", m.Budget)
+	h.runner.killAll(state.KillReasonMaxRunDuration)
+	if h.runner.recordedKillReason() == state.KillReasonMaxRunDuration {
 		h.metrics.exceeded()
 	}
-}
-
-// enforcedMaxRunDuration is the max_run_duration the client enforces for
-// alloc, or 0 for none: the group has none, or its job type does not allow
-// one (the servers reject such jobs; the client does not trust that).
-func enforcedMaxRunDuration(alloc *structs.Allocation) time.Duration {
-	tg := alloc.LookupTaskGroup()
-	if tg == nil || tg.MaxRunDuration == nil || *tg.MaxRunDuration <= 0 {
-		return 0
-	}
-	if !structs.AllowsMaxRunDuration(alloc.Job.Type) {
-		return 0
-	}
-	return *tg.MaxRunDuration
 }

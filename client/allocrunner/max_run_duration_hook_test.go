@@ -1,6 +1,7 @@
 package allocrunner
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -22,10 +24,10 @@ type fakeDeadlineRunner struct {
 	kills        []time.Time
 }
 
-func (f *fakeDeadlineRunner) killAll(reason KillReason) {
+func (f *fakeDeadlineRunner) killAll(reason state.KillReason) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if reason == KillReasonMaxRunDuration {
+	if reason == state.KillReasonMaxRunDuration {
 		f.exceeded = true
 	}
 	f.kills = append(f.kills, time.Now())
@@ -37,10 +39,13 @@ func (f *fakeDeadlineRunner) Alloc() *structs.Allocation {
 	return &structs.Allocation{ClientStatus: f.clientStatus}
 }
 
-func (f *fakeDeadlineRunner) maxRunDurationExceeded() bool {
+func (f *fakeDeadlineRunner) recordedKillReason() state.KillReason {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.exceeded
+	if f.exceeded {
+		return state.KillReasonMaxRunDuration
+	}
+	return ""
 }
 
 func (f *fakeDeadlineRunner) killTimes() []time.Time {
@@ -204,6 +209,14 @@ func TestMaxRunDurationHook_ArmsNothing(t *testing.T) {
 			a.Job.Type = structs.JobTypeService
 			return a
 		}},
+		{name: "no create time", alloc: func(now time.Time) *structs.Allocation {
+			a := boundedAlloc(now, 10*time.Second)
+			a.CreateTime = 0
+			return a
+		}},
+		{name: "deadline beyond int64 nanoseconds", alloc: func(now time.Time) *structs.Allocation {
+			return boundedAlloc(now, time.Duration(math.MaxInt64))
+		}},
 		{name: "desired stop", alloc: func(now time.Time) *structs.Allocation {
 			a := boundedAlloc(now, 10*time.Second)
 			a.DesiredStatus = structs.AllocDesiredStatusStop
@@ -314,6 +327,6 @@ func TestMaxRunDurationHook_NothingToKillIsNotCounted(t *testing.T) {
 // noopKiller is a runner whose tasks are all dead: its kill does nothing.
 type noopKiller struct{ calls atomic.Int32 }
 
-func (n *noopKiller) killAll(KillReason)           { n.calls.Add(1) }
-func (n *noopKiller) Alloc() *structs.Allocation   { return &structs.Allocation{} }
-func (n *noopKiller) maxRunDurationExceeded() bool { return false }
+func (n *noopKiller) killAll(state.KillReason)             { n.calls.Add(1) }
+func (n *noopKiller) Alloc() *structs.Allocation           { return &structs.Allocation{} }
+func (n *noopKiller) recordedKillReason() state.KillReason { return "" }

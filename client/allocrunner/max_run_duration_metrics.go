@@ -68,13 +68,12 @@ func (mm *maxRunDurationMetrics) target() *metrics.Metrics {
 	return metrics.Default()
 }
 
-// setGauges reports the configured budget and the seconds left of it at
-// now, never below zero.
-func (mm *maxRunDurationMetrics) setGauges(configured time.Duration, deadline, now time.Time) {
-	remaining := max(deadline.Sub(now), 0)
-	m := mm.target()
-	m.SetGaugeWithLabels(metricMaxRunConfigured, float32(configured.Seconds()), mm.labels)
-	m.SetGaugeWithLabels(metricMaxRunRemaining, float32(remaining.Seconds()), mm.labels)
+// setGauges reports m's budget and the seconds left of it at now, never
+// below zero.
+func (mm *maxRunDurationMetrics) setGauges(m structs.MaxRun, now time.Time) {
+	t := mm.target()
+	t.SetGaugeWithLabels(metricMaxRunConfigured, float32(m.Budget.Seconds()), mm.labels)
+	t.SetGaugeWithLabels(metricMaxRunRemaining, float32(m.Remaining(now).Seconds()), mm.labels)
 }
 
 // exceeded counts the allocation's expiry.

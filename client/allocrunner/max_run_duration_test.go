@@ -33,7 +33,7 @@ func mustExceeded(t *testing.T, h *arHarness) *structs.Allocation {
 	rs, err := h.db.GetAllocRunnerState(a.ID)
 	must.NoError(t, err)
 	must.NotNil(t, rs)
-	must.True(t, rs.MaxRunDurationExceeded)
+	must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)
 	return a
 }
 
@@ -192,7 +192,7 @@ func TestAllocRunner_MaxRunDurationTaskEndsEarly(t *testing.T) {
 		must.Nil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
 		rs, err := h.db.GetAllocRunnerState(a.ID)
 		must.NoError(t, err)
-		must.True(t, rs == nil || !rs.MaxRunDurationExceeded)
+		must.True(t, rs == nil || rs.KillReason == "")
 
 		// The deadline passing later changes nothing.
 		sets := rec.gaugeSets()
@@ -377,7 +377,7 @@ func TestAllocRunner_MaxRunDurationRestoredAfterDeadline(t *testing.T) {
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		rs, err := agent.db.GetAllocRunnerState(alloc.ID)
 		must.NoError(t, err)
-		must.True(t, rs.MaxRunDurationExceeded)
+		must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)
 	})
 }
 
@@ -413,7 +413,7 @@ func TestAllocRunner_MaxRunDurationRestoredMidKill(t *testing.T) {
 		ar.Shutdown()
 		rs, err := agent.db.GetAllocRunnerState(alloc.ID)
 		must.NoError(t, err)
-		must.True(t, rs.MaxRunDurationExceeded)
+		must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)
 
 		// The stopped agent's kill does not go on without it: neither the
 		// task nor its persisted state hears of it.
@@ -463,7 +463,7 @@ func TestAllocRunner_MaxRunDurationStateReachesDisk(t *testing.T) {
 		must.Eq(t, structs.TaskStateRunning, h.taskState("main").State)
 		rs, err := db.GetAllocRunnerState(alloc.ID)
 		must.NoError(t, err)
-		must.True(t, rs.MaxRunDurationExceeded)
+		must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)
 		<-h.ar.WaitCh()
 	})
 }

@@ -166,7 +166,7 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 
 		// The agent recorded the exceeded deadline and died before its kill.
 		ar.Shutdown()
-		must.NoError(t, agent.db.PutAllocRunnerState(alloc.ID, &state.AllocRunnerState{MaxRunDurationExceeded: true}))
+		must.NoError(t, agent.db.PutAllocRunnerState(alloc.ID, &state.AllocRunnerState{KillReason: state.KillReasonMaxRunDuration}))
 		ar = agent.restart(ar, nil)
 		go ar.Run()
 		<-ar.WaitCh()
@@ -178,5 +178,71 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 		must.Eq(t, 1, countType(main, structs.TaskStarted))
 		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, lastEvent(main, structs.TaskKilling).DisplayMessage)
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
+	})
+}
+
+// restoredWithKillReason runs alloc (a long main task and a poststop
+// task) for 10s, stops the agent, records reason as the old agent would
+// have, and returns the next agent's restored runner, not yet running.
+func restoredWithKillReason(t *testing.T, agent *boltAgent, alloc *structs.Allocation, reason state.KillReason) *AllocRunner {
+	t.Helper()
+	ar := agent.runner(alloc)
+	go ar.Run()
+	time.Sleep(10 * time.Second)
+	ar.Shutdown()
+	must.NoError(t, agent.db.PutAllocRunnerState(alloc.ID, &state.AllocRunnerState{KillReason: reason}))
+	return agent.restart(ar, nil)
+}
+
+func TestAllocRunner_RestoredKillReasonHoldsAgainstAStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := newBoltAgent(t, mock.New(nil))
+		defer agent.db.Close()
+		alloc := testAlloc(
+			mockTask("main", map[string]any{"run_for": "1h"}),
+			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
+		)
+		ar := restoredWithKillReason(t, agent, alloc, state.KillReasonMaxRunDuration)
+
+		// The servers stop the allocation before the new runner runs: the
+		// recorded expiry still decides, so the poststop task never runs.
+		stopped := alloc.Copy()
+		stopped.DesiredStatus = structs.AllocDesiredStatusStop
+		ar.Update(stopped)
+		go ar.Run()
+		<-ar.WaitCh()
+
+		a := ar.Alloc()
+		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
+		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustKilledForMaxRun(t, a.TaskStates["main"], "main")
+		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
+		rs, err := agent.db.GetAllocRunnerState(alloc.ID)
+		must.NoError(t, err)
+		must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)
+	})
+}
+
+func TestAllocRunner_RestoredKillReasonOfANewerAgent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := newBoltAgent(t, mock.New(nil))
+		defer agent.db.Close()
+		alloc := testAlloc(
+			mockTask("main", map[string]any{"run_for": "1h"}),
+			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
+		)
+		ar := restoredWithKillReason(t, agent, alloc, "a reason of a newer agent")
+		back := time.Now()
+		go ar.Run()
+		<-ar.WaitCh()
+
+		// A reason this agent does not know still finishes the kill, and
+		// lets nothing more start.
+		a := ar.Alloc()
+		must.Eq(t, back, a.TaskStates["main"].FinishedAt)
+		must.NotNil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
+		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
+		must.Eq(t, descComplete, a.ClientDescription)
 	})
 }

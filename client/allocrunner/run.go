@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -79,12 +80,12 @@ func (ar *AllocRunner) Run() {
 	}
 }
 
-// killOnStart kills what must not run on: the tasks of an allocation that
-// outlived its max_run_duration before the agent restarted, or of one the
-// servers have stopped.
+// killOnStart kills what must not run on: the tasks of an allocation an
+// earlier agent was killing (it recorded why: max_run_duration, a stop, a
+// destroy...), or of one the servers have stopped.
 func (ar *AllocRunner) killOnStart() {
 	ar.mu.Lock()
-	exceeded := ar.arState.MaxRunDurationExceeded
+	recorded := ar.arState.KillReason
 	stop := desiredStop(ar.alloc)
 	started := false
 	for _, e := range ar.tasks {
@@ -94,12 +95,12 @@ func (ar *AllocRunner) killOnStart() {
 	}
 	ar.mu.Unlock()
 	switch {
-	case exceeded:
-		ar.killAll(KillReasonMaxRunDuration)
+	case recorded != "":
+		ar.killAll(recorded)
 	case stop && !started:
-		ar.killAll(KillReasonNotRunnable)
+		ar.killAll(state.KillReasonNotRunnable)
 	case stop:
-		ar.killAll(KillReasonStopped)
+		ar.killAll(state.KillReasonStopped)
 	}
 }
 
@@ -129,14 +130,15 @@ func (ar *AllocRunner) coordinate() {
 
 	ar.mu.Lock()
 	g := ar.groupStatesLocked()
-	runPoststop := ar.killReason == 0 || ar.killReason.runsPoststop()
+	reason := ar.arState.KillReason
+	runPoststop := reason == "" || runsPoststop(reason)
 	for _, e := range ar.tasks {
 		if e.gateOpen {
 			continue
 		}
 		// While the allocation is being killed only poststop tasks may
 		// still start, and only when the kill lets them.
-		if ar.killReason != 0 && !e.task.IsPoststop() {
+		if reason != "" && !e.task.IsPoststop() {
 			continue
 		}
 		if g.mayStart(e.task, runPoststop) {
@@ -148,7 +150,7 @@ func (ar *AllocRunner) coordinate() {
 	// dead; the lifecycle's own kills would only race it and record the
 	// wrong reason (a leader the kill took down is no reason of its own).
 	var lifecycleKills []lifecycleKill
-	if ar.killReason == 0 {
+	if reason == "" {
 		lifecycleKills = g.kills()
 	}
 	for _, k := range lifecycleKills {

@@ -15,7 +15,7 @@ func TestBoltStateDB_SurvivesReopen(t *testing.T) {
 	db, err := NewBoltStateDB(nil, dir)
 	must.NoError(t, err)
 	must.NoError(t, db.PutAllocation(testAlloc("a1")))
-	must.NoError(t, db.PutAllocRunnerState("a1", &AllocRunnerState{MaxRunDurationExceeded: true}))
+	must.NoError(t, db.PutAllocRunnerState("a1", &AllocRunnerState{KillReason: KillReasonStopped}))
 	must.NoError(t, db.PutTaskRunnerState("a1", "web", &TaskRunnerLocalState{RestartCount: 1},
 		&structs.TaskState{State: structs.TaskStateRunning}))
 	must.NoError(t, db.Close())
@@ -30,7 +30,7 @@ func TestBoltStateDB_SurvivesReopen(t *testing.T) {
 	must.Len(t, 1, allocs)
 	rs, err := db.GetAllocRunnerState("a1")
 	must.NoError(t, err)
-	must.True(t, rs.MaxRunDurationExceeded)
+	must.Eq(t, KillReasonStopped, rs.KillReason)
 	local, ts, err := db.GetTaskRunnerState("a1", "web")
 	must.NoError(t, err)
 	must.Eq(t, 1, local.RestartCount)
@@ -67,4 +67,39 @@ func TestBoltStateDB_RefusesOtherSchemaVersion(t *testing.T) {
 
 	_, err = NewBoltStateDB(nil, dir)
 	must.ErrorContains(t, err, `state schema version "99" is not supported`)
+}
+
+func TestBoltStateDB_ReadsRunnerStateWrittenBeforeKillReasons(t *testing.T) {
+	dir := t.TempDir()
+	db, err := NewBoltStateDB(nil, dir)
+	must.NoError(t, err)
+	defer db.Close()
+	// What agents before kill reasons stored under runner_state.
+	for id, stored := range map[string]string{
+		"exceeded":     `{"MaxRunDurationExceeded":true}`,
+		"not-exceeded": `{"MaxRunDurationExceeded":false}`,
+	} {
+		must.NoError(t, db.(*BoltStateDB).db.Update(func(tx *bolt.Tx) error {
+			b, err := allocBucket(tx, id, true)
+			if err != nil {
+				return err
+			}
+			return b.Put(runnerStateKey, []byte(stored))
+		}))
+	}
+
+	rs, err := db.GetAllocRunnerState("exceeded")
+	must.NoError(t, err)
+	must.Eq(t, &AllocRunnerState{KillReason: KillReasonMaxRunDuration}, rs)
+	rs, err = db.GetAllocRunnerState("not-exceeded")
+	must.NoError(t, err)
+	must.Eq(t, &AllocRunnerState{}, rs)
+
+	// Written again, the state has the new layout only.
+	must.NoError(t, db.PutAllocRunnerState("exceeded", &AllocRunnerState{KillReason: KillReasonMaxRunDuration}))
+	must.NoError(t, db.(*BoltStateDB).db.View(func(tx *bolt.Tx) error {
+		got := string(tx.Bucket(allocationsBucket).Bucket([]byte("exceeded")).Get(runnerStateKey))
+		must.Eq(t, `{"KillReason":"max_run_duration"}`, got)
+		return nil
+	}))
 }

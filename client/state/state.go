@@ -4,6 +4,7 @@
 package state
 
 import (
+	"encoding/json"
 	"maps"
 
 	"github.com/drover-io/drover/drivers"
@@ -36,11 +37,33 @@ type StateDB interface {
 // AllocRunnerState is what an alloc runner keeps about itself beyond its
 // tasks' states.
 type AllocRunnerState struct {
-	// MaxRunDurationExceeded records that the group outlived its
-	// max_run_duration. It is stored before the first task is killed, so an
-	// agent that restarts in the middle of the kill finishes it instead of
-	// running the tasks on.
-	MaxRunDurationExceeded bool
+	// KillReason is why the runner is killing every task of the
+	// allocation; empty while it is not. It is stored before the first
+	// task is killed, so that an agent that restarts in the middle of the
+	// kill finishes it, for the same reason, instead of running the tasks
+	// on.
+	KillReason KillReason `json:",omitempty"`
+}
+
+// UnmarshalJSON decodes runner state in every layout agents have written.
+// Before kill reasons, an expired max_run_duration was recorded as
+// {"MaxRunDurationExceeded":true} and nothing else was; that reads as
+// KillReasonMaxRunDuration.
+func (s *AllocRunnerState) UnmarshalJSON(data []byte) error {
+	// current has AllocRunnerState's fields but not this method.
+	type current AllocRunnerState
+	var v struct {
+		current
+		MaxRunDurationExceeded bool
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*s = AllocRunnerState(v.current)
+	if s.KillReason == "" && v.MaxRunDurationExceeded {
+		s.KillReason = KillReasonMaxRunDuration
+	}
+	return nil
 }
 
 // Copy returns a copy of s.

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -96,10 +97,10 @@ func TestStateDB_AllocRunnerState(t *testing.T) {
 		must.NoError(t, err)
 		must.Nil(t, got)
 
-		must.NoError(t, db.PutAllocRunnerState("a1", &AllocRunnerState{MaxRunDurationExceeded: true}))
+		must.NoError(t, db.PutAllocRunnerState("a1", &AllocRunnerState{KillReason: KillReasonMaxRunDuration}))
 		got, err = db.GetAllocRunnerState("a1")
 		must.NoError(t, err)
-		must.True(t, got.MaxRunDurationExceeded)
+		must.Eq(t, KillReasonMaxRunDuration, got.KillReason)
 
 		// Runner state alone is not an allocation record.
 		_, errs, err := db.GetAllAllocations()
@@ -189,4 +190,39 @@ func TestStateDB_ReturnsCopies(t *testing.T) {
 		must.NoError(t, err)
 		must.Eq(t, "v", got.Hooks["h"].Data["k"])
 	})
+}
+
+func TestAllocRunnerState_JSON(t *testing.T) {
+	cases := []struct {
+		name    string
+		encoded string
+		want    AllocRunnerState
+	}{
+		{name: "no kill", encoded: `{}`},
+		{name: "a kill reason", encoded: `{"KillReason":"stopped"}`, want: AllocRunnerState{KillReason: KillReasonStopped}},
+		{name: "a reason of a newer agent", encoded: `{"KillReason":"lost"}`, want: AllocRunnerState{KillReason: "lost"}},
+		{name: "old layout, exceeded", encoded: `{"MaxRunDurationExceeded":true}`, want: AllocRunnerState{KillReason: KillReasonMaxRunDuration}},
+		{name: "old layout, not exceeded", encoded: `{"MaxRunDurationExceeded":false}`},
+		{name: "a reason wins over the old bool", encoded: `{"KillReason":"destroyed","MaxRunDurationExceeded":true}`,
+			want: AllocRunnerState{KillReason: KillReasonDestroyed}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got AllocRunnerState
+			must.NoError(t, json.Unmarshal([]byte(tc.encoded), &got))
+			must.Eq(t, tc.want, got)
+		})
+	}
+
+	for want, s := range map[string]AllocRunnerState{
+		`{}`:                                {},
+		`{"KillReason":"max_run_duration"}`: {KillReason: KillReasonMaxRunDuration},
+	} {
+		b, err := json.Marshal(s)
+		must.NoError(t, err)
+		must.Eq(t, want, string(b))
+	}
+
+	var s AllocRunnerState
+	must.ErrorContains(t, json.Unmarshal([]byte(`{"KillReason":7}`), &s), "cannot unmarshal")
 }
