@@ -41,16 +41,30 @@ func newHeartbeats(cfg heartbeatConfig, logger hclog.Logger, expire func(context
 	return &heartbeats{cfg: cfg, logger: logger, expire: expire, timers: make(map[string]*time.Timer)}
 }
 
-// setEnabled arms heartbeat timers from now on (with the leader's ctx) or
-// stops them all.
-func (h *heartbeats) setEnabled(ctx context.Context, enabled bool) {
+// enable arms heartbeat timers from now on; expirations run with ctx, the
+// leader's.
+func (h *heartbeats) enable(ctx context.Context) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.stopAllLocked()
+	h.enabled, h.ctx = true, ctx
+}
+
+// disable stops every timer; none is armed until enable.
+func (h *heartbeats) disable() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopAllLocked()
+	h.enabled, h.ctx = false, nil
+}
+
+// stopAllLocked drops every timer and starts a new epoch, so a timer that
+// already fired and waits for the lock does nothing.
+func (h *heartbeats) stopAllLocked() {
 	for _, t := range h.timers {
 		t.Stop()
 	}
 	h.timers = make(map[string]*time.Timer)
-	h.enabled, h.ctx = enabled, ctx
 	h.epoch++
 }
 

@@ -53,8 +53,8 @@ func TestHeartbeats_ExpireUnlessReset(t *testing.T) {
 		var exp expiries
 		cfg := heartbeatConfig{minTTL: 10 * time.Second, maxPerSecond: 50, grace: 5 * time.Second, failoverTTL: time.Minute}
 		h := newHeartbeats(cfg, hclog.NewNullLogger(), exp.expire)
-		h.setEnabled(context.Background(), true)
-		defer h.setEnabled(nil, false)
+		h.enable(context.Background())
+		defer h.disable()
 
 		ttl := h.reset("alive")
 		must.Between(t, 10*time.Second, ttl, 12500*time.Millisecond)
@@ -87,7 +87,7 @@ func TestHeartbeats_FailoverTTLAndDisable(t *testing.T) {
 		must.Positive(t, h.reset("n"))
 		must.Eq(t, 0, h.active())
 
-		h.setEnabled(context.Background(), true)
+		h.enable(context.Background())
 		h.initialize([]*structs.Node{
 			{ID: "up", Status: structs.NodeStatusReady},
 			{ID: "init", Status: structs.NodeStatusInit},
@@ -102,7 +102,7 @@ func TestHeartbeats_FailoverTTLAndDisable(t *testing.T) {
 		must.SliceContainsAll(t, []string{"up", "init"}, exp.list())
 
 		h.reset("late")
-		h.setEnabled(nil, false)
+		h.disable()
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		must.Len(t, 2, exp.list(), must.Sprint("losing leadership stops the timers"))

@@ -152,7 +152,7 @@ func (s *Server) enableLeaderComponents(ctx context.Context) {
 	s.planQueue.SetEnabled(true)
 	s.evalBroker.SetEnabled(true)
 	s.blockedEvals.SetEnabled(true)
-	s.heartbeats.setEnabled(ctx, true)
+	s.heartbeats.enable(ctx)
 	s.periodic.SetEnabled(true)
 	s.jobStatus.setEnabled(true)
 }
@@ -161,7 +161,7 @@ func (s *Server) disableLeaderComponents() {
 	s.planQueue.SetEnabled(false)
 	s.evalBroker.SetEnabled(false)
 	s.blockedEvals.SetEnabled(false)
-	s.heartbeats.setEnabled(nil, false)
+	s.heartbeats.disable()
 	s.periodic.SetEnabled(false)
 	s.jobStatus.setEnabled(false)
 }
