@@ -73,11 +73,6 @@ type Constraint struct {
 	Operand string
 }
 
-// NewConstraint returns a constraint.
-func NewConstraint(left, operand, right string) *Constraint {
-	return &Constraint{LTarget: left, RTarget: right, Operand: operand}
-}
-
 // JobListStub is the summary of a job that GET /v1/jobs returns.
 type JobListStub struct {
 	ID                string

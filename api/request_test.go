@@ -342,9 +342,12 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// testCtxKey keys the value a test puts in a context.
+type testCtxKey struct{}
+
 func TestOptions_CopiesLeaveCallerAlone(t *testing.T) {
 	q := &QueryOptions{Prefix: "a", Params: map[string]string{"x": "1"}}
-	ctx := context.WithValue(context.Background(), struct{}{}, "v")
+	ctx := context.WithValue(context.Background(), testCtxKey{}, "v")
 
 	bound := q.WithContext(ctx)
 	must.Eq(t, ctx, bound.Context())

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -96,8 +95,8 @@ func (c *NodeDrainCommand) Run(args []string) int {
 			o.deadlineSet = true
 		}
 	})
-	if err := o.check(); err != nil {
-		c.Ui.Error(err.Error())
+	if problem := o.problem(); problem != "" {
+		c.Ui.Error(problem)
 		c.Ui.Error(`For additional help try 'drover node drain -h'`)
 		return exitError
 	}
@@ -159,21 +158,22 @@ func (c *NodeDrainCommand) Run(args []string) int {
 	return c.monitor(ctx, client, node.ID, seen)
 }
 
-// check rejects contradictory flags.
-func (o *drainOptions) check() error {
+// problem says, as a sentence for the user, which flags contradict each
+// other; it is empty when none do.
+func (o *drainOptions) problem() string {
 	switch {
 	case o.enable == o.disable:
-		return errors.New("Exactly one of -enable and -disable is required")
+		return "Exactly one of -enable and -disable is required"
 	case o.disable && (o.force || o.noDeadline || o.deadlineSet || o.ignoreSystem):
-		return errors.New("-deadline, -force, -no-deadline and -ignore-system only go with -enable")
+		return "-deadline, -force, -no-deadline and -ignore-system only go with -enable"
 	case o.enable && o.keepIneligible:
-		return errors.New("-keep-ineligible only goes with -disable")
+		return "-keep-ineligible only goes with -disable"
 	case o.force && o.noDeadline, o.force && o.deadlineSet, o.noDeadline && o.deadlineSet:
-		return errors.New("Only one of -deadline, -force and -no-deadline may be given")
+		return "Only one of -deadline, -force and -no-deadline may be given"
 	case o.deadline <= 0:
-		return fmt.Errorf("-deadline must be positive, got %s", o.deadline)
+		return fmt.Sprintf("-deadline must be positive, got %s", o.deadline)
 	}
-	return nil
+	return ""
 }
 
 // spec is the drain the flags ask for: a negative deadline stops

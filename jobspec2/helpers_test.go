@@ -41,14 +41,6 @@ func ptr[T any](v T) *T { return &v }
 
 func dur(d time.Duration) *time.Duration { return &d }
 
-// onlyTask returns the single task of the single group of job.
-func onlyTask(t *testing.T, job *api.Job) *api.Task {
-	t.Helper()
-	must.Len(t, 1, job.TaskGroups)
-	must.Len(t, 1, job.TaskGroups[0].Tasks)
-	return job.TaskGroups[0].Tasks[0]
-}
-
 func pos(line, column, byteOffset int) hcl.Pos {
 	return hcl.Pos{Line: line, Column: column, Byte: byteOffset}
 }

@@ -3,7 +3,6 @@ package jobspec2
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -31,21 +30,6 @@ type ParseConfig struct {
 	// fileexists), relative to the jobspec's directory. Leave it false when
 	// parsing specs from untrusted sources, such as an HTTP request.
 	AllowFS bool
-}
-
-// Parse parses a jobspec read from r, without variables. path names the
-// source in error positions.
-func Parse(path string, r io.Reader) (*api.Job, error) {
-	body, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read jobspec %s: %w", displayName(path), err)
-	}
-	return ParseWithConfig(&ParseConfig{Path: path, Body: body})
-}
-
-// ParseFile parses the jobspec file at path, without variables.
-func ParseFile(path string) (*api.Job, error) {
-	return ParseWithConfig(&ParseConfig{Path: path})
 }
 
 // ParseWithConfig parses a jobspec with the variables cfg provides. A

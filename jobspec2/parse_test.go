@@ -3,7 +3,6 @@ package jobspec2
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -247,27 +246,27 @@ job "j" {
 	}
 }
 
-func TestParse_Reader(t *testing.T) {
+func TestParse_Stdin(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "maxrun.hcl"))
 	must.NoError(t, err)
 
 	for _, path := range []string{"-", ""} {
-		job, err := Parse(path, strings.NewReader(string(src)))
+		job, err := ParseWithConfig(&ParseConfig{Path: path, Body: src})
 		must.NoError(t, err)
 		must.Eq(t, "maxrun", *job.ID)
 		must.Len(t, 2, job.TaskGroups[0].Tasks)
 	}
 
-	_, err = Parse("-", strings.NewReader(`job "x" { bogus = 1 }`))
+	_, err = ParseWithConfig(&ParseConfig{Path: "-", Body: []byte(`job "x" { bogus = 1 }`)})
 	must.ErrorContains(t, err, "<stdin>:1,11-16: Unsupported argument")
 }
 
 func TestParse_File(t *testing.T) {
-	job, err := ParseFile(filepath.Join("testdata", "sysbatch.hcl"))
+	job, err := ParseWithConfig(&ParseConfig{Path: filepath.Join("testdata", "sysbatch.hcl")})
 	must.NoError(t, err)
 	must.Eq(t, "sweep", *job.ID)
 
-	_, err = ParseFile(filepath.Join("testdata", "does-not-exist.hcl"))
+	_, err = ParseWithConfig(&ParseConfig{Path: filepath.Join("testdata", "does-not-exist.hcl")})
 	must.ErrorContains(t, err, "does-not-exist.hcl")
 }
 

@@ -26,13 +26,6 @@ func readDoc(t *testing.T, rel string) string {
 	return string(data)
 }
 
-// docExists reports whether the page at rel, under the docs directory,
-// exists.
-func docExists(rel string) bool {
-	_, err := os.Stat(filepath.Join(docsDir, rel))
-	return err == nil
-}
-
 // readDocs returns the text of every Markdown page under dir (relative to
 // the docs directory), keyed by its path relative to the docs directory.
 func readDocs(t *testing.T, dir string) map[string]string {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -340,12 +339,3 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// splitHostPort is net.SplitHostPort that accepts a bare host as well,
-// returning the default port for it.
-func splitHostPort(addr string, defaultPort int) (string, string) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return strings.Trim(addr, "[]"), fmt.Sprint(defaultPort)
-	}
-	return host, port
-}

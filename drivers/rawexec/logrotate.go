@@ -77,9 +77,6 @@ func (r *FileRotator) Write(p []byte) (int, error) {
 // Close closes the current file.
 func (r *FileRotator) Close() error { return r.file.Close() }
 
-// Path returns the file currently written to.
-func (r *FileRotator) Path() string { return r.path(r.index) }
-
 func (r *FileRotator) path(index int) string {
 	return r.base + "." + strconv.Itoa(index)
 }

@@ -34,7 +34,7 @@ func TestFileRotator_RotatesBySizeAndKeepsMaxFiles(t *testing.T) {
 	n, err := r.Write([]byte(strings.Repeat("abcdefghi\n", 4) + "tail\n"))
 	must.NoError(t, err)
 	must.Eq(t, 45, n)
-	must.Eq(t, base+".4", r.Path())
+	must.Eq(t, base+".4", r.path(r.index))
 	must.NoError(t, r.Close())
 
 	must.Eq(t, map[string]string{
@@ -77,7 +77,7 @@ func TestFileRotator_ResumesHighestFile(t *testing.T) {
 
 	r, err := NewFileRotator(base, 2, 8)
 	must.NoError(t, err)
-	must.Eq(t, base+".10", r.Path())
+	must.Eq(t, base+".10", r.path(r.index))
 	_, err = r.Write([]byte("678abc"))
 	must.NoError(t, err)
 	must.NoError(t, r.Close())

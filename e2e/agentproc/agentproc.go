@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -43,9 +42,12 @@ func Build() (string, error) {
 		if buildErr != nil {
 			return
 		}
+		// `go test` puts its own toolchain first on the PATH of the
+		// binaries it runs, so the go that builds the tests builds the agent.
 		goBin, err := exec.LookPath("go")
 		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+			buildErr = fmt.Errorf("find the go command to build %s: %w", module, err)
+			return
 		}
 		buildPath = filepath.Join(buildDir, "drover")
 		cmd := exec.Command(goBin, "build", "-trimpath", "-o", buildPath, module)

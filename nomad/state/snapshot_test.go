@@ -13,10 +13,10 @@ import (
 // populate writes something to every table.
 func populate(t *testing.T, s *StateStore) {
 	t.Helper()
-	job := mustUpsertJob(t, s, 10, testJob("example"))
+	mustUpsertJob(t, s, 10, testJob("example"))
 	changed := testJob("example")
 	changed.Priority = 70
-	job = mustUpsertJob(t, s, 11, changed)
+	job := mustUpsertJob(t, s, 11, changed)
 	other := testJob("example")
 	other.Namespace = "other"
 	mustUpsertJob(t, s, 12, other)
