@@ -338,4 +338,3 @@ func firstNonEmpty(values ...string) string {
 	}
 	return ""
 }
-
