@@ -32,19 +32,30 @@ type AllocRunner struct {
 	node  *structs.Node
 	hooks []RunnerHook
 
+	// updateMu serialises Update, and Update with the start of Destroy.
+	updateMu sync.Mutex
+
 	// mu guards the fields below and the entries' mutable fields.
 	mu    sync.Mutex
 	alloc *structs.Allocation
 	// arState is the runner's persisted state. Its KillReason is the kill
 	// in force, recorded by killAll or restored from an earlier agent.
 	arState *state.AllocRunnerState
+	// carryOutKills is set from the end of the Prerun hooks to the start of
+	// the Postrun or Shutdown hooks. A kill asked outside that window is
+	// only recorded: before it, Run carries it out after the Prerun hooks;
+	// after it, every task is dead, or the agent is stopping and the next
+	// one carries it out.
+	carryOutKills bool
 	// killing is set once this runner has begun the kill for
-	// arState.KillReason (PreKill hooks, shutdown_delay, the kills).
-	killing    bool
-	tasks      []*taskEntry
-	byName     map[string]*taskEntry
-	runCalled  bool
-	destroying bool
+	// arState.KillReason (PreKill hooks, shutdown_delay, the kills);
+	// preKillDone is closed when its PreKill hooks have returned.
+	killing     bool
+	preKillDone chan struct{}
+	tasks       []*taskEntry
+	byName      map[string]*taskEntry
+	runCalled   bool
+	destroying  bool
 
 	// taskStateCh wakes the run loop when a task's state changed; notifyCh
 	// wakes the state notifier. Both hold at most one pending wake-up.

@@ -13,13 +13,21 @@ import (
 // Update applies a new version of the allocation from the servers. A
 // desired stop kills every task (poststop tasks still run); otherwise the
 // Update hooks run and the task runners get the new task definitions,
-// which apply from each task's next run.
+// which apply from each task's next run. Updates are applied one at a
+// time, in the order they come; once Destroy has begun they are ignored.
 func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	if alloc == nil || alloc.ID != ar.id {
 		ar.logger.Error("ignoring update for another allocation")
 		return
 	}
+	ar.updateMu.Lock()
+	defer ar.updateMu.Unlock()
 	ar.mu.Lock()
+	if ar.destroying {
+		ar.mu.Unlock()
+		ar.logger.Debug("ignoring update of an allocation being destroyed")
+		return
+	}
 	if alloc.Job == nil {
 		// An update without its job keeps the job the runner has.
 		alloc = alloc.CopySkipJob()
@@ -64,16 +72,33 @@ func (ar *AllocRunner) Shutdown() {
 
 // Destroy kills every task, waits for them to die, runs the Destroy hooks
 // (which remove the allocation directory) and deletes the allocation's
-// persisted state.
+// persisted state. A runner that has not run yet runs now: a restored one
+// may hold tasks an earlier agent left running, and only Run re-attaches to
+// them; the recorded kill then ends them before any other task starts.
+//
+// If the agent stops first, the tasks are left running with the kill
+// recorded, and the directory and state stay for the next agent, which
+// finishes the kill.
 func (ar *AllocRunner) Destroy() {
 	ar.destroyOnce.Do(func() {
+		// Taking updateMu waits out an Update under way; later ones see
+		// destroying and do nothing.
+		ar.updateMu.Lock()
 		ar.mu.Lock()
 		ar.destroying = true
-		ran := ar.runCalled
 		ar.mu.Unlock()
-		if ran {
-			ar.killAll(state.KillReasonDestroyed)
-			<-ar.runDone
+		ar.updateMu.Unlock()
+
+		ar.killAll(state.KillReasonDestroyed)
+		// Returns at once when Run is, or was, under way elsewhere.
+		ar.Run()
+		<-ar.runDone
+		select {
+		case <-ar.waitCh:
+			// Every task is dead and the Postrun hooks have run.
+		default:
+			ar.logger.Info("agent stopping: the allocation's tasks run on, and the next agent finishes destroying it")
+			return
 		}
 		ar.destroyHooks()
 		if err := ar.stateDB.DeleteAllocationBucket(ar.id); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -142,5 +143,111 @@ func TestRunnerHooks_Shutdown(t *testing.T) {
 		time.Sleep(time.Minute)
 		must.Eq(t, 1, countType(h.taskState("main"), structs.TaskStarted))
 		h.ar.Destroy()
+	})
+}
+
+func TestRunnerHooks_KillBeforeRunWaitsForPrerun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		alloc := testAlloc(
+			mockTask("main", map[string]any{"run_for": "1h"}),
+			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
+		)
+		h := newARHarness(t, alloc)
+		rec := &recordingHook{ar: h.ar}
+		h.ar.hooks = append(h.ar.hooks, rec)
+
+		// The servers stop the allocation before it runs: the kill is
+		// recorded, and waits for Run.
+		stopped := alloc.Copy()
+		stopped.DesiredStatus = structs.AllocDesiredStatusStop
+		h.ar.Update(stopped)
+		synctest.Wait()
+		must.Eq(t, []string{"update"}, rec.kinds())
+		rs, err := h.db.GetAllocRunnerState(alloc.ID)
+		must.NoError(t, err)
+		must.Eq(t, state.KillReasonStopped, rs.KillReason)
+
+		go h.ar.Run()
+		<-h.ar.WaitCh()
+		must.Eq(t, []string{"update", "prerun", "prekill", "postrun"}, rec.kinds())
+		// Nothing ran, the poststop task included: the allocation was
+		// stopped before it ever started.
+		a := h.ar.Alloc()
+		must.True(t, a.TaskStates["main"].StartedAt.IsZero())
+		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
+		rs, err = h.db.GetAllocRunnerState(alloc.ID)
+		must.NoError(t, err)
+		must.Eq(t, state.KillReasonNotRunnable, rs.KillReason)
+	})
+}
+
+// slowPreKill is a hook whose PreKill takes a minute.
+type slowPreKill struct{ recordingHook }
+
+func (h *slowPreKill) PreKill() {
+	h.record("prekill", nil)
+	time.Sleep(time.Minute)
+	h.record("prekill returned", nil)
+}
+
+func TestRunnerHooks_PostrunWaitsForPreKill(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The task ends by itself at 10s, while the stop's PreKill hook,
+		// begun at 5s, takes until 65s.
+		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "10s"}))
+		h := newARHarness(t, alloc)
+		rec := &slowPreKill{recordingHook{ar: h.ar}}
+		h.ar.hooks = append(h.ar.hooks, rec)
+		start := time.Now()
+		go h.ar.Run()
+		time.Sleep(5 * time.Second)
+		stopped := alloc.Copy()
+		stopped.DesiredStatus = structs.AllocDesiredStatusStop
+		h.ar.Update(stopped)
+
+		time.Sleep(10 * time.Second)
+		must.Eq(t, structs.TaskStateDead, h.taskState("main").State)
+		must.Eq(t, []string{"prerun", "update", "prekill"}, rec.kinds())
+
+		<-h.ar.WaitCh()
+		must.Eq(t, []string{"prerun", "update", "prekill", "prekill returned", "postrun"}, rec.kinds())
+		must.Eq(t, start.Add(65*time.Second), time.Now())
+	})
+}
+
+// killingShutdown is a hook that asks for a kill from its Shutdown, as a
+// timer firing while the agent stops would.
+type killingShutdown struct{ ar *AllocRunner }
+
+func (*killingShutdown) Name() string { return "killing shutdown" }
+func (h *killingShutdown) Shutdown() {
+	h.ar.killAll(state.KillReasonMaxRunDuration)
+}
+
+func TestRunnerHooks_NoPreKillOnceShutdownHooksBegin(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "1h"}))
+		h := newARHarness(t, alloc)
+		rec := &recordingHook{ar: h.ar}
+		h.ar.hooks = append(h.ar.hooks, &killingShutdown{ar: h.ar}, rec)
+		go h.ar.Run()
+		synctest.Wait()
+
+		h.ar.Shutdown()
+		synctest.Wait()
+		// The kill is recorded for the next agent, and not begun under the
+		// Shutdown hooks.
+		must.Eq(t, []string{"prerun", "shutdown"}, rec.kinds())
+		rs, err := h.db.GetAllocRunnerState(alloc.ID)
+		must.NoError(t, err)
+		must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)
+		must.Eq(t, structs.TaskStateRunning, h.taskState("main").State)
+
+		// The next agent's runner carries it out.
+		h.ar = h.newRunner(alloc)
+		must.NoError(t, h.ar.Restore())
+		go h.ar.Run()
+		<-h.ar.WaitCh()
+		mustKilledForMaxRun(t, h.taskState("main"), "main")
 	})
 }

@@ -18,9 +18,13 @@ import (
 // Each task still alive gets a Killing event, its kill_signal and, after
 // kill_timeout, SIGKILL; the restart policy does not restart it. The
 // PreKill hooks and the group's shutdown_delay come before the first kill.
-// A runner shut down before its kill began kills nothing: a stopping agent
-// leaves the tasks running, and the next one finishes the kill from the
-// recorded reason.
+//
+// A kill is carried out only between the end of the Prerun hooks and the
+// start of the Postrun or Shutdown hooks (see carryOutKills); outside that
+// window it is only recorded. One asked earlier is carried out by Run after
+// the Prerun hooks; one asked later finds every task dead, or the agent
+// stopping, and the next agent finishes it from the recorded reason, as it
+// does a kill whose shutdown_delay an agent stop cut short.
 //
 // A kill that lets poststop tasks run is overtaken by one that does not;
 // any other later kill is ignored, and so is a kill once every task is
@@ -41,8 +45,14 @@ func (ar *AllocRunner) killAll(reason state.KillReason) {
 	}
 	ar.arState.KillReason = next
 	rs := ar.arState.Copy()
-	firstKill := !ar.killing
-	ar.killing = true
+	carryOut := ar.carryOutKills
+	firstKill := carryOut && !ar.killing
+	var preKillDone chan struct{}
+	if firstKill {
+		ar.killing = true
+		ar.preKillDone = make(chan struct{})
+		preKillDone = ar.preKillDone
+	}
 	var victims []*taskEntry
 	for _, e := range ar.tasks {
 		if e.task.IsPoststop() && runsPoststop(next) {
@@ -53,7 +63,6 @@ func (ar *AllocRunner) killAll(reason state.KillReason) {
 	delay := ar.groupShutdownDelayLocked()
 	ar.mu.Unlock()
 
-	ar.logger.Info("killing all tasks", "reason", next)
 	if next != recorded {
 		if err := ar.stateDB.PutAllocRunnerState(ar.id, rs); err != nil {
 			ar.logger.Error("failed to persist alloc runner state", "error", err)
@@ -61,19 +70,20 @@ func (ar *AllocRunner) killAll(reason state.KillReason) {
 	}
 	// Wake the run loop: it must stop opening start gates.
 	ar.TaskStateUpdated()
+	if !carryOut {
+		ar.logger.Info("kill recorded, not carried out yet", "reason", next)
+		return
+	}
+	ar.logger.Info("killing all tasks", "reason", next)
 
 	// The kill goes on in goroutines of its own, so that the caller (the
 	// run loop, a hook's timer, Update, Destroy) is never held up by
-	// shutdown_delay or a slow task. They are safe to leave running: the
-	// reason they act on was fixed above, under mu; each task runner's
-	// Kill is safe to call concurrently and more than once, and returns
-	// once its task is dead; and Run does not return (nor Destroy remove
-	// the allocation's directory) before every task runner has finished,
-	// so a kill never outlives the tasks it acts on, except on an agent
-	// shutdown, where it stops before killing anything.
+	// shutdown_delay or a slow task; hooks.go says why nobody needs to
+	// wait for them.
 	go func() {
 		if firstKill {
 			ar.preKill()
+			close(preKillDone)
 			if !ar.sleepUnlessShutdown(delay) {
 				return
 			}
@@ -116,6 +126,19 @@ func (ar *AllocRunner) groupShutdownDelayLocked() time.Duration {
 		return 0
 	}
 	return *tg.ShutdownDelay
+}
+
+// endKills stops carrying out kills, and waits until the PreKill hooks of
+// a kill in progress have returned: the Postrun or Shutdown hooks come
+// next.
+func (ar *AllocRunner) endKills() {
+	ar.mu.Lock()
+	ar.carryOutKills = false
+	done := ar.preKillDone
+	ar.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 // allDeadLocked reports whether every task is dead. The caller holds mu.

@@ -13,7 +13,7 @@ import (
 // detaches the runner from its running tasks.
 func (ar *AllocRunner) Run() {
 	ar.mu.Lock()
-	if ar.runCalled || ar.destroying {
+	if ar.runCalled {
 		ar.mu.Unlock()
 		return
 	}
@@ -46,6 +46,9 @@ func (ar *AllocRunner) Run() {
 			e.runner.Fail(taskrunner.NewSetupFailureEvent(err))
 		}
 	}
+	ar.mu.Lock()
+	ar.carryOutKills = true
+	ar.mu.Unlock()
 	for _, e := range ar.tasks {
 		go e.runner.Run()
 	}
@@ -58,6 +61,7 @@ func (ar *AllocRunner) Run() {
 		case <-ar.taskStateCh:
 			ar.coordinate()
 		case <-tasksDone:
+			ar.endKills()
 			if ar.shuttingDown() {
 				ar.shutdownHooks()
 				stopNotifying()
@@ -73,6 +77,7 @@ func (ar *AllocRunner) Run() {
 				e.runner.Shutdown()
 			}
 			<-tasksDone
+			ar.endKills()
 			ar.shutdownHooks()
 			stopNotifying()
 			return
@@ -82,7 +87,8 @@ func (ar *AllocRunner) Run() {
 
 // killOnStart kills what must not run on: the tasks of an allocation an
 // earlier agent was killing (it recorded why: max_run_duration, a stop, a
-// destroy...), or of one the servers have stopped.
+// destroy...), of one this runner was asked to kill before its Prerun hooks
+// had run, or of one the servers have stopped.
 func (ar *AllocRunner) killOnStart() {
 	ar.mu.Lock()
 	recorded := ar.arState.KillReason
@@ -94,13 +100,15 @@ func (ar *AllocRunner) killOnStart() {
 		}
 	}
 	ar.mu.Unlock()
+	reason := recorded
 	switch {
-	case recorded != "":
-		ar.killAll(recorded)
 	case stop && !started:
-		ar.killAll(state.KillReasonNotRunnable)
+		reason = nextKillReason(reason, state.KillReasonNotRunnable)
 	case stop:
-		ar.killAll(state.KillReasonStopped)
+		reason = nextKillReason(reason, state.KillReasonStopped)
+	}
+	if reason != "" {
+		ar.killAll(reason)
 	}
 }
 

@@ -12,6 +12,15 @@ import (
 // prestartHook prepares a task before each run: it builds directories,
 // fetches files, and so on. A hook whose work holds for every later run
 // reports it done and is skipped from then on, also after an agent restart.
+//
+// Prestart is called on the task runner's Run goroutine, before each start
+// of the task (the first, and each restart), in the order the hooks were
+// registered, one at a time, and never for a run the runner re-attaches to
+// after an agent restart. The task runner's Update may run concurrently:
+// req holds the definition this run starts with, which a later update does
+// not change. Prestart is skipped once the task is killed, and for the
+// hooks after one that failed: the start then fails, and the restart
+// policy decides what follows.
 type prestartHook interface {
 	// Name keys the hook's persisted state.
 	Name() string
