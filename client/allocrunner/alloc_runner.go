@@ -1,9 +1,3 @@
-// Package allocrunner runs an allocation on a client: it sets up the
-// allocation directory, runs one task runner per task in the order the
-// group's lifecycle sets, reacts to tasks ending (a failed task, a dead
-// leader, dead main tasks), derives the allocation's client status, applies
-// updates from the servers, and persists its state so that a restarted
-// agent picks the allocation up where it was.
 package allocrunner
 
 import (
