@@ -181,28 +181,29 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 	})
 }
 
-// restoredWithKillReason runs alloc (a long main task and a poststop
-// task) for 10s, stops the agent, records reason as the old agent would
-// have, and returns the next agent's restored runner, not yet running.
-func restoredWithKillReason(t *testing.T, agent *boltAgent, alloc *structs.Allocation, reason state.KillReason) *AllocRunner {
+// restoredWithKillReason runs an allocation of a long main task and a
+// poststop task for 10s, stops the agent, records reason as the old agent
+// would have, and returns the allocation and the next agent's restored
+// runner, not yet running.
+func restoredWithKillReason(t *testing.T, agent *boltAgent, reason state.KillReason) (*structs.Allocation, *AllocRunner) {
 	t.Helper()
+	alloc := testAlloc(
+		mockTask("main", map[string]any{"run_for": "1h"}),
+		withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
+	)
 	ar := agent.runner(alloc)
 	go ar.Run()
 	time.Sleep(10 * time.Second)
 	ar.Shutdown()
 	must.NoError(t, agent.db.PutAllocRunnerState(alloc.ID, &state.AllocRunnerState{KillReason: reason}))
-	return agent.restart(ar, nil)
+	return alloc, agent.restart(ar, nil)
 }
 
 func TestAllocRunner_RestoredKillReasonHoldsAgainstAStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := newBoltAgent(t, mock.New(nil))
 		defer agent.db.Close()
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
-		ar := restoredWithKillReason(t, agent, alloc, state.KillReasonMaxRunDuration)
+		alloc, ar := restoredWithKillReason(t, agent, state.KillReasonMaxRunDuration)
 
 		// The servers stop the allocation before the new runner runs: the
 		// recorded expiry still decides, so the poststop task never runs.
@@ -227,11 +228,7 @@ func TestAllocRunner_RestoredKillReasonOfANewerAgent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := newBoltAgent(t, mock.New(nil))
 		defer agent.db.Close()
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
-		ar := restoredWithKillReason(t, agent, alloc, "a reason of a newer agent")
+		_, ar := restoredWithKillReason(t, agent, "a reason of a newer agent")
 		back := time.Now()
 		go ar.Run()
 		<-ar.WaitCh()
