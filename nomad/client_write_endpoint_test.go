@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -26,7 +27,7 @@ func TestClientEndpoint_WritesThroughAFollower(t *testing.T) {
 	node := testNode(structs.GenerateUUID())
 	var reg NodeUpdateResponse
 	must.NoError(t, rpc.Call(ctx, addr, "Client.Register", &NodeRegisterRequest{Node: node}, &reg))
-	waitFor(t, "node on the leader", func() bool {
+	waitfor.True(t, "node on the leader", func() bool {
 		n, err := leader.State().NodeByID(nil, node.ID)
 		return err == nil && n != nil
 	})
@@ -39,7 +40,7 @@ func TestClientEndpoint_WritesThroughAFollower(t *testing.T) {
 	update := &structs.Allocation{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}
 	var idx IndexResponse
 	must.NoError(t, rpc.Call(ctx, addr, "Client.UpdateAllocs", &AllocClientUpdateRequest{Allocs: []*structs.Allocation{update}}, &idx))
-	waitFor(t, "client status on the leader", func() bool {
+	waitfor.True(t, "client status on the leader", func() bool {
 		a, err := leader.State().AllocByID(nil, alloc.ID)
 		return err == nil && a != nil && a.ClientStatus == structs.AllocClientStatusRunning
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -48,7 +49,7 @@ func startCluster(t *testing.T) *testCluster {
 func (c *testCluster) waitForOneLeader(servers []*Server) *Server {
 	c.t.Helper()
 	var leader *Server
-	waitFor(c.t, "one leader", func() bool {
+	waitfor.True(c.t, "one leader", func() bool {
 		leader = nil
 		for _, s := range servers {
 			if s.IsLeader() {
@@ -85,7 +86,7 @@ func follower(servers []*Server) *Server {
 func (c *testCluster) waitForJob(servers []*Server, id string) {
 	c.t.Helper()
 	for _, s := range servers {
-		waitFor(c.t, fmt.Sprintf("job %q on %s", id, s.config.NodeName), func() bool {
+		waitfor.True(c.t, fmt.Sprintf("job %q on %s", id, s.config.NodeName), func() bool {
 			job, err := s.State().JobByID(nil, structs.DefaultNamespace, id)
 			return err == nil && job != nil
 		})
@@ -106,12 +107,12 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 	c := startCluster(t)
 
 	for _, s := range c.servers {
-		waitFor(t, "three peers", func() bool { return len(s.Peers()) == 3 })
+		waitfor.True(t, "three peers", func() bool { return len(s.Peers()) == 3 })
 	}
 	ids := []string{c.servers[0].NodeID(), c.servers[1].NodeID(), c.servers[2].NodeID()}
 	slices.Sort(ids)
 	for _, s := range c.servers {
-		waitFor(t, "every member alive", func() bool {
+		waitfor.True(t, "every member alive", func() bool {
 			members := s.Members()
 			if len(members) != 3 {
 				return false
@@ -153,7 +154,7 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 	_, err = f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	for _, s := range c.servers {
-		waitFor(t, "alloc everywhere", func() bool {
+		waitfor.True(t, "alloc everywhere", func() bool {
 			a, err := s.State().AllocByID(nil, alloc.ID)
 			return err == nil && a != nil
 		})
@@ -203,7 +204,7 @@ func TestCluster_SurvivesServerLoss(t *testing.T) {
 			mustRegister(t, restarted, testJob("after"))
 			c.waitForJob(c.servers, "after")
 			for _, s := range c.servers {
-				waitFor(t, "three peers", func() bool { return len(s.Peers()) == 3 })
+				waitfor.True(t, "three peers", func() bool { return len(s.Peers()) == 3 })
 			}
 		})
 	}
@@ -224,7 +225,7 @@ func TestCluster_JoinExistingClusterAndShutdownLeaksNothing(t *testing.T) {
 	cfg.ServerJoin = []string{a.RPCAdvertise()}
 	b, err := NewServer(cfg)
 	must.NoError(t, err)
-	waitFor(t, "the second server to join", func() bool { return len(a.Peers()) == 2 && len(b.Peers()) == 2 })
+	waitfor.True(t, "the second server to join", func() bool { return len(a.Peers()) == 2 && len(b.Peers()) == 2 })
 	c := &testCluster{t: t}
 	c.waitForOneLeader([]*Server{a, b})
 	c.waitForJob([]*Server{b}, "early")
@@ -240,5 +241,5 @@ func TestCluster_JoinExistingClusterAndShutdownLeaksNothing(t *testing.T) {
 
 	// Every goroutine of both servers ends; a couple of the test
 	// framework's own may come and go.
-	waitFor(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
+	waitfor.True(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -100,7 +101,7 @@ func TestDrain_MigratesServiceAndLetsBatchFinish(t *testing.T) {
 	service.Canonicalize()
 	mustRegister(t, s, service)
 	mustRegister(t, s, testJob("report"))
-	waitFor(t, "both jobs placed", func() bool {
+	waitfor.True(t, "both jobs placed", func() bool {
 		return len(liveAllocs(t, s, "web")) == 1 && len(liveAllocs(t, s, "report")) == 1
 	})
 	webAlloc, batchAlloc := liveAllocs(t, s, "web")[0], liveAllocs(t, s, "report")[0]
@@ -110,7 +111,7 @@ func TestDrain_MigratesServiceAndLetsBatchFinish(t *testing.T) {
 
 	_, err = s.NodeUpdateDrain(ctx, drained.ID, &structs.DrainStrategy{Deadline: time.Hour}, false)
 	must.NoError(t, err)
-	waitFor(t, "the service allocation to move", func() bool {
+	waitfor.True(t, "the service allocation to move", func() bool {
 		live := liveAllocs(t, s, "web")
 		return len(live) == 1 && live[0].NodeID == other.ID
 	})
@@ -129,7 +130,7 @@ func TestDrain_MigratesServiceAndLetsBatchFinish(t *testing.T) {
 
 	_, err = s.UpdateAllocsFromClient(ctx, []*structs.Allocation{{ID: batchAlloc.ID, ClientStatus: structs.AllocClientStatusComplete}})
 	must.NoError(t, err)
-	waitFor(t, "the drain to complete", func() bool { return !nodeByID(t, s, drained.ID).Drain })
+	waitfor.True(t, "the drain to complete", func() bool { return !nodeByID(t, s, drained.ID).Drain })
 	node := nodeByID(t, s, drained.ID)
 	must.Nil(t, node.DrainStrategy)
 	must.Eq(t, structs.NodeSchedulingIneligible, node.SchedulingEligibility)
@@ -141,7 +142,7 @@ func TestDrain_DeadlineStopsWhatIsLeft(t *testing.T) {
 	ctx := testCtx(t)
 	drained := registerNodes(t, s, 1)[0]
 	mustRegister(t, s, testJob("report"))
-	waitFor(t, "the job placed", func() bool { return len(liveAllocs(t, s, "report")) == 1 })
+	waitfor.True(t, "the job placed", func() bool { return len(liveAllocs(t, s, "report")) == 1 })
 	first := liveAllocs(t, s, "report")[0]
 	other := fakeNode("other")
 	_, err := s.NodeRegister(ctx, other)
@@ -149,12 +150,12 @@ func TestDrain_DeadlineStopsWhatIsLeft(t *testing.T) {
 
 	_, err = s.NodeUpdateDrain(ctx, drained.ID, &structs.DrainStrategy{Deadline: 500 * time.Millisecond}, false)
 	must.NoError(t, err)
-	waitFor(t, "the batch allocation stopped and placed elsewhere", func() bool {
+	waitfor.True(t, "the batch allocation stopped and placed elsewhere", func() bool {
 		live := liveAllocs(t, s, "report")
 		return len(live) == 1 && live[0].NodeID == other.ID
 	})
 	stopped, err := s.State().AllocByID(nil, first.ID)
 	must.NoError(t, err)
 	must.Eq(t, drainDeadlineDesc, stopped.DesiredDescription)
-	waitFor(t, "the drain to complete", func() bool { return !nodeByID(t, s, drained.ID).Drain })
+	waitfor.True(t, "the drain to complete", func() bool { return !nodeByID(t, s, drained.ID).Drain })
 }

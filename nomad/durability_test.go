@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -71,7 +72,7 @@ func TestServer_Durability(t *testing.T) {
 			waitForLeader(t, s2)
 			// The log is replayed once the restarted server commits in
 			// its new term.
-			waitFor(t, "state to be restored", func() bool {
+			waitfor.True(t, "state to be restored", func() bool {
 				latest, err := s2.State().LatestIndex()
 				return err == nil && latest >= last.Index
 			})

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -145,7 +146,7 @@ func TestHeartbeat_MissedHeartbeatLosesAllocsAndReplacesThem(t *testing.T) {
 	must.NoError(t, err)
 	silence := heartbeatLoop(t, s, first.ID, 100*time.Millisecond)
 	resp := mustRegister(t, s, testJob("work"))
-	waitFor(t, "the evaluation", func() bool { return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete })
+	waitfor.True(t, "the evaluation", func() bool { return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete })
 	allocs := liveAllocs(t, s, "work")
 	must.Len(t, 1, allocs)
 	lostID := allocs[0].ID
@@ -158,11 +159,11 @@ func TestHeartbeat_MissedHeartbeatLosesAllocsAndReplacesThem(t *testing.T) {
 	heartbeatLoop(t, s, second.ID, 100*time.Millisecond)
 	silence()
 
-	waitFor(t, "the first node to be down", func() bool {
+	waitfor.True(t, "the first node to be down", func() bool {
 		n, err := s.State().NodeByID(nil, first.ID)
 		return err == nil && n.Status == structs.NodeStatusDown
 	})
-	waitFor(t, "the allocation to be lost and replaced", func() bool {
+	waitfor.True(t, "the allocation to be lost and replaced", func() bool {
 		lost, err := s.State().AllocByID(nil, lostID)
 		must.NoError(t, err)
 		live := liveAllocs(t, s, "work")

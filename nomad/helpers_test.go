@@ -3,10 +3,12 @@ package nomad
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -49,7 +52,29 @@ func testLogger(t testing.TB, name string) hclog.Logger {
 	if l := os.Getenv("DROVER_TEST_LOG"); l != "" {
 		level = hclog.LevelFromString(l)
 	}
-	return hclog.New(&hclog.LoggerOptions{Name: name, Output: w, Level: level})
+	return hclog.NewInterceptLogger(&hclog.LoggerOptions{Name: name, Output: w, Level: level})
+}
+
+// logCount counts the log lines, at every level, whose message starts with
+// prefix: the trace a server leaves of a decision that changes nothing else
+// a test can see (a launch skipped).
+type logCount struct {
+	prefix string
+	n      atomic.Int64
+}
+
+func (c *logCount) Accept(_ string, _ hclog.Level, msg string, _ ...any) {
+	if strings.HasPrefix(msg, c.prefix) {
+		c.n.Add(1)
+	}
+}
+
+// countLogs counts the lines of cfg's logger (a testLogger) whose message
+// starts with prefix.
+func countLogs(cfg *Config, prefix string) *logCount {
+	c := &logCount{prefix: prefix}
+	cfg.Logger.(hclog.InterceptLogger).RegisterSink(c)
+	return c
 }
 
 // testConfig is a dev-mode server on a free 127.0.0.1 port with short raft
@@ -97,18 +122,6 @@ func waitForLeader(t testing.TB, s *Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), leaderWait)
 	defer cancel()
 	must.NoError(t, s.WaitForLeader(ctx))
-}
-
-// waitFor polls cond until it holds or leaderWait passes.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(leaderWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // testCtx is a context that ends with the test or after leaderWait.
@@ -197,15 +210,14 @@ func testAlloc(job *structs.Job, nodeID string) *structs.Allocation {
 // callers check, not that no election ever happens.
 func mustRegister(t testing.TB, s *Server, job *structs.Job) *JobRegisterResponse {
 	t.Helper()
-	deadline := time.Now().Add(leaderWait)
-	for {
-		resp, err := s.RegisterJob(testCtx(t), &JobRegisterRequest{Job: job.Copy()})
-		if err == nil {
-			return resp
-		}
-		if !errors.Is(err, raft.ErrLeadershipLost) || time.Now().After(deadline) {
+	var resp *JobRegisterResponse
+	waitfor.NoError(t, fmt.Sprintf("job %q registered through %s", job.ID, s.config.NodeName), func() error {
+		var err error
+		resp, err = s.RegisterJob(testCtx(t), &JobRegisterRequest{Job: job.Copy()})
+		if err != nil && !errors.Is(err, raft.ErrLeadershipLost) {
 			t.Fatalf("register job %q through %s: %v", job.ID, s.config.NodeName, err)
 		}
-		t.Logf("register job %q: %v; trying again", job.ID, err)
-	}
+		return err
+	})
+	return resp
 }

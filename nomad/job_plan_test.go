@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -19,7 +20,7 @@ func runningDesignJob(t *testing.T, n int) (*Server, *structs.Job, *structs.Allo
 	waitForLeader(t, s)
 	registerNodes(t, s, n)
 	resp := mustRegister(t, s, designJob())
-	waitFor(t, "the evaluation to complete", func() bool {
+	waitfor.True(t, "the evaluation to complete", func() bool {
 		return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete
 	})
 	allocs := liveAllocs(t, s, "maxrun")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -76,12 +77,12 @@ func TestJobStatus_PendingRunningDead(t *testing.T) {
 
 	// No node yet: the job waits.
 	resp := mustRegister(t, s, designJob())
-	waitFor(t, "the evaluation", func() bool { return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete })
+	waitfor.True(t, "the evaluation", func() bool { return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete })
 	must.Eq(t, structs.JobStatusPending, jobStatus(t, s, "maxrun"))
 
 	// A node: the blocked evaluation places it.
 	registerNodes(t, s, 1)
-	waitFor(t, "the job to run", func() bool { return jobStatus(t, s, "maxrun") == structs.JobStatusRunning })
+	waitfor.True(t, "the job to run", func() bool { return jobStatus(t, s, "maxrun") == structs.JobStatusRunning })
 	allocs := liveAllocs(t, s, "maxrun")
 	must.Len(t, 1, allocs)
 
@@ -94,7 +95,7 @@ func TestJobStatus_PendingRunningDead(t *testing.T) {
 		_, err := s.UpdateAllocsFromClient(ctx, []*structs.Allocation{update})
 		must.NoError(t, err)
 	}
-	waitFor(t, "the job to be dead", func() bool { return jobStatus(t, s, "maxrun") == structs.JobStatusDead })
+	waitfor.True(t, "the job to be dead", func() bool { return jobStatus(t, s, "maxrun") == structs.JobStatusDead })
 	summary, err := s.State().JobSummaryByID(nil, structs.DefaultNamespace, "maxrun")
 	must.NoError(t, err)
 	must.Eq(t, structs.TaskGroupSummary{Complete: 1}, summary.Summary["maxrun"])

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 func TestJoinAttempts_Record(t *testing.T) {
@@ -68,7 +70,7 @@ func TestServer_JoinGivesUpAfterMaxAttempts(t *testing.T) {
 func TestServer_JoinKeepsWaitingOnceAnswered(t *testing.T) {
 	other := startServer(t, joiningConfig(t, "other"))
 	s := startServer(t, joiningConfig(t, "waiting", other.RPCAddr().String()))
-	waitFor(t, "the two servers to know each other", func() bool { return len(s.Members()) == 2 })
+	waitfor.True(t, "the two servers to know each other", func() bool { return len(s.Members()) == 2 })
 	select {
 	case err := <-s.JoinFailed():
 		t.Fatalf("gave up although %s answered: %v", other.RPCAddr(), err)

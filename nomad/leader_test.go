@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -23,7 +24,7 @@ func TestLeader_EvalPastDeliveryLimitFailsWithFollowUp(t *testing.T) {
 	eval.Type = "nonsense"
 	_, err := s.UpsertEvals(testCtx(t), []*structs.Evaluation{eval})
 	must.NoError(t, err)
-	waitFor(t, "the evaluation to fail", func() bool { return evalStatus(t, s, eval.ID) == structs.EvalStatusFailed })
+	waitfor.True(t, "the evaluation to fail", func() bool { return evalStatus(t, s, eval.ID) == structs.EvalStatusFailed })
 
 	failed, err := s.State().EvalByID(nil, eval.ID)
 	must.NoError(t, err)
@@ -46,7 +47,7 @@ func TestLeader_RestartRestoresBlockedEvals(t *testing.T) {
 	must.NoError(t, err)
 	waitForLeader(t, s)
 	resp := mustRegister(t, s, testJob("waiting"))
-	waitFor(t, "a blocked evaluation", func() bool {
+	waitfor.True(t, "a blocked evaluation", func() bool {
 		eval, err := s.State().EvalByID(nil, resp.EvalID)
 		return err == nil && eval.BlockedEval != "" && evalStatus(t, s, eval.BlockedEval) == structs.EvalStatusBlocked
 	})
@@ -57,7 +58,7 @@ func TestLeader_RestartRestoresBlockedEvals(t *testing.T) {
 	cfg.Logger = testLogger(t, "durable-restarted")
 	s = startServer(t, cfg)
 	waitForLeader(t, s)
-	waitFor(t, "the blocked evaluation tracked", func() bool { return s.blockedEvals.Stats().TotalBlocked == 1 })
+	waitfor.True(t, "the blocked evaluation tracked", func() bool { return s.blockedEvals.Stats().TotalBlocked == 1 })
 	registerNodes(t, s, 1)
-	waitFor(t, "the job placed", func() bool { return len(liveAllocs(t, s, "waiting")) == 1 })
+	waitfor.True(t, "the job placed", func() bool { return len(liveAllocs(t, s, "waiting")) == 1 })
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -184,7 +185,7 @@ func TestPeriodic_ForceLaunch(t *testing.T) {
 	ctx := testCtx(t)
 	registerNodes(t, s, 1)
 	mustRegister(t, s, periodicJob("nightly", "0 3 * * *"))
-	waitFor(t, "the periodic job to run", func() bool { return jobStatus(t, s, "nightly") == structs.JobStatusRunning })
+	waitfor.True(t, "the periodic job to run", func() bool { return jobStatus(t, s, "nightly") == structs.JobStatusRunning })
 
 	evalID, err := s.PeriodicForce(ctx, structs.DefaultNamespace, "nightly")
 	must.NoError(t, err)
@@ -203,7 +204,7 @@ func TestPeriodic_ForceLaunch(t *testing.T) {
 	must.NotNil(t, launch)
 	must.Eq(t, child.ID, PeriodicChildID("nightly", launch.Launch))
 
-	waitFor(t, "the child to be placed", func() bool { return len(liveAllocs(t, s, child.ID)) == 1 })
+	waitfor.True(t, "the child to be placed", func() bool { return len(liveAllocs(t, s, child.ID)) == 1 })
 	must.StrHasPrefix(t, child.ID+".group[0]", liveAllocs(t, s, child.ID)[0].Name)
 
 	_, err = s.PeriodicForce(ctx, structs.DefaultNamespace, "missing")
@@ -215,7 +216,9 @@ func TestPeriodic_ForceLaunch(t *testing.T) {
 }
 
 func TestPeriodic_LaunchesOnScheduleAndProhibitsOverlap(t *testing.T) {
-	s := startServer(t, testConfig(t, "dev"))
+	cfg := testConfig(t, "dev")
+	skipped := countLogs(cfg, "skipping periodic launch")
+	s := startServer(t, cfg)
 	waitForLeader(t, s)
 	job := periodicJob("every-second", "* * * * * * *")
 	job.Periodic.ProhibitOverlap = true
@@ -223,16 +226,16 @@ func TestPeriodic_LaunchesOnScheduleAndProhibitsOverlap(t *testing.T) {
 
 	// No client runs the first child, so it never dies: later launches
 	// are skipped.
-	waitFor(t, "a child", func() bool { return len(children(t, s, "every-second")) == 1 })
-	time.Sleep(2500 * time.Millisecond)
+	waitfor.True(t, "a child", func() bool { return len(children(t, s, "every-second")) == 1 })
+	waitfor.True(t, "two launches skipped", func() bool { return skipped.n.Load() >= 2 })
 	kids := children(t, s, "every-second")
 	must.Len(t, 1, kids, must.Sprintf("overlapping launches: %v", jobIDs(kids)))
 
 	// Once it is dead, the schedule goes on.
 	_, err := s.DeregisterJob(testCtx(t), &JobDeregisterRequest{Namespace: structs.DefaultNamespace, JobID: kids[0].ID})
 	must.NoError(t, err)
-	waitFor(t, "the first child to be dead", func() bool { return jobStatus(t, s, kids[0].ID) == structs.JobStatusDead })
-	waitFor(t, "a second child", func() bool { return len(children(t, s, "every-second")) == 2 })
+	waitfor.True(t, "the first child to be dead", func() bool { return jobStatus(t, s, kids[0].ID) == structs.JobStatusDead })
+	waitfor.True(t, "a second child", func() bool { return len(children(t, s, "every-second")) == 2 })
 }
 
 func jobIDs(jobs []*structs.Job) []string {
@@ -247,7 +250,7 @@ func TestPeriodic_NewLeaderKeepsSchedule(t *testing.T) {
 	c := startCluster(t)
 	leader := c.waitForOneLeader(c.servers)
 	mustRegister(t, leader, periodicJob("ticker", "* * * * * * *"))
-	waitFor(t, "a child from the first leader", func() bool { return len(children(t, leader, "ticker")) > 0 })
+	waitfor.True(t, "a child from the first leader", func() bool { return len(children(t, leader, "ticker")) > 0 })
 
 	must.NoError(t, leader.Shutdown())
 	var rest []*Server
@@ -258,7 +261,7 @@ func TestPeriodic_NewLeaderKeepsSchedule(t *testing.T) {
 	}
 	next := c.waitForOneLeader(rest)
 	elected := time.Now()
-	waitFor(t, "a child from the new leader", func() bool {
+	waitfor.True(t, "a child from the new leader", func() bool {
 		for _, child := range children(t, next, "ticker") {
 			at := strings.TrimPrefix(child.ID, "ticker"+periodicChildSeparator)
 			if at > PeriodicChildID("", elected)[len(periodicChildSeparator):] {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -164,7 +165,7 @@ func TestPlanApplier_PartialCommitThroughRaft(t *testing.T) {
 	nodes := registerNodes(t, s, 2)
 	job := testPeriodicJob("held") // periodic: no evaluation competes with the test's plan
 	mustRegister(t, s, job)
-	waitFor(t, "the periodic job to run", func() bool { return jobStatus(t, s, "held") == structs.JobStatusRunning })
+	waitfor.True(t, "the periodic job to run", func() bool { return jobStatus(t, s, "held") == structs.JobStatusRunning })
 	job, err := s.State().JobByID(nil, job.Namespace, job.ID)
 	must.NoError(t, err)
 	_, err = s.NodeUpdateStatus(ctx, nodes[1].ID, structs.NodeStatusDown)
@@ -174,7 +175,7 @@ func TestPlanApplier_PartialCommitThroughRaft(t *testing.T) {
 	ok := planAlloc(job, nodes[0], 0, 100, 100)
 	plan.AppendAlloc(ok)
 	plan.AppendAlloc(planAlloc(job, nodes[1], 1, 100, 100))
-	waitFor(t, "the plan queue", func() bool { return s.planQueue.Len() == 0 && s.evalBroker.Enabled() })
+	waitfor.True(t, "the plan queue", func() bool { return s.planQueue.Len() == 0 && s.evalBroker.Enabled() })
 	pending, err := s.planQueue.Enqueue(plan)
 	must.NoError(t, err)
 	out := <-pending.done

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // readUntilClosed reads conn until the server closes it, failing the test
@@ -74,5 +76,5 @@ func TestRPCMux_ShutdownClosesConnectionsAndLeaksNothing(t *testing.T) {
 	_, err = net.DialTimeout("tcp", s.RPCAdvertise(), time.Second)
 	must.Error(t, err, must.Sprint("the listener must be closed"))
 
-	waitFor(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
+	waitfor.True(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -16,7 +17,7 @@ func TestScheduling_DesignExamplePlaced(t *testing.T) {
 
 	before := time.Now().UnixNano()
 	resp := mustRegister(t, s, designJob())
-	waitFor(t, "the evaluation to complete", func() bool {
+	waitfor.True(t, "the evaluation to complete", func() bool {
 		return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete
 	})
 	allocs := liveAllocs(t, s, "maxrun")
@@ -28,7 +29,7 @@ func TestScheduling_DesignExamplePlaced(t *testing.T) {
 	must.Eq(t, a.CreateTime, a.ModifyTime)
 	must.NotNil(t, a.Job)
 	must.SliceContainsFunc(t, nodes, a.NodeID, func(n *structs.Node, id string) bool { return n.ID == id })
-	waitFor(t, "the job to run", func() bool { return jobStatus(t, s, "maxrun") == structs.JobStatusRunning })
+	waitfor.True(t, "the job to run", func() bool { return jobStatus(t, s, "maxrun") == structs.JobStatusRunning })
 }
 
 func TestScheduling_BlockedUntilANodeJoins(t *testing.T) {
@@ -39,7 +40,7 @@ func TestScheduling_BlockedUntilANodeJoins(t *testing.T) {
 	job := testJob("wide")
 	job.TaskGroups[0].Count = 10
 	resp := mustRegister(t, s, job)
-	waitFor(t, "the evaluation", func() bool { return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete })
+	waitfor.True(t, "the evaluation", func() bool { return evalStatus(t, s, resp.EvalID) == structs.EvalStatusComplete })
 	eval, err := s.State().EvalByID(nil, resp.EvalID)
 	must.NoError(t, err)
 	must.MapContainsKey(t, eval.FailedTGAllocs, "group")
@@ -50,11 +51,11 @@ func TestScheduling_BlockedUntilANodeJoins(t *testing.T) {
 	summary, err := s.State().JobSummaryByID(nil, structs.DefaultNamespace, "wide")
 	must.NoError(t, err)
 	must.Eq(t, structs.TaskGroupSummary{Queued: 4, Starting: 6}, summary.Summary["group"])
-	waitFor(t, "blocked evaluation tracked", func() bool { return s.blockedEvals.Stats().TotalBlocked == 1 })
+	waitfor.True(t, "blocked evaluation tracked", func() bool { return s.blockedEvals.Stats().TotalBlocked == 1 })
 
 	registerNodes(t, s, 1)
-	waitFor(t, "every allocation placed", func() bool { return len(liveAllocs(t, s, "wide")) == 10 })
-	waitFor(t, "the blocked evaluation to complete", func() bool {
+	waitfor.True(t, "every allocation placed", func() bool { return len(liveAllocs(t, s, "wide")) == 10 })
+	waitfor.True(t, "the blocked evaluation to complete", func() bool {
 		return evalStatus(t, s, eval.BlockedEval) == structs.EvalStatusComplete
 	})
 	names := make(map[string]bool)

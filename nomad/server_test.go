@@ -10,13 +10,14 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
 func TestServer_DevModeBecomesLeader(t *testing.T) {
 	s := startServer(t, testConfig(t, "dev"))
 	waitForLeader(t, s)
-	waitFor(t, "leadership", s.IsLeader)
+	waitfor.True(t, "leadership", s.IsLeader)
 
 	must.Eq(t, s.RPCAdvertise(), s.Leader())
 	must.True(t, s.KnownLeader())
@@ -341,7 +342,7 @@ func TestServer_ShutdownIsIdempotentAndLeaksNothing(t *testing.T) {
 
 	// Goroutines end shortly after Shutdown returns; a few of the test
 	// framework's own may come and go.
-	waitFor(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
+	waitfor.True(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= before+2 })
 
 	_, err = s.RegisterJob(context.Background(), &JobRegisterRequest{Job: testJob("late")})
 	must.Error(t, err)
@@ -390,9 +391,12 @@ func TestServer_NoSchedulers(t *testing.T) {
 	resp, err := s.RegisterJob(testCtx(t), &JobRegisterRequest{Job: testJob("example")})
 	must.NoError(t, err)
 
-	time.Sleep(200 * time.Millisecond) // long enough for a worker to dequeue it
-	stats := s.EvalBrokerStats()
-	must.Eq(t, 1, stats.TotalReady)
-	must.Eq(t, 0, stats.TotalUnacked)
+	ready := func() bool {
+		stats := s.EvalBrokerStats()
+		return stats.TotalReady == 1 && stats.TotalUnacked == 0
+	}
+	waitfor.True(t, "the evaluation in the broker", ready)
+	// A worker would dequeue it at once; for longer than that it stays.
+	waitfor.Always(t, "the evaluation waits, ready, in the broker", 200*time.Millisecond, ready)
 	must.Eq(t, structs.EvalStatusPending, evalStatus(t, s, resp.EvalID))
 }

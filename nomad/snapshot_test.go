@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
@@ -168,7 +169,7 @@ func TestSnapshot_Cluster(t *testing.T) {
 	_, _, err = leader.SnapshotRestore(testCtx(t), bytes.NewReader(archive))
 	must.NoError(t, err)
 	for _, s := range c.servers {
-		waitFor(t, "restored jobs on "+s.config.NodeName, func() bool {
+		waitfor.True(t, "restored jobs on "+s.config.NodeName, func() bool {
 			return strings.Join(storedJobIDs(t, s), ",") == "saved"
 		})
 	}
@@ -239,7 +240,7 @@ func TestSnapshotRestore_ReseedsLeader(t *testing.T) {
 	dst := startServer(t, testConfig(t, "destination"))
 	waitForLeader(t, dst)
 	mustRegister(t, dst, testPeriodicJob("replaced-periodic"))
-	waitFor(t, "the periodic job to be tracked", func() bool {
+	waitfor.True(t, "the periodic job to be tracked", func() bool {
 		return periodicTracked(dst, "replaced-periodic")
 	})
 
@@ -248,7 +249,7 @@ func TestSnapshotRestore_ReseedsLeader(t *testing.T) {
 	must.True(t, periodicTracked(dst, "nightly"))
 	must.False(t, periodicTracked(dst, "replaced-periodic"))
 	for _, id := range pending {
-		waitFor(t, "restored evaluation "+id+" to be processed", func() bool {
+		waitfor.True(t, "restored evaluation "+id+" to be processed", func() bool {
 			e, err := dst.State().EvalByID(nil, id)
 			return err == nil && e != nil && e.Status != structs.EvalStatusPending
 		})
