@@ -2,16 +2,18 @@ package command
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/cli"
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/command/agent"
 	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -87,18 +89,20 @@ func placeMockAlloc(t *testing.T, a *agent.Agent, job *structs.Job) *structs.All
 func waitAllocState(t *testing.T, a *agent.Agent, id string, cond func(*structs.Allocation) bool) *structs.Allocation {
 	t.Helper()
 	var got *structs.Allocation
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool {
-			al, err := a.Server().State().AllocByID(nil, id)
-			if err != nil || al == nil {
-				return false
-			}
-			got = al
-			return cond(al)
-		}),
-		wait.Timeout(30*time.Second),
-		wait.Gap(20*time.Millisecond),
-	), must.Sprintf("waiting for allocation %s (last: %+v)", id, got))
+	waitfor.NoError(t, "allocation "+id, func() error {
+		al, err := a.Server().State().AllocByID(nil, id)
+		switch {
+		case err != nil:
+			return err
+		case al == nil:
+			return errors.New("the server has no such allocation")
+		}
+		got = al
+		if !cond(al) {
+			return fmt.Errorf("last: %+v", al)
+		}
+		return nil
+	})
 	return got
 }
 

@@ -13,9 +13,11 @@ import (
 
 	"github.com/hashicorp/cli"
 	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -226,38 +228,17 @@ func TestJobPlan_errorsExit255(t *testing.T) {
 	must.StrContains(t, errOut, "Error connecting to Drover at")
 }
 
-// requirePlanEndpoint skips the test when the agent does not serve job
-// plans: the route is registered by command/agent's route table.
-func requirePlanEndpoint(t *testing.T, addr string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPut, addr+"/v1/job/probe/plan", strings.NewReader("{}"))
-	must.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
-	must.NoError(t, err)
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		t.Skip("the agent's route table does not register PUT /v1/job/{id}/plan (registerJobPlanRoutes) yet")
-	}
-}
-
 // placedMaxrun runs testdata/maxrun.hcl on the agent, with an eligible node
 // to place it on, and waits until its allocation is placed.
 func placedMaxrun(t *testing.T, a *agent.Agent, addr string) *structs.Job {
 	t.Helper()
 	registerTestNode(t, a, testNodeID, "plan-node", structs.NodeSchedulingEligible)
 	runDetached(t, addr, "testdata/maxrun.hcl")
-	deadline := time.Now().Add(cliTimeout)
-	for {
+	waitfor.True(t, "the job to be placed", func() bool {
 		allocs, err := a.Server().State().AllocsByJob(nil, structs.DefaultNamespace, "maxrun")
 		must.NoError(t, err)
-		if len(allocs) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the job was not placed within %s", cliTimeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(allocs) == 1
+	}, wait.Timeout(cliTimeout))
 	job, err := a.Server().State().JobByID(nil, structs.DefaultNamespace, "maxrun")
 	must.NoError(t, err)
 	return job
@@ -276,7 +257,6 @@ func writeMaxrun(t *testing.T, old, next string) string {
 
 func TestJobPlan_onTheAgent(t *testing.T) {
 	a, addr := testAgent(t)
-	requirePlanEndpoint(t, addr)
 	job := placedMaxrun(t, a, addr)
 	index := strconv.FormatUint(job.JobModifyIndex, 10)
 

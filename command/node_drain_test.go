@@ -6,7 +6,9 @@ import (
 
 	"github.com/hashicorp/cli"
 	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -51,14 +53,14 @@ func TestNodeDrain_MonitorsMigrationToCompletion(t *testing.T) {
 	_, err := a.Server().RegisterJob(t.Context(), &nomad.JobRegisterRequest{Job: job})
 	must.NoError(t, err)
 	var placed *structs.Allocation
-	waitUntil(t, "the service placed", func() bool {
+	waitfor.True(t, "the service placed", func() bool {
 		allocs, err := a.Server().State().AllocsByJob(nil, structs.DefaultNamespace, "web")
 		must.NoError(t, err)
 		if len(allocs) == 1 {
 			placed = allocs[0]
 		}
 		return placed != nil
-	})
+	}, wait.Timeout(cliTimeout))
 	registerTestNode(t, a, testNodeID2, "second", structs.NodeSchedulingEligible)
 
 	type result struct {
@@ -119,16 +121,4 @@ func TestNodeDrain_BadInputAndConfirmation(t *testing.T) {
 	must.StrContains(t, out, "Canceling drain")
 	must.False(t, storedNode(t, a, testNodeID).Drain)
 	must.Eq(t, structs.NodeSchedulingEligible, storedNode(t, a, testNodeID).SchedulingEligibility)
-}
-
-// waitUntil polls cond until it holds or cliTimeout passes.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(cliTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // rawExecTask is a raw_exec task as the wire JSON has it.
@@ -24,15 +26,11 @@ func rawExecTask(name, command string, args ...string) map[string]any {
 func waitJobAllocs(t *testing.T, a *Agent, jobID, what string, cond func([]*api.AllocationListStub) bool) []*api.AllocationListStub {
 	t.Helper()
 	var stubs []*api.AllocationListStub
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool {
-			stubs = nil
-			get(t, a, "/v1/job/"+jobID+"/allocations", &stubs)
-			return cond(stubs)
-		}),
-		wait.Timeout(60*time.Second),
-		wait.Gap(50*time.Millisecond),
-	), must.Sprintf("waiting for job %s: %s", jobID, what))
+	waitfor.True(t, fmt.Sprintf("job %s: %s", jobID, what), func() bool {
+		stubs = nil
+		get(t, a, "/v1/job/"+jobID+"/allocations", &stubs)
+		return cond(stubs)
+	}, wait.Timeout(60*time.Second), wait.Gap(50*time.Millisecond))
 	return stubs
 }
 
@@ -81,10 +79,10 @@ func TestE2E_BatchJobRunsToCompletion(t *testing.T) {
 	must.Eq(t, "hello from maxrun\n", string(resp.body))
 
 	var jobOut api.Job
-	must.Wait(t, wait.InitialSuccess(wait.BoolFunc(func() bool {
+	waitfor.True(t, "the job to be dead", func() bool {
 		get(t, a, "/v1/job/maxrun", &jobOut)
 		return jobOut.Status != nil && *jobOut.Status == "dead"
-	}), wait.Timeout(30*time.Second), wait.Gap(50*time.Millisecond)))
+	}, wait.Gap(50*time.Millisecond))
 }
 
 // TestE2E_FailedTaskIsRescheduled runs a batch job whose task fails: its

@@ -8,12 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -226,6 +225,5 @@ func TestClientEndpoints_ForwardedToTheNodeOverRPC(t *testing.T) {
 
 	stats2 := c.Client().Stats()
 	must.StrContains(t, stats2["known_servers"], srv.Server().RPCAddr().String())
-	must.Wait(t, wait.InitialSuccess(wait.BoolFunc(func() bool { return c.Client().Stats()["last_heartbeat"] != "never" }),
-		wait.Timeout(10*time.Second)))
+	waitfor.True(t, "a heartbeat", func() bool { return c.Client().Stats()["last_heartbeat"] != "never" })
 }

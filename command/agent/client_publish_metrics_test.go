@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // prometheusBody fetches /v1/metrics?format=prometheus.
@@ -24,14 +25,10 @@ func prometheusBody(t *testing.T, a *Agent) string {
 func waitPrometheus(t *testing.T, a *Agent, what string, cond func(string) bool) string {
 	t.Helper()
 	var body string
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool {
-			body = prometheusBody(t, a)
-			return cond(body)
-		}),
-		wait.Timeout(30*time.Second),
-		wait.Gap(50*time.Millisecond),
-	), must.Sprintf("waiting for %s", what))
+	waitfor.True(t, what, func() bool {
+		body = prometheusBody(t, a)
+		return cond(body)
+	}, wait.Gap(50*time.Millisecond))
 	return body
 }
 
@@ -58,16 +55,18 @@ func TestPublishNodeMetrics_Prometheus(t *testing.T) {
 			c.Telemetry.PublishNodeMetrics = false
 			c.Telemetry.PublishAllocationMetrics = false
 		})
-		// The runtime gauges show that collections have happened; the
-		// client's would have come with the first of them.
-		waitPrometheus(t, a, "the runtime gauges", func(body string) bool {
-			return strings.Contains(body, "nomad_runtime_num_goroutines ")
+		// The allocation counts, always published, show that the client's
+		// collections have begun; the node's gauges would come with each
+		// of them, so none may show over the next intervals.
+		waitPrometheus(t, a, "the allocation counts", func(body string) bool {
+			return strings.Contains(body, "nomad_client_allocations_running{")
 		})
-		time.Sleep(5 * a.Config().Telemetry.CollectionInterval)
-		body := prometheusBody(t, a)
-		must.StrNotContains(t, body, "nomad_client_host_")
-		must.StrNotContains(t, body, "nomad_client_uptime")
-		must.StrNotContains(t, body, "nomad_client_unallocated_")
+		waitfor.Always(t, "no node gauge is published", 3*a.Config().Telemetry.CollectionInterval, func() bool {
+			body := prometheusBody(t, a)
+			return !strings.Contains(body, "nomad_client_host_") &&
+				!strings.Contains(body, "nomad_client_uptime") &&
+				!strings.Contains(body, "nomad_client_unallocated_")
+		})
 	})
 }
 

@@ -2,13 +2,15 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -92,18 +94,20 @@ func placeAlloc(t *testing.T, srv *nomad.Server, job *structs.Job, nodeID string
 func waitAlloc(t *testing.T, srv *nomad.Server, id string, what string, cond func(*structs.Allocation) bool) *structs.Allocation {
 	t.Helper()
 	var got *structs.Allocation
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool {
-			a, err := srv.State().AllocByID(nil, id)
-			if err != nil || a == nil {
-				return false
-			}
-			got = a
-			return cond(a)
-		}),
-		wait.Timeout(30*time.Second),
-		wait.Gap(20*time.Millisecond),
-	), must.Sprintf("waiting for allocation %s: %s (last: %+v)", id, what, got))
+	waitfor.NoError(t, fmt.Sprintf("allocation %s: %s", id, what), func() error {
+		a, err := srv.State().AllocByID(nil, id)
+		switch {
+		case err != nil:
+			return err
+		case a == nil:
+			return errors.New("the server has no such allocation")
+		}
+		got = a
+		if !cond(a) {
+			return fmt.Errorf("last: %+v", a)
+		}
+		return nil
+	})
 	return got
 }
 

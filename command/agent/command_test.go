@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"net"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,8 @@ import (
 
 	"github.com/hashicorp/cli"
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // lockedUi is a cli.Ui whose output a test may read while the command
@@ -141,11 +143,12 @@ func TestCommand_DevRunsUntilShutdown(t *testing.T) {
 		done <- cmd.Run([]string{"-dev", "-http-port", "0", "-rpc-port", "0", "-node", "dev-node"})
 	}()
 
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool { return strings.Contains(ui.Out(), "==> Drover agent started!") }),
-		wait.Timeout(20*time.Second),
-		wait.Gap(20*time.Millisecond),
-	), must.Sprintf("output: %s\nerrors: %s", ui.Out(), ui.Err()))
+	waitfor.NoError(t, "the agent to start", func() error {
+		if !strings.Contains(ui.Out(), "==> Drover agent started!") {
+			return fmt.Errorf("output: %s\nerrors: %s", ui.Out(), ui.Err())
+		}
+		return nil
+	})
 	out := ui.Out()
 	must.StrContains(t, out, "==> Drover agent configuration:")
 	must.StrContains(t, out, "Region: global (DC: dc1)")

@@ -55,6 +55,10 @@ func TestHTTP_BlockingQueryWakesOnChange(t *testing.T) {
 		}
 	}()
 
+	// Give the query time to reach the state store and block. Nothing
+	// outside the store shows that it has; if it has not yet, the register
+	// lands first and the query answers at once, which passes too: the
+	// sleep decides how much this test exercises, never whether it passes.
 	time.Sleep(300 * time.Millisecond)
 	second := registerJob(t, a, batchJobJSON("second"))
 	select {

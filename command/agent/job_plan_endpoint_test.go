@@ -11,23 +11,9 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
-
-// planTestAgent is a test agent whose HTTP API serves the plan endpoint,
-// whether or not the route table registers it yet.
-func planTestAgent(t *testing.T) *Agent {
-	t.Helper()
-	a := testAgent(t)
-	s := a.http
-	s.mu.RLock()
-	_, registered := s.routes[jobPlanPath]
-	s.mu.RUnlock()
-	if !registered {
-		s.registerJobPlanRoutes()
-	}
-	return a
-}
 
 // runningMaxrun registers a node and the batch job "maxrun" and waits until
 // the scheduler has placed its allocation.
@@ -35,18 +21,14 @@ func runningMaxrun(t *testing.T, a *Agent) *structs.Allocation {
 	t.Helper()
 	upsertNode(t, a, "5f0e6a3c-1111-4222-8333-444455556666", "plan-node")
 	registerJob(t, a, batchJobJSON("maxrun"))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		allocs, err := a.Server().State().AllocsByJob(nil, structs.DefaultNamespace, "maxrun")
+	var allocs []*structs.Allocation
+	waitfor.True(t, "the job to be placed", func() bool {
+		var err error
+		allocs, err = a.Server().State().AllocsByJob(nil, structs.DefaultNamespace, "maxrun")
 		must.NoError(t, err)
-		if len(allocs) == 1 {
-			return allocs[0]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the job was not placed: %d allocations", len(allocs))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(allocs) == 1
+	})
+	return allocs[0]
 }
 
 func planBody(job map[string]any, diff bool) map[string]any {
@@ -54,7 +36,7 @@ func planBody(job map[string]any, diff bool) map[string]any {
 }
 
 func TestJobPlanEndpoint_maxRunDurationChangeIsInPlace(t *testing.T) {
-	a := planTestAgent(t)
+	a := testAgent(t)
 	runningMaxrun(t, a)
 	before, err := a.Server().State().LatestIndex()
 	must.NoError(t, err)
@@ -90,7 +72,7 @@ func TestJobPlanEndpoint_maxRunDurationChangeIsInPlace(t *testing.T) {
 }
 
 func TestJobPlanEndpoint_postWithoutDiff(t *testing.T) {
-	a := planTestAgent(t)
+	a := testAgent(t)
 	job := batchJobJSON("fresh")
 	job["Affinities"] = []any{map[string]any{"LTarget": "${node.class}", "RTarget": "big", "Weight": 50}}
 	resp := do(t, a, http.MethodPost, "/v1/job/fresh/plan", map[string]any{"Job": job, "PolicyOverride": true})
@@ -109,7 +91,7 @@ func TestJobPlanEndpoint_postWithoutDiff(t *testing.T) {
 }
 
 func TestJobPlanEndpoint_badRequests(t *testing.T) {
-	a := planTestAgent(t)
+	a := testAgent(t)
 	service := batchJobJSON("svc")
 	service["Type"] = "service"
 
@@ -159,7 +141,7 @@ func TestJobPlanEndpoint_badRequests(t *testing.T) {
 
 // Nomad's own client plans through the endpoint.
 func TestJobPlanEndpoint_officialClient(t *testing.T) {
-	a := planTestAgent(t)
+	a := testAgent(t)
 	runningMaxrun(t, a)
 	client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr()})
 	must.NoError(t, err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // recordSink keeps what a log stream sends.
@@ -135,13 +138,12 @@ func TestLogStream_FollowsRotationUntilTaskDies(t *testing.T) {
 
 	waitText := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for sink.text() != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("stream has %q, want %q", sink.text(), want)
+		waitfor.NoError(t, fmt.Sprintf("the stream to hold %q", want), func() error {
+			if got := sink.text(); got != want {
+				return fmt.Errorf("stream has %q", got)
 			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 	waitText("a")
 	f, err := os.OpenFile(filepath.Join(dir, "web.stdout.0"), os.O_APPEND|os.O_WRONLY, 0)

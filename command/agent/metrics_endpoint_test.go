@@ -11,6 +11,8 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 func metricsAgent(t *testing.T, mutate ...func(*Config)) *Agent {
@@ -29,22 +31,18 @@ func TestMetricsEndpoint_JSON(t *testing.T) {
 	a := metricsAgent(t)
 
 	var summary metrics.MetricsSummary
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool {
-			metrics.IncrCounterWithLabels([]string{"client", "allocs", "max_run_duration", "exceeded"}, 1, allocLabels)
-			metrics.SetGaugeWithLabels([]string{"client", "allocs", "max_run_duration", "remaining_seconds"}, 4, allocLabels)
-			get(t, a, "/v1/metrics", &summary)
-			hasCounter := slices.ContainsFunc(summary.Counters, func(c metrics.SampledValue) bool {
-				return c.Name == "nomad.client.allocs.max_run_duration.exceeded" && c.DisplayLabels["alloc_id"] == "a1"
-			})
-			hasGauge := slices.ContainsFunc(summary.Gauges, func(g metrics.GaugeValue) bool {
-				return g.Name == "nomad.client.allocs.max_run_duration.remaining_seconds" && g.Value == 4
-			})
-			return hasCounter && hasGauge
-		}),
-		wait.Timeout(10*time.Second),
-		wait.Gap(50*time.Millisecond),
-	))
+	waitfor.True(t, "the counter and the gauge in the summary", func() bool {
+		metrics.IncrCounterWithLabels([]string{"client", "allocs", "max_run_duration", "exceeded"}, 1, allocLabels)
+		metrics.SetGaugeWithLabels([]string{"client", "allocs", "max_run_duration", "remaining_seconds"}, 4, allocLabels)
+		get(t, a, "/v1/metrics", &summary)
+		hasCounter := slices.ContainsFunc(summary.Counters, func(c metrics.SampledValue) bool {
+			return c.Name == "nomad.client.allocs.max_run_duration.exceeded" && c.DisplayLabels["alloc_id"] == "a1"
+		})
+		hasGauge := slices.ContainsFunc(summary.Gauges, func(g metrics.GaugeValue) bool {
+			return g.Name == "nomad.client.allocs.max_run_duration.remaining_seconds" && g.Value == 4
+		})
+		return hasCounter && hasGauge
+	}, wait.Gap(50*time.Millisecond))
 	must.NotEq(t, "", summary.Timestamp)
 }
 
@@ -55,18 +53,14 @@ func TestMetricsEndpoint_Prometheus(t *testing.T) {
 	metrics.AddSample([]string{"test", "latency"}, 2)
 
 	var body string
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool {
-			resp := do(t, a, http.MethodGet, "/v1/metrics?format=prometheus", nil)
-			must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
-			must.Eq(t, prometheusContentType, resp.header.Get("Content-Type"))
-			body = resp.String()
-			// Runtime gauges come from the agent's own collection loop.
-			return strings.Contains(body, "nomad_runtime_num_goroutines ")
-		}),
-		wait.Timeout(10*time.Second),
-		wait.Gap(50*time.Millisecond),
-	))
+	waitfor.True(t, "the runtime gauges", func() bool {
+		resp := do(t, a, http.MethodGet, "/v1/metrics?format=prometheus", nil)
+		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+		must.Eq(t, prometheusContentType, resp.header.Get("Content-Type"))
+		body = resp.String()
+		// Runtime gauges come from the agent's own collection loop.
+		return strings.Contains(body, "nomad_runtime_num_goroutines ")
+	}, wait.Gap(50*time.Millisecond))
 	for _, want := range []string{
 		"# TYPE nomad_client_allocs_max_run_duration_exceeded counter\n",
 		`nomad_client_allocs_max_run_duration_exceeded{alloc_id="a1",job="maxrun",task_group="maxrun"} 1` + "\n",

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -22,6 +21,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/snapshot"
 )
 
@@ -218,8 +218,8 @@ func testServerPair(t *testing.T) (leader, follower *Agent) {
 	second := start("snap-b", []string{first.Server().RPCAdvertise()})
 	agents := []*Agent{first, second}
 
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitfor.True(t, "the two servers to form a cluster", func() bool {
+		leader, follower = nil, nil
 		for _, a := range agents {
 			if a.Server().IsLeader() {
 				leader = a
@@ -227,15 +227,9 @@ func testServerPair(t *testing.T) (leader, follower *Agent) {
 				follower = a
 			}
 		}
-		if leader != nil && follower != nil && follower.Server().LeaderHTTPAddr() == leader.HTTPAddr() {
-			return leader, follower
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the two servers formed no cluster")
-		}
-		leader, follower = nil, nil
-		time.Sleep(50 * time.Millisecond)
-	}
+		return leader != nil && follower != nil && follower.Server().LeaderHTTPAddr() == leader.HTTPAddr()
+	})
+	return leader, follower
 }
 
 // TestOperatorSnapshot_Follower holds that a follower forwards a save that
@@ -271,22 +265,18 @@ func TestOperatorSnapshot_Follower(t *testing.T) {
 // waitForJobs waits until a's state holds exactly the jobs ids.
 func waitForJobs(t *testing.T, a *Agent, ids ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	for {
+	waitfor.NoError(t, fmt.Sprintf("%s to hold jobs %v", a.config.NodeName, ids), func() error {
 		jobs, err := a.Server().State().Jobs(nil)
-		must.NoError(t, err)
+		if err != nil {
+			return err
+		}
 		var got []string
 		for _, j := range jobs {
 			got = append(got, j.ID)
 		}
-		if slices.Equal(got, ids) {
-			return
+		if !slices.Equal(got, ids) {
+			return fmt.Errorf("it holds %v", got)
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s holds jobs %v, want %v", a.config.NodeName, got, ids)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return nil
+	})
 }
