@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,13 +19,12 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
-// Real processes on a loaded machine: bounds are generous.
-const (
-	exitTimeout = 60 * time.Second
-	pollEvery   = 50 * time.Millisecond
-)
+// exitTimeout bounds waits on real processes on a loaded machine: a
+// supervisor re-execs the test binary, which the race detector slows.
+const exitTimeout = 60 * time.Second
 
 func newTestDriver(t *testing.T) *Driver {
 	t.Helper()
@@ -120,10 +120,8 @@ func groupMembers(pgid int) []int {
 // waitForGroupSize waits until the task's group has n live processes.
 func waitForGroupSize(t *testing.T, pgid, n int) {
 	t.Helper()
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool { return len(groupMembers(pgid)) == n }),
-		wait.Timeout(exitTimeout), wait.Gap(pollEvery),
-	), must.Sprintf("process group %d never had %d members", pgid, n))
+	waitfor.True(t, fmt.Sprintf("process group %d to have %d members", pgid, n),
+		func() bool { return len(groupMembers(pgid)) == n }, wait.Timeout(exitTimeout))
 }
 
 // waitForGroupCommand waits until n of the group's live processes run the
@@ -140,10 +138,8 @@ func waitForGroupCommand(t *testing.T, pgid int, command string, n int) {
 		}
 		return count
 	}
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool { return running() == n }),
-		wait.Timeout(exitTimeout), wait.Gap(pollEvery),
-	), must.Sprintf("process group %d never had %d %s processes", pgid, n, command))
+	waitfor.True(t, fmt.Sprintf("process group %d to have %d %s processes", pgid, n, command),
+		func() bool { return running() == n }, wait.Timeout(exitTimeout))
 }
 
 // withoutExitTime returns the result with its exit time cleared, once it
@@ -201,13 +197,33 @@ func startInThrowawayAgent(t *testing.T, cfg *drivers.TaskConfig) *drivers.TaskH
 	go func() { _ = agent.Wait(); close(agentDone) }()
 
 	var h drivers.TaskHandle
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool { return readJSONFile(cfgPath+".handle", &h) == nil }),
-		wait.Timeout(exitTimeout), wait.Gap(pollEvery),
-	), must.Sprint("throwaway agent wrote no handle"))
+	waitfor.NoError(t, "the throwaway agent to write the handle",
+		func() error { return readJSONFile(cfgPath+".handle", &h) }, wait.Timeout(exitTimeout))
 	cleanupTask(t, &h)
 
 	must.NoError(t, agent.Process.Signal(syscall.SIGKILL))
 	<-agentDone
 	return &h
+}
+
+// signalPending reports whether sig waits to be delivered to the process
+// pid, as /proc/<pid>/status shows it (SigPnd for its main thread, ShdPnd
+// for the whole process). A process that is gone has nothing pending.
+func signalPending(pid int, sig syscall.Signal) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	bit := uint64(1) << (sig - 1)
+	for line := range strings.SplitSeq(string(b), "\n") {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || (name != "SigPnd" && name != "ShdPnd") {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(value), 16, 64)
+		if err == nil && mask&bit != 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // gatedScript prints before, waits until the file "proceed" appears in its
@@ -29,14 +29,11 @@ func proceed(t *testing.T, cfg *drivers.TaskConfig) {
 func waitForRecordedExit(t *testing.T, ds driverState) *taskState {
 	t.Helper()
 	var st *taskState
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool {
-			var err error
-			st, err = readState(ds.StateDir)
-			return err == nil && st.State == stateExited && !isSupervisor(ds.SupervisorPID, ds.StateDir)
-		}),
-		wait.Timeout(exitTimeout), wait.Gap(pollEvery),
-	), must.Sprint("supervisor never recorded the exit"))
+	waitfor.True(t, "the supervisor to record the exit and go", func() bool {
+		var err error
+		st, err = readState(ds.StateDir)
+		return err == nil && st.State == stateExited && !isSupervisor(ds.SupervisorPID, ds.StateDir)
+	}, wait.Timeout(exitTimeout))
 	return st
 }
 
@@ -174,7 +171,11 @@ func TestSupervisor_SurvivesHangupAndForwardsTermination(t *testing.T) {
 	waitForGroupSize(t, ds.PGID, 1)
 
 	must.NoError(t, syscall.Kill(ds.SupervisorPID, syscall.SIGHUP))
-	time.Sleep(200 * time.Millisecond)
+	// Once the hangup is no longer pending it was delivered: had it not
+	// been handled, it would have ended the supervisor.
+	waitfor.True(t, "the supervisor to take the hangup", func() bool {
+		return !signalPending(ds.SupervisorPID, syscall.SIGHUP)
+	}, wait.Timeout(exitTimeout))
 	must.True(t, isSupervisor(ds.SupervisorPID, ds.StateDir))
 	st, err := d.InspectTask(cfg.ID)
 	must.NoError(t, err)
