@@ -30,7 +30,7 @@ func openOldDataDir(t *testing.T) (dataDir string, db state.StateDB) {
 	dataDir = t.TempDir()
 	must.NoError(t, os.MkdirAll(filepath.Join(dataDir, "client"), 0o700))
 	must.NoError(t, os.WriteFile(filepath.Join(dataDir, "client", "state.db"), data, 0o600))
-	db, err = state.NewBoltStateDB(nil, dataDir)
+	db, err = state.OpenBoltStateDB(nil, filepath.Join(dataDir, "client"))
 	must.NoError(t, err)
 	return dataDir, db
 }

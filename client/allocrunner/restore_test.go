@@ -36,7 +36,7 @@ func newBoltAgent(t *testing.T, driver drivers.Driver) *boltAgent {
 
 func (a *boltAgent) open() {
 	a.t.Helper()
-	db, err := state.NewBoltStateDB(nil, a.dataDir)
+	db, err := state.OpenBoltStateDB(nil, filepath.Join(a.dataDir, "client"))
 	must.NoError(a.t, err)
 	a.db = db
 	a.handler = &recorder{}

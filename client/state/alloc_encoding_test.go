@@ -13,7 +13,7 @@ import (
 // stored; an older client stored it, and what it stored still loads.
 
 func TestBoltStateDB_allocHoldsNoMaxRunDeadline(t *testing.T) {
-	db, err := NewBoltStateDB(nil, t.TempDir())
+	db, err := OpenBoltStateDB(nil, t.TempDir())
 	must.NoError(t, err)
 	defer db.Close()
 	alloc := testAlloc("a1")
@@ -38,7 +38,7 @@ func TestBoltStateDB_readsOldAllocWithMaxRunDeadline(t *testing.T) {
 	must.StrContains(t, string(old), `"MaxRunDeadline":1735787055000000000`)
 	const id = "0b5cbb4e-5b1c-4c4b-9a5e-3a1f0c6d7e01"
 
-	db, err := NewBoltStateDB(nil, t.TempDir())
+	db, err := OpenBoltStateDB(nil, t.TempDir())
 	must.NoError(t, err)
 	defer db.Close()
 	must.NoError(t, db.PutAllocation(testAlloc(id)))

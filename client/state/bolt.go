@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/drover-io/drover/structs"
 )
@@ -49,11 +50,6 @@ type BoltStateDB struct {
 }
 
 var _ StateDB = (*BoltStateDB)(nil)
-
-// NewBoltStateDB opens, creating if needed, <dataDir>/client/state.db.
-func NewBoltStateDB(logger hclog.Logger, dataDir string) (StateDB, error) {
-	return OpenBoltStateDB(logger, filepath.Join(dataDir, "client"))
-}
 
 // OpenBoltStateDB opens, creating if needed, <dir>/state.db: the client's
 // state directory is configurable apart from the data dir.
@@ -136,7 +132,7 @@ func (s *BoltStateDB) GetAllAllocations() ([]*structs.Allocation, map[string]err
 func (s *BoltStateDB) DeleteAllocationBucket(allocID string) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		err := tx.Bucket(allocationsBucket).DeleteBucket([]byte(allocID))
-		if errors.Is(err, bolt.ErrBucketNotFound) {
+		if errors.Is(err, bolterrors.ErrBucketNotFound) {
 			return nil
 		}
 		if err != nil {

@@ -12,16 +12,16 @@ import (
 
 func TestBoltStateDB_SurvivesReopen(t *testing.T) {
 	dir := t.TempDir()
-	db, err := NewBoltStateDB(nil, dir)
+	db, err := OpenBoltStateDB(nil, dir)
 	must.NoError(t, err)
 	must.NoError(t, db.PutAllocation(testAlloc("a1")))
 	must.NoError(t, db.PutAllocRunnerState("a1", &AllocRunnerState{KillReason: KillReasonStopped}))
 	must.NoError(t, db.PutTaskRunnerState("a1", "web", &TaskRunnerLocalState{RestartCount: 1},
 		&structs.TaskState{State: structs.TaskStateRunning}))
 	must.NoError(t, db.Close())
-	must.FileExists(t, filepath.Join(dir, "client", "state.db"))
+	must.FileExists(t, filepath.Join(dir, "state.db"))
 
-	db, err = NewBoltStateDB(nil, dir)
+	db, err = OpenBoltStateDB(nil, dir)
 	must.NoError(t, err)
 	defer db.Close()
 	allocs, errs, err := db.GetAllAllocations()
@@ -39,7 +39,7 @@ func TestBoltStateDB_SurvivesReopen(t *testing.T) {
 
 func TestBoltStateDB_CorruptAllocationIsReportedAlone(t *testing.T) {
 	dir := t.TempDir()
-	db, err := NewBoltStateDB(nil, dir)
+	db, err := OpenBoltStateDB(nil, dir)
 	must.NoError(t, err)
 	must.NoError(t, db.PutAllocation(testAlloc("good")))
 	must.NoError(t, db.PutAllocation(testAlloc("bad")))
@@ -58,20 +58,20 @@ func TestBoltStateDB_CorruptAllocationIsReportedAlone(t *testing.T) {
 
 func TestBoltStateDB_RefusesOtherSchemaVersion(t *testing.T) {
 	dir := t.TempDir()
-	db, err := NewBoltStateDB(nil, dir)
+	db, err := OpenBoltStateDB(nil, dir)
 	must.NoError(t, err)
 	must.NoError(t, db.(*BoltStateDB).db.Update(func(tx *bolt.Tx) error {
 		return tx.Bucket(metaBucket).Put(versionKey, []byte("99"))
 	}))
 	must.NoError(t, db.Close())
 
-	_, err = NewBoltStateDB(nil, dir)
+	_, err = OpenBoltStateDB(nil, dir)
 	must.ErrorContains(t, err, `state schema version "99" is not supported`)
 }
 
 func TestBoltStateDB_ReadsRunnerStateWrittenBeforeKillReasons(t *testing.T) {
 	dir := t.TempDir()
-	db, err := NewBoltStateDB(nil, dir)
+	db, err := OpenBoltStateDB(nil, dir)
 	must.NoError(t, err)
 	defer db.Close()
 	// What agents before kill reasons stored under runner_state.

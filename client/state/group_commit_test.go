@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 func openTestBolt(t *testing.T) *bolt.DB {
@@ -122,7 +123,7 @@ func TestGroupCommit_LoneWrite(t *testing.T) {
 	g := &groupCommit{db: db}
 	must.NoError(t, g.update(put("x", nil)))
 	must.True(t, get(t, db, "x"))
-	must.ErrorIs(t, g.update(func(*bolt.Tx) error { return bolt.ErrBucketNotFound }), bolt.ErrBucketNotFound)
+	must.ErrorIs(t, g.update(func(*bolt.Tx) error { return bolterrors.ErrBucketNotFound }), bolterrors.ErrBucketNotFound)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	must.False(t, g.leading, must.Sprint("a lone writer leads and lets go itself"))

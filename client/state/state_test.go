@@ -14,7 +14,7 @@ import (
 // implementations runs a test against every StateDB.
 func implementations(t *testing.T, test func(t *testing.T, db StateDB)) {
 	t.Run("bolt", func(t *testing.T) {
-		db, err := NewBoltStateDB(nil, t.TempDir())
+		db, err := OpenBoltStateDB(nil, t.TempDir())
 		must.NoError(t, err)
 		t.Cleanup(func() { db.Close() })
 		test(t, db)
