@@ -180,7 +180,7 @@ func (h *maxRunDurationHook) maxRunLocked() structs.MaxRun {
 // enforced before it returns, so that no task gets to start. The caller
 // holds mu.
 func (h *maxRunDurationHook) armLocked(m structs.MaxRun) {
-	remaining := time.Until(m.Deadline)
+	now := time.Now()
 	w := &deadlineWatch{stop: make(chan struct{}), done: make(chan struct{})}
 	h.watch, h.armed = w, m
 	// The timer starts here, not in the watch goroutine: a goroutine may
@@ -188,10 +188,11 @@ func (h *maxRunDurationHook) armLocked(m structs.MaxRun) {
 	// starting at once), and a timer set to remaining then would fire that
 	// much after the deadline.
 	var expired *time.Timer
-	if remaining <= 0 {
+	if m.Passed(now) {
 		h.logger.Info("max_run_duration deadline already passed", "max_run_duration", m.Budget, "deadline", m.Deadline)
 		h.fire(m)
 	} else {
+		remaining := m.Remaining(now)
 		expired = time.NewTimer(remaining)
 		h.logger.Debug("armed max_run_duration", "max_run_duration", m.Budget, "deadline", m.Deadline, "remaining", remaining)
 	}
