@@ -54,6 +54,14 @@ type Allocation struct {
 	// MaxRunDeadline is a Drover addition: CreateTime plus the group's
 	// max_run_duration, in Unix nanoseconds; zero when the group has none.
 	MaxRunDeadline int64 `json:",omitempty"`
+	// MaxRunDuration is a Drover addition: the max_run_duration budget
+	// that applies to the allocation (MaxRunDeadline is CreateTime plus
+	// it), in nanoseconds; zero when none does.
+	MaxRunDuration time.Duration `json:",omitempty"`
+	// MaxRunExceeded is a Drover addition: the client stopped the
+	// allocation because it outlived its max_run_duration (its
+	// ClientDescription then says "allocation exceeded max_run_duration").
+	MaxRunExceeded bool `json:",omitempty"`
 }
 
 // AllocationListStub is the summary of an allocation that list endpoints return.

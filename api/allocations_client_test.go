@@ -3,6 +3,7 @@ package api
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 )
@@ -34,12 +35,15 @@ func TestAllocations_Endpoints(t *testing.T) {
 		{
 			name: "Info",
 			reply: reply{body: `{"ID":"a1","NodeID":"n1","CreateTime":1700000000000000000,"MaxRunDeadline":1700000010000000000,
+				"MaxRunDuration":10000000000,"MaxRunExceeded":true,
 				"TaskStates":{"maxrun":{"State":"dead","Failed":false,"Events":[{"Type":"Killing","DisplayMessage":"allocation exceeded max_run_duration"}]}}}`},
 			call: func(t *testing.T, c *Client) {
 				got, _, err := c.Allocations().Info("a1", nil)
 				must.NoError(t, err)
 				must.Eq(t, "n1", got.NodeID)
 				must.Eq(t, int64(1700000010000000000), got.MaxRunDeadline)
+				must.Eq(t, 10*time.Second, got.MaxRunDuration)
+				must.True(t, got.MaxRunExceeded)
 				must.Eq(t, "dead", got.TaskStates["maxrun"].State)
 			},
 			want: wantRequest{method: "GET", path: "/v1/allocation/a1"},

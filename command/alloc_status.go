@@ -32,8 +32,10 @@ Usage: drover alloc status [options] <alloc>
                       ago)" once the deadline passed
 
   An allocation stopped at its deadline ends "complete" with the client
-  description "allocation exceeded max_run_duration". The deadline is also
-  in the allocation's JSON (-json) as MaxRunDeadline, in Unix nanoseconds.
+  description "allocation exceeded max_run_duration". The allocation's
+  JSON (-json) carries the deadline as MaxRunDeadline, in Unix nanoseconds,
+  the budget as MaxRunDuration, in nanoseconds, and MaxRunExceeded once the
+  deadline has stopped the allocation.
 ` + clientOptionsHelp + `
 Alloc Status Options:
 

@@ -6,38 +6,23 @@ import (
 	"github.com/drover-io/drover/api"
 )
 
-// maxRunExceededDescription is the client description of an allocation
-// that max_run_duration stopped.
-const maxRunExceededDescription = "allocation exceeded max_run_duration"
-
 // maxRunRows are alloc status's rows for an allocation whose group has a
 // max_run_duration: the budget, the deadline (absolute, and relative to
 // now) and the time left of the budget; none for an allocation without
 // one. They stay after the allocation ended, so that one can tell whether
-// and when the deadline stopped it.
+// and when the deadline stopped it. Budget, deadline and whether the
+// deadline stopped the allocation all come from the servers (the model's
+// one definition of the deadline), never worked out here.
 func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 	if alloc.MaxRunDeadline == 0 {
 		return nil
 	}
 	deadline := time.Unix(0, alloc.MaxRunDeadline)
 	return []string{
-		"Max Run Duration|" + formatDuration(allocMaxRunDuration(alloc)),
+		"Max Run Duration|" + formatDuration(alloc.MaxRunDuration),
 		"Deadline|" + formatTime(deadline) + " (" + prettyTimeDiff(deadline, now) + ")",
 		"Time Left|" + timeLeftText(alloc, deadline, now),
 	}
-}
-
-// allocMaxRunDuration is the budget of the allocation's group: from the
-// job version the allocation runs, else what its deadline implies.
-func allocMaxRunDuration(alloc *api.Allocation) time.Duration {
-	if alloc.Job != nil {
-		for _, tg := range alloc.Job.TaskGroups {
-			if tg != nil && deref(tg.Name) == alloc.TaskGroup && tg.MaxRunDuration != nil {
-				return *tg.MaxRunDuration
-			}
-		}
-	}
-	return time.Duration(alloc.MaxRunDeadline - alloc.CreateTime)
 }
 
 // timeLeftText says how much of the budget is left: "4s" while the
@@ -46,7 +31,7 @@ func allocMaxRunDuration(alloc *api.Allocation) time.Duration {
 // deadline.
 func timeLeftText(alloc *api.Allocation, deadline, now time.Time) string {
 	left := deadline.Sub(now)
-	exceeded := alloc.ClientDescription == maxRunExceededDescription
+	exceeded := alloc.MaxRunExceeded
 	switch {
 	case exceeded && left > 0:
 		// The deadline is still to come by this machine's clock, which

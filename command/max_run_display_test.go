@@ -14,14 +14,13 @@ func TestMaxRunRows(t *testing.T) {
 	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
 	created := now.Add(-6 * time.Second)
 	budget := 10 * time.Second
-	job := &api.Job{TaskGroups: []*api.TaskGroup{
-		{Name: ptr("other"), MaxRunDuration: ptr(time.Hour)},
-		{Name: ptr("g"), MaxRunDuration: &budget},
-	}}
-	alloc := func(status, description string, deadline time.Time) *api.Allocation {
+	// The job says otherwise: what the servers say applies wins.
+	job := &api.Job{TaskGroups: []*api.TaskGroup{{Name: ptr("g"), MaxRunDuration: ptr(time.Hour)}}}
+	alloc := func(status string, exceeded bool, deadline time.Time) *api.Allocation {
 		return &api.Allocation{
-			TaskGroup: "g", Job: job, ClientStatus: status, ClientDescription: description,
+			TaskGroup: "g", Job: job, ClientStatus: status,
 			CreateTime: created.UnixNano(), MaxRunDeadline: deadline.UnixNano(),
+			MaxRunDuration: budget, MaxRunExceeded: exceeded,
 		}
 	}
 	deadline := created.Add(budget)
@@ -33,7 +32,7 @@ func TestMaxRunRows(t *testing.T) {
 		want  []string
 	}{{
 		name:  "running with time left",
-		alloc: alloc("running", "Tasks are running", deadline),
+		alloc: alloc("running", false, deadline),
 		want: []string{
 			"Max Run Duration|10s",
 			"Deadline|" + formatTime(deadline) + " (in 4s)",
@@ -41,7 +40,7 @@ func TestMaxRunRows(t *testing.T) {
 		},
 	}, {
 		name:  "stopped at its deadline",
-		alloc: alloc("complete", maxRunExceededDescription, passed),
+		alloc: alloc("complete", true, passed),
 		want: []string{
 			"Max Run Duration|10s",
 			"Deadline|" + formatTime(passed) + " (2s ago)",
@@ -49,7 +48,7 @@ func TestMaxRunRows(t *testing.T) {
 		},
 	}, {
 		name:  "past its deadline, tasks still being killed",
-		alloc: alloc("running", "Tasks are running", passed),
+		alloc: alloc("running", false, passed),
 		want: []string{
 			"Max Run Duration|10s",
 			"Deadline|" + formatTime(passed) + " (2s ago)",
@@ -57,7 +56,7 @@ func TestMaxRunRows(t *testing.T) {
 		},
 	}, {
 		name:  "ended before its deadline",
-		alloc: alloc("complete", "All tasks have completed", deadline),
+		alloc: alloc("complete", false, deadline),
 		want: []string{
 			"Max Run Duration|10s",
 			"Deadline|" + formatTime(deadline) + " (in 4s)",
@@ -65,7 +64,7 @@ func TestMaxRunRows(t *testing.T) {
 		},
 	}, {
 		name:  "failed, deadline since passed",
-		alloc: alloc("failed", "Failed tasks", passed),
+		alloc: alloc("failed", false, passed),
 		want: []string{
 			"Max Run Duration|10s",
 			"Deadline|" + formatTime(passed) + " (2s ago)",
@@ -73,7 +72,7 @@ func TestMaxRunRows(t *testing.T) {
 		},
 	}, {
 		name:  "exceeded on a client whose clock is ahead of ours",
-		alloc: alloc("complete", maxRunExceededDescription, now.Add(time.Second)),
+		alloc: alloc("complete", true, now.Add(time.Second)),
 		want: []string{
 			"Max Run Duration|10s",
 			"Deadline|" + formatTime(now.Add(time.Second)) + " (in 1s)",
@@ -90,15 +89,6 @@ func TestMaxRunRows_NoneWithoutDeadline(t *testing.T) {
 	must.SliceEmpty(t, maxRunRows(&api.Allocation{ClientStatus: "running", CreateTime: 1}, time.Now()))
 }
 
-func TestMaxRunRows_DurationFromDeadlineWithoutJob(t *testing.T) {
-	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
-	alloc := &api.Allocation{
-		TaskGroup: "g", ClientStatus: "running",
-		CreateTime: now.UnixNano(), MaxRunDeadline: now.Add(90 * time.Minute).UnixNano(),
-	}
-	must.Eq(t, "Max Run Duration|1h30m", maxRunRows(alloc, now)[0])
-}
-
 func TestFormatAllocStatus_MaxRunRowsAfterModified(t *testing.T) {
 	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
 	budget := 10 * time.Second
@@ -106,7 +96,7 @@ func TestFormatAllocStatus_MaxRunRowsAfterModified(t *testing.T) {
 		ID: "0a1b2c3d-0000-0000-0000-000000000000", TaskGroup: "g", ClientStatus: "running",
 		Job:        &api.Job{Version: ptr(uint64(3)), TaskGroups: []*api.TaskGroup{{Name: ptr("g"), MaxRunDuration: &budget}}},
 		CreateTime: now.Add(-6 * time.Second).UnixNano(), ModifyTime: now.Add(-5 * time.Second).UnixNano(),
-		MaxRunDeadline: now.Add(4 * time.Second).UnixNano(),
+		MaxRunDeadline: now.Add(4 * time.Second).UnixNano(), MaxRunDuration: budget,
 	}
 	out := formatAllocStatus(alloc, true, false, now)
 	var keys []string
