@@ -9,8 +9,9 @@ import (
 )
 
 // The wire forms of allocations. The HTTP layer adds what is computed for
-// display, MaxRunDeadline, here and only here: the model never stores it,
-// so it rides through no raft entry, snapshot or client state.
+// display, MaxRunDeadline, MaxRunDuration and MaxRunExceeded (all from
+// structs.Allocation.MaxRun), here and only here: the model never stores
+// them, so they ride through no raft entry, snapshot or client state.
 
 // allocToAPI converts an allocation, its job included, into its wire form.
 // It shares no memory with a.
@@ -18,6 +19,7 @@ func allocToAPI(a *structs.Allocation) *api.Allocation {
 	if a == nil {
 		return nil
 	}
+	maxRun := a.MaxRun()
 	return &api.Allocation{
 		ID:                    a.ID,
 		Namespace:             a.Namespace,
@@ -49,6 +51,8 @@ func allocToAPI(a *structs.Allocation) *api.Allocation {
 		CreateTime:            a.CreateTime,
 		ModifyTime:            a.ModifyTime,
 		MaxRunDeadline:        maxRunDeadlineUnixNano(a),
+		MaxRunDuration:        maxRun.Budget,
+		MaxRunExceeded:        maxRun.Exceeded,
 	}
 }
 

@@ -150,6 +150,8 @@ func TestAllocToAPI_carriesMaxRunDeadline(t *testing.T) {
 
 	wire := allocToAPI(alloc)
 	must.Eq(t, wantDeadline, wire.MaxRunDeadline)
+	must.Eq(t, 10*time.Second, wire.MaxRunDuration)
+	must.False(t, wire.MaxRunExceeded)
 	b, err := json.Marshal(wire)
 	must.NoError(t, err)
 
@@ -168,6 +170,9 @@ func TestAllocToAPI_carriesMaxRunDeadline(t *testing.T) {
 	must.Eq(t, "batch", *nomads.Job.Type)
 
 	must.Eq(t, []*api.Allocation{wire}, allocsToAPI([]*structs.Allocation{alloc}))
+
+	alloc.ClientStatus, alloc.ClientDescription = structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration
+	must.True(t, allocToAPI(alloc).MaxRunExceeded)
 }
 
 func TestAllocToAPI_omitsDeadlineWithoutMaxRunDuration(t *testing.T) {
@@ -175,6 +180,9 @@ func TestAllocToAPI_omitsDeadlineWithoutMaxRunDuration(t *testing.T) {
 	alloc.Job.TaskGroups[0].MaxRunDuration = nil
 	must.MapNotContainsKey(t, jsonObject(t, allocToAPI(alloc)), "MaxRunDeadline")
 	must.MapNotContainsKey(t, jsonObject(t, allocStub(alloc)), "MaxRunDeadline")
+
+	must.MapNotContainsKey(t, jsonObject(t, allocToAPI(alloc)), "MaxRunDuration")
+	must.MapNotContainsKey(t, jsonObject(t, allocToAPI(alloc)), "MaxRunExceeded")
 
 	alloc = maxRunAlloc(t)
 	alloc.CreateTime = 0 // not yet placed
