@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -175,7 +176,7 @@ func TestClient_PublishesAllocationCountsWithTheSwitchesOff(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, "the counts of an empty node", func() bool {
+	waitfor.True(t, "the counts of an empty node", func() bool {
 		_, ok := rec.value([]string{"nomad", "client", "allocations", "terminal"}, node)
 		return ok
 	})
@@ -189,13 +190,13 @@ func TestClient_PublishesAllocationCountsWithTheSwitchesOff(t *testing.T) {
 	}
 	// running, pending, blocked, migrating, terminal.
 	want := []float32{1, 1, 0, 0, 1}
-	waitFor(t, "one allocation in each state", func() bool {
+	waitfor.True(t, "one allocation in each state", func() bool {
 		return slices.Equal(counts(), want)
 	})
 
 	srv.stop(running.ID)
 	want = []float32{0, 1, 0, 0, 2}
-	waitFor(t, "the stopped allocation to count as terminal", func() bool {
+	waitfor.True(t, "the stopped allocation to count as terminal", func() bool {
 		return slices.Equal(counts(), want)
 	})
 	must.Eq(t, []string{}, nonCountSeries(rec), must.Sprint("no other client gauge with both switches off"))

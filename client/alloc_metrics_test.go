@@ -9,8 +9,8 @@ import (
 
 	metrics "github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -136,11 +136,7 @@ func TestAllocMetrics_ProcessGroup(t *testing.T) {
 	am := newAllocMetrics(node, 1000, 2000, func(allocID, name string) (int, int, bool) {
 		return pid, pid, allocID == "a1" && name == "app"
 	})
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(func() bool { return len(am.scanProcessGroups(task)[pid]) == 2 }),
-		wait.Timeout(20*time.Second),
-		wait.Gap(10*time.Millisecond),
-	), must.Sprint("waiting for the group's second process"))
+	waitfor.True(t, "the group's second process", func() bool { return len(am.scanProcessGroups(task)[pid]) == 2 })
 
 	a := runningAlloc("a1", map[string]string{"app": structs.TaskStateRunning})
 	labels := taskMetricLabels(a, "app", node)

@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -49,7 +50,7 @@ func TestClient_RunsAndReportsPlacedAlloc(t *testing.T) {
 
 	a := mockAlloc(c.NodeID(), map[string]any{"run_for": "50ms"})
 	srv.place(a)
-	waitFor(t, "alloc complete on the server", func() bool {
+	waitfor.True(t, "alloc complete on the server", func() bool {
 		return serverStatus(srv, a.ID) == structs.AllocClientStatusComplete
 	})
 	got := srv.alloc(a.ID)
@@ -70,10 +71,10 @@ func TestClient_StopsAllocOnDesiredStop(t *testing.T) {
 
 	a := mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"})
 	srv.place(a)
-	waitFor(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
 
 	srv.stop(a.ID)
-	waitFor(t, "alloc complete after stop", func() bool {
+	waitfor.True(t, "alloc complete after stop", func() bool {
 		return serverStatus(srv, a.ID) == structs.AllocClientStatusComplete
 	})
 	ts := srv.alloc(a.ID).TaskStates["work"]
@@ -87,13 +88,13 @@ func TestClient_DestroysAllocTheServersDropped(t *testing.T) {
 
 	a := mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"})
 	srv.place(a)
-	waitFor(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
 	dir := filepath.Join(c.config.AllocDir, a.ID)
 	_, err := os.Stat(dir)
 	must.NoError(t, err)
 
 	srv.remove(a.ID)
-	waitFor(t, "runner removed", func() bool { return c.NumAllocs() == 0 })
+	waitfor.True(t, "runner removed", func() bool { return c.NumAllocs() == 0 })
 	_, err = os.Stat(dir)
 	must.True(t, os.IsNotExist(err), must.Sprintf("alloc dir still there: %v", err))
 	_, err = c.AllocRunner(a.ID)
@@ -110,7 +111,7 @@ func TestClient_IgnoresAllocFinishedBeforeItSawIt(t *testing.T) {
 	srv.place(done)
 	live := mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"})
 	srv.place(live)
-	waitFor(t, "live alloc running", func() bool { return serverStatus(srv, live.ID) == structs.AllocClientStatusRunning })
+	waitfor.True(t, "live alloc running", func() bool { return serverStatus(srv, live.ID) == structs.AllocClientStatusRunning })
 	must.Eq(t, 1, c.NumAllocs())
 	_, err := c.AllocRunner(done.ID)
 	must.ErrorIs(t, err, ErrUnknownAlloc)
@@ -120,12 +121,12 @@ func TestClient_RegistersAgainWhenForgotten(t *testing.T) {
 	srv := newFakeServer()
 	c := testClient(t, srv, mock.New(nil))
 	<-c.Registered()
-	waitFor(t, "heartbeats", func() bool { _, hb := srv.counts(); return hb >= 2 })
+	waitfor.True(t, "heartbeats", func() bool { _, hb := srv.counts(); return hb >= 2 })
 
 	srv.mu.Lock()
 	srv.forgetNode = true
 	srv.mu.Unlock()
-	waitFor(t, "second registration", func() bool { r, _ := srv.counts(); return r >= 2 })
+	waitfor.True(t, "second registration", func() bool { r, _ := srv.counts(); return r >= 2 })
 	srv.mu.Lock()
 	_, known := srv.nodes[c.NodeID()]
 	srv.mu.Unlock()
@@ -139,12 +140,12 @@ func TestClient_GarbageCollectsOldestFinishedAllocs(t *testing.T) {
 
 	first := mockAlloc(c.NodeID(), map[string]any{"run_for": "10ms"})
 	srv.place(first)
-	waitFor(t, "first complete", func() bool { return serverStatus(srv, first.ID) == structs.AllocClientStatusComplete })
+	waitfor.True(t, "first complete", func() bool { return serverStatus(srv, first.ID) == structs.AllocClientStatusComplete })
 	second := mockAlloc(c.NodeID(), map[string]any{"run_for": "10ms"})
 	srv.place(second)
-	waitFor(t, "second complete", func() bool { return serverStatus(srv, second.ID) == structs.AllocClientStatusComplete })
+	waitfor.True(t, "second complete", func() bool { return serverStatus(srv, second.ID) == structs.AllocClientStatusComplete })
 
-	waitFor(t, "first collected", func() bool {
+	waitfor.True(t, "first collected", func() bool {
 		_, err := c.AllocRunner(first.ID)
 		return err != nil
 	})
@@ -154,7 +155,7 @@ func TestClient_GarbageCollectsOldestFinishedAllocs(t *testing.T) {
 	must.True(t, os.IsNotExist(err))
 	// Still listed by the servers, the collected alloc is not run again.
 	srv.place(mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"}))
-	waitFor(t, "new alloc picked up", func() bool { return c.NumAllocs() == 2 })
+	waitfor.True(t, "new alloc picked up", func() bool { return c.NumAllocs() == 2 })
 	_, err = c.AllocRunner(first.ID)
 	must.ErrorIs(t, err, ErrUnknownAlloc)
 }
@@ -173,7 +174,7 @@ func TestClient_RestartReattachesFromState(t *testing.T) {
 	<-first.Registered()
 	a := mockAlloc(first.NodeID(), map[string]any{"run_for": "2s", "exit_code": 3})
 	srv.place(a)
-	waitFor(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
 	started := srv.alloc(a.ID).TaskStates["work"].StartedAt
 	must.False(t, started.IsZero())
 	must.NoError(t, first.Shutdown())
@@ -185,7 +186,7 @@ func TestClient_RestartReattachesFromState(t *testing.T) {
 	_, err := second.AllocRunner(a.ID)
 	must.NoError(t, err, must.Sprint("runner not restored before the first server contact"))
 
-	waitFor(t, "alloc failed with the task's exit code", func() bool {
+	waitfor.True(t, "alloc failed with the task's exit code", func() bool {
 		return serverStatus(srv, a.ID) == structs.AllocClientStatusFailed
 	})
 	ts := srv.alloc(a.ID).TaskStates["work"]
@@ -239,7 +240,7 @@ func TestClient_ShutdownDestroysInDevMode(t *testing.T) {
 	<-c.Registered()
 	a := mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"})
 	srv.place(a)
-	waitFor(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
 
 	start := time.Now()
 	must.NoError(t, c.Shutdown())

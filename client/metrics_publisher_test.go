@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -204,7 +205,7 @@ func TestClient_PublishesNodeAndAllocationMetrics(t *testing.T) {
 		{Name: "node_pool", Value: "default"},
 	}
 	total := []string{"nomad", "client", "unallocated", "memory"}
-	waitFor(t, "the node's gauges", func() bool {
+	waitfor.True(t, "the node's gauges", func() bool {
 		_, ok := rec.value(total, node)
 		return ok
 	})
@@ -219,32 +220,32 @@ func TestClient_PublishesNodeAndAllocationMetrics(t *testing.T) {
 		{Name: "task", Value: "work"},
 	}, node...)
 	allocated := []string{"nomad", "client", "allocs", "memory", "allocated"}
-	waitFor(t, "the task's gauges", func() bool {
+	waitfor.True(t, "the task's gauges", func() bool {
 		_, ok := rec.value(allocated, task)
 		return ok
 	})
 	v, _ := rec.value(allocated, task)
 	must.Eq(t, float32(32<<20), v)
 	allocMem := []string{"nomad", "client", "allocated", "memory"}
-	waitFor(t, "the node's allocated memory to count the allocation", func() bool {
+	waitfor.True(t, "the node's allocated memory to count the allocation", func() bool {
 		v, _ := rec.value(allocMem, node)
 		return v == 32
 	})
 
 	srv.stop(a.ID)
-	waitFor(t, "the allocation to stop", func() bool {
+	waitfor.True(t, "the allocation to stop", func() bool {
 		return serverStatus(srv, a.ID) == structs.AllocClientStatusComplete
 	})
 	// Once the tasks are dead their gauges are set no more, while the
 	// node's go on. Two node collections first: one may have been under
 	// way, with a list of allocations from before the stop.
 	hostSets := rec.count(total, node)
-	waitFor(t, "two more collections", func() bool { return rec.count(total, node) >= hostSets+2 })
+	waitfor.True(t, "two more collections", func() bool { return rec.count(total, node) >= hostSets+2 })
 	settled := rec.count(allocated, task)
 	hostSets = rec.count(total, node)
-	waitFor(t, "five more collections", func() bool { return rec.count(total, node) >= hostSets+5 })
+	waitfor.True(t, "five more collections", func() bool { return rec.count(total, node) >= hostSets+5 })
 	must.Eq(t, settled, rec.count(allocated, task))
-	waitFor(t, "the node's allocated memory to drop", func() bool {
+	waitfor.True(t, "the node's allocated memory to drop", func() bool {
 		v, _ := rec.value(allocMem, node)
 		return v == 0
 	})

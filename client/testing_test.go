@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -229,17 +228,6 @@ func mockAlloc(nodeID string, config map[string]any) *structs.Allocation {
 		ClientStatus:  structs.AllocClientStatusPending,
 		CreateTime:    time.Now().UnixNano(),
 	}
-}
-
-// waitFor polls cond until it holds, failing the test after a generous
-// bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	must.Wait(t, wait.InitialSuccess(
-		wait.BoolFunc(cond),
-		wait.Timeout(20*time.Second),
-		wait.Gap(10*time.Millisecond),
-	), must.Sprintf("waiting for %s", what))
 }
 
 // serverStatus is the client status the fake server holds for an alloc.

@@ -12,6 +12,8 @@ import (
 	"github.com/shoenig/test/wait"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 func openTestBolt(t *testing.T) *bolt.DB {
@@ -67,11 +69,11 @@ func TestGroupCommit_WritesDuringACommitShareTheNext(t *testing.T) {
 	for i := range n {
 		wg.Go(func() { must.NoError(t, g.update(put(fmt.Sprint("k", i), txIDs))) })
 	}
-	must.Wait(t, wait.InitialSuccess(wait.BoolFunc(func() bool {
+	waitfor.True(t, "every writer to queue behind the commit", func() bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return len(g.queue) == n
-	}), wait.Timeout(10*time.Second), wait.Gap(time.Millisecond)), must.Sprint("every writer queues behind the commit"))
+	}, wait.Gap(time.Millisecond))
 	close(release)
 	must.NoError(t, <-firstDone)
 	wg.Wait()
@@ -87,11 +89,11 @@ func TestGroupCommit_WritesDuringACommitShareTheNext(t *testing.T) {
 	}
 	must.True(t, get(t, db, "first"))
 	// The last leader lets go just after it reported the commit.
-	must.Wait(t, wait.InitialSuccess(wait.BoolFunc(func() bool {
+	waitfor.True(t, "nobody to lead once the queue is empty", func() bool {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return !g.leading
-	}), wait.Timeout(10*time.Second), wait.Gap(time.Millisecond)), must.Sprint("nobody commits once the queue is empty"))
+	}, wait.Gap(time.Millisecond))
 }
 
 // A write that fails fails alone; the others of its batch are committed.
