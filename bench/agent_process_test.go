@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoenig/test/wait"
+
 	"github.com/drover-io/drover/e2e/agentproc"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // The client benchmarks run the real agent binary, built once per test
@@ -43,9 +47,6 @@ func (p *agentProc) kill() { p.Kill() }
 // stop stops the agent gracefully (a dev agent stops its tasks), then
 // kills whatever it left behind.
 func (p *agentProc) stop() { p.Stop() }
-
-// logTail is the end of the agent's log, for failure messages.
-func (p *agentProc) logTail() string { return p.LogTail() }
 
 var httpClient = &http.Client{Timeout: 30 * time.Second}
 
@@ -85,24 +86,20 @@ func (p *agentProc) registerJob(job map[string]any) error {
 	return nil
 }
 
-// waitUntil polls cond every gap until it holds, failing after timeout.
+// waitUntil waits, trying every gap, until cond holds, failing after
+// timeout with the last error cond gave.
 func (p *agentProc) waitUntil(what string, gap, timeout time.Duration, cond func() (bool, error)) {
 	p.b.Helper()
-	deadline := time.Now().Add(timeout)
-	var lastErr error
-	for {
+	waitfor.NoError(p.b, what, func() error {
 		ok, err := cond()
-		if ok {
-			return
+		switch {
+		case ok:
+			return nil
+		case err == nil:
+			return errors.New("not yet")
 		}
-		if err != nil {
-			lastErr = err
-		}
-		if time.Now().After(deadline) {
-			p.b.Fatalf("timed out waiting for %s (last error: %v)\nagent log:\n%s", what, lastErr, p.logTail())
-		}
-		time.Sleep(gap)
-	}
+		return err
+	}, wait.Gap(gap), wait.Timeout(timeout))
 }
 
 // nodeReady reports whether the agent has a leader and a ready node.

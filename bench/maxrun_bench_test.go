@@ -208,7 +208,7 @@ func (p *agentProc) watchUntilComplete(allocID string) (time.Time, maxRunAlloc) 
 		}
 		index = next
 	}
-	p.b.Fatalf("allocation %s not complete after a minute\nagent log:\n%s", allocID, p.logTail())
+	p.b.Fatalf("allocation %s not complete after a minute", allocID)
 	return time.Time{}, maxRunAlloc{}
 }
 

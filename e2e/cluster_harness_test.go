@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/e2e/agentproc"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // testCluster is one server agent and its client agents, each a process
@@ -226,13 +228,8 @@ func (c *testCluster) waitNodeStatus(cl *clusterClient, want string, timeout tim
 func (cl *clusterClient) terminate(t *testing.T) {
 	t.Helper()
 	must.NoError(t, syscall.Kill(cl.agent.Pid(), syscall.SIGTERM))
-	deadline := time.Now().Add(30 * time.Second)
-	for !cl.agent.Exited() {
-		if time.Now().After(deadline) {
-			t.Fatalf("client agent %s still runs 30s after SIGTERM\n%s", cl.name, cl.agent.LogTail())
-		}
-		time.Sleep(pollGap)
-	}
+	waitfor.True(t, fmt.Sprintf("client agent %s to exit on SIGTERM", cl.name), cl.agent.Exited,
+		wait.Timeout(30*time.Second), wait.Gap(pollGap))
 }
 
 // clientHost is the loopback address of the i-th client: 127.0.0.(i+2)

@@ -119,7 +119,7 @@ func (s *testCluster) waitClientHeartbeat(cl *clusterClient) map[string]string {
 	c := cl.agent.API()
 	s.server.waitFor(fmt.Sprintf("client %s to heartbeat", cl.name), readyTimeout, func() error {
 		if cl.agent.Exited() {
-			s.t.Fatalf("client agent %s exited\n%s", cl.name, cl.agent.LogTail())
+			s.t.Fatalf("client agent %s exited", cl.name)
 		}
 		self, err := c.Agent().Self()
 		if err != nil {

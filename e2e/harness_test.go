@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/e2e/agentproc"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // Bounds of the harness's waits: generous, as a wait that runs out is a
@@ -114,10 +116,10 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return path
 }
 
-// fatalf fails the test with the agent's log appended.
+// fatalf fails the test; agentproc adds the agent's log to a failed test.
 func (a *testAgent) fatalf(format string, args ...any) {
 	a.t.Helper()
-	a.t.Fatalf("%s\nagent log (tail):\n%s", fmt.Sprintf(format, args...), a.LogTail())
+	a.t.Fatalf(format, args...)
 }
 
 // parseJob turns a jobspec into a job through the agent's parse endpoint.
@@ -155,20 +157,13 @@ var errNotYet = errors.New("not yet")
 // with the last reason cond gave.
 func (a *testAgent) waitFor(what string, timeout time.Duration, cond func() error) {
 	a.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	waitfor.NoError(a.t, what, func() error {
 		err := cond()
-		if err == nil {
-			return
-		}
-		if a.Exited() {
+		if err != nil && a.Exited() {
 			a.fatalf("agent exited while waiting for %s (last: %v)", what, err)
 		}
-		if time.Now().After(deadline) {
-			a.fatalf("timed out after %s waiting for %s (last: %v)", timeout, what, err)
-		}
-		time.Sleep(pollGap)
-	}
+		return err
+	}, wait.Timeout(timeout), wait.Gap(pollGap))
 }
 
 // jobAllocs lists the job's allocations.
@@ -283,7 +278,11 @@ func (a *testAgent) mustCLI(command string, args ...string) string {
 	return out
 }
 
-// sleepUntil sleeps until t.
+// sleepUntil holds the test until t, a moment in an allocation's life
+// that the scenario is about (6 s into its budget, past its old deadline).
+// The agent is another process: real time is the only time there is, and
+// what the test checks then is a state at that moment, not a condition
+// to wait for.
 func sleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
 // unixTime is a wire time in Unix nanoseconds as a time.Time.

@@ -203,8 +203,10 @@ func (a *testAgent) mustTimeOut(jobID, taskName string, budget time.Duration) *a
 	mustFinishWithin(t, task(t, done, taskName), deadline, killWithin)
 	a.waitJobStatus(jobID, "dead", 10*time.Second)
 
-	// Not rescheduled: the job still has this one allocation.
-	time.Sleep(time.Second)
+	// Not rescheduled: the job still has this one allocation. A job is
+	// dead only once its evaluations are too, and the evaluation that
+	// would replace an allocation is written with the allocation's end:
+	// a replacement would have been placed, or the job would not be dead.
 	stubs, err := a.jobAllocs(jobID)
 	must.NoError(t, err)
 	must.SliceLen(t, 1, stubs, must.Sprintf("allocations of %s: %s", jobID, allocIDs(stubs)))

@@ -245,19 +245,27 @@ func TestMaxRun_Metrics(t *testing.T) {
 	}
 
 	// The time left goes down: the gauges are refreshed every collection
-	// interval (1 s), and the second scrape is 2 s after the first.
-	time.Sleep(2 * time.Second)
-	for format, read := range map[string]func() (scrape, error){"json": a.scrapeJSON, "prometheus": a.scrapePrometheus} {
-		second, err := read()
-		must.NoError(t, err)
-		remaining := gaugeNames(format)[1]
-		for _, alloc := range allocs {
-			before, _ := first[format].find(remaining, alloc.ID)
-			after, ok := second.find(remaining, alloc.ID)
-			must.True(t, ok, must.Sprintf("%s: %s for %s gone while it runs", format, remaining, alloc.ID))
-			must.Less(t, before.value, after.value, must.Sprintf("%s: %s for %s", format, remaining, alloc.ID))
+	// interval (1 s).
+	a.waitFor("the time left of both allocations to go down in JSON and Prometheus", 10*time.Second, func() error {
+		for format, read := range map[string]func() (scrape, error){"json": a.scrapeJSON, "prometheus": a.scrapePrometheus} {
+			second, err := read()
+			if err != nil {
+				return err
+			}
+			remaining := gaugeNames(format)[1]
+			for _, alloc := range allocs {
+				before, _ := first[format].find(remaining, alloc.ID)
+				after, ok := second.find(remaining, alloc.ID)
+				if !ok {
+					t.Fatalf("%s: %s for %s gone while it runs", format, remaining, alloc.ID)
+				}
+				if after.value >= before.value {
+					return fmt.Errorf("%w: %s: %s for %s is %v, was %v", errNotYet, format, remaining, alloc.ID, after.value, before.value)
+				}
+			}
 		}
-	}
+		return nil
+	})
 
 	// At expiry: the counter, once per allocation. In JSON it is in the
 	// interval it was counted in, so it is looked for from the expiry on.

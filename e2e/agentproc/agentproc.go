@@ -19,7 +19,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shoenig/test/wait"
+
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // module is the import path built into the agent binary.
@@ -189,6 +192,13 @@ func Start(tb testing.TB, opts Options) *Agent {
 		logFile.Close()
 		close(a.done)
 	}()
+	// Cleanups run last first: the log is shown after the agent stopped,
+	// with its shutdown in it.
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("agent %s log (tail):\n%s", a.Addr, a.LogTail())
+		}
+	})
 	tb.Cleanup(a.Stop)
 	return a
 }
@@ -268,44 +278,24 @@ func (a *Agent) LogTail() string {
 func (a *Agent) WaitReady(timeout time.Duration) {
 	a.tb.Helper()
 	c := a.API()
-	err := a.poll(timeout, 5*time.Millisecond, func() (bool, error) {
+	waitfor.NoError(a.tb, fmt.Sprintf("agent %s to have a leader and a ready node", a.Addr), func() error {
+		if a.Exited() {
+			a.tb.Fatalf("agent %s exited before it was ready", a.Addr)
+		}
 		leader, err := c.Status().Leader()
-		if err != nil || leader == "" {
-			return false, err
+		if err != nil {
+			return err
+		}
+		if leader == "" {
+			return errors.New("no leader yet")
 		}
 		nodes, _, err := c.Nodes().List(nil)
 		if err != nil {
-			return false, err
+			return err
 		}
-		return len(nodes) > 0 && nodes[0].Status == "ready", nil
-	})
-	if err != nil {
-		a.tb.Fatalf("agent %s not ready: %v\nagent log:\n%s", a.Addr, err, a.LogTail())
-	}
-}
-
-// errExited says the agent process ended while something waited on it.
-var errExited = errors.New("agent process exited")
-
-// poll calls cond every gap until it holds, the timeout passes or the
-// agent exits.
-func (a *Agent) poll(timeout, gap time.Duration, cond func() (bool, error)) error {
-	deadline := time.Now().Add(timeout)
-	var last error
-	for {
-		ok, err := cond()
-		if ok {
-			return nil
+		if len(nodes) == 0 || nodes[0].Status != "ready" {
+			return errors.New("no ready node yet")
 		}
-		if err != nil {
-			last = err
-		}
-		if a.Exited() {
-			return errExited
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s (last error: %v)", timeout, last)
-		}
-		time.Sleep(gap)
-	}
+		return nil
+	}, wait.Timeout(timeout), wait.Gap(5*time.Millisecond))
 }
