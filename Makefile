@@ -23,19 +23,29 @@ build:
 dev: deps build
 	./$(BIN) agent -dev
 
-## test: run every test, including fuzz seed corpora (no fuzzing).
-test: deps
-	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 30m ./...
+## The packages that run goroutines of their own are tested under the race
+## detector, which needs cgo (gcc); the others run without it, faster.
+RACE_PKGS := ./client/... ./drivers/... ./nomad/... ./scheduler/...
+
+## test: lint, then run every test, including fuzz seed corpora (no
+## fuzzing): the race detector's packages with -race, then the rest, then
+## the memory footprint test that -race would inflate.
+test: deps lint
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
+	$(GO) test -count=1 -timeout 30m $$(grep -vxFf <($(GO) list $(RACE_PKGS)) <($(GO) list ./...))
+	$(GO) test -count=1 -run '^TestSupervisor_Footprint$$' ./drivers/rawexec
 
 ## bench: run the benchmarks in bench/ and print their figures.
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./bench/...
 
-## lint: gofmt and go vet.
+## lint: gofmt, go vet, staticcheck and deadcode (both pinned in go.mod's
+## tool block), all with no findings.
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+	@out=$$($(GO) tool deadcode -test ./...); if [ -n "$$out" ]; then echo "deadcode: unreachable functions:"; echo "$$out"; exit 1; fi
 
 clean:
 	rm -rf bin

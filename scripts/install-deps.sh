@@ -4,10 +4,13 @@
 # when everything is already there.
 set -euo pipefail
 
+# gcc (with libc's headers) is for the race detector, which needs cgo;
+# the binary itself is built without it.
 need=()
 for cmd in git make; do
 	command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
 done
+command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 if ((${#need[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "install-deps: missing ${need[*]}; run as root or install them" >&2
