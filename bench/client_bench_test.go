@@ -98,7 +98,7 @@ func BenchmarkClient_Count50(b *testing.B) {
 	for range b.N {
 		p := startAgent(b, b.TempDir(), 0, 0, "-dev")
 		p.waitUntil("node ready", pollGap, time.Minute, p.nodeReady)
-		time.Sleep(2 * time.Second) // let the idle agent settle
+		time.Sleep(2 * time.Second) // let the idle agent settle: the figure is memory at rest
 		idle := treePSS(p.Pid())
 
 		start := time.Now()
@@ -119,7 +119,7 @@ func BenchmarkClient_Count50(b *testing.B) {
 		})
 		report(b, "register_to_50_running", time.Since(start), targetCount50Running)
 
-		time.Sleep(2 * time.Second) // let the supervisors settle
+		time.Sleep(2 * time.Second) // let the supervisors settle: the figure is memory at rest
 		procs := len(descendants(p.Pid()))
 		loaded := treePSS(p.Pid())
 		agentNow := memKiB(p.Pid(), "Pss")
@@ -150,7 +150,7 @@ func BenchmarkAgent_DevStartup(b *testing.B) {
 		p.waitUntil("leader and node ready", 2*time.Millisecond, time.Minute, p.nodeReady)
 		report(b, "exec_to_node_ready", time.Since(p.Started()), targetStartup)
 
-		time.Sleep(60 * time.Second)
+		time.Sleep(60 * time.Second) // the figure is the RSS after a minute of idling
 		rss := float64(memKiB(p.Pid(), "Rss")) / 1024
 		b.ReportMetric(rss, "idle_RSS_MiB")
 		b.Logf("idle agent RSS after 60s: %.1f MiB (target ≤ %.0f MiB)", rss, targetIdleRSSMiB)

@@ -50,6 +50,8 @@ func runTestAgent(cfgPath string) int {
 		os.Stderr.WriteString(err.Error())
 		return 1
 	}
+	// The throwaway agent now waits to be SIGKILLed, as an agent that
+	// crashes is; the hour only bounds it should the test die first.
 	time.Sleep(time.Hour)
 	return 0
 }
