@@ -2,15 +2,16 @@ package agent
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"mime"
 	"net/http"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/allocrunner"
 )
 
 // allocFileInfo describes one file of an allocation's directory, as
@@ -57,20 +58,12 @@ func allocPath(r *http.Request) (string, error) {
 	return rel, nil
 }
 
-// openAllocRoot opens the allocation directory as a root: every path is
-// resolved inside it, and one that leaves it, by ".." or by a symbolic
-// link, is refused.
-func openAllocRoot(dir string) (*os.Root, error) {
-	root, err := os.OpenRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, notFound("allocation directory not found: it has not been created or was removed")
-	}
-	return root, err
-}
-
 // fsPathError gives a failed file system access its status.
 func fsPathError(rel string, err error) error {
+	var unreadable *allocdir.UnreadableError
 	switch {
+	case errors.As(err, &unreadable):
+		return badRequest("%s", unreadable.Error())
 	case errors.Is(err, fs.ErrNotExist):
 		return notFound("file %q not found in the allocation directory", rel)
 	case strings.Contains(err.Error(), "path escapes from parent"):
@@ -81,10 +74,22 @@ func fsPathError(rel string, err error) error {
 	return err
 }
 
-// allocRoot resolves a /v1/client/fs request: the allocation directory
-// opened as a root and the ?path= inside it. A nil root with a nil error
-// means the request was forwarded to the allocation's node and answered.
-func (s *HTTPServer) allocRoot(w http.ResponseWriter, r *http.Request) (*os.Root, string, error) {
+// allocReader opens the directory of an allocation on this agent's client
+// for reading (see allocdir.Reader: regular files and directories only,
+// nothing outside the directory).
+func allocReader(ar *allocrunner.AllocRunner) (*allocdir.Reader, error) {
+	r, err := allocdir.OpenReader(ar.AllocDir().AllocDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, notFound("allocation directory not found: it has not been created or was removed")
+	}
+	return r, err
+}
+
+// fsRequest resolves a /v1/client/fs request: a reader of the
+// allocation's directory and the ?path= inside it. A nil reader with a nil
+// error means the request was forwarded to the allocation's node and
+// answered.
+func (s *HTTPServer) fsRequest(w http.ResponseWriter, r *http.Request) (*allocdir.Reader, string, error) {
 	ar, err := s.clientAlloc(w, r)
 	if ar == nil {
 		return nil, "", err
@@ -93,44 +98,29 @@ func (s *HTTPServer) allocRoot(w http.ResponseWriter, r *http.Request) (*os.Root
 	if err != nil {
 		return nil, "", err
 	}
-	root, err := openAllocRoot(ar.AllocDir().AllocDir)
+	reader, err := allocReader(ar)
 	if err != nil {
 		return nil, "", err
 	}
-	return root, rel, nil
+	return reader, rel, nil
 }
 
-// openInRoot opens rel inside root and stats it; the caller closes the
-// file.
-func openInRoot(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, nil, fsPathError(rel, err)
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, fsPathError(rel, err)
-	}
-	return f, st, nil
-}
-
-// fsList serves GET /v1/client/fs/ls/:alloc?path=.
+// fsList serves GET /v1/client/fs/ls/:alloc?path=. A path that is not a
+// directory lists itself, described without being opened.
 func (s *HTTPServer) fsList(w http.ResponseWriter, r *http.Request) (any, error) {
-	root, rel, err := s.allocRoot(w, r)
-	if root == nil {
+	reader, rel, err := s.fsRequest(w, r)
+	if reader == nil {
 		return nil, err
 	}
-	defer root.Close()
-	dir, st, err := openInRoot(root, rel)
+	defer reader.Close()
+	st, err := reader.Stat(rel)
 	if err != nil {
-		return nil, err
+		return nil, fsPathError(rel, err)
 	}
-	defer dir.Close()
 	if !st.IsDir() {
 		return []*allocFileInfo{fileInfo(st)}, nil
 	}
-	entries, err := dir.ReadDir(-1)
+	entries, err := reader.ReadDir(rel)
 	if err != nil {
 		return nil, fsPathError(rel, err)
 	}
@@ -145,14 +135,15 @@ func (s *HTTPServer) fsList(w http.ResponseWriter, r *http.Request) (any, error)
 	return out, nil
 }
 
-// fsStat serves GET /v1/client/fs/stat/:alloc?path=.
+// fsStat serves GET /v1/client/fs/stat/:alloc?path=. It reads nothing, so
+// it describes a file of any kind.
 func (s *HTTPServer) fsStat(w http.ResponseWriter, r *http.Request) (any, error) {
-	root, rel, err := s.allocRoot(w, r)
-	if root == nil {
+	reader, rel, err := s.fsRequest(w, r)
+	if reader == nil {
 		return nil, err
 	}
-	defer root.Close()
-	fi, err := root.Stat(rel)
+	defer reader.Close()
+	fi, err := reader.Stat(rel)
 	if err != nil {
 		return nil, fsPathError(rel, err)
 	}
@@ -161,14 +152,14 @@ func (s *HTTPServer) fsStat(w http.ResponseWriter, r *http.Request) (any, error)
 
 // fsCat serves GET /v1/client/fs/cat/:alloc?path=: the file's contents.
 func (s *HTTPServer) fsCat(w http.ResponseWriter, r *http.Request) (any, error) {
-	root, rel, err := s.allocRoot(w, r)
-	if root == nil {
+	reader, rel, err := s.fsRequest(w, r)
+	if reader == nil {
 		return nil, err
 	}
-	defer root.Close()
-	f, st, err := openInRoot(root, rel)
+	defer reader.Close()
+	f, st, err := reader.Open(rel)
 	if err != nil {
-		return nil, err
+		return nil, fsPathError(rel, err)
 	}
 	defer f.Close()
 	if !st.Mode().IsRegular() {
@@ -176,7 +167,7 @@ func (s *HTTPServer) fsCat(w http.ResponseWriter, r *http.Request) (any, error) 
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
-	if _, err := io.Copy(w, f); err != nil && r.Context().Err() == nil {
+	if err := sendFile(r.Context(), w, f, fsIOTimeout); err != nil && r.Context().Err() == nil {
 		s.logger.Warn("send file", "path", rel, "error", err)
 	}
 	return nil, nil

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -84,7 +85,12 @@ func (s *HTTPServer) fsLogs(w http.ResponseWriter, r *http.Request) (any, error)
 	if err := checkTask(ar, req.task); err != nil {
 		return nil, err
 	}
-	files := logFiles{dir: ar.AllocDir().LogDir, base: req.task + "." + req.typ}
+	reader, err := allocReader(ar)
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	files := logFiles{dir: reader, base: req.task + "." + req.typ}
 	index, pos, err := files.seek(req.origin, req.offset)
 	if err != nil {
 		return nil, err
@@ -96,14 +102,20 @@ func (s *HTTPServer) fsLogs(w http.ResponseWriter, r *http.Request) (any, error)
 		follow:   req.follow,
 		taskDead: func() bool { return taskDead(ar, req.task) },
 	}
+	// The first file is opened before the answer starts, so that one the
+	// task made unreadable is refused with its reason.
+	if err := stream.open(); err != nil {
+		return nil, fsPathError(files.name(index), err)
+	}
 
+	out := &deadlineWriter{w: w, rc: http.NewResponseController(w), timeout: fsIOTimeout}
 	var sink logSink
 	if req.plain {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		sink = &plainSink{w: w, rc: http.NewResponseController(w)}
+		sink = &plainSink{w: out}
 	} else {
 		w.Header().Set("Content-Type", "application/json")
-		sink = &frameSink{enc: json.NewEncoder(w), rc: http.NewResponseController(w), lastSent: time.Now()}
+		sink = &frameSink{enc: json.NewEncoder(out), lastSent: time.Now()}
 	}
 	w.WriteHeader(http.StatusOK)
 	if err := stream.run(r.Context(), sink); err != nil && r.Context().Err() == nil {
@@ -120,15 +132,12 @@ func taskDead(ar *allocrunner.AllocRunner, task string) bool {
 
 // plainSink writes the log's bytes as they are.
 type plainSink struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w io.Writer // flushes each write
 }
 
 func (p *plainSink) data(_ string, b []byte, _ int64) error {
-	if _, err := p.w.Write(b); err != nil {
-		return err
-	}
-	return p.rc.Flush()
+	_, err := p.w.Write(b)
+	return err
 }
 
 func (p *plainSink) event(string, string) error { return nil }
@@ -137,8 +146,7 @@ func (p *plainSink) idle() error { return nil }
 
 // frameSink writes the log as JSON frames.
 type frameSink struct {
-	enc      *json.Encoder
-	rc       *http.ResponseController
+	enc      *json.Encoder // on a writer that flushes each write
 	lastSent time.Time
 }
 
@@ -147,7 +155,7 @@ func (f *frameSink) send(frame *logFrame) error {
 		return err
 	}
 	f.lastSent = time.Now()
-	return f.rc.Flush()
+	return nil
 }
 
 func (f *frameSink) data(file string, b []byte, end int64) error {

@@ -7,11 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/drover-io/drover/client/allocdir"
 )
 
 // Timing of a followed log: how often it looks for new output, and how
@@ -29,25 +31,28 @@ const (
 	logEventTruncated = "file truncated"
 )
 
+// logDir is where the task logs are, in the allocation directory.
+var logDir = path.Join(allocdir.SharedAllocName, allocdir.LogDirName)
+
 // logFiles is one stream (stdout or stderr) of one task: the files
-// <dir>/<task>.<type>.N, N counting up as the driver rotates them.
+// alloc/logs/<task>.<type>.N of the allocation directory, N counting up as
+// the driver rotates them. They are read through the directory's reader,
+// like every file the fs endpoints serve: a task cannot make its log a
+// pipe, a device or a link to a file elsewhere.
 type logFiles struct {
-	dir  string // the allocation's alloc/logs
-	base string // "<task>.<type>"
+	dir  *allocdir.Reader // the allocation directory
+	base string           // "<task>.<type>"
 }
 
-func (l logFiles) path(index int) string {
-	return filepath.Join(l.dir, l.base+"."+strconv.Itoa(index))
-}
-
-// name is how a frame names a file: its path in the allocation directory.
+// name is the path of a log file in the allocation directory, which is
+// also how a frame names it.
 func (l logFiles) name(index int) string {
-	return "alloc/logs/" + l.base + "." + strconv.Itoa(index)
+	return path.Join(logDir, l.base+"."+strconv.Itoa(index))
 }
 
 // indexes lists the indexes of the files that exist, in order.
 func (l logFiles) indexes() ([]int, error) {
-	entries, err := os.ReadDir(l.dir)
+	entries, err := l.dir.ReadDir(logDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -83,7 +88,7 @@ func (l logFiles) next(index int) (int, error) {
 }
 
 func (l logFiles) size(index int) int64 {
-	fi, err := os.Stat(l.path(index))
+	fi, err := l.dir.Stat(l.name(index))
 	if err != nil {
 		return 0
 	}
@@ -137,55 +142,75 @@ type logStream struct {
 	// taskDead reports whether the task has stopped for good; a followed
 	// stream then ends once it has sent everything written.
 	taskDead func() bool
+
+	f         *os.File // the open file, the one at index, or nil
+	openIndex int      // the index f is of; meaningful when f is set
+}
+
+// open opens the file at the stream's index, unless it is open already.
+// A file that does not exist (not written yet, or rotated away) leaves f
+// nil and is no error.
+func (s *logStream) open() error {
+	if s.f != nil && s.openIndex == s.index {
+		return nil
+	}
+	s.close()
+	name := s.files.name(s.index)
+	f, fi, err := s.files.dir.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open log: %w", err)
+	}
+	if fi.IsDir() {
+		f.Close()
+		return &allocdir.UnreadableError{Path: name, Reason: "a directory, not a log file"}
+	}
+	s.f, s.openIndex = f, s.index
+	return nil
+}
+
+// close closes the open file, if any.
+func (s *logStream) close() {
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
 }
 
 // run sends the log to sink until its end (or, when following, until the
 // task is dead and everything it wrote is sent, or ctx ends).
 func (s *logStream) run(ctx context.Context, sink logSink) error {
 	buf := make([]byte, logReadChunk)
-	var f *os.File
-	openIndex := -1
-	defer func() {
-		if f != nil {
-			f.Close()
-		}
-	}()
+	defer s.close()
 	deadSeen := false
 	for ctx.Err() == nil {
-		if openIndex != s.index {
-			if f != nil {
-				f.Close()
-				f = nil
-			}
-			var err error
-			f, err = os.Open(s.files.path(s.index))
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("open log: %w", err)
-			}
+		if err := s.open(); err != nil {
+			return err
+		}
+		if s.f == nil {
+			// Not written yet, or rotated away before we read it.
+			next, err := s.files.next(s.index)
 			if err != nil {
-				// Not written yet, or rotated away before we read it.
-				next, lerr := s.files.next(s.index)
-				if lerr != nil {
-					return lerr
-				}
-				if next >= 0 {
-					if s.pos > 0 {
-						if err := sink.event(s.files.name(s.index), logEventDeleted); err != nil {
-							return err
-						}
+				return err
+			}
+			if next >= 0 {
+				if s.pos > 0 {
+					if err := sink.event(s.files.name(s.index), logEventDeleted); err != nil {
+						return err
 					}
-					s.index, s.pos = next, 0
-					continue
 				}
-				if done, err := s.wait(ctx, sink, &deadSeen); done || err != nil {
-					return err
-				}
+				s.index, s.pos = next, 0
 				continue
 			}
-			openIndex = s.index
+			if done, err := s.wait(ctx, sink, &deadSeen); done || err != nil {
+				return err
+			}
+			continue
 		}
 
-		n, err := f.ReadAt(buf, s.pos)
+		n, err := s.f.ReadAt(buf, s.pos)
 		if n > 0 {
 			s.pos += int64(n)
 			if err := sink.data(s.files.name(s.index), buf[:n], s.pos); err != nil {
@@ -206,7 +231,7 @@ func (s *logStream) run(ctx context.Context, sink logSink) error {
 			s.index, s.pos = next, 0
 			continue
 		}
-		if fi, err := f.Stat(); err == nil && fi.Size() < s.pos {
+		if fi, err := s.f.Stat(); err == nil && fi.Size() < s.pos {
 			if err := sink.event(s.files.name(s.index), logEventTruncated); err != nil {
 				return err
 			}

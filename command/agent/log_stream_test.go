@@ -13,6 +13,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -59,20 +60,33 @@ func (r *recordSink) text() string {
 	return r.buf.String()
 }
 
+// testLogDir makes an allocation directory with its alloc/logs, and
+// returns that logs directory and a reader of the allocation directory.
+func testLogDir(t *testing.T) (string, *allocdir.Reader) {
+	t.Helper()
+	allocDir := t.TempDir()
+	logs := filepath.Join(allocDir, "alloc", "logs")
+	must.NoError(t, os.MkdirAll(logs, 0o755))
+	r, err := allocdir.OpenReader(allocDir)
+	must.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	return logs, r
+}
+
 func writeLog(t *testing.T, dir, name, content string) {
 	t.Helper()
 	must.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 }
 
 func TestLogFiles_Seek(t *testing.T) {
-	dir := t.TempDir()
+	dir, reader := testLogDir(t)
 	writeLog(t, dir, "web.stdout.0", "0123456789")
 	writeLog(t, dir, "web.stdout.1", "abcdefghij")
 	writeLog(t, dir, "web.stdout.2", "ABCDE")
 	writeLog(t, dir, "web.stdout.x", "ignored")
 	writeLog(t, dir, "web.stdout.01", "ignored")
 	writeLog(t, dir, "web.stderr.7", "other stream")
-	files := logFiles{dir: dir, base: "web.stdout"}
+	files := logFiles{dir: reader, base: "web.stdout"}
 
 	idx, err := files.indexes()
 	must.NoError(t, err)
@@ -102,7 +116,10 @@ func TestLogFiles_Seek(t *testing.T) {
 		must.Eq(t, tc.wantPos, pos, must.Sprintf("%s %d", tc.origin, tc.offset))
 	}
 
-	empty := logFiles{dir: filepath.Join(dir, "none"), base: "web.stdout"}
+	noLogs, err := allocdir.OpenReader(t.TempDir())
+	must.NoError(t, err)
+	defer noLogs.Close()
+	empty := logFiles{dir: noLogs, base: "web.stdout"}
 	i, pos, err := empty.seek(originEnd, 10)
 	must.NoError(t, err)
 	must.Eq(t, 0, i)
@@ -110,11 +127,11 @@ func TestLogFiles_Seek(t *testing.T) {
 }
 
 func TestLogStream_ReadsAcrossRotatedFiles(t *testing.T) {
-	dir := t.TempDir()
+	dir, reader := testLogDir(t)
 	writeLog(t, dir, "web.stdout.3", "first ")
 	writeLog(t, dir, "web.stdout.4", "second ")
 	writeLog(t, dir, "web.stdout.5", "third")
-	files := logFiles{dir: dir, base: "web.stdout"}
+	files := logFiles{dir: reader, base: "web.stdout"}
 	i, pos, err := files.seek(originStart, 3)
 	must.NoError(t, err)
 
@@ -126,9 +143,9 @@ func TestLogStream_ReadsAcrossRotatedFiles(t *testing.T) {
 }
 
 func TestLogStream_FollowsRotationUntilTaskDies(t *testing.T) {
-	dir := t.TempDir()
+	dir, reader := testLogDir(t)
 	writeLog(t, dir, "web.stdout.0", "a")
-	files := logFiles{dir: dir, base: "web.stdout"}
+	files := logFiles{dir: reader, base: "web.stdout"}
 	var dead atomic.Bool
 	sink := &recordSink{}
 	s := &logStream{files: files, follow: true, taskDead: dead.Load}
@@ -173,9 +190,9 @@ func TestLogStream_FollowsRotationUntilTaskDies(t *testing.T) {
 }
 
 func TestLogStream_ReportsTruncationAndDeletion(t *testing.T) {
-	dir := t.TempDir()
+	dir, reader := testLogDir(t)
 	writeLog(t, dir, "web.stdout.0", "0123456789")
-	files := logFiles{dir: dir, base: "web.stdout"}
+	files := logFiles{dir: reader, base: "web.stdout"}
 
 	// Truncated below the read position: start over, with an event.
 	sink := &recordSink{}
@@ -196,8 +213,8 @@ func TestLogStream_ReportsTruncationAndDeletion(t *testing.T) {
 }
 
 func TestLogStream_StopsWithContext(t *testing.T) {
-	dir := t.TempDir()
-	files := logFiles{dir: dir, base: "web.stdout"}
+	_, reader := testLogDir(t)
+	files := logFiles{dir: reader, base: "web.stdout"}
 	ctx, cancel := context.WithCancel(context.Background())
 	sink := &recordSink{}
 	s := &logStream{files: files, follow: true, taskDead: func() bool { return false }}

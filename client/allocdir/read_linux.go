@@ -1,0 +1,5 @@
+package allocdir
+
+import "syscall"
+
+func ctime(st *syscall.Stat_t) syscall.Timespec { return st.Ctim }
