@@ -21,7 +21,11 @@ func NewClient(cfg *Config) (*Client, error) {
 	if cfg == nil {
 		cfg = DefaultConfig()
 	}
+	if cfg.envErr != nil {
+		return nil, cfg.envErr
+	}
 	c := &Client{cfg: *cfg}
+	c.cfg.TLSConfig = cfg.TLSConfig.Copy()
 	if c.cfg.Address == "" {
 		c.cfg.Address = DefaultConfig().Address
 	}
@@ -35,6 +39,9 @@ func NewClient(cfg *Config) (*Client, error) {
 	c.http = c.cfg.HttpClient
 	if c.http == nil {
 		c.http = defaultHTTPClient()
+		if err := configureTLS(c.http, c.cfg.TLSConfig); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

@@ -32,6 +32,15 @@ type Config struct {
 	// WaitTime is the longest a blocking query waits when its options do not
 	// set a wait time of their own.
 	WaitTime time.Duration
+
+	// TLSConfig verifies an agent that serves HTTPS and names the
+	// certificate to present to it. It is ignored when HttpClient is set:
+	// that client brings its own.
+	TLSConfig *TLSConfig
+
+	// envErr is what was wrong with the environment DefaultConfig read;
+	// NewClient reports it.
+	envErr error
 }
 
 // DefaultConfig returns a configuration read from the environment. Drover's
@@ -42,6 +51,13 @@ type Config struct {
 //	region     DROVER_REGION, NOMAD_REGION
 //	namespace  DROVER_NAMESPACE, NOMAD_NAMESPACE
 //	token      DROVER_TOKEN, NOMAD_TOKEN
+//	TLS        DROVER_CACERT, NOMAD_CACERT; DROVER_CAPATH, NOMAD_CAPATH;
+//	           DROVER_CLIENT_CERT, NOMAD_CLIENT_CERT;
+//	           DROVER_CLIENT_KEY, NOMAD_CLIENT_KEY;
+//	           DROVER_TLS_SERVER_NAME, NOMAD_TLS_SERVER_NAME;
+//	           DROVER_SKIP_VERIFY, NOMAD_SKIP_VERIFY
+//
+// TLSConfig stays nil unless one of the TLS variables is set.
 func DefaultConfig() *Config {
 	cfg := &Config{
 		Address:   firstEnv("DROVER_ADDR", "NOMAD_ADDR"),
@@ -49,6 +65,7 @@ func DefaultConfig() *Config {
 		Namespace: firstEnv("DROVER_NAMESPACE", "NOMAD_NAMESPACE"),
 		Token:     firstEnv("DROVER_TOKEN", "NOMAD_TOKEN"),
 	}
+	cfg.TLSConfig, cfg.envErr = tlsFromEnv()
 	if cfg.Address == "" {
 		cfg.Address = DefaultAddress
 	}

@@ -10,6 +10,9 @@ func TestDefaultConfig_Environment(t *testing.T) {
 	vars := []string{
 		"DROVER_ADDR", "NOMAD_ADDR", "DROVER_REGION", "NOMAD_REGION",
 		"DROVER_NAMESPACE", "NOMAD_NAMESPACE", "DROVER_TOKEN", "NOMAD_TOKEN",
+		"DROVER_CACERT", "NOMAD_CACERT", "DROVER_CAPATH", "NOMAD_CAPATH",
+		"DROVER_CLIENT_CERT", "NOMAD_CLIENT_CERT", "DROVER_CLIENT_KEY", "NOMAD_CLIENT_KEY",
+		"DROVER_TLS_SERVER_NAME", "NOMAD_TLS_SERVER_NAME", "DROVER_SKIP_VERIFY", "NOMAD_SKIP_VERIFY",
 	}
 	cases := []struct {
 		name string
@@ -39,6 +42,29 @@ func TestDefaultConfig_Environment(t *testing.T) {
 			want: Config{Address: "http://drover:4646", Region: "us", Namespace: "web", Token: "drover-secret"},
 		},
 		{
+			name: "Nomad's TLS variables",
+			env: map[string]string{
+				"NOMAD_CACERT": "/ca.pem", "NOMAD_CAPATH": "/cas", "NOMAD_CLIENT_CERT": "/cli.pem",
+				"NOMAD_CLIENT_KEY": "/cli-key.pem", "NOMAD_TLS_SERVER_NAME": "server.global.nomad",
+				"NOMAD_SKIP_VERIFY": "true",
+			},
+			want: Config{Address: "http://127.0.0.1:4646", TLSConfig: &TLSConfig{
+				CACert: "/ca.pem", CAPath: "/cas", ClientCert: "/cli.pem", ClientKey: "/cli-key.pem",
+				TLSServerName: "server.global.nomad", Insecure: true,
+			}},
+		},
+		{
+			name: "Drover's TLS variables win",
+			env: map[string]string{
+				"NOMAD_CACERT": "/nomad-ca.pem", "DROVER_CACERT": "/drover-ca.pem",
+				"NOMAD_SKIP_VERIFY": "true", "DROVER_SKIP_VERIFY": "false",
+				"NOMAD_TLS_SERVER_NAME": "nomad", "DROVER_TLS_SERVER_NAME": "drover",
+			},
+			want: Config{Address: "http://127.0.0.1:4646", TLSConfig: &TLSConfig{
+				CACert: "/drover-ca.pem", TLSServerName: "drover",
+			}},
+		},
+		{
 			name: "an empty Drover variable does not hide Nomad's",
 			env:  map[string]string{"DROVER_ADDR": "", "NOMAD_ADDR": "http://nomad:4646"},
 			want: Config{Address: "http://nomad:4646"},
@@ -52,6 +78,13 @@ func TestDefaultConfig_Environment(t *testing.T) {
 			must.Eq(t, tc.want, *DefaultConfig())
 		})
 	}
+}
+
+func TestNewClient_BadSkipVerify(t *testing.T) {
+	t.Setenv("DROVER_SKIP_VERIFY", "")
+	t.Setenv("NOMAD_SKIP_VERIFY", "yes please")
+	_, err := NewClient(DefaultConfig())
+	must.ErrorContains(t, err, `NOMAD_SKIP_VERIFY="yes please" is not true or false`)
 }
 
 func TestNewClient_Address(t *testing.T) {

@@ -45,6 +45,9 @@ type Config struct {
 	// HTTPAddr is the agent's HTTP address, where `alloc logs` and the
 	// other /v1/client endpoints reach this node.
 	HTTPAddr string
+	// HTTPS says that the agent serves its HTTP API over TLS only, so that
+	// the CLI and other agents reach the node with https.
+	HTTPS bool
 
 	// StateDir keeps the node ID and the client state database. Empty
 	// keeps both in memory (dev mode): a restarted client is a new node.

@@ -70,6 +70,7 @@ func (c *Client) buildNode(id string) (*structs.Node, error) {
 		Datacenter:            cfg.Datacenter,
 		Name:                  cfg.NodeName,
 		HTTPAddr:              cfg.HTTPAddr,
+		TLSEnabled:            cfg.HTTPS,
 		Attributes:            res.Attributes,
 		NodeResources:         res.Resources,
 		ReservedResources:     &structs.NodeReservedResources{},

@@ -44,6 +44,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"node status":      func() (cli.Command, error) { return &NodeStatusCommand{Meta: meta}, nil },
 
 		"operator":                  func() (cli.Command, error) { return &OperatorCommand{Meta: meta}, nil },
+		"operator keygen":           func() (cli.Command, error) { return &OperatorKeygenCommand{Meta: meta}, nil },
 		"operator metrics":          func() (cli.Command, error) { return &OperatorMetricsCommand{Meta: meta}, nil },
 		"operator snapshot":         func() (cli.Command, error) { return &OperatorSnapshotCommand{Meta: meta}, nil },
 		"operator snapshot inspect": func() (cli.Command, error) { return &OperatorSnapshotInspectCommand{Meta: meta}, nil },
@@ -52,6 +53,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"server":         func() (cli.Command, error) { return &ServerCommand{Meta: meta}, nil },
 		"server members": func() (cli.Command, error) { return &ServerMembersCommand{Meta: meta}, nil },
+
+		"tls":             func() (cli.Command, error) { return &TLSCommand{Meta: meta}, nil },
+		"tls ca":          func() (cli.Command, error) { return &TLSCACommand{Meta: meta}, nil },
+		"tls ca create":   func() (cli.Command, error) { return &TLSCACreateCommand{Meta: meta}, nil },
+		"tls cert":        func() (cli.Command, error) { return &TLSCertCommand{Meta: meta}, nil },
+		"tls cert create": func() (cli.Command, error) { return &TLSCertCreateCommand{Meta: meta}, nil },
 
 		"task-supervisor": func() (cli.Command, error) { return &TaskSupervisorCommand{Meta: meta}, nil },
 

@@ -1,10 +1,7 @@
 package command
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 )
 
@@ -40,31 +37,12 @@ func (c *JobInitCommand) Run(args []string) int {
 	if flags.NArg() == 1 {
 		path = flags.Arg(0)
 	}
-	if err := writeNewFile(path, []byte(exampleJob)); err != nil {
+	if err := writeNewFile(path, []byte(exampleJob), 0o644); err != nil {
 		c.Ui.Error(err.Error())
 		return 1
 	}
 	c.Ui.Output(fmt.Sprintf("Example job file written to %s", path))
 	return 0
-}
-
-// writeNewFile writes data to path, refusing to replace an existing file.
-func writeNewFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("job file %q already exists", path)
-	}
-	if err != nil {
-		return fmt.Errorf("create job file: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write job file %q: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write job file %q: %w", path, err)
-	}
-	return nil
 }
 
 const exampleJob = `# An example batch job. Run it with:

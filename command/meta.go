@@ -22,6 +22,7 @@ type Meta struct {
 	region    string
 	namespace string
 	token     string
+	tls       tlsFlags
 }
 
 // FlagSet returns a flag set for the named command whose errors and usage go
@@ -34,13 +35,14 @@ func (m *Meta) FlagSet(name string) *flag.FlagSet {
 }
 
 // ClientFlagSet is FlagSet with the flags that say which agent to talk to
-// and how: -address, -region, -namespace and -token.
+// and how: -address, -region, -namespace, -token and the TLS flags.
 func (m *Meta) ClientFlagSet(name string) *flag.FlagSet {
 	fs := m.FlagSet(name)
 	fs.StringVar(&m.address, "address", "", "")
 	fs.StringVar(&m.region, "region", "", "")
 	fs.StringVar(&m.namespace, "namespace", "", "")
 	fs.StringVar(&m.token, "token", "", "")
+	m.tls.register(fs)
 	return fs
 }
 
@@ -61,6 +63,7 @@ func (m *Meta) Client() (*api.Client, error) {
 	if m.token != "" {
 		cfg.Token = m.token
 	}
+	m.tls.applyTo(cfg)
 	return api.NewClient(cfg)
 }
 
@@ -84,6 +87,32 @@ General Options:
   -token=<secret>
     The ACL token sent as X-Nomad-Token. Defaults to $DROVER_TOKEN, else
     $NOMAD_TOKEN.
+
+  -ca-cert=<path>
+    A PEM file of the CA certificates that verify the agent's HTTPS
+    certificate. Defaults to $DROVER_CACERT, else $NOMAD_CACERT.
+
+  -ca-path=<path>
+    A directory of such PEM files; -ca-cert wins when both are given.
+    Defaults to $DROVER_CAPATH, else $NOMAD_CAPATH.
+
+  -client-cert=<path>
+    The certificate to present to an agent that verifies HTTPS clients
+    (tls.verify_https_client). Needs -client-key. Defaults to
+    $DROVER_CLIENT_CERT, else $NOMAD_CLIENT_CERT.
+
+  -client-key=<path>
+    The key of -client-cert. Defaults to $DROVER_CLIENT_KEY, else
+    $NOMAD_CLIENT_KEY.
+
+  -tls-server-name=<name>
+    The name the agent's certificate must carry when it is not the host
+    of -address, such as server.global.nomad. Defaults to
+    $DROVER_TLS_SERVER_NAME, else $NOMAD_TLS_SERVER_NAME.
+
+  -tls-skip-verify
+    Do not verify the agent's certificate. Insecure: for tests only.
+    Defaults to $DROVER_SKIP_VERIFY, else $NOMAD_SKIP_VERIFY.
 `
 
 // uiErrorWriter sends what the flag package prints to the UI's error stream.

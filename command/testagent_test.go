@@ -24,11 +24,19 @@ import (
 // -address.
 func testAgent(t *testing.T) (*agent.Agent, string) {
 	t.Helper()
+	return testAgentWith(t, func(*agent.Config) {})
+}
+
+// testAgentWith is testAgent with the configuration changed by change
+// first. The address it returns is https when change turned tls.http on.
+func testAgentWith(t *testing.T, change func(*agent.Config)) (*agent.Agent, string) {
+	t.Helper()
 	cfg := agent.DevConfig()
 	cfg.Ports = agent.Ports{HTTP: 0, RPC: 0}
 	cfg.NodeName = "cli-test"
 	cfg.Client.Enabled = false
 	cfg.Telemetry.CollectionInterval = 100 * time.Millisecond
+	change(cfg)
 	logger := hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.Warn, Output: testLogWriter{t}})
 	a, err := agent.NewAgent(cfg, logger)
 	must.NoError(t, err)
@@ -37,6 +45,9 @@ func testAgent(t *testing.T) (*agent.Agent, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	must.NoError(t, a.Server().WaitForLeader(ctx))
+	if cfg.TLS.HTTP {
+		return a, "https://" + a.HTTPAddr()
+	}
 	return a, "http://" + a.HTTPAddr()
 }
 

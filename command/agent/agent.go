@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -34,6 +35,9 @@ type Agent struct {
 	clientConn   client.ServerConn
 	tempAllocDir string
 	http         *HTTPServer
+	// tls is the tls block's CA, certificate and key; nil when TLS is
+	// off.
+	tls *tlsutil.Material
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -64,6 +68,9 @@ func (a *Agent) start() error {
 	if a.metrics, err = startMetrics(a.config.Telemetry); err != nil {
 		return fmt.Errorf("set up metrics: %w", err)
 	}
+	if err := a.loadTLS(); err != nil {
+		return err
+	}
 
 	// Bind the HTTP port first: the server tells other servers its HTTP
 	// address, which is only known once bound (port 0 in tests).
@@ -71,7 +78,7 @@ func (a *Agent) start() error {
 	if err != nil {
 		return fmt.Errorf("listen for HTTP on %s: %w", a.config.HTTPBindAddr(), err)
 	}
-	a.http = newHTTPServer(a, ln, a.logger.Named("http"))
+	a.http = newHTTPServer(a, a.httpListener(ln), a.logger.Named("http"))
 
 	if a.config.Server.Enabled {
 		if err := a.setupServer(); err != nil {

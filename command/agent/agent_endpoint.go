@@ -40,8 +40,20 @@ type selfConfig struct {
 	Client         selfClientConfig
 	Plugins        []*PluginConfig
 	Telemetry      selfTelemetry
+	TLSConfig      selfTLS
 	Version        selfVersion
 	Files          []string
+}
+
+// selfTLS is the tls block under Nomad's names for it.
+type selfTLS struct {
+	EnableHTTP           bool
+	EnableRPC            bool
+	CAFile               string
+	CertFile             string
+	KeyFile              string
+	VerifyServerHostname bool
+	VerifyHTTPSClient    bool
 }
 
 type selfServerConfig struct {
@@ -162,6 +174,15 @@ func (s *HTTPServer) selfConfig() *selfConfig {
 			PublishAllocationMetrics:   c.Telemetry.PublishAllocationMetrics,
 			PublishNodeMetrics:         c.Telemetry.PublishNodeMetrics,
 			ServicePrefix:              c.Telemetry.ServicePrefix,
+		},
+		TLSConfig: selfTLS{
+			EnableHTTP:           c.TLS.HTTP,
+			EnableRPC:            c.TLS.RPC,
+			CAFile:               c.TLS.CAFile,
+			CertFile:             c.TLS.CertFile,
+			KeyFile:              c.TLS.KeyFile,
+			VerifyServerHostname: c.TLS.VerifyServerHostname,
+			VerifyHTTPSClient:    c.TLS.VerifyHTTPSClient,
 		},
 		Version: selfVersion{
 			Version:           version.Version,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/client/allocrunner"
@@ -35,39 +34,39 @@ func (s *HTTPServer) clientAlloc(w http.ResponseWriter, r *http.Request) (*alloc
 			return nil, err
 		}
 	}
-	addr, err := s.allocNodeAddr(r, id)
+	target, err := s.allocNode(r, id)
 	if err != nil {
 		return nil, err
 	}
-	s.forward(w, r, addr)
+	s.forward(w, r, target)
 	return nil, nil
 }
 
-// allocNodeAddr returns the HTTP address of the node that runs an
-// allocation this agent's client does not have.
-func (s *HTTPServer) allocNodeAddr(r *http.Request, id string) (string, error) {
+// allocNode returns the HTTP API of the node that runs an allocation this
+// agent's client does not have.
+func (s *HTTPServer) allocNode(r *http.Request, id string) (agentTarget, error) {
 	srv := s.agent.server
 	if srv == nil || r.Header.Get(forwardedHeader) != "" {
-		return "", notFound("allocation %s not found on this client", id)
+		return agentTarget{}, notFound("allocation %s not found on this client", id)
 	}
 	alloc, _, err := srv.GetAlloc(r.Context(), id, localLookup)
 	if err != nil {
-		return "", err
+		return agentTarget{}, err
 	}
 	if alloc == nil {
-		return "", notFound("alloc not found")
+		return agentTarget{}, notFound("alloc not found")
 	}
 	if s.agent.client != nil && alloc.NodeID == s.agent.client.NodeID() {
-		return "", notFound("allocation %s is no longer on its node: the client has garbage collected it", id)
+		return agentTarget{}, notFound("allocation %s is no longer on its node: the client has garbage collected it", id)
 	}
 	node, _, err := srv.GetNode(r.Context(), alloc.NodeID, localLookup)
 	if err != nil {
-		return "", err
+		return agentTarget{}, err
 	}
 	if node == nil || node.HTTPAddr == "" {
-		return "", notFound("node %s of allocation %s is unknown or has no HTTP address", alloc.NodeID, id)
+		return agentTarget{}, notFound("node %s of allocation %s is unknown or has no HTTP address", alloc.NodeID, id)
 	}
-	return node.HTTPAddr, nil
+	return s.nodeTarget(node.HTTPAddr, node.TLSEnabled), nil
 }
 
 // localLookup reads what this server holds now, without blocking and
@@ -75,16 +74,21 @@ func (s *HTTPServer) allocNodeAddr(r *http.Request, id string) (string, error) {
 // allocation and node it is about.
 var localLookup = nomad.QueryOptions{AllowStale: true}
 
-// forward proxies the request to the agent at addr and streams its answer
-// back, flushing as it goes so that followed logs arrive as they are
-// written.
-func (s *HTTPServer) forward(w http.ResponseWriter, r *http.Request, addr string) {
-	target := &url.URL{Scheme: "http", Host: addr}
+// forward proxies the request to the agent at target and streams its
+// answer back, flushing as it goes so that followed logs arrive as they
+// are written.
+func (s *HTTPServer) forward(w http.ResponseWriter, r *http.Request, target agentTarget) {
+	if target.err != nil {
+		writeErrorReason(w, http.StatusBadGateway, oneLine(target.err.Error()))
+		return
+	}
+	addr := target.url.Host
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
+			pr.SetURL(target.url)
 			pr.Out.Header.Set(forwardedHeader, "1")
 		},
+		Transport:     target.transport,
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if r.Context().Err() != nil {

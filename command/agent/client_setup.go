@@ -33,6 +33,7 @@ func (a *Agent) setupClient() error {
 		NodePool:   cfg.Client.NodePool,
 		Meta:       cfg.Client.Meta,
 		HTTPAddr:   a.httpAdvertise(),
+		HTTPS:      cfg.TLS.HTTP,
 		StateDir:   stateDir,
 		AllocDir:   allocDir,
 		Drivers:    a.clientDrivers(),

@@ -48,6 +48,8 @@ type Config struct {
 
 	Telemetry TelemetryConfig
 
+	TLS TLSConfig
+
 	// DevMode runs a single in-memory server and a client on this machine.
 	DevMode bool
 
@@ -261,6 +263,7 @@ func (c *Config) Validate() error {
 	if c.Telemetry.ServicePrefix == "" {
 		errs = append(errs, errors.New("telemetry.service_prefix must not be empty"))
 	}
+	errs = append(errs, c.TLS.validate())
 	return errors.Join(errs...)
 }
 

@@ -35,6 +35,7 @@ type fileConfig struct {
 	Client     *fileClient    `hcl:"client,block"`
 	Plugins    []*filePlugin  `hcl:"plugin,block"`
 	Telemetry  *fileTelemetry `hcl:"telemetry,block"`
+	TLS        *fileTLS       `hcl:"tls,block"`
 }
 
 type filePorts struct {
@@ -206,6 +207,7 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 	}
 	fc.Addresses.applyTo(&cfg.Addresses)
 	fc.Advertise.applyTo(&cfg.AdvertiseAddrs)
+	fc.TLS.applyTo(&cfg.TLS)
 	var errs []error
 	if s := fc.Server; s != nil {
 		setBool(&cfg.Server.Enabled, s.Enabled)

@@ -31,6 +31,8 @@ type HTTPServer struct {
 	mux      *http.ServeMux
 	listener net.Listener
 	srv      *http.Server
+	// forwarders reach the other agents requests are forwarded to.
+	forwarders forwardTransports
 
 	// ctx is every request's base context; cancelling it on shutdown ends
 	// blocking queries at once instead of after their wait.
@@ -59,6 +61,7 @@ func newHTTPServer(agent *Agent, ln net.Listener, logger hclog.Logger) *HTTPServ
 		routes:    map[string]map[string]handlerFunc{},
 		serveDone: make(chan struct{}),
 	}
+	s.forwarders = agent.forwardTransports()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeErrorReason(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
 	})

@@ -167,6 +167,6 @@ func (s *HTTPServer) snapshotToLeader(w http.ResponseWriter, r *http.Request, sr
 		return nil, newHTTPError(http.StatusServiceUnavailable, "the leader (RPC address %s) has not told its HTTP address yet; try again, or send the request to the leader's agent", srv.Leader())
 	}
 	r.Body = rawBody(r)
-	s.forward(w, r, addr)
+	s.forward(w, r, s.serverTarget(addr))
 	return nil, nil
 }

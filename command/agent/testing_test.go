@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -78,14 +79,35 @@ func do(t *testing.T, a *Agent, method, path string, body any) response {
 		must.NoError(t, err)
 		rd = bytes.NewReader(data)
 	}
-	req, err := http.NewRequest(method, "http://"+a.HTTPAddr()+path, rd)
+	req, err := http.NewRequest(method, agentURL(a)+path, rd)
 	must.NoError(t, err)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := agentHTTPClient(a).Do(req)
 	must.NoError(t, err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	must.NoError(t, err)
 	return response{code: resp.StatusCode, header: resp.Header, body: data}
+}
+
+// agentURL is the base URL of the agent's HTTP API.
+func agentURL(a *Agent) string {
+	if a.config.TLS.HTTP {
+		return "https://" + a.HTTPAddr()
+	}
+	return "http://" + a.HTTPAddr()
+}
+
+// agentHTTPClient reaches the agent's HTTP API: over HTTPS when it serves
+// that, trusting its CA and presenting its own certificate.
+func agentHTTPClient(a *Agent) *http.Client {
+	if !a.config.TLS.HTTP {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		RootCAs:      a.tls.CAs,
+		Certificates: []tls.Certificate{a.tls.Cert},
+		MinVersion:   tls.VersionTLS12,
+	}}}
 }
 
 // get is do for a GET that must succeed, decoding the JSON answer into out.

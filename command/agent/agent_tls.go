@@ -1,0 +1,44 @@
+package agent
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/drover-io/drover/internal/tlsutil"
+)
+
+// loadTLS reads the tls block's CA, certificate and key when any part of
+// TLS is on. The agent loads them once, at start: a certificate rotated
+// on disk takes effect at the next restart.
+func (a *Agent) loadTLS() error {
+	if !a.config.TLS.Enabled() {
+		return nil
+	}
+	m, err := tlsutil.Load(a.config.TLS.files())
+	if err != nil {
+		return fmt.Errorf("tls: %w", err)
+	}
+	a.tls = m
+	return nil
+}
+
+// httpListener wraps the HTTP API's listener in TLS when tls.http is on.
+func (a *Agent) httpListener(ln net.Listener) net.Listener {
+	if !a.config.TLS.HTTP {
+		return ln
+	}
+	return tls.NewListener(ln, a.tls.ServerConfig(a.config.TLS.VerifyHTTPSClient))
+}
+
+// agentTransport is the HTTP transport this agent uses to reach another
+// agent's HTTP API whose certificate names one of roles. Without a tls
+// block it speaks plain HTTP.
+func (a *Agent) agentTransport(roles ...tlsutil.Role) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if a.tls != nil {
+		t.TLSClientConfig = a.tls.DialConfig(a.config.Region, roles...)
+	}
+	return t
+}
