@@ -17,7 +17,7 @@ import (
 // handshake runs a TLS handshake over loopback TCP between an accepting
 // side configured with srv and a dialing side configured with cli, and
 // returns the errors each side saw and what the accepting side was shown.
-func handshake(t *testing.T, srv, cli *tls.Config) (srvErr, cliErr error, peer tls.ConnectionState) {
+func handshake(t *testing.T, srv, cli *tls.Config) (peer tls.ConnectionState, srvErr, cliErr error) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must.NoError(t, err)
@@ -45,7 +45,7 @@ func handshake(t *testing.T, srv, cli *tls.Config) (srvErr, cliErr error, peer t
 	if server != nil {
 		peer = server.ConnectionState()
 	}
-	return srvErr, cliErr, peer
+	return peer, srvErr, cliErr
 }
 
 func TestTLS_RolesAreCheckedOnBothSides(t *testing.T) {
@@ -54,7 +54,7 @@ func TestTLS_RolesAreCheckedOnBothSides(t *testing.T) {
 	client := tlstest.Material(t, ca.Files(t, "client", tlsutil.RoleClient, "global"))
 
 	// A client dials a server and insists on the server role.
-	srvErr, cliErr, peer := handshake(t, server.ServerConfig(true), client.DialConfig("global", tlsutil.RoleServer))
+	peer, srvErr, cliErr := handshake(t, server.ServerConfig(true), client.DialConfig("global", tlsutil.RoleServer))
 	must.NoError(t, srvErr)
 	must.NoError(t, cliErr)
 	role, ok := tlsutil.RoleOf(peer.PeerCertificates[0], "global")
@@ -62,11 +62,11 @@ func TestTLS_RolesAreCheckedOnBothSides(t *testing.T) {
 	must.Eq(t, tlsutil.RoleClient, role)
 
 	// A client certificate cannot pass for a server.
-	_, cliErr, _ = handshake(t, client.ServerConfig(true), server.DialConfig("global", tlsutil.RoleServer))
+	_, _, cliErr = handshake(t, client.ServerConfig(true), server.DialConfig("global", tlsutil.RoleServer))
 	must.ErrorContains(t, cliErr, "names none of server.global.nomad")
 
 	// Nor a server of another region.
-	_, cliErr, _ = handshake(t, server.ServerConfig(true), client.DialConfig("eu", tlsutil.RoleServer))
+	_, _, cliErr = handshake(t, server.ServerConfig(true), client.DialConfig("eu", tlsutil.RoleServer))
 	must.ErrorContains(t, cliErr, "server.eu.nomad")
 }
 
@@ -76,11 +76,11 @@ func TestTLS_OtherCAIsRefused(t *testing.T) {
 	stranger := tlstest.Material(t, other.Files(t, "server", tlsutil.RoleServer, "global"))
 
 	// The dialer does not trust a server its CA did not sign...
-	_, cliErr, _ := handshake(t, stranger.ServerConfig(true), server.DialConfig("global"))
+	_, _, cliErr := handshake(t, stranger.ServerConfig(true), server.DialConfig("global"))
 	must.ErrorContains(t, cliErr, "verify the peer's certificate")
 
 	// ...and the accepting side does not trust such a dialer.
-	srvErr, _, _ := handshake(t, server.ServerConfig(true), stranger.DialConfig("global"))
+	_, srvErr, _ := handshake(t, server.ServerConfig(true), stranger.DialConfig("global"))
 	must.Error(t, srvErr)
 }
 
@@ -89,10 +89,10 @@ func TestTLS_ClientCertificateRequiredOnlyWhenAsked(t *testing.T) {
 	server := tlstest.Material(t, ca.Files(t, "server", tlsutil.RoleServer, "global"))
 	anonymous := &tls.Config{RootCAs: server.CAs, ServerName: "localhost", MinVersion: tls.VersionTLS12}
 
-	srvErr, _, _ := handshake(t, server.ServerConfig(true), anonymous)
+	_, srvErr, _ := handshake(t, server.ServerConfig(true), anonymous)
 	must.ErrorContains(t, srvErr, "certificate")
 
-	srvErr, cliErr, _ := handshake(t, server.ServerConfig(false), anonymous)
+	_, srvErr, cliErr := handshake(t, server.ServerConfig(false), anonymous)
 	must.NoError(t, srvErr)
 	must.NoError(t, cliErr)
 }
