@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	metrics "github.com/hashicorp/go-metrics"
 
+	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/drivers"
 )
 
@@ -54,6 +55,10 @@ type Config struct {
 	StateDir string
 	// AllocDir holds one directory per allocation.
 	AllocDir string
+
+	// Artifact bounds what an artifact archive may unpack to; nil means
+	// taskrunner.DefaultArtifactConfig.
+	Artifact *taskrunner.ArtifactConfig
 
 	// Drivers are the task drivers this node offers. The client owns them
 	// from now on and shuts them down with itself.

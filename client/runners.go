@@ -45,6 +45,7 @@ func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner,
 		Drivers:      c.config.Drivers,
 		StateUpdater: c.batcher,
 		Node:         c.node,
+		Artifact:     c.config.Artifact,
 
 		MetricsCollectionInterval: c.config.MetricsInterval,
 	})

@@ -1,10 +1,6 @@
 package structs
 
-import (
-	"path"
-	"strings"
-	"time"
-)
+import "time"
 
 // Messages below use the jobspec's attribute names, which is what a user
 // wrote.
@@ -126,27 +122,5 @@ func (l *TaskLifecycle) validate(p *problems, where string) {
 	default:
 		p.add(where, "lifecycle hook must be one of %s, %s, %s, got %q",
 			TaskLifecycleHookPrestart, TaskLifecycleHookPoststart, TaskLifecycleHookPoststop, l.Hook)
-	}
-}
-
-// validate checks an artifact block. Its destination is relative to the
-// task directory and may reach the shared alloc/ directory beside it, but
-// not leave the allocation directory.
-func (a *TaskArtifact) validate(p *problems, where string) {
-	if a == nil {
-		p.add(where, "Missing definition (null)")
-		return
-	}
-	if a.GetterSource == "" {
-		p.add(where, "Missing source")
-	}
-	switch a.GetterMode {
-	case ArtifactModeAny, ArtifactModeFile, ArtifactModeDir:
-	default:
-		p.add(where, "mode must be one of %s, %s, %s, got %q", ArtifactModeAny, ArtifactModeFile, ArtifactModeDir, a.GetterMode)
-	}
-	const allocDir, taskDir = "alloc", "alloc/task"
-	if dest := path.Join(taskDir, a.RelativeDest); dest != allocDir && !strings.HasPrefix(dest, allocDir+"/") {
-		p.add(where, "destination %q escapes the allocation directory", a.RelativeDest)
 	}
 }

@@ -337,10 +337,10 @@ func TestValidate_rules(t *testing.T) {
 			task(j).Artifacts = []*TaskArtifact{{GetterMode: "any", RelativeDest: "local/"}}
 		}, want: []string{`Task group "g" task "t" artifact #1: Missing source`}},
 		{name: "artifact with unknown mode", mutate: func(j *Job) {
-			task(j).Artifacts = []*TaskArtifact{{GetterSource: "https://x", GetterMode: "zip", RelativeDest: "local/"}}
+			task(j).Artifacts = []*TaskArtifact{{GetterSource: "https://x/y", GetterMode: "zip", RelativeDest: "local/"}}
 		}, want: []string{`Task group "g" task "t" artifact #1: mode must be one of any, file, dir, got "zip"`}},
 		{name: "artifact escaping the allocation", mutate: func(j *Job) {
-			task(j).Artifacts = []*TaskArtifact{{GetterSource: "https://x", GetterMode: "any", RelativeDest: "../../etc"}}
+			task(j).Artifacts = []*TaskArtifact{{GetterSource: "https://x/y", GetterMode: "any", RelativeDest: "../../etc"}}
 		}, want: []string{`Task group "g" task "t" artifact #1: destination "../../etc" escapes the allocation directory`}},
 	}
 	for _, tc := range cases {

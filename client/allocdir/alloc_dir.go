@@ -90,6 +90,7 @@ func (d *AllocDir) TaskDir(task string) (*TaskDir, error) {
 	}
 	dir := filepath.Join(d.AllocDir, task)
 	return &TaskDir{
+		AllocDir:   d.AllocDir,
 		Dir:        dir,
 		SharedDir:  d.SharedDir,
 		LogDir:     d.LogDir,

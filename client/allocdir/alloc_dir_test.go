@@ -80,13 +80,18 @@ func TestTaskDir_Resolve(t *testing.T) {
 		want    string
 		outside bool
 	}{
-		{rel: "local/", want: "/data/a1/web/local"},
-		{rel: "local/../secrets/x", want: "/data/a1/web/secrets/x"},
-		{rel: "", want: "/data/a1/web"},
-		{rel: ".", want: "/data/a1/web"},
-		{rel: "../other", outside: true},
-		{rel: "local/../../other", outside: true},
+		{rel: "local/", want: "web/local"},
+		{rel: "local/../secrets/x", want: "web/secrets/x"},
+		{rel: "", want: "web"},
+		{rel: ".", want: "web"},
+		{rel: "../alloc/data", want: "alloc/data"},
+		{rel: "../other", want: "other"},
+		{rel: "local/../../alloc", want: "alloc"},
+		{rel: "..", want: "."},
+		{rel: "../../other", outside: true},
+		{rel: "local/../../../other", outside: true},
 		{rel: "/etc", outside: true},
+		{rel: "/data/a1/web/local", outside: true},
 	}
 	for _, c := range cases {
 		got, err := td.Resolve(c.rel)

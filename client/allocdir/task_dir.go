@@ -8,6 +8,8 @@ import (
 
 // TaskDir is one task's directory within its allocation directory.
 type TaskDir struct {
+	// AllocDir is the allocation directory the task's is in.
+	AllocDir string
 	// Dir is <alloc dir>/<task>.
 	Dir string
 	// SharedDir and LogDir are the allocation's alloc/ and alloc/logs.
@@ -48,12 +50,19 @@ func (t *TaskDir) LogPaths() (stdout, stderr string) {
 	return filepath.Join(t.LogDir, t.name+".stdout"), filepath.Join(t.LogDir, t.name+".stderr")
 }
 
-// Resolve returns rel joined to the task directory, or an error wrapping
-// ErrOutsideDir when rel is absolute or climbs out of it.
+// Resolve takes rel, a path relative to the task directory, and returns
+// it relative to the allocation directory; an error wrapping
+// ErrOutsideDir when rel is absolute or leaves the allocation directory.
+// A task's paths may reach beside the task directory, into the shared
+// alloc/ ("../alloc/data") and the other tasks' directories, as Nomad's
+// do.
 func (t *TaskDir) Resolve(rel string) (string, error) {
-	clean := filepath.Clean(rel)
-	if !filepath.IsLocal(clean) {
-		return "", fmt.Errorf("%q: %w %s", rel, ErrOutsideDir, t.Dir)
+	if filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%q is absolute: %w %s", rel, ErrOutsideDir, t.AllocDir)
 	}
-	return filepath.Join(t.Dir, clean), nil
+	inAlloc := filepath.Join(t.name, rel)
+	if !filepath.IsLocal(inAlloc) {
+		return "", fmt.Errorf("%q: %w %s", rel, ErrOutsideDir, t.AllocDir)
+	}
+	return inAlloc, nil
 }

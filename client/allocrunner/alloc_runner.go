@@ -130,6 +130,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 			StateUpdater: ar,
 			Node:         cfg.Node,
 			StartGate:    gate,
+			Artifact:     cfg.Artifact,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("new alloc runner for %s: %w", alloc.ID, err)

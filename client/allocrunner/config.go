@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	metrics "github.com/hashicorp/go-metrics"
 
+	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/structs"
@@ -25,6 +26,9 @@ type Config struct {
 	// Node is the node the allocation runs on, for the tasks' environment
 	// and ${attr.*}, ${node.*} and ${meta.*} interpolation. It may be nil.
 	Node *structs.Node
+	// Artifact bounds what the tasks' artifact archives may unpack to; nil
+	// means taskrunner.DefaultArtifactConfig.
+	Artifact *taskrunner.ArtifactConfig
 	// Metrics receives the allocation's telemetry. Nil means go-metrics'
 	// global instance, looked up at each emission so that it follows the
 	// agent's sinks.

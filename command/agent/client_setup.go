@@ -37,6 +37,7 @@ func (a *Agent) setupClient() error {
 		StateDir:   stateDir,
 		AllocDir:   allocDir,
 		Drivers:    a.clientDrivers(),
+		Artifact:   &cfg.Client.Artifact,
 		Servers:    conn,
 		// Without a state dir nothing could re-attach to the tasks, so
 		// they stop with the agent.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 )
 
 // Default ports, the same as Nomad's.
@@ -110,6 +112,8 @@ type ClientConfig struct {
 	// StateDir and AllocDir default to directories under DataDir.
 	StateDir string
 	AllocDir string
+	// Artifact bounds what an artifact archive may unpack to.
+	Artifact taskrunner.ArtifactConfig
 }
 
 // PluginConfig is one driver's plugin block.
@@ -148,6 +152,7 @@ func DefaultConfig() *Config {
 			NodePool: "default",
 			Meta:     map[string]string{},
 			Options:  map[string]string{},
+			Artifact: *taskrunner.DefaultArtifactConfig(),
 		},
 		Plugins: map[string]*PluginConfig{},
 		Telemetry: TelemetryConfig{

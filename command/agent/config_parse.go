@@ -88,6 +88,8 @@ type fileClient struct {
 	NodePool  *string  `hcl:"node_pool,optional"`
 	StateDir  *string  `hcl:"state_dir,optional"`
 	AllocDir  *string  `hcl:"alloc_dir,optional"`
+	// Artifact bounds artifact archives (client_artifact_config.go).
+	Artifact *fileArtifact `hcl:"artifact,block"`
 	// Rest holds meta and options, which Nomad users write both as a block
 	// (meta { k = "v" }) and as an attribute (meta = { k = "v" }).
 	Rest hcl.Body `hcl:",remain"`
@@ -273,6 +275,9 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 	setString(&c.NodePool, fc.NodePool)
 	setString(&c.StateDir, fc.StateDir)
 	setString(&c.AllocDir, fc.AllocDir)
+	if err := fc.Artifact.applyTo(&c.Artifact); err != nil {
+		return err
+	}
 	if fc.Rest == nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/structs"
 )
 
 // archiveKind is how a downloaded artifact is unpacked.
@@ -29,18 +30,19 @@ const (
 // disables unpacking; "tar", "tar.gz", "tgz" or "zip" name the kind), else
 // from the extension of the source path.
 func archiveKindOf(srcPath, opt string) (archiveKind, error) {
-	switch strings.ToLower(opt) {
-	case "":
-	case "false":
+	kind, err := structs.ParseArtifactArchive(opt)
+	if err != nil {
+		return archiveNone, err
+	}
+	switch kind {
+	case structs.ArtifactArchiveNever:
 		return archiveNone, nil
-	case "tar":
+	case structs.ArtifactArchiveTar:
 		return archiveTar, nil
-	case "tar.gz", "tgz":
+	case structs.ArtifactArchiveTarGz:
 		return archiveTarGz, nil
-	case "zip":
+	case structs.ArtifactArchiveZip:
 		return archiveZip, nil
-	default:
-		return archiveNone, fmt.Errorf("archive option %q is not supported (use false, tar, tar.gz, tgz or zip)", opt)
 	}
 	name := strings.ToLower(srcPath)
 	switch {
@@ -57,7 +59,9 @@ func archiveKindOf(srcPath, opt string) (archiveKind, error) {
 // unpackInto unpacks the archive at path into dest, a directory relative to
 // root. Entries that would land outside dest are refused, and every write
 // goes through root, so a link in the tree cannot lead a write out of it.
-func unpackInto(root *os.Root, dest, path string, kind archiveKind) error {
+// An archive that unpacks to more bytes or entries than limits allow is
+// stopped there; what it had unpacked is removed, as after any failure.
+func unpackInto(root *os.Root, dest, path string, kind archiveKind, limits *ArtifactConfig) error {
 	if err := root.MkdirAll(dest, 0o755); err != nil {
 		return fmt.Errorf("create destination: %w", err)
 	}
@@ -67,21 +71,107 @@ func unpackInto(root *os.Root, dest, path string, kind archiveKind) error {
 	}
 	defer destRoot.Close()
 
+	if limits == nil {
+		limits = DefaultArtifactConfig()
+	}
+	u := &unpacker{root: destRoot, limits: limits}
 	switch kind {
 	case archiveZip:
-		err = unpackZip(destRoot, path)
+		err = u.zip(path)
 	case archiveTarGz, archiveTar:
-		err = unpackTarFile(destRoot, path, kind == archiveTarGz)
+		err = u.tarFile(path, kind == archiveTarGz)
 	default:
 		err = fmt.Errorf("unknown archive kind %q", kind)
 	}
 	if err != nil {
+		u.undo()
 		return fmt.Errorf("unpack %s archive: %w", kind, err)
 	}
 	return nil
 }
 
-func unpackTarFile(root *os.Root, path string, gzipped bool) error {
+// unpacker unpacks one archive into root, counting what it unpacks
+// against the limits and remembering what it made, so that a failed
+// unpack leaves nothing of it behind.
+type unpacker struct {
+	root    *os.Root
+	limits  *ArtifactConfig
+	bytes   int64
+	entries int
+	made    []string // paths made, in order
+}
+
+// entry counts one more entry of the archive.
+func (u *unpacker) entry() error {
+	u.entries++
+	if max := u.limits.DecompressionFileCountLimit; max > 0 && u.entries > max {
+		return fmt.Errorf("%w: more than %d entries (the client's artifact decompression_file_count_limit)", ErrArchiveLimit, max)
+	}
+	return nil
+}
+
+// limited wraps the content of an entry so that reading it past the
+// archive's byte budget fails.
+func (u *unpacker) limited(r io.Reader) io.Reader {
+	return &budgetReader{r: r, u: u}
+}
+
+// budgetReader counts the bytes of an archive's contents as they are
+// read, and fails the read that goes past the limit.
+type budgetReader struct {
+	r io.Reader
+	u *unpacker
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	max := b.u.limits.DecompressionSizeLimit
+	if max <= 0 {
+		n, err := b.r.Read(p)
+		b.u.bytes += int64(n)
+		return n, err
+	}
+	left := max - b.u.bytes
+	if left <= 0 {
+		// The budget is spent: the end of the data is fine, one more
+		// byte is too much.
+		var one [1]byte
+		if n, err := b.r.Read(one[:]); n == 0 {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%w: it unpacks to more than %s (the client's artifact decompression_size_limit)", ErrArchiveLimit, byteCount(max))
+	}
+	if int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := b.r.Read(p)
+	b.u.bytes += int64(n)
+	return n, err
+}
+
+// byteCount renders n bytes as a limit is usually written.
+func byteCount(n int64) string {
+	units := []struct {
+		size int64
+		name string
+	}{{1_000_000_000_000, "TB"}, {1_000_000_000, "GB"}, {1_000_000, "MB"}, {1_000, "kB"}}
+	for _, u := range units {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// undo removes what the unpacker made, newest first: files and links,
+// then the directories it created, which are empty by then unless
+// something else wrote there.
+func (u *unpacker) undo() {
+	for i := len(u.made) - 1; i >= 0; i-- {
+		_ = u.root.Remove(u.made[i])
+	}
+}
+
+func (u *unpacker) tarFile(path string, gzipped bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -96,13 +186,21 @@ func unpackTarFile(root *os.Root, path string, gzipped bool) error {
 		defer gz.Close()
 		r = gz
 	}
-	tr := tar.NewReader(r)
+	// The tar stream itself counts against the byte budget: headers and
+	// padding of a million empty entries are bytes unpacked too.
+	tr := tar.NewReader(u.limited(r))
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
+			return err
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		if err := u.entry(); err != nil {
 			return err
 		}
 		name, err := entryName(hdr.Name)
@@ -114,15 +212,13 @@ func unpackTarFile(root *os.Root, path string, gzipped bool) error {
 		}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
-			err = root.MkdirAll(name, entryMode(hdr.FileInfo().Mode())|0o700)
+			err = u.mkdirAll(name, entryMode(hdr.FileInfo().Mode())|0o700)
 		case tar.TypeReg:
-			err = writeEntry(root, name, hdr.FileInfo().Mode(), tr)
+			err = u.writeEntry(name, hdr.FileInfo().Mode(), tr)
 		case tar.TypeSymlink:
-			err = linkEntry(root, name, hdr.Linkname, true)
+			err = u.linkEntry(name, hdr.Linkname, true)
 		case tar.TypeLink:
-			err = linkEntry(root, name, hdr.Linkname, false)
-		case tar.TypeXGlobalHeader:
-			continue
+			err = u.linkEntry(name, hdr.Linkname, false)
 		default:
 			return fmt.Errorf("entry %q: type %q is not supported", hdr.Name, string(hdr.Typeflag))
 		}
@@ -132,28 +228,31 @@ func unpackTarFile(root *os.Root, path string, gzipped bool) error {
 	}
 }
 
-func unpackZip(root *os.Root, path string) error {
+func (u *unpacker) zip(path string) error {
 	zr, err := zip.OpenReader(path)
 	if err != nil {
 		return err
 	}
 	defer zr.Close()
 	for _, zf := range zr.File {
-		if err := unpackZipEntry(root, zf); err != nil {
+		if err := u.entry(); err != nil {
+			return err
+		}
+		if err := u.zipEntry(zf); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func unpackZipEntry(root *os.Root, zf *zip.File) error {
+func (u *unpacker) zipEntry(zf *zip.File) error {
 	name, err := entryName(zf.Name)
 	if err != nil || name == "." {
 		return err
 	}
 	mode := zf.Mode()
 	if mode.IsDir() {
-		return root.MkdirAll(name, entryMode(mode)|0o700)
+		return u.mkdirAll(name, entryMode(mode)|0o700)
 	}
 	rc, err := zf.Open()
 	if err != nil {
@@ -161,16 +260,16 @@ func unpackZipEntry(root *os.Root, zf *zip.File) error {
 	}
 	defer rc.Close()
 	if mode&fs.ModeSymlink != 0 {
-		target, err := io.ReadAll(io.LimitReader(rc, 4096))
+		target, err := io.ReadAll(io.LimitReader(u.limited(rc), 4096))
 		if err != nil {
 			return fmt.Errorf("entry %q: %w", zf.Name, err)
 		}
-		return linkEntry(root, name, string(target), true)
+		return u.linkEntry(name, string(target), true)
 	}
 	if !mode.IsRegular() {
 		return fmt.Errorf("entry %q: file mode %s is not supported", zf.Name, mode)
 	}
-	return writeEntry(root, name, mode, rc)
+	return u.writeEntry(name, mode, u.limited(rc))
 }
 
 // entryName cleans an archive entry's name and refuses one that is
@@ -188,19 +287,42 @@ func entryMode(m fs.FileMode) fs.FileMode {
 	return m.Perm()
 }
 
-func writeEntry(root *os.Root, name string, mode fs.FileMode, r io.Reader) error {
-	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return fmt.Errorf("entry %q: %w", name, err)
+// mkdirAll makes the directory name and its missing parents, remembering
+// each one it made.
+func (u *unpacker) mkdirAll(name string, mode fs.FileMode) error {
+	if name == "." {
+		return nil
+	}
+	if err := u.mkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	err := u.root.Mkdir(name, mode)
+	switch {
+	case err == nil:
+		u.made = append(u.made, name)
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		if fi, serr := u.root.Stat(name); serr == nil && fi.IsDir() {
+			return nil
+		}
+	}
+	return fmt.Errorf("entry %q: %w", name, err)
+}
+
+func (u *unpacker) writeEntry(name string, mode fs.FileMode, r io.Reader) error {
+	if err := u.mkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
 	}
 	// An entry replaces a file of the same name, never writes through a
 	// link that an earlier entry made.
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := u.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("entry %q: %w", name, err)
 	}
-	f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, entryMode(mode)|0o600)
+	f, err := u.root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, entryMode(mode)|0o600)
 	if err != nil {
 		return fmt.Errorf("entry %q: %w", name, err)
 	}
+	u.made = append(u.made, name)
 	_, err = io.Copy(f, r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -214,7 +336,7 @@ func writeEntry(root *os.Root, name string, mode fs.FileMode, r io.Reader) error
 // linkEntry makes a symbolic (or hard) link entry. The target must stay in
 // the destination: relative, and not climbing out of it from where the
 // link is.
-func linkEntry(root *os.Root, name, target string, symbolic bool) error {
+func (u *unpacker) linkEntry(name, target string, symbolic bool) error {
 	resolved := filepath.Join(filepath.Dir(name), filepath.FromSlash(target))
 	if !symbolic {
 		resolved = filepath.FromSlash(target)
@@ -222,20 +344,21 @@ func linkEntry(root *os.Root, name, target string, symbolic bool) error {
 	if target == "" || filepath.IsAbs(target) || !filepath.IsLocal(filepath.Clean(resolved)) {
 		return fmt.Errorf("entry %q: link target %q: %w", name, target, allocdir.ErrOutsideDir)
 	}
-	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return fmt.Errorf("entry %q: %w", name, err)
+	if err := u.mkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
 	}
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := u.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("entry %q: %w", name, err)
 	}
 	var err error
 	if symbolic {
-		err = root.Symlink(target, name)
+		err = u.root.Symlink(target, name)
 	} else {
-		err = root.Link(filepath.Clean(resolved), name)
+		err = u.root.Link(filepath.Clean(resolved), name)
 	}
 	if err != nil {
 		return fmt.Errorf("entry %q: %w", name, err)
 	}
+	u.made = append(u.made, name)
 	return nil
 }

@@ -15,16 +15,12 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// Artifact options (the artifact block's `options`).
-const (
-	artifactOptChecksum = "checksum"
-	artifactOptArchive  = "archive"
-)
-
-// fetchArtifact downloads one artifact over HTTP(S) into the task
-// directory, verifies its checksum, and unpacks it when it is an archive.
-// Nothing is ever written outside the task directory.
-func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskArtifact, env *taskEnv, dir *allocdir.TaskDir) error {
+// fetchArtifact downloads one artifact over HTTP(S) to its destination,
+// verifies its checksum, and unpacks it, within limits, when it is an
+// archive. The destination is relative to the task directory and may
+// reach the rest of the allocation directory (../alloc/data); nothing is
+// ever written outside the allocation directory.
+func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskArtifact, env *taskEnv, dir *allocdir.TaskDir, limits *ArtifactConfig) error {
 	src, err := artifactURL(env.replace(art.GetterSource))
 	if err != nil {
 		return err
@@ -33,11 +29,11 @@ func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskAr
 	for k, v := range art.GetterOptions {
 		opts[k] = env.replace(v)
 	}
-	sum, err := parseChecksum(opts[artifactOptChecksum])
+	sum, err := parseChecksum(opts[structs.ArtifactOptionChecksum])
 	if err != nil {
 		return err
 	}
-	kind, err := archiveKindOf(src.Path, opts[artifactOptArchive])
+	kind, err := archiveKindOf(src.Path, opts[structs.ArtifactOptionArchive])
 	if err != nil {
 		return err
 	}
@@ -45,7 +41,8 @@ func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskAr
 	if err != nil {
 		return err
 	}
-	if _, err := dir.Resolve(dest); err != nil {
+	// From here on dest is relative to the allocation directory.
+	if dest, err = dir.Resolve(dest); err != nil {
 		return fmt.Errorf("destination: %w", err)
 	}
 
@@ -64,9 +61,9 @@ func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskAr
 		}
 	}
 
-	root, err := os.OpenRoot(dir.Dir)
+	root, err := os.OpenRoot(dir.AllocDir)
 	if err != nil {
-		return fmt.Errorf("open task directory: %w", err)
+		return fmt.Errorf("open allocation directory: %w", err)
 	}
 	defer root.Close()
 
@@ -78,7 +75,7 @@ func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskAr
 	case mode == structs.ArtifactModeFile:
 		return placeFile(root, tmp, dest)
 	case kind != archiveNone:
-		return unpackInto(root, dest, tmp, kind)
+		return unpackInto(root, dest, tmp, kind, limits)
 	case mode == structs.ArtifactModeDir:
 		return fmt.Errorf("mode %q needs an archive to unpack, and %s is not one", mode, path.Base(src.Path))
 	default:
@@ -86,29 +83,22 @@ func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskAr
 	}
 }
 
-// artifactURL parses source and accepts only http and https.
+// artifactURL parses source, an interpolated artifact source, and accepts
+// only what structs.CheckArtifactSource does: http and https URLs naming
+// a file.
 func artifactURL(source string) (*url.URL, error) {
+	if err := structs.CheckArtifactSource(source); err != nil {
+		return nil, fmt.Errorf("source %q: %w", source, err)
+	}
 	u, err := url.Parse(source)
 	if err != nil {
 		return nil, fmt.Errorf("invalid source: %w", err)
-	}
-	switch u.Scheme {
-	case "http", "https":
-	default:
-		return nil, fmt.Errorf("source scheme %q is not supported (use http or https)", u.Scheme)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("source %q has no host", source)
-	}
-	base := path.Base(u.Path)
-	if base == "/" || base == "." || base == ".." {
-		return nil, fmt.Errorf("source %q does not name a file", source)
 	}
 	return u, nil
 }
 
 // artifactDest is the artifact's interpolated destination, relative to the
-// task directory.
+// task directory (it may climb into the rest of the allocation directory).
 func artifactDest(art *structs.TaskArtifact, env *taskEnv) (string, error) {
 	dest := env.replace(art.RelativeDest)
 	if dest == "" {

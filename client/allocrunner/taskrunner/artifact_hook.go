@@ -12,6 +12,7 @@ import (
 // are fetched it is done: later runs of the task reuse them.
 type artifactHook struct {
 	client *http.Client
+	limits *ArtifactConfig
 }
 
 func (*artifactHook) Name() string { return "artifacts" }
@@ -22,7 +23,7 @@ func (h *artifactHook) Prestart(ctx context.Context, req *prestartRequest) (bool
 	}
 	req.Emit(downloadingArtifactsEvent())
 	for i, art := range req.Task.Artifacts {
-		if err := fetchArtifact(ctx, h.client, art, req.Env, req.TaskDir); err != nil {
+		if err := fetchArtifact(ctx, h.client, art, req.Env, req.TaskDir, h.limits); err != nil {
 			err = fmt.Errorf("artifact %d (%s): %w", i, req.Env.replace(art.GetterSource), err)
 			// A failed download may succeed later; let the restart policy
 			// decide.

@@ -218,7 +218,7 @@ func TestFetchArtifact(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			td := artifactTaskDir(t)
 			env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
-			must.NoError(t, fetchArtifact(context.Background(), nil, c.art, env, td))
+			must.NoError(t, fetchArtifact(context.Background(), nil, c.art, env, td, nil))
 			c.check(t, td)
 			// No download leftovers.
 			leftovers, err := filepath.Glob(filepath.Join(td.Dir, ".artifact-*"))
@@ -244,7 +244,8 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 		wantErr string
 		outside bool
 	}{
-		{name: "unsupported scheme", art: &structs.TaskArtifact{GetterSource: "git::https://example.com/repo"}, wantErr: "scheme"},
+		{name: "unsupported getter", art: &structs.TaskArtifact{GetterSource: "git::https://example.com/repo"}, wantErr: `getter "git::" is not supported`},
+		{name: "unsupported scheme", art: &structs.TaskArtifact{GetterSource: "s3://bucket/key"}, wantErr: `scheme "s3" is not supported`},
 		{name: "file scheme", art: &structs.TaskArtifact{GetterSource: "file:///etc/passwd"}, wantErr: `scheme "file" is not supported`},
 		{name: "not found", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/missing.txt"}, wantErr: "404"},
 		{name: "checksum mismatch", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
@@ -253,8 +254,10 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 			GetterOptions: map[string]string{"checksum": "crc32:abcd"}}, wantErr: `checksum type "crc32" is not supported`},
 		{name: "bad checksum length", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			GetterOptions: map[string]string{"checksum": "sha256:abcd"}}, wantErr: "64 hex digits"},
-		{name: "destination outside task dir", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
-			RelativeDest: "../other"}, outside: true},
+		{name: "destination outside the allocation directory", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
+			RelativeDest: "../../other"}, outside: true},
+		{name: "destination climbing out through the shared directory", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
+			RelativeDest: "../alloc/../../other"}, outside: true},
 		{name: "absolute destination", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			RelativeDest: "/etc"}, wantErr: "must be relative"},
 		{name: "tar entry climbing out", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/escape.tgz"}, outside: true},
@@ -277,7 +280,7 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 			must.NoError(t, td.Build())
 			env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
 
-			err = fetchArtifact(context.Background(), nil, c.art, env, td)
+			err = fetchArtifact(context.Background(), nil, c.art, env, td, nil)
 			if c.outside {
 				must.ErrorIs(t, err, allocdir.ErrOutsideDir)
 			} else {
@@ -310,7 +313,7 @@ func TestFetchArtifact_CancelledDownload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errCh := make(chan error, 1)
 	go func() {
-		errCh <- fetchArtifact(ctx, nil, &structs.TaskArtifact{GetterSource: srv.URL + "/slow.bin"}, env, td)
+		errCh <- fetchArtifact(ctx, nil, &structs.TaskArtifact{GetterSource: srv.URL + "/slow.bin"}, env, td, nil)
 	}()
 	cancel()
 	err := <-errCh

@@ -6,13 +6,12 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
-	"encoding/hex"
 	"fmt"
 	"hash"
 	"io"
 	"os"
-	"slices"
-	"strings"
+
+	"github.com/drover-io/drover/structs"
 )
 
 // checksum is an artifact's expected digest, from its `checksum` option
@@ -30,31 +29,19 @@ var checksumKinds = map[string]func() hash.Hash{
 	"sha512": sha512.New,
 }
 
-// parseChecksum parses the checksum option; an empty option is no
-// checksum.
+// parseChecksum parses the checksum option (structs.ParseArtifactChecksum
+// has the rules); an empty option is no checksum.
 func parseChecksum(opt string) (*checksum, error) {
 	if opt == "" {
 		return nil, nil
 	}
-	kind, digest, ok := strings.Cut(opt, ":")
-	if !ok {
-		return nil, fmt.Errorf("checksum %q: want <type>:<hex digest>", opt)
+	kind, want, err := structs.ParseArtifactChecksum(opt)
+	if err != nil {
+		return nil, err
 	}
 	newHash, ok := checksumKinds[kind]
 	if !ok {
-		kinds := make([]string, 0, len(checksumKinds))
-		for k := range checksumKinds {
-			kinds = append(kinds, k)
-		}
-		slices.Sort(kinds)
-		return nil, fmt.Errorf("checksum type %q is not supported (use one of %s)", kind, strings.Join(kinds, ", "))
-	}
-	want, err := hex.DecodeString(digest)
-	if err != nil {
-		return nil, fmt.Errorf("checksum %q: digest is not hex: %w", opt, err)
-	}
-	if size := newHash().Size(); len(want) != size {
-		return nil, fmt.Errorf("checksum %q: a %s digest has %d hex digits, got %d", opt, kind, 2*size, len(digest))
+		return nil, fmt.Errorf("checksum type %q has no hash on this client", kind)
 	}
 	return &checksum{kind: kind, want: want, hash: newHash}, nil
 }

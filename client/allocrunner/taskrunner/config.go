@@ -31,6 +31,9 @@ type Config struct {
 	StartGate <-chan struct{}
 	// HTTPClient fetches artifacts; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// Artifact bounds what an artifact archive may unpack to; nil means
+	// DefaultArtifactConfig.
+	Artifact *ArtifactConfig
 }
 
 // StateUpdater is told that a task's state changed. It must not block: the

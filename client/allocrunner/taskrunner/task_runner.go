@@ -86,6 +86,10 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
+	artifactLimits := cfg.Artifact
+	if artifactLimits == nil {
+		artifactLimits = DefaultArtifactConfig()
+	}
 	jobType := ""
 	if cfg.Alloc.Job != nil {
 		jobType = cfg.Alloc.Job.Type
@@ -102,7 +106,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		startGate: cfg.StartGate,
 		prestartHooks: []prestartHook{
 			taskDirHook{},
-			&artifactHook{client: client},
+			&artifactHook{client: client, limits: artifactLimits},
 		},
 		alloc:     cfg.Alloc,
 		task:      cfg.Task,

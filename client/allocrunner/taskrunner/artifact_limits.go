@@ -1,0 +1,34 @@
+package taskrunner
+
+import "errors"
+
+// Defaults of the client's artifact limits, Nomad's: far above any real
+// artifact, low enough that a decompression bomb stops before it fills a
+// disk of today or exhausts its inodes.
+const (
+	DefaultDecompressionSizeLimit      int64 = 100_000_000_000 // "100GB"
+	DefaultDecompressionFileCountLimit       = 4096
+)
+
+// ArtifactConfig bounds what the client unpacks from an artifact
+// archive: the agent configuration's client { artifact { } } block.
+type ArtifactConfig struct {
+	// DecompressionSizeLimit is the most bytes one archive may unpack to,
+	// its files' contents summed. Zero or less is no limit.
+	DecompressionSizeLimit int64
+	// DecompressionFileCountLimit is the most entries (files,
+	// directories, links) one archive may hold. Zero or less is no limit.
+	DecompressionFileCountLimit int
+}
+
+// DefaultArtifactConfig returns the limits a client has unless its
+// configuration says otherwise.
+func DefaultArtifactConfig() *ArtifactConfig {
+	return &ArtifactConfig{
+		DecompressionSizeLimit:      DefaultDecompressionSizeLimit,
+		DecompressionFileCountLimit: DefaultDecompressionFileCountLimit,
+	}
+}
+
+// ErrArchiveLimit is wrapped by the error of an unpack stopped at a limit.
+var ErrArchiveLimit = errors.New("archive exceeds the client's artifact limits")
