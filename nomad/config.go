@@ -128,6 +128,15 @@ type Config struct {
 	// FailoverHeartbeatTTL is the TTL a new leader gives every node it
 	// inherits, so that clients have time to find it.
 	FailoverHeartbeatTTL time.Duration
+
+	// EventBufferSize is how many events the server holds for its event
+	// stream, the look-back a new subscriber can resume from; zero means
+	// DefaultEventBufferSize.
+	EventBufferSize int
+
+	// DisableEvents turns the event stream off: the FSM publishes no
+	// events and subscriptions are refused.
+	DisableEvents bool
 }
 
 // DefaultConfig returns a configuration for a single server on the default
@@ -200,6 +209,9 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.RaftApplyTimeout <= 0 {
 		out.RaftApplyTimeout = d.RaftApplyTimeout
+	}
+	if out.EventBufferSize <= 0 {
+		out.EventBufferSize = DefaultEventBufferSize
 	}
 	if out.NumSchedulers == nil || *out.NumSchedulers < 0 {
 		n := runtime.NumCPU()

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -73,6 +74,8 @@ type FSM struct {
 	state    atomic.Pointer[state.StateStore]
 	evalHook atomic.Pointer[EvalHook]
 	observer atomic.Pointer[applyObserver]
+	// events, when set, receives the events of every applied entry.
+	events atomic.Pointer[stream.Broker]
 }
 
 // applyObserver is told of every entry the FSM applied, with its index, on
@@ -122,6 +125,12 @@ func (f *FSM) SetEvalHook(fn EvalHook) {
 	f.evalHook.Store(&fn)
 }
 
+// setEventBroker makes the FSM publish to b the events of every entry it
+// applies, and reset b when a snapshot replaces the state; nil stops it.
+func (f *FSM) setEventBroker(b *stream.Broker) {
+	f.events.Store(b)
+}
+
 // Apply implements raft.FSM. It returns nil or the error that kept the
 // entry from being applied; an unknown or malformed entry is such an error,
 // never a panic.
@@ -131,7 +140,7 @@ func (f *FSM) Apply(l *raft.Log) any {
 		f.logger.Error("skipping raft log entry", "index", l.Index, "error", err)
 		return err
 	}
-	if err := entry.applyTo(f.State(), l.Index); err != nil {
+	if err := f.applyEntry(entry, l.Index); err != nil {
 		f.logger.Error("apply raft log entry", "index", l.Index, "type", t, "error", err)
 		return err
 	}
@@ -140,6 +149,20 @@ func (f *FSM) Apply(l *raft.Log) any {
 		(*obs)(l.Index, entry)
 	}
 	return nil
+}
+
+// applyEntry writes entry to the state and, with an event broker, publishes
+// what it changed, even when the entry failed after some of its writes:
+// the stream tells what the state holds.
+func (f *FSM) applyEntry(entry logEntry, index uint64) error {
+	st := f.State()
+	broker := f.events.Load()
+	if broker == nil {
+		return entry.applyTo(st, index)
+	}
+	changes, err := st.RecordChanges(func() error { return entry.applyTo(st, index) })
+	broker.Publish(index, entryEvents(entry, changes))
+	return err
 }
 
 func (f *FSM) notifyEvals(evals []*structs.Evaluation) {
@@ -178,6 +201,13 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	old := f.state.Swap(restored)
 	old.Abandon()
+	if broker := f.events.Load(); broker != nil {
+		index, err := restored.LatestIndex()
+		if err != nil {
+			return fmt.Errorf("read restored state's index: %w", err)
+		}
+		broker.Reset(index)
+	}
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/version"
 )
 
@@ -34,6 +35,7 @@ type Server struct {
 	pool      *connPool
 
 	fsm           *FSM
+	events        *stream.Broker // nil when the event stream is off
 	raft          *raft.Raft
 	raftTransport *raft.NetworkTransport
 	raftStores    *raftStores
@@ -116,6 +118,10 @@ func (s *Server) setup() error {
 	}
 	if s.fsm, err = NewFSM(s.logger.Named("fsm")); err != nil {
 		return err
+	}
+	if !s.config.DisableEvents {
+		s.events = stream.NewBroker(s.config.EventBufferSize, 0)
+		s.fsm.setEventBroker(s.events)
 	}
 	s.setupLeaderComponents()
 
@@ -245,6 +251,9 @@ func (s *Server) Shutdown() error {
 		var errs []error
 		if err := s.shutdownRaft(); err != nil {
 			errs = append(errs, err)
+		}
+		if s.events != nil {
+			s.events.Close()
 		}
 		if s.raftLayer != nil {
 			s.raftLayer.Close()

@@ -114,6 +114,8 @@ func (a *Agent) setupServer() error {
 		NumSchedulers:   a.config.Server.NumSchedulers,
 		ServerJoin:      append(append([]string(nil), a.config.Server.StartJoin...), a.config.Server.RetryJoin...),
 		Logger:          a.logger,
+		EventBufferSize: a.config.Server.EventBufferSize,
+		DisableEvents:   !a.config.Server.EnableEventBroker,
 	}
 	if a.config.Server.RetryInterval > 0 {
 		cfg.JoinInterval = a.config.Server.RetryInterval

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/nomad"
 )
 
 // Default ports, the same as Nomad's.
@@ -99,6 +100,11 @@ type ServerConfig struct {
 	MinHeartbeatTTL        time.Duration
 	MaxHeartbeatsPerSecond float64
 	HeartbeatGrace         time.Duration
+	// EnableEventBroker turns the event stream (/v1/event/stream) on, and
+	// EventBufferSize is how many events it holds for subscribers to
+	// resume from.
+	EnableEventBroker bool
+	EventBufferSize   int
 }
 
 // ClientConfig configures the client half of the agent.
@@ -147,7 +153,11 @@ func DefaultConfig() *Config {
 		BindAddr:   "0.0.0.0",
 		LogLevel:   "INFO",
 		Ports:      Ports{HTTP: DefaultHTTPPort, RPC: DefaultRPCPort},
-		Server:     ServerConfig{RetryInterval: 30 * time.Second},
+		Server: ServerConfig{
+			RetryInterval:     30 * time.Second,
+			EnableEventBroker: true,
+			EventBufferSize:   nomad.DefaultEventBufferSize,
+		},
 		Client: ClientConfig{
 			NodePool: "default",
 			Meta:     map[string]string{},
@@ -240,6 +250,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Server.MaxHeartbeatsPerSecond < 0 {
 		errs = append(errs, fmt.Errorf("server.max_heartbeats_per_second must not be negative, not %g", c.Server.MaxHeartbeatsPerSecond))
+	}
+	if c.Server.EventBufferSize < 1 {
+		errs = append(errs, fmt.Errorf("server.event_buffer_size must be at least 1, not %d (enable_event_broker = false turns the event stream off)", c.Server.EventBufferSize))
 	}
 	if n := c.Server.NumSchedulers; n != nil && *n < 0 {
 		errs = append(errs, fmt.Errorf("server.num_schedulers must be 0 or more, not %d", *n))

@@ -62,6 +62,9 @@ type fileServer struct {
 	MinHeartbeatTTL        *hcl.Attribute `hcl:"min_heartbeat_ttl,optional"`
 	MaxHeartbeatsPerSecond *float64       `hcl:"max_heartbeats_per_second,optional"`
 	HeartbeatGrace         *hcl.Attribute `hcl:"heartbeat_grace,optional"`
+
+	EnableEventBroker *bool `hcl:"enable_event_broker,optional"`
+	EventBufferSize   *int  `hcl:"event_buffer_size,optional"`
 }
 
 // legacyJoin is the join settings written directly in the server block.
@@ -218,6 +221,8 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 			n := *s.NumSchedulers
 			cfg.Server.NumSchedulers = &n
 		}
+		setBool(&cfg.Server.EnableEventBroker, s.EnableEventBroker)
+		setInt(&cfg.Server.EventBufferSize, s.EventBufferSize)
 		errs = append(errs, s.applyHeartbeat(&cfg.Server))
 		errs = append(errs, s.legacyJoin().applyTo(&cfg.Server))
 		if s.ServerJoin != nil {

@@ -45,6 +45,8 @@ server {
   min_heartbeat_ttl         = "3s"
   max_heartbeats_per_second = 25.5
   heartbeat_grace           = "2s"
+  enable_event_broker       = false
+  event_buffer_size         = 500
   server_join {
     retry_join     = ["10.0.0.1", "10.0.0.2:4647"]
     retry_interval = "15s"
@@ -108,6 +110,8 @@ func TestLoadConfig_GoodFile(t *testing.T) {
 	must.Eq(t, 3*time.Second, cfg.Server.MinHeartbeatTTL)
 	must.Eq(t, 25.5, cfg.Server.MaxHeartbeatsPerSecond)
 	must.Eq(t, 2*time.Second, cfg.Server.HeartbeatGrace)
+	must.False(t, cfg.Server.EnableEventBroker)
+	must.Eq(t, 500, cfg.Server.EventBufferSize)
 	must.True(t, cfg.Client.Enabled)
 	must.Eq(t, []string{"10.0.0.1:4647"}, cfg.Client.Servers)
 	must.Eq(t, "batch", cfg.Client.NodeClass)
@@ -281,6 +285,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative bootstrap", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.BootstrapExpect = "/d", true, -1 }, "bootstrap_expect must be 0 or more"},
 		{"negative heartbeat ttl", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.MinHeartbeatTTL = "/d", true, -time.Second }, "min_heartbeat_ttl must not be negative"},
 		{"negative heartbeat grace", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.HeartbeatGrace = "/d", true, -time.Second }, "heartbeat_grace must not be negative"},
+		{"empty event buffer", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.EventBufferSize = "/d", true, 0 }, "server.event_buffer_size must be at least 1, not 0"},
 		{"negative heartbeat rate", func(c *Config) { c.DataDir, c.Server.Enabled, c.Server.MaxHeartbeatsPerSecond = "/d", true, -1 }, "max_heartbeats_per_second must not be negative"},
 		{"bad log level", func(c *Config) { c.DataDir, c.Server.Enabled, c.LogLevel = "/d", true, "LOUD" }, "log_level"},
 		{"bad bind", func(c *Config) { c.DataDir, c.Server.Enabled, c.BindAddr = "/d", true, "not-an-ip" }, "bind_addr"},

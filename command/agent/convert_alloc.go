@@ -16,6 +16,17 @@ import (
 // allocToAPI converts an allocation, its job included, into its wire form.
 // It shares no memory with a.
 func allocToAPI(a *structs.Allocation) *api.Allocation {
+	out := allocWithoutJobToAPI(a)
+	if out != nil {
+		out.Job = jobToAPI(a.Job)
+	}
+	return out
+}
+
+// allocWithoutJobToAPI is allocToAPI but for the job, which the event
+// stream leaves out, as Nomad's does. What is worked out from the job
+// (MaxRunDeadline, MaxRunDuration) is there all the same.
+func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 	if a == nil {
 		return nil
 	}
@@ -28,7 +39,6 @@ func allocToAPI(a *structs.Allocation) *api.Allocation {
 		NodeID:                a.NodeID,
 		NodeName:              a.NodeName,
 		JobID:                 a.JobID,
-		Job:                   jobToAPI(a.Job),
 		TaskGroup:             a.TaskGroup,
 		Resources:             resourcesToAPI(a.Resources),
 		TaskResources:         convertMap(a.TaskResources, resourcesToAPI),

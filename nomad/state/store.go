@@ -26,6 +26,10 @@ type StateStore struct {
 	// writes.
 	readOnly bool
 	abandon  *abandonSignal
+
+	// changes, while RecordChanges runs, collects what each write
+	// changed. Only the store's one writer touches it.
+	changes *memdb.Changes
 }
 
 // abandonSignal is closed once, when the store is replaced by a restore.
@@ -75,11 +79,30 @@ func (s *StateStore) write(fn func(txn *memdb.Txn) error) error {
 	}
 	txn := s.db.Txn(true)
 	defer txn.Abort()
+	if s.changes != nil {
+		txn.TrackChanges()
+	}
 	if err := fn(txn); err != nil {
 		return err
 	}
+	if s.changes != nil {
+		*s.changes = append(*s.changes, txn.Changes()...)
+	}
 	txn.Commit()
 	return nil
+}
+
+// RecordChanges runs apply, a sequence of writes to the store, and returns
+// every object they added, updated or deleted, in the order written, with
+// its version before and after (the stored objects themselves: read-only).
+// The FSM derives the event stream from them. Only the store's writer may
+// call it, and not from within apply.
+func (s *StateStore) RecordChanges(apply func() error) (memdb.Changes, error) {
+	var changes memdb.Changes
+	s.changes = &changes
+	defer func() { s.changes = nil }()
+	err := apply()
+	return changes, err
 }
 
 // bumpIndex records that index wrote each of tables. A table's index never

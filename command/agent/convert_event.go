@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad/stream"
+	"github.com/drover-io/drover/structs"
+)
+
+// eventWire is an event of the event stream as Nomad's JSON has it.
+type eventWire struct {
+	Topic      stream.Topic
+	Type       string
+	Key        string
+	Namespace  string
+	FilterKeys []string
+	Index      uint64
+	Payload    eventPayload
+}
+
+// eventPayload holds the one object an event is about, under the name of
+// its kind, in its wire form: the form the HTTP API reads it in, computed
+// fields (MaxRunDeadline, MaxRunExceeded) included.
+type eventPayload struct {
+	Job        *api.Job        `json:",omitempty"`
+	Evaluation *api.Evaluation `json:",omitempty"`
+	// Allocation leaves out the allocation's job, as Nomad's events do,
+	// to keep them small: the job is one request away, or in the Job
+	// topic.
+	Allocation *api.Allocation `json:",omitempty"`
+	Node       *api.Node       `json:",omitempty"`
+	// Deleted says a job was purged (Nomad's JobDeregistered), or a node
+	// removed, rather than stopped or changed.
+	Deleted bool `json:",omitempty"`
+}
+
+// encodeEvent renders an event as the stream sends it. The broker caches
+// the result per event (stream.Event.Encoded), so each event is converted
+// once however many subscribers receive it.
+func encodeEvent(e *stream.Event) ([]byte, error) {
+	w := eventWire{
+		Topic:      e.Topic,
+		Type:       e.Type,
+		Key:        e.Key,
+		Namespace:  e.Namespace,
+		FilterKeys: e.FilterKeys,
+		Index:      e.Index,
+		Payload:    eventPayload{Deleted: e.Deleted},
+	}
+	switch o := e.Payload.(type) {
+	case *structs.Job:
+		w.Payload.Job = jobToAPI(o)
+	case *structs.Evaluation:
+		w.Payload.Evaluation = evalToAPI(o)
+	case *structs.Allocation:
+		w.Payload.Allocation = allocWithoutJobToAPI(o)
+	case *structs.Node:
+		w.Payload.Node = nodeToAPI(o)
+	default:
+		return nil, fmt.Errorf("encode %s event %s of %q: payload of unknown type %T", e.Topic, e.Type, e.Key, e.Payload)
+	}
+	out, err := json.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s event %s of %q: %w", e.Topic, e.Type, e.Key, err)
+	}
+	return out, nil
+}
+
+// appendEventFrame appends the frame of one batch, a line of NDJSON:
+// {"Index":N,"Events":[...]}.
+func appendEventFrame(buf []byte, b *stream.Batch) ([]byte, error) {
+	buf = append(buf, `{"Index":`...)
+	buf = strconv.AppendUint(buf, b.Index, 10)
+	buf = append(buf, `,"Events":[`...)
+	for i, e := range b.Events {
+		encoded, err := e.Encoded(encodeEvent)
+		if err != nil {
+			return buf, err
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, encoded...)
+	}
+	return append(buf, "]}\n"...), nil
+}

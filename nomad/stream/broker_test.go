@@ -1,0 +1,255 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/shoenig/test/must"
+)
+
+func allocEvent(id, jobID, ns string) *Event {
+	return &Event{Topic: TopicAllocation, Type: TypeAllocationUpdated, Key: id, Namespace: ns, FilterKeys: []string{jobID}}
+}
+
+func jobEvent(id, ns string) *Event {
+	return &Event{Topic: TopicJob, Type: TypeJobRegistered, Key: id, Namespace: ns}
+}
+
+func nodeEvent(id string) *Event {
+	return &Event{Topic: TopicNode, Type: TypeNodeRegistration, Key: id}
+}
+
+// next reads one batch, failing the test if none is ready at once.
+func next(t *testing.T, s *Subscription) *Batch {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	b, err := s.Next(ctx)
+	must.NoError(t, err)
+	return b
+}
+
+// noneReady asserts that the subscription has nothing to read now.
+func noneReady(t *testing.T, s *Subscription) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b, err := s.Next(ctx)
+	must.ErrorIs(t, err, context.Canceled, must.Sprintf("got batch %+v", b))
+}
+
+func keys(b *Batch) []string {
+	var out []string
+	for _, e := range b.Events {
+		out = append(out, e.Key)
+	}
+	return out
+}
+
+func TestBroker_DeliversInIndexOrder(t *testing.T) {
+	b := NewBroker(100, 0)
+	sub, err := b.Subscribe(SubscribeRequest{})
+	must.NoError(t, err)
+	b.Publish(5, []*Event{jobEvent("j", "default")})
+	b.Publish(7, []*Event{allocEvent("a1", "j", "default"), allocEvent("a2", "j", "default")})
+
+	first := next(t, sub)
+	must.Eq(t, 5, first.Index)
+	must.Eq(t, []string{"j"}, keys(first))
+	must.Eq(t, 5, first.Events[0].Index)
+
+	second := next(t, sub)
+	must.Eq(t, 7, second.Index)
+	must.Eq(t, []string{"a1", "a2"}, keys(second))
+	must.Eq(t, 7, second.Events[1].Index)
+	noneReady(t, sub)
+}
+
+func TestBroker_Filters(t *testing.T) {
+	cases := []struct {
+		name string
+		req  SubscribeRequest
+		want [][]string
+	}{
+		{"everything", SubscribeRequest{Namespace: "*"}, [][]string{{"j", "a1", "n1"}, {"a2", "j2"}}},
+		{"a topic", SubscribeRequest{Topics: map[Topic][]string{TopicAllocation: nil}, Namespace: "*"}, [][]string{{"a1"}, {"a2"}}},
+		{"a topic's wildcard", SubscribeRequest{Topics: map[Topic][]string{TopicJob: {Wildcard}}, Namespace: "*"}, [][]string{{"j"}, {"j2"}}},
+		{"a key", SubscribeRequest{Topics: map[Topic][]string{TopicAllocation: {"a2"}}, Namespace: "*"}, [][]string{{"a2"}}},
+		{"a filter key", SubscribeRequest{Topics: map[Topic][]string{TopicAllocation: {"j"}}, Namespace: "*"}, [][]string{{"a1"}}},
+		{"two topics", SubscribeRequest{Topics: map[Topic][]string{TopicJob: {"j"}, TopicNode: nil}, Namespace: "*"}, [][]string{{"j", "n1"}}},
+		{"all topics, a key", SubscribeRequest{Topics: map[Topic][]string{TopicAll: {"j2"}}, Namespace: "*"}, [][]string{{"a2", "j2"}}},
+		{"a namespace, and events of none", SubscribeRequest{Namespace: "default"}, [][]string{{"j", "a1", "n1"}}},
+		{"the other namespace", SubscribeRequest{Namespace: "prod"}, [][]string{{"n1"}, {"a2", "j2"}}},
+		{"allowed", SubscribeRequest{Allow: func(e *Event) bool { return e.Topic != TopicNode }}, [][]string{{"j", "a1"}, {"a2", "j2"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBroker(100, 0)
+			sub, err := b.Subscribe(tc.req)
+			must.NoError(t, err)
+			b.Publish(1, []*Event{jobEvent("j", "default"), allocEvent("a1", "j", "default"), nodeEvent("n1")})
+			b.Publish(2, []*Event{allocEvent("a2", "j2", "prod"), jobEvent("j2", "prod")})
+			var got [][]string
+			for range tc.want {
+				got = append(got, keys(next(t, sub)))
+			}
+			must.Eq(t, tc.want, got)
+			noneReady(t, sub)
+		})
+	}
+}
+
+func TestBroker_ResumeSendsOnlyLaterEvents(t *testing.T) {
+	b := NewBroker(100, 0)
+	for i := uint64(1); i <= 5; i++ {
+		b.Publish(i*10, []*Event{jobEvent(fmt.Sprint(i), "default")})
+	}
+	sub, err := b.Subscribe(SubscribeRequest{Index: 30})
+	must.NoError(t, err)
+	must.Eq(t, 40, next(t, sub).Index)
+	must.Eq(t, 50, next(t, sub).Index)
+	noneReady(t, sub)
+
+	// An index between two batches resumes at the next one.
+	sub, err = b.Subscribe(SubscribeRequest{Index: 35})
+	must.NoError(t, err)
+	must.Eq(t, 40, next(t, sub).Index)
+
+	// Index 0 replays all the buffer holds.
+	sub, err = b.Subscribe(SubscribeRequest{})
+	must.NoError(t, err)
+	must.Eq(t, 10, next(t, sub).Index)
+}
+
+func TestBroker_BoundedAndIndexGone(t *testing.T) {
+	b := NewBroker(3, 0)
+	for i := uint64(1); i <= 5; i++ {
+		b.Publish(i, []*Event{jobEvent(fmt.Sprint(i), "default")})
+	}
+	must.Eq(t, Stats{Batches: 3, Events: 3, Floor: 2, Last: 5}, b.Stats())
+
+	_, err := b.Subscribe(SubscribeRequest{Index: 1})
+	must.ErrorIs(t, err, ErrIndexGone)
+	must.StrContains(t, err.Error(), "after index 2")
+
+	// Resuming after the newest dropped batch loses nothing.
+	sub, err := b.Subscribe(SubscribeRequest{Index: 2})
+	must.NoError(t, err)
+	must.Eq(t, 3, next(t, sub).Index)
+
+	// The newest batch stays whatever its size.
+	b.Publish(6, []*Event{jobEvent("a", "default"), jobEvent("b", "default"), jobEvent("c", "default"), jobEvent("d", "default")})
+	must.Eq(t, Stats{Batches: 1, Events: 4, Floor: 5, Last: 6}, b.Stats())
+}
+
+func TestBroker_SlowSubscriberFallsBehindWithoutBlockingPublish(t *testing.T) {
+	b := NewBroker(10, 0)
+	slow, err := b.Subscribe(SubscribeRequest{})
+	must.NoError(t, err)
+	idle := make([]*Subscription, 100)
+	for i := range idle {
+		idle[i], err = b.Subscribe(SubscribeRequest{})
+		must.NoError(t, err)
+	}
+	b.Publish(1, []*Event{jobEvent("first", "default")})
+	must.Eq(t, 1, next(t, slow).Index)
+
+	// Nobody reads while far more than the buffer is published: every
+	// Publish returns, and the buffer stays bounded.
+	for i := uint64(2); i <= 10_000; i++ {
+		b.Publish(i, []*Event{jobEvent(fmt.Sprint(i), "default")})
+	}
+	must.Eq(t, 10, b.Stats().Events)
+
+	_, err = slow.Next(context.Background())
+	must.ErrorIs(t, err, ErrBehind)
+	must.StrContains(t, err.Error(), "after index 1")
+	_, err = idle[0].Next(context.Background())
+	must.ErrorIs(t, err, ErrBehind)
+}
+
+func TestBroker_NextWaitsForPublish(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := NewBroker(10, 0)
+		sub, err := b.Subscribe(SubscribeRequest{Topics: map[Topic][]string{TopicAllocation: nil}})
+		must.NoError(t, err)
+		var got atomic.Pointer[Batch]
+		go func() {
+			batch, err := sub.Next(context.Background())
+			if err == nil {
+				got.Store(batch)
+			}
+		}()
+		synctest.Wait()
+		must.Nil(t, got.Load())
+
+		// A batch the subscription filters out does not wake it for good.
+		b.Publish(1, []*Event{jobEvent("j", "default")})
+		synctest.Wait()
+		must.Nil(t, got.Load())
+
+		b.Publish(2, []*Event{allocEvent("a", "j", "default")})
+		synctest.Wait()
+		must.NotNil(t, got.Load())
+		must.Eq(t, 2, got.Load().Index)
+	})
+}
+
+func TestBroker_NextEndsWithContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := NewBroker(10, 0)
+		sub, err := b.Subscribe(SubscribeRequest{})
+		must.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err = sub.Next(ctx)
+		must.ErrorIs(t, err, context.DeadlineExceeded)
+		must.Eq(t, 10*time.Second, time.Since(start))
+	})
+}
+
+func TestBroker_ResetAndClose(t *testing.T) {
+	b := NewBroker(10, 0)
+	b.Publish(3, []*Event{jobEvent("j", "default")})
+	before, err := b.Subscribe(SubscribeRequest{})
+	must.NoError(t, err)
+
+	b.Reset(20)
+	_, err = before.Next(context.Background())
+	must.ErrorIs(t, err, ErrReset)
+	must.Eq(t, Stats{Floor: 20, Last: 20}, b.Stats())
+
+	_, err = b.Subscribe(SubscribeRequest{Index: 3})
+	must.ErrorIs(t, err, ErrIndexGone)
+	after, err := b.Subscribe(SubscribeRequest{})
+	must.NoError(t, err)
+	b.Publish(21, []*Event{jobEvent("k", "default")})
+	must.Eq(t, 21, next(t, after).Index)
+
+	b.Close()
+	_, err = after.Next(context.Background())
+	must.ErrorIs(t, err, ErrClosed)
+	_, err = b.Subscribe(SubscribeRequest{})
+	must.ErrorIs(t, err, ErrClosed)
+}
+
+func TestEvent_EncodedOnce(t *testing.T) {
+	e := jobEvent("j", "default")
+	calls := 0
+	encode := func(e *Event) ([]byte, error) {
+		calls++
+		return []byte(e.Key), errors.New("boom")
+	}
+	for range 3 {
+		out, err := e.Encoded(encode)
+		must.Eq(t, "j", string(out))
+		must.EqError(t, err, "boom")
+	}
+	must.Eq(t, 1, calls)
+}
