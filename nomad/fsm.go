@@ -133,8 +133,10 @@ func (f *FSM) setEventBroker(b *stream.Broker) {
 
 // Apply implements raft.FSM. It returns nil or the error that kept the
 // entry from being applied; an unknown or malformed entry is such an error,
-// never a panic.
+// never a panic. Either way the entry is then recorded as applied, which
+// reads that catch up with the leader wait for (read_index.go).
 func (f *FSM) Apply(l *raft.Log) any {
+	defer f.recordApplied(l.Index)
 	t, entry, err := decodeLogEntry(l.Data)
 	if err != nil {
 		f.logger.Error("skipping raft log entry", "index", l.Index, "error", err)
@@ -163,6 +165,12 @@ func (f *FSM) applyEntry(entry logEntry, index uint64) error {
 	changes, err := st.RecordChanges(func() error { return entry.applyTo(st, index) })
 	broker.Publish(index, entryEvents(entry, changes))
 	return err
+}
+
+func (f *FSM) recordApplied(index uint64) {
+	if err := f.State().SetAppliedIndex(index); err != nil {
+		f.logger.Error("record applied raft index", "index", index, "error", err)
+	}
 }
 
 func (f *FSM) notifyEvals(evals []*structs.Evaluation) {

@@ -19,11 +19,13 @@ import (
 // (read_jobs.go, read_allocs.go, read_evals.go, read_nodes.go) only say what
 // to read.
 //
-// That is also where later work belongs: read-your-writes on followers
-// (before reading, wait until this server has applied the index the caller
-// last saw, unless AllowStale asks for the fast path from local state), and
-// ACL filtering of lists (each list read returns its items from one place,
-// where they can be checked against the caller's token).
+// A read that is not stale first catches up with the cluster, so that it
+// sees every write answered before it, whichever server answered it
+// (read_index.go); AllowStale is the fast path from local state.
+//
+// That is also where later work belongs: ACL filtering of lists (each list
+// read returns its items from one place, where they can be checked against
+// the caller's token).
 
 // Bounds of a blocking read: one with a minimum index and no wait waits
 // DefaultQueryWait; none waits longer than MaxQueryWait.
@@ -50,8 +52,10 @@ type QueryOptions struct {
 	// MaxQueryWait. A little jitter is added, so that many callers waiting
 	// alike do not all return at once.
 	MaxWait time.Duration
-	// AllowStale lets a server that knows no leader answer from its own
-	// state. Without it such a server answers ErrNoLeader.
+	// AllowStale lets a server answer from its own state at once, also
+	// when it knows no leader. Without it a read first catches up with
+	// the leader's state (read_index.go), and a server that knows no
+	// leader answers ErrNoLeader.
 	AllowStale bool
 }
 
@@ -59,7 +63,8 @@ type QueryOptions struct {
 type QueryMeta struct {
 	// Index is the raft index the result reflects.
 	Index uint64
-	// KnownLeader tells whether the answering server knew a leader.
+	// KnownLeader tells whether the answering server knew a leader and
+	// had caught up with its state since it started.
 	KnownLeader bool
 	// LastContact is how long ago the answering server heard from the
 	// leader: 0 on the leader.
@@ -76,8 +81,13 @@ type readFn[T any] func(ws memdb.WatchSet, st *state.StateStore) (T, uint64, err
 // returned without error.
 func read[T any](s *Server, ctx context.Context, q QueryOptions, fn readFn[T]) (T, QueryMeta, error) {
 	var zero T
-	if !q.AllowStale && !s.KnownLeader() {
-		return zero, QueryMeta{}, ErrNoLeader
+	if !q.AllowStale {
+		if !s.KnownLeader() {
+			return zero, QueryMeta{}, ErrNoLeader
+		}
+		if err := s.catchUpForRead(ctx); err != nil {
+			return zero, QueryMeta{}, err
+		}
 	}
 	if q.MinIndex > 0 {
 		var cancel context.CancelFunc
@@ -119,7 +129,8 @@ func (s *Server) LatestQueryMeta() (QueryMeta, error) {
 // QueryMetaAt is the QueryMeta of an answer that reflects the state at
 // index, such as a snapshot of it.
 func (s *Server) QueryMetaAt(index uint64) QueryMeta {
-	return QueryMeta{Index: index, KnownLeader: s.KnownLeader(), LastContact: s.LastContact()}
+	known := s.KnownLeader() && s.caughtUp.Load()
+	return QueryMeta{Index: index, KnownLeader: known, LastContact: s.LastContact()}
 }
 
 // queryWait bounds the wait a caller asked for.

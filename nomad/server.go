@@ -40,6 +40,9 @@ type Server struct {
 	raftTransport *raft.NetworkTransport
 	raftStores    *raftStores
 	barrierTerm   atomic.Uint64
+	// caughtUp is set once this server's state has caught up with a
+	// leader's since it started (read_index.go).
+	caughtUp atomic.Bool
 
 	members *memberTable
 
@@ -91,10 +94,14 @@ func NewServer(cfg *Config) (*Server, error) {
 		}
 		return nil, err
 	}
-	s.loops.Add(2)
+	s.loops.Add(3)
 	go func() {
 		defer s.loops.Done()
 		s.membershipLoop(s.shutdownCtx)
+	}()
+	go func() {
+		defer s.loops.Done()
+		s.syncLoop(s.shutdownCtx)
 	}()
 	go func() {
 		defer s.loops.Done()

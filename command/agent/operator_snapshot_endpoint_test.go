@@ -14,9 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
-	"github.com/hashicorp/go-hclog"
 	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 
@@ -196,40 +194,8 @@ func uncompressedArchive(t *testing.T, size int) []byte {
 // leader and its HTTP address.
 func testServerPair(t *testing.T) (leader, follower *Agent) {
 	t.Helper()
-	start := func(name string, join []string) *Agent {
-		cfg := DevConfig()
-		cfg.DevMode = false
-		cfg.DataDir = t.TempDir()
-		cfg.Ports = Ports{HTTP: 0, RPC: 0}
-		cfg.NodeName = name
-		cfg.Client.Enabled = false
-		cfg.Server.BootstrapExpect = 2
-		cfg.Server.RetryJoin = join
-		cfg.Server.RetryInterval = 100 * time.Millisecond
-		cfg.Server.NumSchedulers = new(0)
-		cfg.Telemetry.CollectionInterval = 100 * time.Millisecond
-		logger := hclog.New(&hclog.LoggerOptions{Name: name, Level: hclog.Warn, Output: testLogWriter{t}})
-		a, err := NewAgent(cfg, logger)
-		must.NoError(t, err)
-		t.Cleanup(func() { must.NoError(t, a.Shutdown()) })
-		return a
-	}
-	first := start("snap-a", nil)
-	second := start("snap-b", []string{first.Server().RPCAdvertise()})
-	agents := []*Agent{first, second}
-
-	waitfor.True(t, "the two servers to form a cluster", func() bool {
-		leader, follower = nil, nil
-		for _, a := range agents {
-			if a.Server().IsLeader() {
-				leader = a
-			} else {
-				follower = a
-			}
-		}
-		return leader != nil && follower != nil && follower.Server().LeaderHTTPAddr() == leader.HTTPAddr()
-	})
-	return leader, follower
+	c := startServerCluster(t, 2, unscheduled)
+	return c.leader(), c.followers()[0]
 }
 
 // TestOperatorSnapshot_Follower holds that a follower forwards a save that

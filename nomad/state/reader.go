@@ -32,13 +32,24 @@ func (r *reader) Index(table string) (uint64, error) {
 
 // LatestIndex returns the raft index of the latest write to any table.
 func (r *reader) LatestIndex() (uint64, error) {
+	return r.LatestIndexWatch(nil)
+}
+
+// LatestIndexWatch is LatestIndex, adding to ws (when not nil) a channel
+// that fires on the next write to any table.
+func (r *reader) LatestIndexWatch(ws memdb.WatchSet) (uint64, error) {
 	it, err := r.txn().Get(TableIndex, indexID)
 	if err != nil {
 		return 0, fmt.Errorf("read table indexes: %w", err)
 	}
+	if ws != nil {
+		ws.Add(it.WatchCh())
+	}
 	var latest uint64
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		latest = max(latest, raw.(*indexEntry).Value)
+		if e := raw.(*indexEntry); e.Key != appliedKey {
+			latest = max(latest, e.Value)
+		}
 	}
 	return latest, nil
 }

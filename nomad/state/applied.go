@@ -1,0 +1,42 @@
+package state
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/go-memdb"
+)
+
+// appliedKey is the row of the index table that holds the raft index of
+// the last log entry the FSM has finished applying. An entry may write
+// several tables in turn, each in a transaction of its own, so a table's
+// index says that part of an entry is in the store; this row, written
+// after the whole entry, says that all of it is. It is not a table:
+// LatestIndex leaves it out.
+const appliedKey = "_applied"
+
+// SetAppliedIndex records that the FSM has finished applying the log entry
+// at index, whatever it wrote, if anything. Like a table's index, it never
+// goes back.
+func (s *StateStore) SetAppliedIndex(index uint64) error {
+	return s.write(func(txn *memdb.Txn) error {
+		return bumpIndex(txn, index, appliedKey)
+	})
+}
+
+// AppliedIndex returns the raft index of the last log entry applied in
+// full, adding to ws (when not nil) a channel that fires when it moves. A
+// store restored from a snapshot written before the index was recorded
+// answers its latest table index until the next entry is applied.
+func (r *reader) AppliedIndex(ws memdb.WatchSet) (uint64, error) {
+	watchCh, raw, err := r.txn().FirstWatch(TableIndex, indexID, appliedKey)
+	if err != nil {
+		return 0, fmt.Errorf("read applied index: %w", err)
+	}
+	if raw == nil {
+		return r.LatestIndexWatch(ws)
+	}
+	if ws != nil {
+		ws.Add(watchCh)
+	}
+	return raw.(*indexEntry).Value, nil
+}
