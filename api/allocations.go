@@ -91,8 +91,11 @@ type AllocationListStub struct {
 	CreateTime            int64
 	ModifyTime            int64
 
-	// MaxRunDeadline is a Drover addition; see Allocation.MaxRunDeadline.
-	MaxRunDeadline int64 `json:",omitempty"`
+	// MaxRunDeadline, MaxRunDuration and MaxRunExceeded are Drover
+	// additions; see Allocation's.
+	MaxRunDeadline int64         `json:",omitempty"`
+	MaxRunDuration time.Duration `json:",omitempty"`
+	MaxRunExceeded bool          `json:",omitempty"`
 }
 
 // DesiredTransition asks the scheduler to move an allocation.

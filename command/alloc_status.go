@@ -27,12 +27,15 @@ Usage: drover alloc status [options] <alloc>
 
     Max Run Duration  the group's budget, such as 10s
     Deadline          when the budget ends (CreateTime + max_run_duration),
-                      absolute and relative: "... (in 4s)", "... (2s ago)"
+                      absolute and relative: "... (in 4s)", "... (2s ago)",
+                      or "... (not reached: allocation failed)" for one
+                      that ended before it
     Time Left         what is left of the budget, or "none (exceeded 2s
                       ago)" once the deadline passed
 
   An allocation stopped at its deadline ends "complete" with the client
-  description "allocation exceeded max_run_duration". The allocation's
+  description "allocation exceeded max_run_duration"; its client status
+  shows as "complete (max_run_duration)". The allocation's
   JSON (-json) carries the deadline as MaxRunDeadline, in Unix nanoseconds,
   the budget as MaxRunDuration, in nanoseconds, and MaxRunExceeded once the
   deadline has stopped the allocation.
@@ -124,7 +127,7 @@ func allocRows(alloc *api.Allocation, verbose bool, now time.Time) []string {
 		rows = append(rows, fmt.Sprintf("Job Version|%d", *alloc.Job.Version))
 	}
 	rows = append(rows,
-		"Client Status|"+alloc.ClientStatus,
+		"Client Status|"+clientStatusText(alloc.ClientStatus, alloc.MaxRunExceeded),
 		"Client Description|"+orNone(alloc.ClientDescription),
 		"Desired Status|"+alloc.DesiredStatus,
 		"Desired Description|"+orNone(alloc.DesiredDescription),

@@ -20,8 +20,11 @@ Usage: drover job allocs [options] <job>
   When any of them belongs to a batch or sysbatch group with a
   max_run_duration, a Deadline column shows when its budget ends
   (CreateTime + max_run_duration): relative ("in 7s", "3s ago"), or
-  absolute with -verbose; "-" for an allocation without one. With -json
-  each allocation carries it as MaxRunDeadline, in Unix nanoseconds.
+  absolute with -verbose; "-" for an allocation without one, "not
+  reached" for one that ended before it. An allocation the deadline
+  stopped shows its status as "complete (max_run_duration)". With -json
+  each allocation carries the deadline as MaxRunDeadline, in Unix
+  nanoseconds, and MaxRunExceeded once the deadline has stopped it.
 ` + clientOptionsHelp + `
 Job Allocs Options:
 

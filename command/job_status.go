@@ -28,7 +28,11 @@ Usage: drover job status [options] [job]
   max_run_duration, the allocation table has a Deadline column: when the
   allocation's budget ends (CreateTime + max_run_duration), relative ("in
   7s", "3s ago"), or absolute with -verbose; "-" for an allocation
-  without one.
+  without one, "not reached" for one that ended before it.
+
+  An allocation the deadline stopped shows its status as "complete
+  (max_run_duration)" (or "failed (max_run_duration)" with
+  max_run_outcome = "failed"), never as a plain "complete".
 ` + clientOptionsHelp + `
 Status Options:
 
@@ -288,8 +292,10 @@ func (v *jobStatusView) showAllocations(job *api.Job) error {
 	return nil
 }
 
-// allocTable lists allocations, newest first. When any of them has a
-// max_run_duration a Deadline column shows when it is (or was) stopped.
+// allocTable lists allocations, newest first. An allocation its deadline
+// stopped has its status marked (see clientStatusText). When any of them
+// has a max_run_duration a Deadline column shows when it is (or was)
+// stopped.
 func allocTable(allocs []*api.AllocationListStub, verbose bool, now time.Time) string {
 	allocs = slices.Clone(allocs)
 	slices.SortFunc(allocs, func(a, b *api.AllocationListStub) int {
@@ -304,9 +310,9 @@ func allocTable(allocs []*api.AllocationListStub, verbose bool, now time.Time) s
 	for _, a := range allocs {
 		row := fmt.Sprintf("%s|%s|%s|%d|%s|%s|%s|%s",
 			shortID(a.ID, verbose), shortID(a.NodeID, verbose), a.TaskGroup, a.JobVersion,
-			a.DesiredStatus, a.ClientStatus, when(a.CreateTime, verbose, now), when(a.ModifyTime, verbose, now))
+			a.DesiredStatus, clientStatusText(a.ClientStatus, a.MaxRunExceeded), when(a.CreateTime, verbose, now), when(a.ModifyTime, verbose, now))
 		if deadlines {
-			row += "|" + deadlineText(a.MaxRunDeadline, verbose, now)
+			row += "|" + deadlineText(a.MaxRunDeadline, a.ClientStatus, a.MaxRunExceeded, verbose, now)
 		}
 		rows = append(rows, row)
 	}

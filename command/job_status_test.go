@@ -144,14 +144,15 @@ func TestAllocTable(t *testing.T) {
 	ns := func(d time.Duration) int64 { return now.Add(d).UnixNano() }
 	allocs := []*api.AllocationListStub{
 		{ID: "aaaaaaaa-1", NodeID: "nnnnnnnn-1", TaskGroup: "g", DesiredStatus: "run", ClientStatus: "complete",
-			CreateIndex: 5, CreateTime: ns(-time.Minute), ModifyTime: ns(-30 * time.Second), MaxRunDeadline: ns(-50 * time.Second)},
+			CreateIndex: 5, CreateTime: ns(-time.Minute), ModifyTime: ns(-30 * time.Second), MaxRunDeadline: ns(-50 * time.Second),
+			MaxRunExceeded: true},
 		{ID: "bbbbbbbb-2", NodeID: "nnnnnnnn-1", TaskGroup: "g", JobVersion: 1, DesiredStatus: "run", ClientStatus: "running",
 			CreateIndex: 9, CreateTime: ns(-3 * time.Second), ModifyTime: ns(-2 * time.Second), MaxRunDeadline: ns(7 * time.Second)},
 	}
 	want := "" +
-		"ID        Node ID   Task Group  Version  Desired  Status    Created  Modified  Deadline\n" +
-		"bbbbbbbb  nnnnnnnn  g           1        run      running   3s ago   2s ago    in 7s\n" +
-		"aaaaaaaa  nnnnnnnn  g           0        run      complete  1m ago   30s ago   50s ago"
+		"ID        Node ID   Task Group  Version  Desired  Status                       Created  Modified  Deadline\n" +
+		"bbbbbbbb  nnnnnnnn  g           1        run      running                      3s ago   2s ago    in 7s\n" +
+		"aaaaaaaa  nnnnnnnn  g           0        run      complete (max_run_duration)  1m ago   30s ago   50s ago"
 	must.Eq(t, want, allocTable(allocs, false, now))
 
 	// Without a max_run_duration anywhere, there is no Deadline column.

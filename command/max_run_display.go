@@ -18,9 +18,13 @@ func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 		return nil
 	}
 	deadline := time.Unix(0, alloc.MaxRunDeadline)
+	relative := prettyTimeDiff(deadline, now)
+	if clientStatusEnded(alloc.ClientStatus) && !alloc.MaxRunExceeded {
+		relative = "not reached: allocation " + alloc.ClientStatus
+	}
 	return []string{
 		"Max Run Duration|" + formatDuration(alloc.MaxRunDuration),
-		"Deadline|" + formatTime(deadline) + " (" + prettyTimeDiff(deadline, now) + ")",
+		"Deadline|" + formatTime(deadline) + " (" + relative + ")",
 		"Time Left|" + timeLeftText(alloc, deadline, now),
 	}
 }
@@ -37,29 +41,46 @@ func timeLeftText(alloc *api.Allocation, deadline, now time.Time) string {
 		// The deadline is still to come by this machine's clock, which
 		// is behind the client's.
 		return "none (exceeded)"
-	case exceeded || (left <= 0 && !allocEnded(alloc)):
+	case exceeded || (left <= 0 && !clientStatusEnded(alloc.ClientStatus)):
 		return "none (exceeded " + prettyTimeDiff(deadline, now) + ")"
-	case allocEnded(alloc):
+	case clientStatusEnded(alloc.ClientStatus):
 		return "none (allocation " + alloc.ClientStatus + ")"
 	}
 	return formatDuration(left)
 }
 
-// allocEnded reports whether the client reports the allocation as ended.
-func allocEnded(alloc *api.Allocation) bool {
-	switch alloc.ClientStatus {
+// clientStatusEnded reports whether a client status is one of an ended
+// allocation.
+func clientStatusEnded(status string) bool {
+	switch status {
 	case api.AllocClientStatusComplete, api.AllocClientStatusFailed, api.AllocClientStatusLost:
 		return true
 	}
 	return false
 }
 
+// clientStatusText is an allocation's client status as the CLI shows it:
+// marked "(max_run_duration)" when the deadline stopped the allocation, so
+// that a timeout never reads as a plain "complete" (or "failed", with
+// max_run_outcome = "failed"). Whether it did is the servers' to say
+// (MaxRunExceeded).
+func clientStatusText(status string, exceeded bool) string {
+	if exceeded {
+		return status + " (max_run_duration)"
+	}
+	return status
+}
+
 // deadlineText shows a max_run_duration deadline in a table: relative
 // ("in 7s", "3s ago"), or absolute with -verbose; "-" for an allocation
-// without one.
-func deadlineText(deadline int64, verbose bool, now time.Time) string {
-	if deadline == 0 {
+// without one, and "not reached" for one that ended before it (a deadline
+// still to come would be one that no longer applies).
+func deadlineText(deadline int64, status string, exceeded, verbose bool, now time.Time) string {
+	switch {
+	case deadline == 0:
 		return "-"
+	case clientStatusEnded(status) && !exceeded:
+		return "not reached"
 	}
 	return when(deadline, verbose, now)
 }

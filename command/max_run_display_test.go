@@ -59,7 +59,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("complete", false, deadline),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(deadline) + " (in 4s)",
+			"Deadline|" + formatTime(deadline) + " (not reached: allocation complete)",
 			"Time Left|none (allocation complete)",
 		},
 	}, {
@@ -67,7 +67,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("failed", false, passed),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(passed) + " (2s ago)",
+			"Deadline|" + formatTime(passed) + " (not reached: allocation failed)",
 			"Time Left|none (allocation failed)",
 		},
 	}, {
@@ -119,11 +119,42 @@ func TestFormatAllocStatus_MaxRunRowsAfterModified(t *testing.T) {
 func TestDeadlineText(t *testing.T) {
 	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
 	soon := now.Add(7 * time.Second).UnixNano()
-	must.Eq(t, "in 7s", deadlineText(soon, false, now))
-	must.Eq(t, formatUnixNano(soon), deadlineText(soon, true, now))
-	must.Eq(t, "3s ago", deadlineText(now.Add(-3*time.Second).UnixNano(), false, now))
-	must.Eq(t, "-", deadlineText(0, false, now))
-	must.Eq(t, "-", deadlineText(0, true, now))
+	ago := now.Add(-3 * time.Second).UnixNano()
+	must.Eq(t, "in 7s", deadlineText(soon, "running", false, false, now))
+	must.Eq(t, formatUnixNano(soon), deadlineText(soon, "pending", false, true, now))
+	must.Eq(t, "3s ago", deadlineText(ago, "complete", true, false, now))
+	must.Eq(t, "-", deadlineText(0, "running", false, false, now))
+	must.Eq(t, "-", deadlineText(0, "complete", false, true, now))
+	// An allocation that ended on its own never reached its deadline,
+	// whether or not that moment has come since.
+	must.Eq(t, "not reached", deadlineText(soon, "failed", false, false, now))
+	must.Eq(t, "not reached", deadlineText(ago, "complete", false, true, now))
+	must.Eq(t, "not reached", deadlineText(soon, "lost", false, false, now))
+}
+
+func TestClientStatusText(t *testing.T) {
+	must.Eq(t, "complete (max_run_duration)", clientStatusText("complete", true))
+	must.Eq(t, "failed (max_run_duration)", clientStatusText("failed", true))
+	must.Eq(t, "complete", clientStatusText("complete", false))
+}
+
+// TestAllocTable_MarksTimeouts holds that job status and job allocs tell
+// an allocation the deadline stopped from one that finished on its own.
+func TestAllocTable_MarksTimeouts(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	deadline := now.Add(-time.Second).UnixNano()
+	allocs := []*api.AllocationListStub{
+		{ID: "aaaaaaaa-1", CreateIndex: 3, TaskGroup: "g", ClientStatus: "complete", CreateTime: now.UnixNano(), MaxRunDeadline: deadline, MaxRunExceeded: true},
+		{ID: "bbbbbbbb-2", CreateIndex: 2, TaskGroup: "g", ClientStatus: "complete", CreateTime: now.UnixNano(), MaxRunDeadline: now.Add(time.Minute).UnixNano()},
+		{ID: "cccccccc-3", CreateIndex: 1, TaskGroup: "g", ClientStatus: "failed", CreateTime: now.UnixNano(), MaxRunDeadline: now.Add(time.Minute).UnixNano()},
+	}
+	lines := strings.Split(allocTable(allocs, false, now), "\n")
+	must.StrContains(t, lines[1], "complete (max_run_duration)")
+	must.StrHasSuffix(t, "1s ago", lines[1])
+	must.StrNotContains(t, lines[2], "max_run_duration")
+	must.StrHasSuffix(t, "not reached", lines[2])
+	must.StrHasSuffix(t, "not reached", lines[3])
+	must.StrNotContains(t, lines[3], "in 1m")
 }
 
 func TestAllocTable_DeadlineAbsoluteWithVerbose(t *testing.T) {

@@ -274,6 +274,8 @@ func allocListStub(a *api.Allocation) *api.AllocationListStub {
 		CreateTime:         a.CreateTime,
 		ModifyTime:         a.ModifyTime,
 		MaxRunDeadline:     a.MaxRunDeadline,
+		MaxRunDuration:     a.MaxRunDuration,
+		MaxRunExceeded:     a.MaxRunExceeded,
 	}
 	if a.Job != nil {
 		stub.JobType = deref(a.Job.Type)

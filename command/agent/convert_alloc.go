@@ -74,6 +74,7 @@ func allocsToAPI(allocs []*structs.Allocation) []*api.Allocation {
 // allocStub summarises an allocation as list endpoints return it. The stub
 // shares no memory with a.
 func allocStub(a *structs.Allocation) *api.AllocationListStub {
+	maxRun := a.MaxRun()
 	s := &api.AllocationListStub{
 		ID:                    a.ID,
 		EvalID:                a.EvalID,
@@ -98,6 +99,8 @@ func allocStub(a *structs.Allocation) *api.AllocationListStub {
 		CreateTime:            a.CreateTime,
 		ModifyTime:            a.ModifyTime,
 		MaxRunDeadline:        maxRunDeadlineUnixNano(a),
+		MaxRunDuration:        maxRun.Budget,
+		MaxRunExceeded:        maxRun.Exceeded,
 	}
 	if a.Job != nil {
 		s.JobType = a.Job.Type

@@ -171,8 +171,14 @@ func TestAllocToAPI_carriesMaxRunDeadline(t *testing.T) {
 
 	must.Eq(t, []*api.Allocation{wire}, allocsToAPI([]*structs.Allocation{alloc}))
 
+	stub := allocStub(alloc)
+	must.Eq(t, wantDeadline, stub.MaxRunDeadline)
+	must.Eq(t, 10*time.Second, stub.MaxRunDuration)
+	must.False(t, stub.MaxRunExceeded)
+
 	alloc.ClientStatus, alloc.ClientDescription = structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration
 	must.True(t, allocToAPI(alloc).MaxRunExceeded)
+	must.True(t, allocStub(alloc).MaxRunExceeded, must.Sprint("lists tell a timeout too"))
 }
 
 func TestAllocToAPI_omitsDeadlineWithoutMaxRunDuration(t *testing.T) {
