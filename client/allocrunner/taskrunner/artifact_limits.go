@@ -7,7 +7,7 @@ import "errors"
 // disk of today or exhausts its inodes.
 const (
 	DefaultDecompressionSizeLimit      int64 = 100_000_000_000 // "100GB"
-	DefaultDecompressionFileCountLimit       = 4096
+	DefaultDecompressionFileCountLimit int   = 4096
 )
 
 // ArtifactConfig bounds what the client unpacks from an artifact
