@@ -69,7 +69,12 @@ func placementReasons(m *api.AllocationMetric, verbose bool) []string {
 		out = append(out, fmt.Sprintf("Class %q: %d %s excluded by filter", class, m.ClassFiltered[class], plural(m.ClassFiltered[class], "node")))
 	}
 	for _, c := range slices.Sorted(maps.Keys(m.ConstraintFiltered)) {
-		out = append(out, fmt.Sprintf("Constraint %q: %d %s excluded by filter", c, m.ConstraintFiltered[c], plural(m.ConstraintFiltered[c], "node")))
+		n := m.ConstraintFiltered[c]
+		if drivers, ok := strings.CutPrefix(c, "missing drivers: "); ok {
+			out = append(out, fmt.Sprintf("Constraint %q: %s not found on %d %s", "missing drivers", drivers, n, plural(n, "node")))
+			continue
+		}
+		out = append(out, fmt.Sprintf("Constraint %q: %d %s excluded by filter", c, n, plural(n, "node")))
 	}
 	if m.NodesExhausted > 0 {
 		out = append(out, fmt.Sprintf("Resources exhausted on %d %s", m.NodesExhausted, plural(m.NodesExhausted, "node")))

@@ -44,3 +44,16 @@ func TestPlacementFailures_NilMetric(t *testing.T) {
 	must.Eq(t, `Task Group "g" (failed to place 1 allocation):`, got[0].Header)
 	must.SliceEmpty(t, got[0].Reasons)
 }
+
+// TestPlacementReasons_MissingDrivers names the drivers a group needs
+// that no node has, as the scheduler reports them.
+func TestPlacementReasons_MissingDrivers(t *testing.T) {
+	m := &api.AllocationMetric{
+		NodesEvaluated:     3,
+		ConstraintFiltered: map[string]int{"missing drivers: docker": 1, "missing drivers: docker, podman": 2},
+	}
+	must.Eq(t, []string{
+		`Constraint "missing drivers": docker not found on 1 node`,
+		`Constraint "missing drivers": docker, podman not found on 2 nodes`,
+	}, placementReasons(m, false))
+}

@@ -102,6 +102,34 @@ type TaskConfig struct {
 	LogMaxFileSizeMB int
 
 	Resources *structs.Resources
+
+	// EmitEvent, when set, records a driver's message about the task's
+	// progress (an image pull) as a task event. It is not persisted: a
+	// recovered task has none.
+	EmitEvent func(*TaskEvent) `json:"-"`
+}
+
+// TaskEvent is a driver's message about a task, such as the progress of
+// its image pull.
+type TaskEvent struct {
+	Message string
+	Details map[string]string
+}
+
+// Emit records ev through cfg.EmitEvent, if the caller set one.
+func (cfg *TaskConfig) Emit(ev *TaskEvent) {
+	if cfg != nil && cfg.EmitEvent != nil {
+		cfg.EmitEvent(ev)
+	}
+}
+
+// StartAborter is implemented by drivers whose StartTask can take long,
+// such as an image pull. AbortStart makes a StartTask of taskID that is
+// under way return early with an error, leaving nothing behind; it does
+// nothing to a task that has started. The agent stopping uses it: a task
+// that never started is started again by the next agent.
+type StartAborter interface {
+	AbortStart(taskID string)
 }
 
 // ExitResult is how a task ended.

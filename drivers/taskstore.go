@@ -58,6 +58,17 @@ func (s *TaskStore[T]) Has(id string) bool {
 	return ok
 }
 
+// All returns every task tracked, in no particular order.
+func (s *TaskStore[T]) All() []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]T, 0, len(s.tasks))
+	for _, t := range s.tasks {
+		out = append(out, t)
+	}
+	return out
+}
+
 // Clear stops tracking every task.
 func (s *TaskStore[T]) Clear() {
 	s.mu.Lock()

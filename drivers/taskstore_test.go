@@ -28,7 +28,9 @@ func TestTaskStore(t *testing.T) {
 	s.Remove("a", a)
 	must.False(t, s.Has("a"))
 
+	must.NoError(t, s.Add("a", a))
 	must.NoError(t, s.Add("b", b))
+	must.SliceContainsAll(t, []*int{a, b}, s.All())
 	s.Clear()
 	must.False(t, s.Has("b"))
 }

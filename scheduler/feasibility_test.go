@@ -216,8 +216,29 @@ func TestFeasibility_missingDrivers(t *testing.T) {
 	must.MapLen(t, 6, placedNodes(t, h, job))
 	m := h.lastUpdate().FailedTGAllocs["g"]
 	must.NotNil(t, m)
-	must.Eq(t, map[string]int{reasonMissingDrivers: 6}, m.ConstraintFiltered)
+	must.Eq(t, map[string]int{"missing drivers: docker": 6}, m.ConstraintFiltered)
 	must.Eq(t, 6, m.NodesExhausted)
+}
+
+// TestFeasibility_missingDriversNamed names, per node, every driver of
+// the group the node lacks.
+func TestFeasibility_missingDriversNamed(t *testing.T) {
+	h := newHarness(t)
+	h.addNodes(3, func(i int, n *structs.Node) {
+		if i == 0 {
+			n.Drivers["docker"] = &structs.DriverInfo{Detected: true, Healthy: true}
+		}
+	})
+	job := mockJob(structs.JobTypeBatch, 1)
+	tg := job.TaskGroups[0]
+	tg.Tasks[0].Driver = "docker"
+	second := *tg.Tasks[0]
+	second.Name, second.Driver = "second", "podman"
+	tg.Tasks = append(tg.Tasks, &second)
+	must.MapLen(t, 0, placedNodes(t, h, job))
+	m := h.lastUpdate().FailedTGAllocs["g"]
+	must.NotNil(t, m)
+	must.Eq(t, map[string]int{"missing drivers: podman": 1, "missing drivers: docker, podman": 2}, m.ConstraintFiltered)
 }
 
 func TestFeasibility_unusableNodes(t *testing.T) {

@@ -3,12 +3,14 @@ package scheduler
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/drover-io/drover/structs"
 )
 
-// reasonMissingDrivers is the metric reason of a node that lacks a driver
-// one of the group's tasks needs.
+// reasonMissingDrivers starts the metric reason of a node that lacks a
+// driver one of the group's tasks needs; the reason goes on to name the
+// drivers it lacks ("missing drivers: docker").
 const reasonMissingDrivers = "missing drivers"
 
 // Feasibility cache entries: unknown, feasible, or the index of the
@@ -108,10 +110,14 @@ func (c *groupChecker) static(pos int, node *structs.Node) (ok bool, reason stri
 }
 
 func (c *groupChecker) check(node *structs.Node) (bool, string) {
+	var missing []string
 	for _, driver := range c.drivers {
 		if !hasDriver(node, driver) {
-			return false, reasonMissingDrivers
+			missing = append(missing, driver)
 		}
+	}
+	if len(missing) > 0 {
+		return false, reasonMissingDrivers + ": " + strings.Join(missing, ", ")
 	}
 	for _, check := range c.checks {
 		if !check.feasible(node) {

@@ -15,6 +15,7 @@ const (
 	TaskDownloadingArtifacts   = "Downloading Artifacts"
 	TaskArtifactDownloadFailed = "Failed Artifact Download"
 	TaskDriverFailure          = "Driver Failure"
+	TaskDriverMessage          = "Driver"
 	TaskSiblingFailed          = "Sibling Task Failed"
 	TaskLeaderDead             = "Leader Task Dead"
 	TaskMainDead               = "Main Tasks Dead"

@@ -194,6 +194,8 @@ func (t *Task) validate(p *problems, where string) {
 	}
 	if t.Driver == "" {
 		p.add(where, "Missing driver")
+	} else if !KnownDriver(t.Driver) {
+		p.add(where, "%s", unknownDriverProblem(t.Driver))
 	}
 	t.Lifecycle.validate(p, where)
 	if t.KillTimeout < 0 {

@@ -210,6 +210,8 @@ func TestValidate_rules(t *testing.T) {
 			want: []string{`Task group "g" task "t": Name is used by more than one task`}},
 		{name: "missing driver", mutate: func(j *Job) { task(j).Driver = "" },
 			want: []string{`Task group "g" task "t": Missing driver`}},
+		{name: "unknown driver", mutate: func(j *Job) { task(j).Driver = "exec" },
+			want: []string{`Task group "g" task "t": Unknown driver "exec" (Drover's drivers: docker, mock_driver, raw_exec)`}},
 		{name: "lifecycle without hook", mutate: func(j *Job) { task(j).Lifecycle = &TaskLifecycle{} },
 			want: []string{`Task group "g" task "t": lifecycle hook must be one of prestart, poststart, poststop, got ""`}},
 		{name: "unknown lifecycle hook", mutate: func(j *Job) { task(j).Lifecycle = &TaskLifecycle{Hook: "during"} },

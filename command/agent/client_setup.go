@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/docker"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/drivers/rawexec"
 )
@@ -17,6 +18,10 @@ import (
 // and the client itself.
 func (a *Agent) setupClient() error {
 	stateDir, allocDir, err := a.clientDirs()
+	if err != nil {
+		return err
+	}
+	drv, err := a.clientDrivers()
 	if err != nil {
 		return err
 	}
@@ -36,7 +41,7 @@ func (a *Agent) setupClient() error {
 		HTTPS:      cfg.TLS.HTTP,
 		StateDir:   stateDir,
 		AllocDir:   allocDir,
-		Drivers:    a.clientDrivers(),
+		Drivers:    drv,
 		Artifact:   &cfg.Client.Artifact,
 		Servers:    conn,
 		// Without a state dir nothing could re-attach to the tasks, so
@@ -100,17 +105,36 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 
 // clientDrivers builds the task drivers the client offers: raw_exec
 // (enabled by its plugin block, the legacy driver.raw_exec.enable option,
-// or dev mode) and, when its plugin block enables it, the mock driver.
-func (a *Agent) clientDrivers() *drivers.Catalog {
+// or dev mode), docker (unless its plugin block sets enabled = false; it
+// is healthy where an engine answers) and, when its plugin block enables
+// it, the mock driver.
+func (a *Agent) clientDrivers() (*drivers.Catalog, error) {
 	raw := rawexec.New(a.logger, rawexec.Config{
 		Enabled:       a.config.DevMode || a.pluginEnabled(rawexec.DriverName) || a.optionEnabled("driver.raw_exec.enable"),
 		SupervisorCmd: a.config.TaskSupervisorCmd,
 	})
 	list := []drivers.Driver{raw}
+	if !a.pluginDisabled(docker.DriverName) {
+		cfg, err := a.config.dockerPluginConfig()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, docker.New(a.logger, cfg))
+	}
 	if a.pluginEnabled(mock.DriverName) {
 		list = append(list, mock.New(a.logger))
 	}
-	return drivers.NewCatalog(list...)
+	return drivers.NewCatalog(list...), nil
+}
+
+// pluginDisabled reports whether the named plugin block sets
+// enabled = false.
+func (a *Agent) pluginDisabled(name string) bool {
+	p, ok := a.config.Plugins[name]
+	if !ok || p == nil || p.Config["enabled"] == nil {
+		return false
+	}
+	return !a.pluginEnabled(name)
 }
 
 // pluginEnabled reports whether the named plugin block sets enabled = true.

@@ -263,6 +263,9 @@ func (c *Config) Validate() error {
 	if c.Server.RetryMaxAttempts < 0 {
 		errs = append(errs, fmt.Errorf("server.server_join.retry_max must be 0 or more, not %d", c.Server.RetryMaxAttempts))
 	}
+	if _, err := c.dockerPluginConfig(); err != nil && c.Client.Enabled {
+		errs = append(errs, err)
+	}
 	if hclog.LevelFromString(c.LogLevel) == hclog.NoLevel {
 		errs = append(errs, fmt.Errorf("log_level %q is not one of TRACE, DEBUG, INFO, WARN, ERROR", c.LogLevel))
 	}

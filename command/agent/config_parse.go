@@ -104,7 +104,9 @@ type filePlugin struct {
 }
 
 type filePluginConfig struct {
-	Attrs hcl.Attributes `hcl:",remain"`
+	// Body holds the plugin's settings: attributes and, in HCL syntax,
+	// nested blocks such as docker's gc { ... } (see pluginBody).
+	Body hcl.Body `hcl:",remain"`
 }
 
 type fileTelemetry struct {
@@ -357,13 +359,11 @@ func (fp *filePlugin) applyTo(plugins map[string]*PluginConfig) error {
 	if fp.Config == nil {
 		return nil
 	}
-	for key, attr := range fp.Config.Attrs {
-		v, err := attrToGo(attr)
-		if err != nil {
-			return err
-		}
-		p.Config[key] = v
+	values, err := pluginBody(fp.Config.Body)
+	if err != nil {
+		return err
 	}
+	maps.Copy(p.Config, values)
 	return nil
 }
 

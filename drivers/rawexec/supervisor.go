@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/drover-io/drover/drivers/shared/logrotate"
 )
 
 // The supervisor is a small process, one per task, that owns the task: it
@@ -93,7 +95,7 @@ type supervised struct {
 	pgid atomic.Int64
 
 	pipes   []*os.File // read ends of the task's output pipes
-	logs    []*FileRotator
+	logs    []*logrotate.Rotator
 	copiers sync.WaitGroup
 }
 
@@ -170,7 +172,7 @@ func (s *supervised) output(base string, spec supervisorSpec) (*os.File, error) 
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
-	log, err := NewFileRotator(base, spec.LogMaxFiles, spec.LogMaxFileBytes)
+	log, err := logrotate.New(base, spec.LogMaxFiles, spec.LogMaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +214,7 @@ func (s *supervised) forwardSignals() {
 // pump moves a stream from the task into its log until the task closes
 // it. A failed write (a full disk) loses that chunk, not the stream: the
 // task must never block on a pipe nobody reads.
-func (s *supervised) pump(dst *FileRotator, src *os.File) {
+func (s *supervised) pump(dst *logrotate.Rotator, src *os.File) {
 	defer s.copiers.Done()
 	buf := make([]byte, copyBufferSize)
 	reported := false

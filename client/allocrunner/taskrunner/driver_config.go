@@ -28,6 +28,7 @@ func (tr *TaskRunner) driverConfig(alloc *structs.Allocation, task *structs.Task
 	if alloc.Job != nil {
 		cfg.JobName = alloc.Job.Name
 	}
+	cfg.EmitEvent = func(ev *drivers.TaskEvent) { tr.emit(driverMessageEvent(ev)) }
 	logs := task.LogConfig
 	if logs == nil {
 		logs = structs.DefaultLogConfig()

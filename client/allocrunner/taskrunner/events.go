@@ -128,6 +128,17 @@ func driverFailureEvent(err error) *structs.TaskEvent {
 	return ev
 }
 
+// driverMessageEvent is a driver's message about the task, such as the
+// progress of an image pull.
+func driverMessageEvent(dev *drivers.TaskEvent) *structs.TaskEvent {
+	ev := newEvent(structs.TaskDriverMessage, dev.Message)
+	ev.DriverMessage = dev.Message
+	for k, v := range dev.Details {
+		ev.Details[k] = v
+	}
+	return ev
+}
+
 func downloadingArtifactsEvent() *structs.TaskEvent {
 	return newEvent(structs.TaskDownloadingArtifacts, "Client is downloading artifacts")
 }

@@ -126,6 +126,11 @@ func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 		}
 		return nil, false
 	}
+	if h == nil && tr.shuttingDown() {
+		// The start was abandoned for the agent's stop: the next agent
+		// starts the task afresh, so the failure is no failure of the task.
+		return nil, false
+	}
 	if err != nil {
 		tr.emit(driverFailureEvent(err))
 		return nil, tr.afterStartError(err)
@@ -134,8 +139,10 @@ func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 }
 
 // startDriverTask starts the task with its driver. A kill during a slow
-// start stops the start; the agent stopping does not, since the started
-// task must be recorded for the next agent to recover.
+// start stops the start. The agent stopping aborts only a start the
+// driver can abandon cleanly (an image pull, see drivers.StartAborter);
+// otherwise the started task must be recorded for the next agent to
+// recover.
 func (tr *TaskRunner) startDriverTask(drv drivers.Driver, cfg *drivers.TaskConfig) (*drivers.TaskHandle, error) {
 	type started struct {
 		h   *drivers.TaskHandle
@@ -146,9 +153,20 @@ func (tr *TaskRunner) startDriverTask(drv drivers.Driver, cfg *drivers.TaskConfi
 		h, err := drv.StartTask(cfg)
 		done <- started{h, err}
 	}()
+	shutdown := tr.shutdownCtx.Done()
+	if _, ok := drv.(drivers.StartAborter); !ok {
+		shutdown = nil
+	}
 	select {
 	case r := <-done:
 		return r.h, r.err
+	case <-shutdown:
+		drv.(drivers.StartAborter).AbortStart(cfg.ID)
+		select {
+		case r := <-done:
+			return r.h, r.err
+		case <-tr.killCtx.Done():
+		}
 	case <-tr.killCtx.Done():
 	}
 

@@ -2,6 +2,7 @@ package taskconfig
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -11,6 +12,11 @@ import (
 type Reader struct {
 	m    Map
 	errs []error
+
+	// parent, for a nested block's Reader, collects its problems, which
+	// are prefixed with the block's name.
+	parent *Reader
+	prefix string
 }
 
 // NewReader returns a Reader over raw that reports keys not in known.
@@ -63,7 +69,11 @@ func (r *Reader) StringList(key string) []string {
 }
 
 func (r *Reader) add(err error) {
-	if err != nil {
+	switch {
+	case err == nil:
+	case r.parent != nil:
+		r.parent.add(fmt.Errorf("block %q: %w", r.prefix, err))
+	default:
 		r.errs = append(r.errs, err)
 	}
 }

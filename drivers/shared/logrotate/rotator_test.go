@@ -1,4 +1,4 @@
-package rawexec
+package logrotate
 
 import (
 	"os"
@@ -23,10 +23,10 @@ func logFiles(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-func TestFileRotator_RotatesBySizeAndKeepsMaxFiles(t *testing.T) {
+func TestRotator_RotatesBySizeAndKeepsMaxFiles(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "web.stdout")
-	r, err := NewFileRotator(base, 3, 10)
+	r, err := New(base, 3, 10)
 	must.NoError(t, err)
 
 	// 45 bytes over 10-byte files: indexes 0..4, of which the newest 3
@@ -44,10 +44,10 @@ func TestFileRotator_RotatesBySizeAndKeepsMaxFiles(t *testing.T) {
 	}, logFiles(t, dir))
 }
 
-func TestFileRotator_SmallWritesFillFiles(t *testing.T) {
+func TestRotator_SmallWritesFillFiles(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "web.stderr")
-	r, err := NewFileRotator(base, 10, 4)
+	r, err := New(base, 10, 4)
 	must.NoError(t, err)
 	for _, s := range []string{"ab", "cd", "ef", "ghij", "k"} {
 		_, err := r.Write([]byte(s))
@@ -61,7 +61,7 @@ func TestFileRotator_SmallWritesFillFiles(t *testing.T) {
 	}, logFiles(t, dir))
 }
 
-func TestFileRotator_ResumesHighestFile(t *testing.T) {
+func TestRotator_ResumesHighestFile(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "web.stdout")
 	// Earlier runs left files 0, 9 and 10; "10" must sort after "9".
@@ -75,7 +75,7 @@ func TestFileRotator_ResumesHighestFile(t *testing.T) {
 		must.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	}
 
-	r, err := NewFileRotator(base, 2, 8)
+	r, err := New(base, 2, 8)
 	must.NoError(t, err)
 	must.Eq(t, base+".10", r.path(r.index))
 	_, err = r.Write([]byte("678abc"))
@@ -90,11 +90,11 @@ func TestFileRotator_ResumesHighestFile(t *testing.T) {
 	}, logFiles(t, dir))
 }
 
-func TestFileRotator_ResumeFullFileRotatesOnWrite(t *testing.T) {
+func TestRotator_ResumeFullFileRotatesOnWrite(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "web.stdout")
 	must.NoError(t, os.WriteFile(base+".0", []byte("full"), 0o644))
-	r, err := NewFileRotator(base, 5, 4)
+	r, err := New(base, 5, 4)
 	must.NoError(t, err)
 	_, err = r.Write([]byte("next"))
 	must.NoError(t, err)
@@ -102,12 +102,12 @@ func TestFileRotator_ResumeFullFileRotatesOnWrite(t *testing.T) {
 	must.Eq(t, map[string]string{"web.stdout.0": "full", "web.stdout.1": "next"}, logFiles(t, dir))
 }
 
-func TestFileRotator_InvalidLimits(t *testing.T) {
+func TestRotator_InvalidLimits(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "web.stdout")
-	_, err := NewFileRotator(base, 0, 10)
+	_, err := New(base, 0, 10)
 	must.ErrorContains(t, err, "max files must be at least 1")
-	_, err = NewFileRotator(base, 1, 0)
+	_, err = New(base, 1, 0)
 	must.ErrorContains(t, err, "max file size must be at least 1 byte")
-	_, err = NewFileRotator(filepath.Join(t.TempDir(), "missing", "web.stdout"), 1, 1)
+	_, err = New(filepath.Join(t.TempDir(), "missing", "web.stdout"), 1, 1)
 	must.ErrorContains(t, err, "list log files")
 }

@@ -1,4 +1,6 @@
-package rawexec
+// Package logrotate writes a task's output stream into numbered, size-bounded
+// files <base>.0, <base>.1, ..., the layout `alloc logs` reads.
+package logrotate
 
 import (
 	"errors"
@@ -10,14 +12,14 @@ import (
 	"strings"
 )
 
-// FileRotator writes a stream into numbered files <base>.0, <base>.1, ...
+// Rotator writes a stream into numbered files <base>.0, <base>.1, ...
 // Each file holds at most maxBytes; once the current file is full the next
 // index is opened and, beyond maxFiles files, the oldest are deleted. A new
 // rotator continues in the highest-numbered existing file, so a task's log
-// keeps growing in the same place across supervisor restarts.
+// keeps growing in the same place across restarts of its writer.
 //
-// A FileRotator is not safe for concurrent use.
-type FileRotator struct {
+// A Rotator is not safe for concurrent use.
+type Rotator struct {
 	base     string
 	maxFiles int
 	maxBytes int64
@@ -27,8 +29,8 @@ type FileRotator struct {
 	size  int64
 }
 
-// NewFileRotator opens the rotator's current file, creating it if needed.
-func NewFileRotator(base string, maxFiles int, maxBytes int64) (*FileRotator, error) {
+// New opens the rotator's current file, creating it if needed.
+func New(base string, maxFiles int, maxBytes int64) (*Rotator, error) {
 	if maxFiles < 1 {
 		return nil, fmt.Errorf("log rotator for %s: max files must be at least 1, got %d", base, maxFiles)
 	}
@@ -39,7 +41,7 @@ func NewFileRotator(base string, maxFiles int, maxBytes int64) (*FileRotator, er
 	if err != nil {
 		return nil, err
 	}
-	r := &FileRotator{base: base, maxFiles: maxFiles, maxBytes: maxBytes}
+	r := &Rotator{base: base, maxFiles: maxFiles, maxBytes: maxBytes}
 	if len(indexes) > 0 {
 		r.index = indexes[len(indexes)-1]
 	}
@@ -54,7 +56,7 @@ func NewFileRotator(base string, maxFiles int, maxBytes int64) (*FileRotator, er
 }
 
 // Write writes p across as many files as it takes.
-func (r *FileRotator) Write(p []byte) (int, error) {
+func (r *Rotator) Write(p []byte) (int, error) {
 	written := 0
 	for len(p) > 0 {
 		if r.size >= r.maxBytes {
@@ -75,13 +77,13 @@ func (r *FileRotator) Write(p []byte) (int, error) {
 }
 
 // Close closes the current file.
-func (r *FileRotator) Close() error { return r.file.Close() }
+func (r *Rotator) Close() error { return r.file.Close() }
 
-func (r *FileRotator) path(index int) string {
+func (r *Rotator) path(index int) string {
 	return r.base + "." + strconv.Itoa(index)
 }
 
-func (r *FileRotator) open() error {
+func (r *Rotator) open() error {
 	f, err := os.OpenFile(r.path(r.index), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("open log file: %w", err)
@@ -95,7 +97,7 @@ func (r *FileRotator) open() error {
 	return nil
 }
 
-func (r *FileRotator) rotate() error {
+func (r *Rotator) rotate() error {
 	if err := r.file.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", r.file.Name(), err)
 	}
@@ -107,7 +109,7 @@ func (r *FileRotator) rotate() error {
 }
 
 // purge deletes the files older than the newest maxFiles.
-func (r *FileRotator) purge() error {
+func (r *Rotator) purge() error {
 	indexes, err := logIndexes(r.base)
 	if err != nil {
 		return err

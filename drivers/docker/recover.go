@@ -1,0 +1,61 @@
+package docker
+
+import (
+	"errors"
+	"fmt"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+
+	"github.com/drover-io/drover/drivers"
+)
+
+// RecoverTask re-attaches to the container named in the handle. A
+// container that still runs is watched again and its output copied from
+// where the last agent stopped; one that exited while the agent was down
+// yields its real exit code and finish time, after the output it wrote
+// meanwhile has reached the log files.
+func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
+	if h == nil || h.Config == nil || h.Config.ID == "" {
+		return errors.New("recover docker task: handle with a task config and ID is required")
+	}
+	id := h.Config.ID
+	if h.Driver != "" && h.Driver != DriverName {
+		return fmt.Errorf("recover task %q: handle is for driver %q, not %q", id, h.Driver, DriverName)
+	}
+	if d.clientErr != nil {
+		return fmt.Errorf("recover task %q: %w", id, d.clientErr)
+	}
+	if d.tasks.Has(id) {
+		return nil
+	}
+	var st driverState
+	if err := h.GetDriverState(&st); err != nil {
+		return fmt.Errorf("recover task %q: %w", id, err)
+	}
+	if st.ContainerID == "" {
+		return fmt.Errorf("recover task %q: driver state names no container", id)
+	}
+	ctx, cancel := engineCtx()
+	defer cancel()
+	if _, err := d.client.ContainerInspect(ctx, st.ContainerID, client.ContainerInspectOptions{}); err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return fmt.Errorf("recover task %q: container %s no longer exists", id, shortID(st.ContainerID))
+		}
+		return fmt.Errorf("recover task %q: inspect container %s: %w", id, shortID(st.ContainerID), err)
+	}
+
+	t := newTask(h.Config)
+	close(t.started)
+	t.running(st)
+	if err := d.tasks.Add(id, t); err != nil {
+		return fmt.Errorf("recover task %q: %w", id, err)
+	}
+	if err := d.watch(t); err != nil {
+		d.tasks.Remove(id, t)
+		return fmt.Errorf("recover task %q: %w", id, err)
+	}
+	d.images.acquire(st.ImageID)
+	d.logger.Debug("recovered task", "task_id", id, "container_id", st.ContainerID)
+	return nil
+}

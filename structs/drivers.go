@@ -1,0 +1,21 @@
+package structs
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Drivers are the task drivers Drover has, by the name a task's `driver`
+// attribute gives. A name outside the list is refused when a job is
+// validated: no node could ever run the task, and the job would wait for
+// capacity forever. Nomad's other drivers (exec, java, qemu, podman, ...)
+// are not among them.
+var Drivers = []string{"docker", "mock_driver", "raw_exec"}
+
+// KnownDriver reports whether name is one of Drivers.
+func KnownDriver(name string) bool { return slices.Contains(Drivers, name) }
+
+func unknownDriverProblem(name string) string {
+	return fmt.Sprintf("Unknown driver %q (Drover's drivers: %s)", name, strings.Join(Drivers, ", "))
+}
