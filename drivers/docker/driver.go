@@ -78,7 +78,9 @@ func New(logger hclog.Logger, cfg *PluginConfig) *Driver {
 		cfg.progressInterval = defaultProgressInterval
 	}
 	d := &Driver{logger: logger.Named(DriverName), cfg: cfg}
-	opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}
+	// The client negotiates the API version with the engine (20.10
+	// speaks 1.41) on its first request.
+	opts := []client.Opt{client.FromEnv}
 	if cfg.Endpoint != "" {
 		opts = append(opts, client.WithHost(cfg.Endpoint))
 	}

@@ -18,6 +18,7 @@ import (
 )
 
 func TestDriver_Fingerprint(t *testing.T) {
+	t.Parallel()
 	dockertest.Engine(t)
 	fp := newTestDriver(t, nil).Fingerprint(context.Background())
 	must.True(t, fp.Detected)
@@ -29,6 +30,7 @@ func TestDriver_Fingerprint(t *testing.T) {
 }
 
 func TestDriver_Fingerprint_NoEngine(t *testing.T) {
+	t.Parallel()
 	d := newTestDriver(t, func(c *PluginConfig) {
 		c.Endpoint = "unix://" + filepath.Join(t.TempDir(), "no-engine.sock")
 	})
@@ -43,6 +45,7 @@ func TestDriver_Fingerprint_NoEngine(t *testing.T) {
 // exit time, its output in the allocation's log files, its environment
 // and the allocation's directories mounted where Nomad mounts them.
 func TestDriver_RunsTask(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref,
@@ -91,6 +94,7 @@ func TestDriver_RunsTask(t *testing.T) {
 // container's limits, and that a task over its memory is OOM-killed and
 // reported so.
 func TestDriver_ResourceLimits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 
@@ -119,6 +123,7 @@ func TestDriver_ResourceLimits(t *testing.T) {
 // TestDriver_StopTask stops with the task's signal, and kills a task
 // that ignores it once the timeout has passed.
 func TestDriver_StopTask(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 
@@ -143,6 +148,7 @@ func TestDriver_StopTask(t *testing.T) {
 }
 
 func TestDriver_SignalTask(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "trap", "SIGHUP", "4", "print", "ready", "sleep", "100s")
@@ -154,6 +160,7 @@ func TestDriver_SignalTask(t *testing.T) {
 }
 
 func TestDriver_InspectTask(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "sleep", "100s")
@@ -176,6 +183,7 @@ func TestDriver_InspectTask(t *testing.T) {
 }
 
 func TestDriver_DestroyRunningTask(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "sleep", "100s")
@@ -186,6 +194,7 @@ func TestDriver_DestroyRunningTask(t *testing.T) {
 }
 
 func TestDriver_GCKeepsContainer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, func(c *PluginConfig) { c.GC.Container = false })
 	cfg, _ := newTaskConfig(t, e.image.Ref, "exit", "0")

@@ -39,6 +39,7 @@ func startAsync(t *testing.T, d *Driver, cfg *drivers.TaskConfig) <-chan error {
 // drops its download (the registry sees the connection close before the
 // layer is sent), and the task never starts.
 func TestDriver_StopDuringPull(t *testing.T) {
+	t.Parallel()
 	e, slow := slowImage(t)
 	d := newTestDriver(t, nil)
 	cfg, evs := newTaskConfig(t, e.image.Ref, "sleep", "100s")
@@ -68,6 +69,7 @@ func TestDriver_StopDuringPull(t *testing.T) {
 
 // TestDriver_AbortStart abandons a pull for the agent's stop.
 func TestDriver_AbortStart(t *testing.T) {
+	t.Parallel()
 	e, slow := slowImage(t)
 	d := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "sleep", "100s")
@@ -86,6 +88,7 @@ func TestDriver_AbortStart(t *testing.T) {
 // TestDriver_SharedPull starts two tasks of one image together: one pull
 // serves both, and it goes on while one of them still waits.
 func TestDriver_SharedPull(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{FillerBytes: 1 << 20})
 	// 1 MiB at 1 MiB/s: slow enough for both to wait on the one pull.
 	slow := e.reg.Throttle(e.image.FillerDigest, 1<<20)
@@ -118,6 +121,7 @@ func TestDriver_SharedPull(t *testing.T) {
 // begins, then its progress at the configured interval, with the bytes
 // done and to do.
 func TestDriver_PullProgress(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{FillerBytes: 1 << 20})
 	e.reg.Throttle(e.image.FillerDigest, 512<<10)
 	d := newTestDriver(t, func(c *PluginConfig) { c.progressInterval = 200 * time.Millisecond })
@@ -145,6 +149,7 @@ func TestDriver_PullProgress(t *testing.T) {
 // TestDriver_PresentImageNotPulled starts from an image already present
 // without a pull, unless force_pull says so.
 func TestDriver_PresentImageNotPulled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 	first, evs := newTaskConfig(t, e.image.Ref, "exit", "0")
@@ -164,6 +169,7 @@ func TestDriver_PresentImageNotPulled(t *testing.T) {
 // TestDriver_PullFailure fails the task with the engine's reason, for
 // good: a missing image will not appear by retrying.
 func TestDriver_PullFailure(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 	missing := e.reg.Host + "/app:no-such-tag"
@@ -175,6 +181,7 @@ func TestDriver_PullFailure(t *testing.T) {
 }
 
 func TestDriver_ImagePullTimeout(t *testing.T) {
+	t.Parallel()
 	e, _ := slowImage(t)
 	d := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "exit", "0")
@@ -185,6 +192,7 @@ func TestDriver_ImagePullTimeout(t *testing.T) {
 }
 
 func TestDriver_PullActivityTimeout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{FillerBytes: 1 << 20})
 	// One byte every 50 ms: the engine reports no progress for long.
 	e.reg.Throttle(e.image.FillerDigest, 20)
@@ -197,6 +205,7 @@ func TestDriver_PullActivityTimeout(t *testing.T) {
 // TestDriver_ImageGC removes an image once its last task is gone and the
 // delay has passed, and keeps one a task uses again meanwhile.
 func TestDriver_ImageGC(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, func(c *PluginConfig) { c.GC.ImageDelay = 300 * time.Millisecond })
 	present := func() bool {

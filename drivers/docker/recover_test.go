@@ -44,6 +44,7 @@ func engineLogHas(t *testing.T, e *env, name, want string) bool {
 // agent stopping does, and re-attaches with a new driver: the same
 // container, whose output written meanwhile reaches the log once.
 func TestDriver_RecoverRunning(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	first := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "print", "before", "sleep", "1s", "print", "while detached", "sleep", "100s")
@@ -73,6 +74,7 @@ func TestDriver_RecoverRunning(t *testing.T) {
 // no driver watched it: its real exit code and finish time, and its last
 // output in the log.
 func TestDriver_RecoverExited(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	first := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "print", "before", "sleep", "1s", "print", "last words", "exit", "7")
@@ -96,6 +98,7 @@ func TestDriver_RecoverExited(t *testing.T) {
 }
 
 func TestDriver_RecoverGone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, "sleep", "100s")

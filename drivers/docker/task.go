@@ -98,15 +98,6 @@ func (t *task) finish(res *drivers.ExitResult, at time.Time) {
 	close(t.done)
 }
 
-func (t *task) isDone() bool {
-	select {
-	case <-t.done:
-		return true
-	default:
-		return false
-	}
-}
-
 func (t *task) hasExited() bool {
 	select {
 	case <-t.exited:

@@ -25,7 +25,7 @@ const TestLabel = "io.drover.test"
 // skipped, and is skipped elsewhere.
 func Engine(t testing.TB) *client.Client {
 	t.Helper()
-	c, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+	c, err := client.New(client.FromEnv)
 	if err != nil {
 		unavailable(t, err)
 	}

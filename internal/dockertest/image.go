@@ -3,6 +3,7 @@ package dockertest
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -66,16 +67,15 @@ func PushImage(t testing.TB, reg *Registry, opts ImageOptions) *Image {
 		opts.Tag = fmt.Sprintf("t%d-%d", os.Getpid(), tagSeq.n)
 		tagSeq.Unlock()
 	}
-	app, err := os.ReadFile(TestAppBinary(t))
-	if err != nil {
-		t.Fatalf("read testapp: %v", err)
-	}
-	layers := []v1.Layer{tarLayer(t, map[string][]byte{"testapp": app}, 0o755)}
+	layers := []v1.Layer{testAppLayer(t)}
 	img := &Image{}
 	if opts.FillerBytes > 0 {
+		// Random, so that no other image shares it and the engine has to
+		// download it; stored, not compressed, so that it costs nothing
+		// to make (and its compressed size is its size).
 		filler := make([]byte, opts.FillerBytes)
 		rand.Read(filler)
-		l := tarLayer(t, map[string][]byte{"filler": filler}, 0o644)
+		l := tarLayer(t, map[string][]byte{"filler": filler}, 0o644, gzip.NoCompression)
 		d, err := l.Digest()
 		if err != nil {
 			t.Fatalf("filler digest: %v", err)
@@ -92,7 +92,8 @@ func PushImage(t testing.TB, reg *Registry, opts ImageOptions) *Image {
 		Config: v1.Config{
 			Entrypoint: []string{"/testapp"},
 			Cmd:        opts.Cmd,
-			Labels:     map[string]string{TestLabel: "1"},
+			// The tag makes each image's config, so its ID, its own.
+			Labels: map[string]string{TestLabel: opts.Name + ":" + opts.Tag},
 		},
 		RootFS: v1.RootFS{Type: "layers"},
 	})
@@ -111,7 +112,30 @@ func PushImage(t testing.TB, reg *Registry, opts ImageOptions) *Image {
 	return img
 }
 
-func tarLayer(t testing.TB, files map[string][]byte, mode int64) v1.Layer {
+var appLayer struct {
+	once  sync.Once
+	layer v1.Layer
+}
+
+// testAppLayer is the layer holding testapp, made once per process: every
+// test image shares it.
+func testAppLayer(t testing.TB) v1.Layer {
+	t.Helper()
+	path := TestAppBinary(t)
+	appLayer.once.Do(func() {
+		app, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("read testapp: %v", err)
+		}
+		appLayer.layer = tarLayer(t, map[string][]byte{"testapp": app}, 0o755, gzip.BestSpeed)
+	})
+	if appLayer.layer == nil {
+		t.Fatal("no testapp layer")
+	}
+	return appLayer.layer
+}
+
+func tarLayer(t testing.TB, files map[string][]byte, mode int64, level int) v1.Layer {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -130,7 +154,7 @@ func tarLayer(t testing.TB, files map[string][]byte, mode int64) v1.Layer {
 	data := buf.Bytes()
 	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(data)), nil
-	}, tarball.WithCompressionLevel(1), tarball.WithCompressedCaching)
+	}, tarball.WithCompressionLevel(level), tarball.WithCompressedCaching)
 	if err != nil {
 		t.Fatalf("layer: %v", err)
 	}
@@ -141,7 +165,7 @@ func tarLayer(t testing.TB, files map[string][]byte, mode int64) v1.Layer {
 // made from it; an image the engine does not have is fine.
 func RemoveImage(t testing.TB, ref string) {
 	t.Helper()
-	c, err := client.New(client.FromEnv, client.WithAPIVersionNegotiation())
+	c, err := client.New(client.FromEnv)
 	if err != nil {
 		t.Errorf("remove image %s: %v", ref, err)
 		return
