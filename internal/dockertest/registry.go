@@ -80,6 +80,7 @@ type Throttle struct {
 	started, closed      chan struct{}
 
 	mu        sync.Mutex
+	closedAt  time.Time
 	downloads int
 	sent      int64
 	size      int64
@@ -159,7 +160,21 @@ func (th *Throttle) serve(w http.ResponseWriter, req *http.Request, h http.Handl
 	th.mu.Unlock()
 }
 
-func (th *Throttle) cutOff() { th.closeOnce.Do(func() { close(th.closed) }) }
+func (th *Throttle) cutOff() {
+	th.closeOnce.Do(func() {
+		th.mu.Lock()
+		th.closedAt = time.Now()
+		th.mu.Unlock()
+		close(th.closed)
+	})
+}
+
+// ClosedAt is when the client first cut a download off, or zero.
+func (th *Throttle) ClosedAt() time.Time {
+	th.mu.Lock()
+	defer th.mu.Unlock()
+	return th.closedAt
+}
 
 // bufferedResponse holds what the registry would have sent.
 type bufferedResponse struct {

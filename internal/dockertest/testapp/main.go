@@ -13,6 +13,7 @@
 //	write PATH TEXT    create PATH holding TEXT
 //	cat PATH           copy PATH to stdout
 //	sleep DURATION     sleep (a Go duration)
+//	ticks DURATION     print tick-1, tick-2, ... on stdout, one every DURATION, forever
 //	exit CODE          exit with CODE
 //	trap SIGNAL CODE   from now on, exit with CODE on SIGNAL, printing "trapped SIGNAL"
 //	ignore SIGNAL      from now on, ignore SIGNAL (printing "ignored SIGNAL")
@@ -109,6 +110,18 @@ func step(args []string) (int, error) {
 		}
 		time.Sleep(d)
 		return 2, nil
+	case "ticks":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		d, err := time.ParseDuration(args[1])
+		if err != nil {
+			return 0, err
+		}
+		for i := 1; ; i++ {
+			fmt.Printf("tick-%d\n", i)
+			time.Sleep(d)
+		}
 	case "exit":
 		if err := need(1); err != nil {
 			return 0, err
