@@ -26,9 +26,11 @@ func (d *decoder) add(diags ...*hcl.Diagnostic) {
 	d.diags = append(d.diags, diags...)
 }
 
-// content applies schema to body, reporting unknown arguments and blocks.
+// content applies schema to body, reporting unknown arguments and blocks;
+// Nomad's that Drover lacks are named as such (explainNomadOnly).
 func (d *decoder) content(body hcl.Body, schema *hcl.BodySchema) *hcl.BodyContent {
 	content, diags := body.Content(schema)
+	explainNomadOnly(body, schema, diags)
 	d.add(diags...)
 	if content == nil {
 		content = &hcl.BodyContent{Attributes: hcl.Attributes{}}

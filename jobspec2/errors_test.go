@@ -38,7 +38,7 @@ func TestParse_ErrorsCarryPositions(t *testing.T) {
   }
 }
 `,
-			want: []string{`job.hcl:3,5-12: Unsupported block type; Blocks of type "network" are not expected here.`},
+			want: []string{`job.hcl:3,5-12: "network" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs: the tasks would get none of the ports or the network mode it asks for.`},
 		},
 		{
 			name: "count of the wrong type",

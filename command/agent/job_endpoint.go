@@ -59,23 +59,25 @@ func (s *HTTPServer) jobUpdate(w http.ResponseWriter, r *http.Request) (any, err
 
 // registerJob decodes, converts, canonicalises and validates the job in the
 // body and registers it. Fields the job JSON has but Drover does not
-// implement come back as warnings.
+// implement are refused or come back as warnings, as api/unsupported
+// decides.
 func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID string) (any, error) {
 	srv, err := s.requireServer()
 	if err != nil {
 		return nil, err
 	}
-	req, warnings, err := readJobRequest[api.JobRegisterRequest](r, "job")
+	req, fields, err := readJobRequest[api.JobRegisterRequest](r, "job")
 	if err != nil {
 		return nil, err
 	}
 	if err := checkSubmittedJob(req.Job, "job register request", pathID); err != nil {
 		return nil, err
 	}
-	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest)
+	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
 	if err != nil {
 		return nil, err
 	}
+	warnings := fields.warnings
 	if req.PreserveCounts {
 		warnings = append(warnings, `Request field "PreserveCounts" is not supported by Drover and was ignored`)
 	}

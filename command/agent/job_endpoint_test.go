@@ -186,20 +186,23 @@ func TestJobEndpoints_Allocations(t *testing.T) {
 func TestJobEndpoints_Warnings(t *testing.T) {
 	a := testAgent(t)
 	job := batchJobJSON("warned")
-	job["Affinities"] = []any{map[string]any{"LTarget": "${node.class}", "RTarget": "big", "Operand": "=", "Weight": 50}}
+	// Fields Drover does not implement and whose absence changes nothing
+	// the job does (api/unsupported); the refused ones are in
+	// TestUnsupportedFields_RefusedOverHTTP.
+	job["UI"] = map[string]any{"Description": "shown by Nomad's UI"}
 	job["Spreads"] = []any{}
 	job["Update"] = nil
 	tg := job["TaskGroups"].([]any)[0].(map[string]any)
-	tg["Services"] = []any{map[string]any{"Name": "web", "PortLabel": "http"}}
+	tg["Scaling"] = map[string]any{"Min": 1, "Max": 3}
 	tg["Networks"] = []any{}
-	tg["Tasks"].([]any)[0].(map[string]any)["Templates"] = []any{map[string]any{"EmbeddedTmpl": "hello"}}
+	tg["Tasks"].([]any)[0].(map[string]any)["Actions"] = []any{map[string]any{"Name": "hello", "Command": "/bin/true"}}
 
 	resp := registerJob(t, a, job)
 	lines := strings.Split(resp.Warnings, "\n")
 	must.Eq(t, []string{
-		`Job field "Affinities" is not supported by Drover and was ignored`,
-		`Job field "TaskGroups[0].Services" is not supported by Drover and was ignored`,
-		`Job field "TaskGroups[0].Tasks[0].Templates" is not supported by Drover and was ignored`,
+		`Job field "TaskGroups[0].Scaling" is not supported by Drover and was ignored: only an external autoscaler acts on it; the group runs its count either way`,
+		`Job field "TaskGroups[0].Tasks[0].Actions" is not supported by Drover and was ignored: an action runs only when someone invokes it; the task runs the same`,
+		`Job field "UI" is not supported by Drover and was ignored: only Nomad's web UI shows it: a description and links`,
 	}, lines)
 
 	var stored api.Job

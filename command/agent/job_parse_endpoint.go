@@ -42,7 +42,7 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 // 200 for an invalid job, listing every problem; only a body that is not a
 // job request is a 400.
 func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, error) {
-	req, warnings, err := readJobRequest[api.JobValidateRequest](r, "job")
+	req, fields, err := readJobRequest[api.JobValidateRequest](r, "job")
 	if err != nil {
 		return nil, err
 	}
@@ -51,9 +51,9 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 	}
 	resp := &api.JobValidateResponse{
 		ValidationErrors: []string{},
-		Warnings:         strings.Join(warnings, "\n"),
+		Warnings:         strings.Join(fields.warnings, "\n"),
 	}
-	_, err = s.validJobFromRequest(r, req.Job, req.WriteRequest)
+	_, err = s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
 	var invalid *structs.ValidationError
 	switch {
 	case errors.As(err, &invalid):

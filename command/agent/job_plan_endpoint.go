@@ -21,23 +21,24 @@ func (s *HTTPServer) registerJobPlanRoutes() {
 // the body would do, without registering it. The job is converted,
 // canonicalised and validated as a register's is; the server's scheduler
 // runs on a snapshot of its state and nothing is written. Fields Drover does
-// not implement come back as warnings.
+// not implement are refused or come back as warnings, as for a register.
 func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error) {
 	srv, id, err := s.serverWrite(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
-	req, warnings, err := readJobRequest[api.JobPlanRequest](r, "job plan request")
+	req, fields, err := readJobRequest[api.JobPlanRequest](r, "job plan request")
 	if err != nil {
 		return nil, err
 	}
 	if err := checkSubmittedJob(req.Job, "job plan request", id); err != nil {
 		return nil, err
 	}
-	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest)
+	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
 	if err != nil {
 		return nil, err
 	}
+	warnings := fields.warnings
 	if req.PolicyOverride {
 		warnings = append(warnings, `Request field "PolicyOverride" is not supported by Drover and was ignored`)
 	}

@@ -74,7 +74,7 @@ func TestJobPlanEndpoint_maxRunDurationChangeIsInPlace(t *testing.T) {
 func TestJobPlanEndpoint_postWithoutDiff(t *testing.T) {
 	a := testAgent(t)
 	job := batchJobJSON("fresh")
-	job["Affinities"] = []any{map[string]any{"LTarget": "${node.class}", "RTarget": "big", "Weight": 50}}
+	job["UI"] = map[string]any{"Description": "shown by Nomad's UI"}
 	resp := do(t, a, http.MethodPost, "/v1/job/fresh/plan", map[string]any{"Job": job, "PolicyOverride": true})
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 
@@ -83,7 +83,7 @@ func TestJobPlanEndpoint_postWithoutDiff(t *testing.T) {
 	must.Nil(t, out.Diff)
 	must.Eq(t, uint64(0), out.JobModifyIndex)
 	must.MapContainsKey(t, out.FailedTGAllocs, "maxrun", must.Sprint("no node to place on"))
-	must.StrContains(t, out.Warnings, `Job field "Affinities" is not supported by Drover`)
+	must.StrContains(t, out.Warnings, `Job field "UI" is not supported by Drover`)
 	must.StrContains(t, out.Warnings, `Request field "PolicyOverride" is not supported by Drover`)
 
 	job404 := do(t, a, http.MethodGet, "/v1/job/fresh", nil)

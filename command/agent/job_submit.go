@@ -12,9 +12,10 @@ import (
 // these helpers read and check it the same way for each.
 
 // readJobRequest reads and decodes a body of type R (api.JobRegisterRequest,
-// api.JobPlanRequest, ...), and returns the warnings for the fields it sets
-// that Drover does not implement. what names the body in errors.
-func readJobRequest[R any](r *http.Request, what string) (*R, []string, error) {
+// api.JobPlanRequest, ...), and reports the fields it sets that Drover
+// does not implement: validJobFromRequest refuses the job for some, the
+// others are warnings. what names the body in errors.
+func readJobRequest[R any](r *http.Request, what string) (*R, *fieldReport, error) {
 	body, err := readBody(r, what)
 	if err != nil {
 		return nil, nil, err
@@ -23,7 +24,7 @@ func readJobRequest[R any](r *http.Request, what string) (*R, []string, error) {
 	if err := unmarshalBody(body, &req, what); err != nil {
 		return nil, nil, err
 	}
-	return &req, unsupportedWarnings(body, reflect.TypeFor[R]()), nil
+	return &req, checkUnsupported(body, reflect.TypeFor[R]()), nil
 }
 
 // checkSubmittedJob rejects a request, named by kind, that carries no job,
@@ -39,9 +40,19 @@ func checkSubmittedJob(job *api.Job, kind, pathID string) error {
 }
 
 // validJobFromRequest converts a submitted job into the internal model,
-// canonicalises and validates it. A job without a namespace or region
+// canonicalises and validates it; the fields the request set that Drover
+// refuses are validation problems too. A job without a namespace or region
 // takes the request's.
-func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
+func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.WriteRequest, fields *fieldReport) (*structs.Job, error) {
+	job, err := s.checkedJob(r, in, wr)
+	if err = fields.refuse(err); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+// checkedJob converts, canonicalises and validates a submitted job.
+func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
 	job := jobFromAPI(in)
 	if job.Namespace == "" {
 		job.Namespace = wr.Namespace

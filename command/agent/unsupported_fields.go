@@ -2,34 +2,45 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/drover-io/drover/api/unsupported"
+	"github.com/drover-io/drover/structs"
 )
 
 // Nomad's job JSON has many fields Drover does not implement (Affinities,
 // Spreads, Update, Services, Networks, Vault, Templates, ...). Go's JSON
-// decoder drops them silently; the compatibility contract says they are
-// reported back instead, never silently accepted as if honoured. These
-// helpers find them by walking the raw JSON alongside the api type it was
-// decoded into.
+// decoder drops them silently; instead, these helpers find them by walking
+// the raw JSON alongside the api type it was decoded into, and
+// api/unsupported's table decides each one: refused when running the job
+// without it would change what runs, where or when, warned about when its
+// absence changes nothing the job does.
 
 var jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// unsupportedFields returns the path of every field in raw, a value decoded
-// from JSON into any, that type t has no field for and whose value asks for
-// something (is not null, false, 0, "" or empty). Paths look like
-// "TaskGroups[0].Services". Matching follows encoding/json: json tags,
-// embedded structs, and case-insensitive names.
-func unsupportedFields(raw any, t reflect.Type) []string {
-	var out []string
+// foundField is a field of the submitted JSON that the api type has no
+// place for: its path ("TaskGroups[0].Services") and its value.
+type foundField struct {
+	path  string
+	value any
+}
+
+// unsupportedFields returns every field in raw, a value decoded from JSON
+// into any, that type t has no field for and whose value asks for
+// something (is not null, false, 0, "" or empty). Matching follows
+// encoding/json: json tags, embedded structs, and case-insensitive names.
+func unsupportedFields(raw any, t reflect.Type) []foundField {
+	var out []foundField
 	walkUnsupported(raw, t, "", &out)
 	return out
 }
 
-func walkUnsupported(raw any, t reflect.Type, path string, out *[]string) {
+func walkUnsupported(raw any, t reflect.Type, path string, out *[]foundField) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -48,7 +59,7 @@ func walkUnsupported(raw any, t reflect.Type, path string, out *[]string) {
 			field, found := lookupField(fields, key)
 			if !found {
 				if !isEmptyJSON(value) {
-					*out = append(*out, joinPath(path, key))
+					*out = append(*out, foundField{path: joinPath(path, key), value: value})
 				}
 				continue
 			}
@@ -166,22 +177,60 @@ func isEmptyJSON(v any) bool {
 	return false
 }
 
-// unsupportedWarnings decodes body again, loosely, and returns one warning
-// line per field that type t (the request type body was decoded into) does
-// not have. Fields inside the request's "Job" are named relative to the
-// job, as users know them.
-func unsupportedWarnings(body []byte, t reflect.Type) []string {
+// fieldReport is what a submitted request sets that Drover does not
+// implement: the warnings for what was ignored, and the problems that
+// refuse the job.
+type fieldReport struct {
+	warnings []string
+	refused  []error
+}
+
+// checkUnsupported decodes body again, loosely, and decides each field
+// that type t (the request type body was decoded into) does not have.
+// Fields inside the request's "Job" are named relative to the job, as
+// users know them.
+func checkUnsupported(body []byte, t reflect.Type) *fieldReport {
+	report := &fieldReport{}
 	var raw any
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil // the typed decode already reported the problem
+		return report // the typed decode already reported the problem
 	}
-	var warnings []string
-	for _, path := range unsupportedFields(raw, t) {
-		if rest, ok := strings.CutPrefix(path, "Job."); ok {
-			warnings = append(warnings, fmt.Sprintf("Job field %q is not supported by Drover and was ignored", rest))
-		} else {
-			warnings = append(warnings, fmt.Sprintf("Request field %q is not supported by Drover and was ignored", path))
+	for _, found := range unsupportedFields(raw, t) {
+		rest, inJob := strings.CutPrefix(found.path, "Job.")
+		if !inJob {
+			report.warnings = append(report.warnings, fmt.Sprintf("Request field %q is not supported by Drover and was ignored", found.path))
+			continue
+		}
+		field, known := unsupported.LookupJSON(rest)
+		if !known {
+			report.warnings = append(report.warnings, fmt.Sprintf("Job field %q is unknown to Drover and was ignored", rest))
+			continue
+		}
+		switch decision, isDefault := field.Decide(found.value); {
+		case decision == unsupported.Refuse:
+			report.refused = append(report.refused, fmt.Errorf("Job field %q is not supported by Drover: %s; see %s", rest, field.Reason, unsupported.DocsPage))
+		case isDefault:
+			report.warnings = append(report.warnings, fmt.Sprintf("Job field %q is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not", rest))
+		default:
+			report.warnings = append(report.warnings, fmt.Sprintf("Job field %q is not supported by Drover and was ignored: %s", rest, field.Reason))
 		}
 	}
-	return warnings
+	return report
+}
+
+// refuse adds the refused fields to err, the outcome of validating the
+// job: one *structs.ValidationError lists them and every other problem,
+// so that a user sees all at once.
+func (r *fieldReport) refuse(err error) error {
+	if r == nil || len(r.refused) == 0 {
+		return err
+	}
+	var invalid *structs.ValidationError
+	switch {
+	case err == nil:
+		return &structs.ValidationError{Errors: slices.Clone(r.refused)}
+	case errors.As(err, &invalid):
+		return &structs.ValidationError{Errors: append(slices.Clone(r.refused), invalid.Errors...)}
+	}
+	return err
 }

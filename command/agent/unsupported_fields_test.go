@@ -1,26 +1,30 @@
 package agent
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/structs"
 )
 
-func TestUnsupportedWarnings(t *testing.T) {
+func TestCheckUnsupported(t *testing.T) {
 	body := `{
   "Job": {
     "ID": "web",
     "type": "batch",
     "Affinities": [{"LTarget": "${node.class}", "RTarget": "x", "Operand": "=", "Weight": 50}],
     "Spreads": [],
-    "Update": {"Stagger": 0, "MaxParallel": 0},
+    "Update": {"Stagger": 30000000000, "MaxParallel": 1},
+    "UI": {"Description": "shown in Nomad's UI"},
     "Vault": null,
     "ConsulToken": "",
     "Dispatched": false,
     "Meta": {"anything": "goes"},
+    "Bogus": 1,
     "TaskGroups": [{
       "Name": "g",
       "Services": [{"Name": "web"}],
@@ -40,16 +44,48 @@ func TestUnsupportedWarnings(t *testing.T) {
   "PreserveCounts": false,
   "Bogus": 1
 }`
-	got := unsupportedWarnings([]byte(body), reflect.TypeFor[api.JobRegisterRequest]())
-	want := []string{
+	got := checkUnsupported([]byte(body), reflect.TypeFor[api.JobRegisterRequest]())
+	const see = "; see website/content/docs/differences.md"
+	must.Eq(t, []string{
+		`Job field "Affinities" is not supported by Drover: allocations would not prefer the nodes it names` + see,
+		`Job field "TaskGroups[0].Services" is not supported by Drover: no service would be registered and no check would run, nor restart a task` + see,
+		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover: the task would get none of the ports it asks for` + see,
+		`Job field "TaskGroups[0].Tasks[0].Templates" is not supported by Drover: the files and environment variables it renders would not exist` + see,
+	}, errorStrings(got.refused))
+	must.Eq(t, []string{
 		`Request field "Bogus" is not supported by Drover and was ignored`,
-		`Job field "Affinities" is not supported by Drover and was ignored`,
-		`Job field "TaskGroups[0].EphemeralDisk" is not supported by Drover and was ignored`,
-		`Job field "TaskGroups[0].Services" is not supported by Drover and was ignored`,
-		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover and was ignored`,
-		`Job field "TaskGroups[0].Tasks[0].Templates" is not supported by Drover and was ignored`,
+		`Job field "Bogus" is unknown to Drover and was ignored`,
+		`Job field "TaskGroups[0].EphemeralDisk" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
+		`Job field "UI" is not supported by Drover and was ignored: only Nomad's web UI shows it: a description and links`,
+		`Job field "Update" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
+	}, got.warnings)
+}
+
+func errorStrings(errs []error) []string {
+	out := make([]string, len(errs))
+	for i, err := range errs {
+		out[i] = err.Error()
 	}
-	must.Eq(t, want, got)
+	return out
+}
+
+func TestFieldReport_Refuse(t *testing.T) {
+	r := &fieldReport{refused: []error{errors.New("Job field \"Update\" ...")}}
+	other := &structs.ValidationError{Errors: []error{errors.New("Missing job ID")}}
+
+	var invalid *structs.ValidationError
+	must.True(t, errors.As(r.refuse(nil), &invalid))
+	must.Eq(t, []string{`Job field "Update" ...`}, errorStrings(invalid.Errors))
+
+	must.True(t, errors.As(r.refuse(other), &invalid))
+	must.Eq(t, []string{`Job field "Update" ...`, "Missing job ID"}, errorStrings(invalid.Errors))
+
+	plain := errors.New("region elsewhere is not this cluster's")
+	must.Eq(t, plain, r.refuse(plain))
+
+	var none *fieldReport
+	must.Nil(t, none.refuse(nil))
+	must.Eq(t, error(other), none.refuse(other))
 }
 
 func TestUnsupportedFields_Shapes(t *testing.T) {
@@ -74,7 +110,10 @@ func TestUnsupportedFields_Shapes(t *testing.T) {
 		"List":          []any{map[string]any{"keep": "z"}, map[string]any{"Other": []any{1.0}}},
 		"Renamed":       "wrong spelling of a renamed field",
 	}
-	got := unsupportedFields(raw, reflect.TypeFor[outer]())
+	var got []string
+	for _, f := range unsupportedFields(raw, reflect.TypeFor[outer]()) {
+		got = append(got, f.path)
+	}
 	must.Eq(t, []string{
 		`List[1].Other`,
 		`Renamed`,
@@ -92,6 +131,8 @@ func TestIsEmptyJSON(t *testing.T) {
 	}
 }
 
-func TestUnsupportedWarnings_BadJSON(t *testing.T) {
-	must.Nil(t, unsupportedWarnings([]byte("{nope"), reflect.TypeFor[api.JobRegisterRequest]()))
+func TestCheckUnsupported_BadJSON(t *testing.T) {
+	got := checkUnsupported([]byte("{nope"), reflect.TypeFor[api.JobRegisterRequest]())
+	must.SliceEmpty(t, got.warnings)
+	must.SliceEmpty(t, got.refused)
 }

@@ -1,0 +1,115 @@
+package unsupported
+
+// Nomad's canonical defaults, as its client fills them in (its
+// DefaultUpdateStrategy, DefaultMigrateStrategy and DefaultEphemeralDisk;
+// durations in nanoseconds). The package's tests hold them to Nomad's.
+const (
+	defaultUpdate        = `{"Stagger":30000000000,"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000,"ProgressDeadline":600000000000,"AutoRevert":false,"AutoPromote":false,"Canary":0}`
+	defaultMigrate       = `{"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000}`
+	defaultEphemeralDisk = `{"SizeMB":300,"Sticky":false,"Migrate":false}`
+)
+
+// Reasons shared by several fields.
+const (
+	reasonAffinity   = "allocations would not prefer the nodes it names"
+	reasonSpread     = "allocations would not be spread over the values it names"
+	reasonUpdate     = "a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments"
+	reasonMigrate    = "a node drain would not pace the allocations it moves"
+	reasonService    = "no service would be registered and no check would run, nor restart a task"
+	reasonConsul     = "it configures Consul for services and templates only, which Drover refuses"
+	reasonRender     = "it concerns templates only, which Drover refuses"
+	reasonScaling    = "only an external autoscaler acts on it; the group runs its count either way"
+	reasonIdentities = "the task would not get the workload identity tokens it asks for"
+)
+
+// fields is the table. Each Nomad job field Drover's job has no place for
+// is here (the tests compare with Nomad's job type), with every jobspec
+// form it has.
+var fields = []Field{
+	// The job.
+	{JSON: "Affinities", HCL: []string{"job.affinity"}, Block: true, Decision: Refuse, Reason: reasonAffinity},
+	{JSON: "Spreads", HCL: []string{"job.spread"}, Block: true, Decision: Refuse, Reason: reasonSpread},
+	{JSON: "Update", HCL: []string{"job.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
+	{JSON: "Migrate", HCL: []string{"job.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
+	{JSON: "Multiregion", HCL: []string{"job.multiregion"}, Block: true, Decision: Refuse,
+		Reason: "the job would run in this region only"},
+	{JSON: "ParameterizedJob", HCL: []string{"job.parameterized"}, Block: true, Decision: Refuse,
+		Reason: "the job would run at once instead of waiting to be dispatched"},
+	{JSON: "UI", HCL: []string{"job.ui"}, Block: true, Decision: Warn,
+		Reason: "only Nomad's web UI shows it: a description and links"},
+	{JSON: "Payload", Decision: Warn,
+		Reason: "only a dispatch_payload block, which Drover refuses, hands it to a task"},
+	{JSON: "DispatchIdempotencyToken", Decision: Warn,
+		Reason: "it deduplicates dispatches only, and Drover has no dispatch"},
+	{JSON: "ConsulNamespace", Decision: Warn, Reason: reasonConsul},
+	{JSON: "VaultNamespace", Decision: Warn,
+		Reason: "it scopes vault blocks only, which Drover refuses"},
+	{JSON: "NomadTokenID", Decision: Warn,
+		Reason: "the server sets it; a submitted value is not used"},
+	{JSON: "VersionTag", Decision: Warn,
+		Reason: "a label on a job version: it changes nothing that runs"},
+
+	// The group.
+	{JSON: "TaskGroups[].Affinities", HCL: []string{"group.affinity"}, Block: true, Decision: Refuse, Reason: reasonAffinity},
+	{JSON: "TaskGroups[].Spreads", HCL: []string{"group.spread"}, Block: true, Decision: Refuse, Reason: reasonSpread},
+	{JSON: "TaskGroups[].Update", HCL: []string{"group.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
+	{JSON: "TaskGroups[].Migrate", HCL: []string{"group.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
+	{JSON: "TaskGroups[].Networks", HCL: []string{"group.network"}, Block: true, Decision: Refuse,
+		Reason: "the tasks would get none of the ports or the network mode it asks for"},
+	{JSON: "TaskGroups[].Services", HCL: []string{"group.service"}, Block: true, Decision: Refuse, Reason: reasonService},
+	{JSON: "TaskGroups[].Volumes", HCL: []string{"group.volume"}, Block: true, Decision: Refuse,
+		Reason: "the tasks would run without the volumes it claims"},
+	{JSON: "TaskGroups[].EphemeralDisk", HCL: []string{"group.ephemeral_disk"}, Block: true, Decision: Refuse, Default: defaultEphemeralDisk,
+		Reason: "the scheduler would not reserve its size (resources { disk } does), and a replacement would not get the previous allocation's data (sticky, migrate)"},
+	{JSON: "TaskGroups[].Disconnect", HCL: []string{"group.disconnect"}, Block: true, Decision: Refuse,
+		Reason: "allocations on a disconnected node would be replaced and stopped on Drover's terms, not the ones it sets"},
+	{JSON: "TaskGroups[].StopAfterClientDisconnect", HCL: []string{"group.stop_after_client_disconnect"}, Decision: Refuse,
+		Reason: "allocations on a disconnected node would not stop when it says"},
+	{JSON: "TaskGroups[].MaxClientDisconnect", HCL: []string{"group.max_client_disconnect"}, Decision: Refuse,
+		Reason: "allocations on a disconnected node would be replaced at once, not after the time it allows"},
+	{JSON: "TaskGroups[].PreventRescheduleOnLost", HCL: []string{"group.prevent_reschedule_on_lost"}, Decision: Refuse,
+		Reason: "lost allocations would be replaced although it asks not to"},
+	{JSON: "TaskGroups[].Scaling", HCL: []string{"group.scaling"}, Block: true, Decision: Warn, Reason: reasonScaling},
+	{JSON: "TaskGroups[].Consul", HCL: []string{"group.consul"}, Block: true, Decision: Warn, Reason: reasonConsul},
+	{JSON: "TaskGroups[].RestartPolicy.RenderTemplates", HCL: []string{"restart.render_templates"}, Decision: Warn, Reason: reasonRender},
+
+	// The task.
+	{JSON: "TaskGroups[].Tasks[].Affinities", HCL: []string{"task.affinity"}, Block: true, Decision: Refuse, Reason: reasonAffinity},
+	{JSON: "TaskGroups[].Tasks[].Services", HCL: []string{"task.service"}, Block: true, Decision: Refuse, Reason: reasonService},
+	{JSON: "TaskGroups[].Tasks[].Templates", HCL: []string{"task.template"}, Block: true, Decision: Refuse,
+		Reason: "the files and environment variables it renders would not exist"},
+	{JSON: "TaskGroups[].Tasks[].Vault", HCL: []string{"task.vault", "group.vault", "job.vault"}, Block: true, Decision: Refuse,
+		Reason: "the task would run without its Vault token and secrets"},
+	{JSON: "TaskGroups[].Tasks[].Secrets", HCL: []string{"task.secret"}, Block: true, Decision: Refuse,
+		Reason: "the secrets it fetches for the task would not exist"},
+	{JSON: "TaskGroups[].Tasks[].Identities", HCL: []string{"task.identity"}, Block: true, Decision: Refuse, Reason: reasonIdentities},
+	{JSON: "TaskGroups[].Tasks[].Identity", Decision: Refuse, Reason: reasonIdentities},
+	{JSON: "TaskGroups[].Tasks[].VolumeMounts", HCL: []string{"task.volume_mount"}, Block: true, Decision: Refuse,
+		Reason: "the task would run without the volume it mounts"},
+	{JSON: "TaskGroups[].Tasks[].DispatchPayload", HCL: []string{"task.dispatch_payload"}, Block: true, Decision: Refuse,
+		Reason: "the payload file the task reads would not exist"},
+	{JSON: "TaskGroups[].Tasks[].CSIPluginConfig", HCL: []string{"task.csi_plugin"}, Block: true, Decision: Refuse,
+		Reason: "the task would not be registered as the CSI plugin it is"},
+	{JSON: "TaskGroups[].Tasks[].Schedule", HCL: []string{"task.schedule"}, Block: true, Decision: Refuse,
+		Reason: "the task would run at all times, not in the time windows it sets"},
+	{JSON: "TaskGroups[].Tasks[].Consul", HCL: []string{"task.consul"}, Block: true, Decision: Warn, Reason: reasonConsul},
+	{JSON: "TaskGroups[].Tasks[].ScalingPolicies", HCL: []string{"task.scaling"}, Block: true, Decision: Warn,
+		Reason: "only an external autoscaler acts on it (dynamic application sizing)"},
+	{JSON: "TaskGroups[].Tasks[].Actions", HCL: []string{"task.action"}, Block: true, Decision: Warn,
+		Reason: "an action runs only when someone invokes it; the task runs the same"},
+	{JSON: "TaskGroups[].Tasks[].Kind", HCL: []string{"task.kind"}, Decision: Warn,
+		Reason: "it marks tasks of Consul Connect, whose services Drover refuses"},
+	{JSON: "TaskGroups[].Tasks[].RestartPolicy.RenderTemplates", Decision: Warn, Reason: reasonRender},
+	{JSON: "TaskGroups[].Tasks[].LogConfig.Enabled", HCL: []string{"logs.enabled"}, Decision: Warn,
+		Reason: "the task runs the same; Drover keeps its logs unless logs { disabled = true }"},
+	{JSON: "TaskGroups[].Tasks[].Resources.Networks", HCL: []string{"resources.network"}, Block: true, Decision: Refuse,
+		Reason: "the task would get none of the ports it asks for"},
+	{JSON: "TaskGroups[].Tasks[].Resources.Devices", HCL: []string{"resources.device"}, Block: true, Decision: Refuse,
+		Reason: "the task would be placed without the devices (GPUs, ...) it asks for"},
+	{JSON: "TaskGroups[].Tasks[].Resources.NUMA", HCL: []string{"resources.numa"}, Block: true, Decision: Refuse,
+		Reason: "the task would be placed without the NUMA affinity it asks for"},
+	{JSON: "TaskGroups[].Tasks[].Resources.SecretsMB", HCL: []string{"resources.secrets"}, Decision: Warn,
+		Reason: "it sizes an in-memory secrets directory; Drover's is a plain directory, and the task runs the same"},
+	{JSON: "TaskGroups[].Tasks[].Resources.IOPS", HCL: []string{"resources.iops"}, Decision: Warn,
+		Reason: "Nomad itself has ignored it since 0.9"},
+}
