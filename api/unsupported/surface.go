@@ -74,8 +74,6 @@ var routes = []Route{
 	{"DELETE", "/v1/evaluations", "Evaluations"},
 	{"GET", "/v1/evaluations/count", "Evaluations"},
 
-	{"GET", "/v1/event/stream", "Events"},
-
 	{"GET", "/v1/job/:id/deployments", "Jobs"},
 	{"POST", "/v1/job/:id/dispatch", "Jobs"},
 	{"POST", "/v1/job/:id/revert", "Jobs"},
