@@ -208,7 +208,7 @@ func checkUnsupported(body []byte, t reflect.Type) *fieldReport {
 		}
 		switch decision, isDefault := field.Decide(found.value); {
 		case decision == unsupported.Refuse:
-			report.refused = append(report.refused, fmt.Errorf("Job field %q is not supported by Drover: %s; see %s", rest, field.Reason, unsupported.DocsPage))
+			report.refused = append(report.refused, &refusedField{path: rest, reason: field.Reason})
 		case isDefault:
 			report.warnings = append(report.warnings, fmt.Sprintf("Job field %q is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not", rest))
 		default:
@@ -216,6 +216,16 @@ func checkUnsupported(body []byte, t reflect.Type) *fieldReport {
 		}
 	}
 	return report
+}
+
+// refusedField is a job field Drover refuses: a validation problem of
+// the job, worded as the others are.
+type refusedField struct {
+	path, reason string
+}
+
+func (r *refusedField) Error() string {
+	return fmt.Sprintf("Job field %q is not supported by Drover: %s; see %s", r.path, r.reason, unsupported.DocsPage)
 }
 
 // refuse adds the refused fields to err, the outcome of validating the
