@@ -194,7 +194,6 @@ var commands = []Command{
 }
 
 var drivers = []Driver{
-	{Name: "docker", What: "Docker containers"},
 	{Name: "exec", What: "isolated commands (chroot, cgroups, namespaces)"},
 	{Name: "java", What: "Java applications"},
 	{Name: "qemu", What: "virtual machines"},
