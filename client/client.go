@@ -93,7 +93,9 @@ func New(cfg *Config) (*Client, error) {
 		registered: make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	c.batcher = newUpdateBatcher(c.logger.Named("updates"), cfg.UpdateWindow, c.conn.UpdateAllocs)
+	c.batcher = newUpdateBatcher(c.logger.Named("updates"), cfg.UpdateWindow, func(ctx context.Context, allocs []*structs.Allocation) error {
+		return c.conn.UpdateAllocs(ctx, c.identity(), allocs)
+	})
 
 	if err := c.setup(); err != nil {
 		c.cancel()
@@ -123,7 +125,7 @@ func (c *Client) setup() error {
 	} else if c.stateDB, err = state.OpenBoltStateDB(c.logger, cfg.StateDir); err != nil {
 		return err
 	}
-	id, err := loadNodeID(cfg.NodeID, cfg.StateDir)
+	id, err := loadNodeIdentity(cfg.NodeID, cfg.StateDir)
 	if err != nil {
 		return err
 	}
@@ -136,6 +138,12 @@ func (c *Client) setup() error {
 
 // NodeID is the ID of the node this client registers.
 func (c *Client) NodeID() string { return c.node.ID }
+
+// identity is the node's ID and secret ID, which every call to the servers
+// carries.
+func (c *Client) identity() NodeIdentity {
+	return NodeIdentity{ID: c.node.ID, SecretID: c.node.SecretID}
+}
 
 // Node returns a copy of the node as the client registers it.
 func (c *Client) Node() *structs.Node { return c.node.Copy() }

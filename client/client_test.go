@@ -201,27 +201,33 @@ func TestClient_RestartReattachesFromState(t *testing.T) {
 	must.Eq(t, "3", exit)
 }
 
-func TestClient_NodeIDPersisted(t *testing.T) {
+func TestClient_NodeIdentityPersisted(t *testing.T) {
 	dir := t.TempDir()
-	id, err := loadNodeID("", dir)
+	id, err := loadNodeIdentity("", dir)
 	must.NoError(t, err)
-	again, err := loadNodeID("", dir)
+	must.NotEq(t, "", id.SecretID)
+	must.NotEq(t, id.ID, id.SecretID)
+	again, err := loadNodeIdentity("", dir)
 	must.NoError(t, err)
 	must.Eq(t, id, again)
-
-	forced, err := loadNodeID("forced-id", dir)
+	info, err := os.Stat(filepath.Join(dir, secretIDFile))
 	must.NoError(t, err)
-	must.Eq(t, "forced-id", forced)
+	must.Eq(t, os.FileMode(0o600), info.Mode().Perm(), must.Sprint("the secret ID is for the agent's user alone"))
+
+	forced, err := loadNodeIdentity("forced-id", dir)
+	must.NoError(t, err)
+	must.Eq(t, NodeIdentity{ID: "forced-id", SecretID: id.SecretID}, forced)
 
 	must.NoError(t, os.WriteFile(filepath.Join(dir, nodeIDFile), []byte("  \n"), 0o600))
-	_, err = loadNodeID("", dir)
-	must.ErrorContains(t, err, "not a node ID")
+	_, err = loadNodeIdentity("", dir)
+	must.ErrorContains(t, err, "not an ID")
 
-	a, err := loadNodeID("", "")
+	a, err := loadNodeIdentity("", "")
 	must.NoError(t, err)
-	b, err := loadNodeID("", "")
+	b, err := loadNodeIdentity("", "")
 	must.NoError(t, err)
-	must.NotEq(t, a, b)
+	must.NotEq(t, a.ID, b.ID)
+	must.NotEq(t, a.SecretID, b.SecretID)
 }
 
 func TestClient_ConfigErrors(t *testing.T) {

@@ -23,7 +23,7 @@ func (c *Client) registerLoop(ctx context.Context) {
 	close(c.registered)
 	wait := heartbeatInterval(ttl)
 	for sleepCtx(ctx, wait) {
-		next, err := c.conn.Heartbeat(ctx, c.node.ID)
+		next, err := c.conn.Heartbeat(ctx, c.identity())
 		switch {
 		case err == nil:
 			if next > 0 {

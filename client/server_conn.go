@@ -13,6 +13,13 @@ import (
 // client registers again.
 var ErrUnknownNode = errors.New("node unknown to the servers")
 
+// NodeIdentity is who the node is to the servers: its ID and the secret
+// that proves it, which the node registered with.
+type NodeIdentity struct {
+	ID       string
+	SecretID string
+}
+
 // ServerConn is the client's way to the servers: in the agent's own process
 // when it runs a server too, over RPC otherwise. Implementations are safe
 // for concurrent use.
@@ -24,18 +31,18 @@ type ServerConn interface {
 	// Heartbeat tells the servers the node is alive and returns the next
 	// TTL (0: not told). It fails with ErrUnknownNode when they do not
 	// know the node.
-	Heartbeat(ctx context.Context, nodeID string) (ttl time.Duration, err error)
+	Heartbeat(ctx context.Context, node NodeIdentity) (ttl time.Duration, err error)
 
 	// NodeAllocs returns the AllocModifyIndex of each allocation placed on
 	// the node, once the servers' allocation index is above minIndex or
 	// wait has elapsed, with the index the answer reflects.
-	NodeAllocs(ctx context.Context, nodeID string, minIndex uint64, wait time.Duration) (allocs map[string]uint64, index uint64, err error)
+	NodeAllocs(ctx context.Context, node NodeIdentity, minIndex uint64, wait time.Duration) (allocs map[string]uint64, index uint64, err error)
 
-	// Allocs returns the allocations with the given IDs, each with its
-	// job; IDs the servers no longer store are left out. The client owns
-	// what is returned.
-	Allocs(ctx context.Context, ids []string) ([]*structs.Allocation, error)
+	// Allocs returns the node's allocations with the given IDs, each with
+	// its job; IDs the servers no longer store are left out. The client
+	// owns what is returned.
+	Allocs(ctx context.Context, node NodeIdentity, ids []string) ([]*structs.Allocation, error)
 
-	// UpdateAllocs reports the client state of allocations.
-	UpdateAllocs(ctx context.Context, allocs []*structs.Allocation) error
+	// UpdateAllocs reports the client state of the node's allocations.
+	UpdateAllocs(ctx context.Context, node NodeIdentity, allocs []*structs.Allocation) error
 }

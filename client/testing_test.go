@@ -60,9 +60,10 @@ func (f *fakeServer) RegisterNode(_ context.Context, node *structs.Node) (time.D
 	return 50 * time.Millisecond, nil
 }
 
-func (f *fakeServer) Heartbeat(_ context.Context, nodeID string) (time.Duration, error) {
+func (f *fakeServer) Heartbeat(_ context.Context, node NodeIdentity) (time.Duration, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	nodeID := node.ID
 	f.heartbeats++
 	if f.forgetNode {
 		f.forgetNode = false
@@ -74,7 +75,8 @@ func (f *fakeServer) Heartbeat(_ context.Context, nodeID string) (time.Duration,
 	return 50 * time.Millisecond, nil
 }
 
-func (f *fakeServer) NodeAllocs(ctx context.Context, nodeID string, minIndex uint64, wait time.Duration) (map[string]uint64, uint64, error) {
+func (f *fakeServer) NodeAllocs(ctx context.Context, node NodeIdentity, minIndex uint64, wait time.Duration) (map[string]uint64, uint64, error) {
+	nodeID := node.ID
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -102,7 +104,7 @@ func (f *fakeServer) NodeAllocs(ctx context.Context, nodeID string, minIndex uin
 	}
 }
 
-func (f *fakeServer) Allocs(_ context.Context, ids []string) ([]*structs.Allocation, error) {
+func (f *fakeServer) Allocs(_ context.Context, _ NodeIdentity, ids []string) ([]*structs.Allocation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []*structs.Allocation
@@ -114,7 +116,7 @@ func (f *fakeServer) Allocs(_ context.Context, ids []string) ([]*structs.Allocat
 	return out, nil
 }
 
-func (f *fakeServer) UpdateAllocs(_ context.Context, allocs []*structs.Allocation) error {
+func (f *fakeServer) UpdateAllocs(_ context.Context, _ NodeIdentity, allocs []*structs.Allocation) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failUpdates > 0 {

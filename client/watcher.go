@@ -23,7 +23,7 @@ func (c *Client) watchAllocs(ctx context.Context) {
 	var index uint64
 	retry := time.Duration(0)
 	for ctx.Err() == nil {
-		allocs, next, err := c.conn.NodeAllocs(ctx, c.node.ID, index, c.config.AllocsWait)
+		allocs, next, err := c.conn.NodeAllocs(ctx, c.identity(), index, c.config.AllocsWait)
 		if err == nil {
 			err = c.reconcile(ctx, allocs)
 		}
@@ -79,7 +79,7 @@ func (c *Client) reconcile(ctx context.Context, server map[string]uint64) error 
 	if len(pull) == 0 {
 		return nil
 	}
-	allocs, err := c.conn.Allocs(ctx, pull)
+	allocs, err := c.conn.Allocs(ctx, c.identity(), pull)
 	if err != nil {
 		return err
 	}

@@ -208,3 +208,23 @@ func TestOperatorKeygen(t *testing.T) {
 	}
 	must.MapLen(t, 2, keys, must.Sprint("every key is new"))
 }
+
+func TestOperatorKeygen_RegistrationSecret(t *testing.T) {
+	const key = "ZHJvdmVyIHRlc3QgY2x1c3RlciBrZXksIDMyIGJ5dGU="
+	const want = "jCLBPDVLCqOazk9EnZzjNotibq+h7RLZKOIbbBTHyk4="
+	code, out, errOut := runCLI(t, "", "operator", "keygen", "-registration-secret", key)
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.Eq(t, want, strings.TrimSpace(out))
+
+	code, out, errOut = runCLI(t, key+"\n", "operator", "keygen", "-registration-secret", "-")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.Eq(t, want, strings.TrimSpace(out))
+
+	code, _, errOut = runCLI(t, "", "operator", "keygen", "-registration-secret", "c2hvcnQ=")
+	must.Eq(t, 1, code)
+	must.StrContains(t, errOut, "a key is 16, 24 or 32 bytes, this one 5")
+
+	code, _, errOut = runCLI(t, "", "operator", "keygen", "extra")
+	must.Eq(t, 1, code)
+	must.StrContains(t, errOut, "no arguments")
+}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -30,6 +32,8 @@ type testCluster struct {
 	server  *testAgent
 	rpcAddr string
 	clients []*clusterClient
+	// registrationSecret lets the client agents register their nodes.
+	registrationSecret string
 }
 
 // clusterClient is a client agent of a testCluster. Its data dir, address
@@ -52,6 +56,7 @@ bind_addr = "127.0.0.1"
 server {
   enabled          = true
   bootstrap_expect = 1
+  encrypt          = %q
 
   # A client that stops heartbeating is down after about 6-8 s instead of
   # 20 s; still long enough that a restarting client (a fraction of a
@@ -67,8 +72,9 @@ data_dir  = %q
 bind_addr = %q
 
 client {
-  enabled = true
-  servers = [%q]
+  enabled             = true
+  servers             = [%q]
+  registration_secret = %q
 }
 
 plugin "raw_exec" {
@@ -87,8 +93,9 @@ func startCluster(t *testing.T, n int) *testCluster {
 	skipShort(t)
 	dir := t.TempDir()
 	serverDir := filepath.Join(dir, "server")
+	key := drover(t, "operator", "keygen")
 	config := writeFile(t, mkdir(t, serverDir), "agent.hcl",
-		fmt.Sprintf(clusterServerConfig, filepath.Join(serverDir, "data")))
+		fmt.Sprintf(clusterServerConfig, filepath.Join(serverDir, "data"), key))
 	rpcPort := freeLoopbackPort(t, "127.0.0.1")
 	a := agentproc.Start(t, agentproc.Options{
 		Dir:      serverDir,
@@ -101,6 +108,8 @@ func startCluster(t *testing.T, n int) *testCluster {
 		owner:   t,
 		server:  &testAgent{Agent: a, t: t, api: a.API(), dir: serverDir},
 		rpcAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(rpcPort)),
+
+		registrationSecret: drover(t, "operator", "keygen", "-registration-secret", key),
 	}
 	c.server.waitFor("a leader", readyTimeout, func() error {
 		leader, err := c.server.api.Status().Leader()
@@ -134,7 +143,7 @@ func (c *testCluster) startClient(cl *clusterClient) {
 	c.t.Helper()
 	dataDir := filepath.Join(cl.dir, "data")
 	config := writeFile(c.t, cl.dir, "agent.hcl",
-		fmt.Sprintf(clusterClientConfig, cl.name, dataDir, cl.host, c.rpcAddr))
+		fmt.Sprintf(clusterClientConfig, cl.name, dataDir, cl.host, c.rpcAddr, c.registrationSecret))
 	cl.agent = agentproc.Start(ownedBy{T: c.t, owner: c.owner}, agentproc.Options{
 		Dir:      cl.dir,
 		HTTPPort: cl.httpPort,
@@ -144,6 +153,15 @@ func (c *testCluster) startClient(cl *clusterClient) {
 	})
 	// agentproc assumes 127.0.0.1; this client listens on its own host.
 	cl.agent.Addr = "http://" + net.JoinHostPort(cl.host, strconv.Itoa(cl.httpPort))
+}
+
+// drover runs the drover binary with args, which must succeed, and returns
+// what it printed, trimmed.
+func drover(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(agentproc.Binary(t), args...).Output()
+	must.NoError(t, err, must.Sprintf("drover %v", args))
+	return strings.TrimSpace(string(out))
 }
 
 // with is the cluster driven from a subtest: failures and waits are the

@@ -28,6 +28,12 @@ type AllocStopResponse struct {
 // allocations.
 type AllocClientUpdateRequest struct {
 	Allocs []*structs.Allocation
+
+	// NodeID and SecretID are the reporting node and the proof that the
+	// caller is it. With a NodeID, the leader takes updates only for
+	// allocations placed on that node.
+	NodeID   string
+	SecretID string
 }
 
 // AllocStop marks an allocation to be stopped and creates an evaluation of
@@ -86,6 +92,11 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 	}
 	now := time.Now().UnixNano()
 	st := s.State()
+	if req.NodeID != "" {
+		if err := allocsOnNode(st, req.NodeID, req.Allocs); err != nil {
+			return nil, err
+		}
+	}
 	entry := &AllocClientUpdateEntry{Allocs: make([]*structs.Allocation, 0, len(req.Allocs))}
 	evaluated := make(map[[2]string]bool)
 	for i, update := range req.Allocs {
@@ -122,6 +133,26 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 		return nil, err
 	}
 	return &IndexResponse{Index: index}, nil
+}
+
+// allocsOnNode refuses updates of allocations that are stored on another
+// node than nodeID: a node reports on its own allocations only. An
+// allocation the servers no longer store is let through; the state store
+// skips it.
+func allocsOnNode(st *state.StateStore, nodeID string, updates []*structs.Allocation) error {
+	for i, update := range updates {
+		if update == nil {
+			return invalidf("alloc client update: allocation %d is nil", i)
+		}
+		stored, err := st.AllocByID(nil, update.ID)
+		if err != nil {
+			return err
+		}
+		if stored != nil && stored.NodeID != nodeID {
+			return permissionDenied("allocation %s is not on node %s", update.ID, nodeID)
+		}
+	}
+	return nil
 }
 
 // failedAllocEval returns the evaluation that lets the scheduler replace a

@@ -23,6 +23,7 @@ import (
 // QueryOptions.MaxWait is) has elapsed.
 type ClientAllocsRequest struct {
 	NodeID   string
+	SecretID string
 	MinIndex uint64
 	MaxWait  time.Duration
 }
@@ -34,9 +35,12 @@ type ClientAllocsResponse struct {
 	Index  uint64
 }
 
-// AllocsGetRequest asks for allocations by ID.
+// AllocsGetRequest asks for allocations by ID, for the node NodeID, whose
+// secret ID proves the caller is it.
 type AllocsGetRequest struct {
 	AllocIDs []string
+	NodeID   string
+	SecretID string
 }
 
 // AllocsGetResponse holds the allocations found, each with its job; IDs
@@ -99,11 +103,15 @@ func (s *Server) GetAllocsByID(ctx context.Context, ids []string) (*AllocsGetRes
 	return &AllocsGetResponse{Allocs: out, Index: index}, nil
 }
 
-// GetClientAllocs serves Server.GetClientAllocs to client agents. It does
-// not go through serveRPC: a blocking query outlives the forward timeout.
-func (e *nodeRPC) GetClientAllocs(args *ClientAllocsRequest, reply *ClientAllocsResponse) error {
+// GetClientAllocs serves Server.GetClientAllocs to a client agent. It does
+// not go through serveClient: a blocking query outlives the forward
+// timeout.
+func (e *clientRPC) GetClientAllocs(args *ClientAllocsRequest, reply *ClientAllocsResponse) error {
 	ctx, cancel := context.WithTimeout(e.srv.shutdownCtx, queryWait(args.MaxWait))
 	defer cancel()
+	if err := e.srv.checkNodeSecret(ctx, args.NodeID, args.SecretID); err != nil {
+		return encodeRPCError(err)
+	}
 	resp, err := e.srv.GetClientAllocs(ctx, args.NodeID, args.MinIndex)
 	if err != nil {
 		return encodeRPCError(err)
@@ -112,9 +120,23 @@ func (e *nodeRPC) GetClientAllocs(args *ClientAllocsRequest, reply *ClientAllocs
 	return nil
 }
 
-// GetAllocs serves Server.GetAllocsByID to client agents.
-func (e *allocRPC) GetAllocs(args *AllocsGetRequest, reply *AllocsGetResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
-		return fill(reply)(e.srv.GetAllocsByID(ctx, args.AllocIDs))
+// GetAllocs serves Server.GetAllocsByID to a client agent, for the
+// allocations of its own node only: they carry their jobs.
+func (e *clientRPC) GetAllocs(args *AllocsGetRequest, reply *AllocsGetResponse) error {
+	return e.srv.serveClient(func(ctx context.Context) error {
+		if err := e.srv.checkNodeSecret(ctx, args.NodeID, args.SecretID); err != nil {
+			return err
+		}
+		resp, err := e.srv.GetAllocsByID(ctx, args.AllocIDs)
+		if err != nil {
+			return err
+		}
+		for _, a := range resp.Allocs {
+			if a.NodeID != args.NodeID {
+				return permissionDenied("allocation %s is not on node %s", a.ID, args.NodeID)
+			}
+		}
+		*reply = *resp
+		return nil
 	})
 }

@@ -91,43 +91,44 @@ func TestClientEndpoint_GetClientAllocs_BlocksUntilTheNodeChanges(t *testing.T) 
 func TestClientEndpoint_OverRPC(t *testing.T) {
 	s := startServer(t, testConfig(t, "s1"))
 	waitForLeader(t, s)
-	rpc := NewRPCClient(time.Second)
-	t.Cleanup(rpc.Close)
+	rpc := clientAgentRPC(t)
 	addr := s.RPCAddr().String()
 	ctx := testCtx(t)
 
 	node := testNode(structs.GenerateUUID())
 	var reg NodeUpdateResponse
-	must.NoError(t, rpc.Call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: node}, &reg))
+	must.NoError(t, rpc.Call(ctx, addr, "Client.Register", &NodeRegisterRequest{Node: node}, &reg))
 	alloc := placeTestAlloc(t, s, testJob("remote"), node.ID)
 
 	var allocs ClientAllocsResponse
-	must.NoError(t, rpc.Call(ctx, addr, "Node.GetClientAllocs", &ClientAllocsRequest{NodeID: node.ID, MaxWait: time.Second}, &allocs))
+	req := &ClientAllocsRequest{NodeID: node.ID, SecretID: node.SecretID, MaxWait: time.Second}
+	must.NoError(t, rpc.Call(ctx, addr, "Client.GetClientAllocs", req, &allocs))
 	must.Eq(t, map[string]uint64{alloc.ID: alloc.AllocModifyIndex}, allocs.Allocs)
 
 	// A blocking call waits no longer than MaxWait.
 	start := time.Now()
 	var idle ClientAllocsResponse
-	must.NoError(t, rpc.Call(ctx, addr, "Node.GetClientAllocs",
-		&ClientAllocsRequest{NodeID: node.ID, MinIndex: allocs.Index, MaxWait: 100 * time.Millisecond}, &idle))
+	must.NoError(t, rpc.Call(ctx, addr, "Client.GetClientAllocs",
+		&ClientAllocsRequest{NodeID: node.ID, SecretID: node.SecretID, MinIndex: allocs.Index, MaxWait: 100 * time.Millisecond}, &idle))
 	must.Less(t, leaderWait, time.Since(start))
 	must.Eq(t, allocs.Index, idle.Index)
 
 	var got AllocsGetResponse
-	must.NoError(t, rpc.Call(ctx, addr, "Alloc.GetAllocs", &AllocsGetRequest{AllocIDs: []string{alloc.ID, "gone"}}, &got))
+	must.NoError(t, rpc.Call(ctx, addr, "Client.GetAllocs",
+		&AllocsGetRequest{AllocIDs: []string{alloc.ID, "gone"}, NodeID: node.ID, SecretID: node.SecretID}, &got))
 	must.Len(t, 1, got.Allocs)
 	must.Eq(t, alloc.ID, got.Allocs[0].ID)
 	must.NotNil(t, got.Allocs[0].Job)
 	must.Eq(t, "remote", got.Allocs[0].Job.ID)
 
-	var unknown NodeUpdateResponse
-	err := rpc.Call(ctx, addr, "Node.UpdateStatus", &NodeUpdateStatusRequest{NodeID: "nope", Status: structs.NodeStatusReady}, &unknown)
+	var unknown NodeHeartbeatResponse
+	err := rpc.Call(ctx, addr, "Client.Heartbeat", &NodeHeartbeatRequest{NodeID: "nope", SecretID: "x"}, &unknown)
 	must.ErrorIs(t, err, ErrNotFound)
 	must.False(t, IsServerUnavailable(err))
 }
 
 func TestIsServerUnavailable(t *testing.T) {
-	rpc := NewRPCClient(200 * time.Millisecond)
+	rpc := NewRPCClient(RPCClientConfig{DialTimeout: 200 * time.Millisecond})
 	t.Cleanup(rpc.Close)
 	var reply IndexResponse
 	err := rpc.Call(context.Background(), "127.0.0.1:1", "Status.Ping", &struct{}{}, &reply)

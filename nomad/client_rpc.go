@@ -14,13 +14,31 @@ type RPCClient struct {
 	pool *connPool
 }
 
-// NewRPCClient returns a client whose connections take at most dialTimeout
-// to set up (5s when zero).
-func NewRPCClient(dialTimeout time.Duration) *RPCClient {
-	if dialTimeout <= 0 {
-		dialTimeout = DefaultConfig().RPCDialTimeout
+// RPCClientConfig says how an RPCClient connects.
+type RPCClientConfig struct {
+	// DialTimeout bounds setting up a connection, the handshake included
+	// (5s when zero).
+	DialTimeout time.Duration
+
+	// RegistrationSecret, when set, is proved on every connection (see
+	// RegistrationSecret): the servers then let this client register new
+	// nodes, and this client checks that the servers hold it too.
+	// Without it the client can heartbeat and report for nodes the
+	// servers know, with their secret IDs, and register nothing new.
+	RegistrationSecret []byte
+}
+
+// NewRPCClient returns a client that connects as cfg says.
+func NewRPCClient(cfg RPCClientConfig) *RPCClient {
+	timeout := cfg.DialTimeout
+	if timeout <= 0 {
+		timeout = DefaultConfig().RPCDialTimeout
 	}
-	return &RPCClient{pool: newConnPool(dialTimeout)}
+	creds := credentials{role: roleAnonymous}
+	if len(cfg.RegistrationSecret) > 0 {
+		creds = credentials{role: roleClient, secret: append([]byte(nil), cfg.RegistrationSecret...)}
+	}
+	return &RPCClient{pool: newConnPool(timeout, &rpcDialer{creds: creds})}
 }
 
 // Call invokes method ("Node.Register", ...) on the server at addr

@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"testing"
-	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -19,8 +18,7 @@ func TestClientEndpoint_WritesThroughAFollower(t *testing.T) {
 	f := follower(c.servers)
 	must.NotNil(t, f)
 
-	rpc := NewRPCClient(time.Second)
-	t.Cleanup(rpc.Close)
+	rpc := clientAgentRPC(t)
 	addr := f.RPCAddr().String()
 	ctx := testCtx(t)
 
@@ -33,19 +31,19 @@ func TestClientEndpoint_WritesThroughAFollower(t *testing.T) {
 	})
 
 	var hb NodeHeartbeatResponse
-	must.NoError(t, rpc.Call(ctx, addr, "Client.Heartbeat", &NodeHeartbeatRequest{NodeID: node.ID}, &hb))
+	must.NoError(t, rpc.Call(ctx, addr, "Client.Heartbeat", &NodeHeartbeatRequest{NodeID: node.ID, SecretID: node.SecretID}, &hb))
 	must.Positive(t, hb.HeartbeatTTL)
 
 	alloc := placeTestAlloc(t, leader, testJob("through-follower"), node.ID)
 	update := &structs.Allocation{ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning}
 	var idx IndexResponse
-	must.NoError(t, rpc.Call(ctx, addr, "Client.UpdateAllocs", &AllocClientUpdateRequest{Allocs: []*structs.Allocation{update}}, &idx))
+	must.NoError(t, rpc.Call(ctx, addr, "Client.UpdateAllocs", &AllocClientUpdateRequest{Allocs: []*structs.Allocation{update}, NodeID: node.ID, SecretID: node.SecretID}, &idx))
 	waitfor.True(t, "client status on the leader", func() bool {
 		a, err := leader.State().AllocByID(nil, alloc.ID)
 		return err == nil && a != nil && a.ClientStatus == structs.AllocClientStatusRunning
 	})
 
 	// The server-to-server endpoint keeps refusing to forward twice.
-	err := rpc.Call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID())}, &reg)
-	must.Error(t, err)
+	err := serverPool(t).call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID()), NewNodeAllowed: true}, &reg)
+	must.ErrorIs(t, err, errNotLeader)
 }

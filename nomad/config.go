@@ -80,8 +80,26 @@ type Config struct {
 	// other servers to refresh their status.
 	MemberProbeInterval time.Duration
 
-	// RPCDialTimeout bounds connecting to another server.
+	// RPCDialTimeout bounds connecting to another server, the handshake
+	// included.
 	RPCDialTimeout time.Duration
+
+	// ClusterKey is the servers' shared secret (the agent's
+	// server.encrypt): a server proves it to the others before it takes
+	// part in raft or calls an endpoint only servers may call, and client
+	// agents prove the registration secret derived from it (see
+	// RegistrationSecret) before they register new nodes. Empty gives the
+	// server a random key of its own: it can then be a cluster of one
+	// only, whose nodes register through the agent's own client.
+	ClusterKey []byte
+
+	// RPCHandshakeTimeout bounds how long an accepted connection may take
+	// to say what it carries and prove who its peer is.
+	RPCHandshakeTimeout time.Duration
+
+	// RPCMaxConnsPerClient caps the RPC connections open at once from
+	// one IP address; 0 is no cap.
+	RPCMaxConnsPerClient int
 
 	// ForwardTimeout bounds a write forwarded to the leader, including the
 	// wait for a leader to be elected, when the caller's context has no
@@ -147,17 +165,19 @@ func DefaultConfig() *Config {
 		hostname = "drover"
 	}
 	return &Config{
-		Region:              structs.DefaultRegion,
-		Datacenter:          "dc1",
-		NodeName:            hostname,
-		RPCAddr:             &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultRPCPort},
-		BootstrapExpect:     1,
-		RaftConfig:          raft.DefaultConfig(),
-		JoinInterval:        500 * time.Millisecond,
-		MemberProbeInterval: 5 * time.Second,
-		RPCDialTimeout:      5 * time.Second,
-		ForwardTimeout:      30 * time.Second,
-		RaftApplyTimeout:    30 * time.Second,
+		Region:               structs.DefaultRegion,
+		Datacenter:           "dc1",
+		NodeName:             hostname,
+		RPCAddr:              &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultRPCPort},
+		BootstrapExpect:      1,
+		RaftConfig:           raft.DefaultConfig(),
+		JoinInterval:         500 * time.Millisecond,
+		MemberProbeInterval:  5 * time.Second,
+		RPCDialTimeout:       5 * time.Second,
+		RPCHandshakeTimeout:  5 * time.Second,
+		RPCMaxConnsPerClient: 100,
+		ForwardTimeout:       30 * time.Second,
+		RaftApplyTimeout:     30 * time.Second,
 
 		EvalNackTimeout:         60 * time.Second,
 		EvalDeliveryLimit:       3,
@@ -204,6 +224,7 @@ func (c *Config) withDefaults() *Config {
 	if out.RPCDialTimeout <= 0 {
 		out.RPCDialTimeout = d.RPCDialTimeout
 	}
+	setDefault(&out.RPCHandshakeTimeout, d.RPCHandshakeTimeout)
 	if out.ForwardTimeout <= 0 {
 		out.ForwardTimeout = d.ForwardTimeout
 	}
@@ -227,6 +248,7 @@ func (c *Config) withDefaults() *Config {
 	setDefault(&out.HeartbeatGrace, d.HeartbeatGrace)
 	setDefault(&out.FailoverHeartbeatTTL, d.FailoverHeartbeatTTL)
 	out.ServerJoin = append([]string(nil), c.ServerJoin...)
+	out.ClusterKey = append([]byte(nil), c.ClusterKey...)
 	return &out
 }
 

@@ -28,6 +28,11 @@ var (
 	// ErrNoLeader: the cluster has no leader to take the write.
 	ErrNoLeader = errors.New("no cluster leader")
 
+	// ErrPermissionDenied: the caller did not prove what the request
+	// needs; nothing changed. (The HTTP API says "Permission denied", as
+	// Nomad's.)
+	ErrPermissionDenied = errors.New("permission denied")
+
 	// errNotLeader: a forwarded request reached a server that is no longer
 	// the leader; the forwarding server looks for the leader again.
 	errNotLeader = errors.New("not the leader")
@@ -44,6 +49,7 @@ var errorCodes = []struct {
 	{"invalid_request", ErrInvalidRequest},
 	{"index_conflict", ErrIndexConflict},
 	{"no_leader", ErrNoLeader},
+	{"permission_denied", ErrPermissionDenied},
 	// The leader lost its leadership while the write was being
 	// committed: it may or may not have been applied.
 	{"leadership_lost", raft.ErrLeadershipLost},
@@ -134,6 +140,11 @@ func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 // withKind marks err as being of kind, one of the sentinels above.
 func withKind(kind, err error) error {
 	return &kindError{kind: kind, err: err}
+}
+
+// permissionDenied returns an ErrPermissionDenied error that says why.
+func permissionDenied(format string, args ...any) error {
+	return withKind(ErrPermissionDenied, fmt.Errorf("permission denied: "+format, args...))
 }
 
 // invalidf returns an ErrInvalidRequest error with the given message.

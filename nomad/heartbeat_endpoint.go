@@ -10,6 +10,9 @@ import (
 // NodeHeartbeatRequest is a client's heartbeat.
 type NodeHeartbeatRequest struct {
 	NodeID string
+	// SecretID proves the caller is the node; servers forwarding the
+	// heartbeat to the leader checked it already.
+	SecretID string
 }
 
 // NodeHeartbeatResponse tells the client how soon to heartbeat again.

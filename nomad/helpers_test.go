@@ -77,10 +77,15 @@ func countLogs(cfg *Config, prefix string) *logCount {
 	return c
 }
 
+// testClusterKey is every test server's encrypt key, so that the servers
+// a test starts can form a cluster.
+var testClusterKey = []byte("drover test cluster key, 32 byte")
+
 // testConfig is a dev-mode server on a free 127.0.0.1 port with short raft
-// timeouts.
+// timeouts and the test cluster key.
 func testConfig(t testing.TB, name string) *Config {
 	cfg := DefaultConfig()
+	cfg.ClusterKey = testClusterKey
 	cfg.NodeName = name
 	cfg.DevMode = true
 	cfg.RPCAddr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 0}
@@ -114,6 +119,22 @@ func startServer(t testing.TB, cfg *Config) *Server {
 	must.NoError(t, err)
 	t.Cleanup(func() { _ = s.Shutdown() })
 	return s
+}
+
+// serverPool is a connection pool that proves the test cluster key, as
+// the pool of a test server does.
+func serverPool(t testing.TB) *connPool {
+	p := newConnPool(time.Second, &rpcDialer{creds: credentials{role: roleServer, secret: testClusterKey}})
+	t.Cleanup(p.close)
+	return p
+}
+
+// clientAgentRPC is an RPC client of a client agent that holds the test
+// cluster's registration secret.
+func clientAgentRPC(t testing.TB) *RPCClient {
+	c := NewRPCClient(RPCClientConfig{DialTimeout: time.Second, RegistrationSecret: RegistrationSecret(testClusterKey)})
+	t.Cleanup(c.Close)
+	return c
 }
 
 // waitForLeader waits until s knows a leader.
@@ -178,6 +199,7 @@ func testEval(jobID string) *structs.Evaluation {
 func testNode(id string) *structs.Node {
 	return &structs.Node{
 		ID:                    id,
+		SecretID:              structs.GenerateUUID(),
 		Name:                  "node-" + id[:8],
 		Datacenter:            "dc1",
 		NodePool:              structs.DefaultNodePool,

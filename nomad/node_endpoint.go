@@ -12,6 +12,11 @@ import (
 // NodeRegisterRequest registers a node or refreshes its registration.
 type NodeRegisterRequest struct {
 	Node *structs.Node
+
+	// NewNodeAllowed lets the request register a node the servers do not
+	// know yet. The server that takes the request from a client agent sets
+	// it from what the agent proved; what the agent sends is ignored.
+	NewNodeAllowed bool
 }
 
 // NodeUpdateStatusRequest sets a node's status.
@@ -51,10 +56,16 @@ type NodeUpdateResponse struct {
 	HeartbeatTTL time.Duration
 }
 
-// NodeRegister registers a node or refreshes its registration. A node that
-// becomes ready or down gets evaluations for the jobs it affects.
+// NodeRegister registers a node or refreshes its registration, for a
+// caller in this process (the agent's own client). A node that becomes
+// ready or down gets evaluations for the jobs it affects. A node already
+// registered with a secret ID is registered again only with the same one.
 func (s *Server) NodeRegister(ctx context.Context, node *structs.Node) (*NodeUpdateResponse, error) {
-	return leaderWrite(ctx, s, "Node.Register", &NodeRegisterRequest{Node: node}, s.nodeRegisterLocal)
+	return s.nodeRegister(ctx, &NodeRegisterRequest{Node: node, NewNodeAllowed: true})
+}
+
+func (s *Server) nodeRegister(ctx context.Context, req *NodeRegisterRequest) (*NodeUpdateResponse, error) {
+	return leaderWrite(ctx, s, "Node.Register", req, s.nodeRegisterLocal)
 }
 
 func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest) (*NodeUpdateResponse, error) {
@@ -68,6 +79,9 @@ func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest
 	st := s.State()
 	existing, err := st.NodeByID(nil, node.ID)
 	if err != nil {
+		return nil, err
+	}
+	if err := registrationAllowed(existing, node, req.NewNodeAllowed); err != nil {
 		return nil, err
 	}
 	if node.Status == "" {
@@ -89,6 +103,24 @@ func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest
 	}
 	s.trackHeartbeat(resp, node.ID, node.Status)
 	return resp, nil
+}
+
+// registrationAllowed decides whether node may be registered over
+// existing, the stored node of its ID (nil if none): a node with a secret
+// ID is the node of whoever proves it, and only such a caller registers
+// it again; a node the servers do not know, or one stored without a secret
+// ID, only a caller allowed to register new nodes.
+func registrationAllowed(existing, node *structs.Node, newNodeAllowed bool) error {
+	if existing != nil && existing.SecretID != "" {
+		if !secretMatches(existing, node.SecretID) {
+			return permissionDenied("node %s is registered, and this registration does not carry its secret ID", node.ID)
+		}
+		return nil
+	}
+	if !newNodeAllowed {
+		return permissionDenied("registering a new node needs the cluster's registration secret (client.registration_secret) or a client certificate")
+	}
+	return nil
 }
 
 // trackHeartbeat restarts the heartbeat timer of a node that is up and
@@ -347,10 +379,11 @@ func evalIDs(evals []*structs.Evaluation) []string {
 // nodeRPC serves the node writes forwarded by other servers.
 type nodeRPC struct{ srv *Server }
 
-// Register serves NodeRegister.
+// Register serves a registration another server forwarded, with the
+// permission that server settled.
 func (e *nodeRPC) Register(args *NodeRegisterRequest, reply *NodeUpdateResponse) error {
 	return e.srv.serveRPC(func(ctx context.Context) error {
-		return fill(reply)(e.srv.NodeRegister(ctx, args.Node))
+		return fill(reply)(e.srv.nodeRegister(ctx, args))
 	})
 }
 

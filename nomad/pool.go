@@ -19,6 +19,7 @@ var errPoolClosed = errors.New("rpc connection pool closed")
 // multiplexes concurrent calls over its connection, so one is enough.
 type connPool struct {
 	dialTimeout time.Duration
+	dialer      *rpcDialer
 
 	mu      sync.Mutex
 	clients map[string]*pooledClient
@@ -31,9 +32,10 @@ type pooledClient struct {
 	conn net.Conn
 }
 
-func newConnPool(dialTimeout time.Duration) *connPool {
+func newConnPool(dialTimeout time.Duration, dialer *rpcDialer) *connPool {
 	return &connPool{
 		dialTimeout: dialTimeout,
+		dialer:      dialer,
 		clients:     make(map[string]*pooledClient),
 	}
 }
@@ -110,7 +112,7 @@ func (p *connPool) client(ctx context.Context, addr string) (*pooledClient, erro
 	if timeout <= 0 {
 		return nil, &dialError{addr: addr, err: context.DeadlineExceeded}
 	}
-	conn, err := dialConnType(addr, connTypeRPC, timeout)
+	conn, err := p.dialer.dial(addr, connTypeRPC, timeout)
 	if err != nil {
 		return nil, &dialError{addr: addr, err: err}
 	}

@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -17,8 +16,9 @@ var errLayerClosed = errors.New("raft stream layer closed")
 // connections the mux identified as raft traffic and dials other servers,
 // announcing raft traffic with the first byte.
 type raftLayer struct {
-	addr  net.Addr // the advertised address: what raft tells its peers
-	conns chan net.Conn
+	addr   net.Addr // the advertised address: what raft tells its peers
+	dialer *rpcDialer
+	conns  chan net.Conn
 
 	closeOnce sync.Once
 	closeCh   chan struct{}
@@ -26,9 +26,10 @@ type raftLayer struct {
 
 var _ raft.StreamLayer = (*raftLayer)(nil)
 
-func newRaftLayer(advertise net.Addr) *raftLayer {
+func newRaftLayer(advertise net.Addr, dialer *rpcDialer) *raftLayer {
 	return &raftLayer{
 		addr:    advertise,
+		dialer:  dialer,
 		conns:   make(chan net.Conn),
 		closeCh: make(chan struct{}),
 	}
@@ -72,21 +73,5 @@ func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net
 		return nil, errLayerClosed
 	default:
 	}
-	return dialConnType(string(address), connTypeRaft, timeout)
-}
-
-// dialConnType connects to a server's RPC port and announces the kind of
-// traffic that follows.
-func dialConnType(address string, kind byte, timeout time.Duration) (net.Conn, error) {
-	conn, err := net.DialTimeout("tcp", address, timeout)
-	if err != nil {
-		return nil, err
-	}
-	_ = conn.SetWriteDeadline(time.Now().Add(timeout))
-	if _, err := conn.Write([]byte{kind}); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("announce connection type to %s: %w", address, err)
-	}
-	_ = conn.SetWriteDeadline(time.Time{})
-	return conn, nil
+	return l.dialer.dial(string(address), connTypeRaft, timeout)
 }

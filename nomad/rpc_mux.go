@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/rpc"
 	"net/rpc/jsonrpc"
 	"sync"
 	"time"
@@ -20,31 +19,46 @@ const (
 	connTypeRPC  byte = 0x02
 )
 
-// connTypeReadTimeout bounds how long an accepted connection may take to say
-// what it is, so a silent peer cannot pin a goroutine.
-const connTypeReadTimeout = 10 * time.Second
-
-// rpcMux owns the server's one TCP listener and hands each accepted
-// connection to raft or to the RPC server according to its first byte.
+// rpcMux owns the server's one TCP listener. It makes each accepted
+// connection say what it carries (its first byte) and prove who its peer
+// is (see handshake.go), then hands it to raft or to the RPC server of
+// the peer's role.
 type rpcMux struct {
 	listener  net.Listener
 	raftLayer *raftLayer
-	rpcServer *rpc.Server
+	servers   rpcServers
+	secrets   acceptorSecrets
+	limits    muxLimits
 	logger    hclog.Logger
 
 	mu     sync.Mutex
 	conns  map[*trackedConn]struct{}
+	perIP  map[string]int
 	closed bool
 	wg     sync.WaitGroup
 }
 
-func newRPCMux(l net.Listener, layer *raftLayer, srv *rpc.Server, logger hclog.Logger) *rpcMux {
+// muxLimits bound what one peer can hold of the RPC port.
+type muxLimits struct {
+	// handshakeTimeout bounds how long an accepted connection may take
+	// to say what it is and prove who its peer is, so that a silent peer
+	// cannot pin a goroutine.
+	handshakeTimeout time.Duration
+	// maxConnsPerIP caps the connections open at once from one IP
+	// address; 0 is no cap.
+	maxConnsPerIP int
+}
+
+func newRPCMux(l net.Listener, layer *raftLayer, servers rpcServers, secrets acceptorSecrets, limits muxLimits, logger hclog.Logger) *rpcMux {
 	return &rpcMux{
 		listener:  l,
 		raftLayer: layer,
-		rpcServer: srv,
+		servers:   servers,
+		secrets:   secrets,
+		limits:    limits,
 		logger:    logger,
 		conns:     make(map[*trackedConn]struct{}),
+		perIP:     make(map[string]int),
 	}
 }
 
@@ -73,10 +87,15 @@ func (m *rpcMux) acceptLoop() {
 			continue
 		}
 		backoff = 0
-		tc, ok := m.track(conn)
-		if !ok {
+		tc, err := m.track(conn)
+		if errors.Is(err, errMuxClosed) {
 			conn.Close()
 			return
+		}
+		if err != nil {
+			m.logger.Warn("refused RPC connection", "remote", conn.RemoteAddr(), "error", err)
+			conn.Close()
+			continue
 		}
 		m.wg.Add(1)
 		go func() {
@@ -86,10 +105,12 @@ func (m *rpcMux) acceptLoop() {
 	}
 }
 
-// handleConn reads the connection type byte and dispatches.
+// handleConn reads the connection type byte, authenticates the peer and
+// dispatches.
 func (m *rpcMux) handleConn(conn *trackedConn) {
+	deadline := time.Now().Add(m.limits.handshakeTimeout)
 	var kind [1]byte
-	_ = conn.SetReadDeadline(time.Now().Add(connTypeReadTimeout))
+	_ = conn.SetReadDeadline(deadline)
 	if _, err := io.ReadFull(conn, kind[:]); err != nil {
 		if !m.isClosed() && !errors.Is(err, io.EOF) {
 			m.logger.Debug("read connection type", "remote", conn.RemoteAddr(), "error", err)
@@ -97,34 +118,74 @@ func (m *rpcMux) handleConn(conn *trackedConn) {
 		conn.Close()
 		return
 	}
-	_ = conn.SetReadDeadline(time.Time{})
-
-	switch kind[0] {
-	case connTypeRaft:
-		m.raftLayer.handoff(conn)
-	case connTypeRPC:
-		m.rpcServer.ServeCodec(jsonrpc.NewServerCodec(conn))
-	default:
+	if kind[0] != connTypeRaft && kind[0] != connTypeRPC {
 		m.logger.Warn("unknown connection type, closing", "remote", conn.RemoteAddr(), "type", fmt.Sprintf("%#x", kind[0]))
 		conn.Close()
+		return
 	}
+	role, err := acceptHandshake(conn, kind[0], m.secrets, deadline)
+	if err != nil {
+		if !m.isClosed() {
+			m.logger.Warn("refused RPC connection", "remote", conn.RemoteAddr(), "error", err)
+		}
+		conn.Close()
+		return
+	}
+	if kind[0] == connTypeRaft {
+		m.raftLayer.handoff(conn)
+		return
+	}
+	m.serveRPC(conn, role)
 }
 
-// track registers an accepted connection so close can end it.
-func (m *rpcMux) track(conn net.Conn) (*trackedConn, bool) {
+// serveRPC serves the calls of a connection whose peer proved role.
+func (m *rpcMux) serveRPC(conn net.Conn, role connRole) {
+	codec := jsonrpc.NewServerCodec(conn)
+	if role != roleServer {
+		codec = &restrictedCodec{ServerCodec: codec, remote: conn.RemoteAddr(), role: role, logger: m.logger}
+	}
+	m.servers[role].ServeCodec(codec)
+}
+
+// errMuxClosed: the mux closed while a connection was being accepted.
+var errMuxClosed = errors.New("RPC listener closed")
+
+// track registers an accepted connection so close can end it, unless its
+// IP address holds as many connections as it may.
+func (m *rpcMux) track(conn net.Conn) (*trackedConn, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return nil, false
+		return nil, errMuxClosed
+	}
+	ip := remoteIP(conn)
+	if limit := m.limits.maxConnsPerIP; limit > 0 && m.perIP[ip] >= limit {
+		return nil, fmt.Errorf("%s already holds %d connections, the most rpc_max_conns_per_client allows", ip, limit)
 	}
 	tc := &trackedConn{Conn: conn}
 	tc.onClose = func() {
 		m.mu.Lock()
 		delete(m.conns, tc)
+		if m.perIP[ip]--; m.perIP[ip] <= 0 {
+			delete(m.perIP, ip)
+		}
 		m.mu.Unlock()
 	}
 	m.conns[tc] = struct{}{}
-	return tc, true
+	m.perIP[ip]++
+	return tc, nil
+}
+
+// remoteIP is the IP address of a connection's peer.
+func remoteIP(conn net.Conn) string {
+	if addr, ok := conn.RemoteAddr().(*net.TCPAddr); ok {
+		return addr.IP.String()
+	}
+	host, _, err := net.SplitHostPort(conn.RemoteAddr().String())
+	if err != nil {
+		return conn.RemoteAddr().String()
+	}
+	return host
 }
 
 func (m *rpcMux) isClosed() bool {

@@ -48,8 +48,9 @@ func TestRPCMux_ShutdownClosesConnectionsAndLeaksNothing(t *testing.T) {
 	// An idle RPC client, an idle raft peer and a connection that never
 	// says what it is: shutdown must end all three.
 	var conns []net.Conn
+	dialer := &rpcDialer{creds: credentials{role: roleServer, secret: testClusterKey}}
 	for _, kind := range []byte{connTypeRPC, connTypeRaft} {
-		conn, err := dialConnType(s.RPCAdvertise(), kind, time.Second)
+		conn, err := dialer.dial(s.RPCAdvertise(), kind, time.Second)
 		must.NoError(t, err)
 		conns = append(conns, conn)
 	}
@@ -58,8 +59,7 @@ func TestRPCMux_ShutdownClosesConnectionsAndLeaksNothing(t *testing.T) {
 	conns = append(conns, silent)
 	// Let the server accept them before it shuts down.
 	var resp MembersResponse
-	pool := newConnPool(time.Second)
-	defer pool.close()
+	pool := serverPool(t)
 	err = pool.call(testCtx(t), s.RPCAdvertise(), "Status.Members", &MembersRequest{
 		From: Member{ID: "probe", Name: "probe.global", Region: "global", RPCAddr: "127.0.0.1:1"},
 	}, &resp)

@@ -33,6 +33,8 @@ type Server struct {
 	raftLayer *raftLayer
 	mux       *rpcMux
 	pool      *connPool
+	// secrets are what peers prove on the RPC port.
+	secrets acceptorSecrets
 
 	fsm           *FSM
 	events        *stream.Broker // nil when the event stream is off
@@ -123,6 +125,9 @@ func (s *Server) setup() error {
 	if s.nodeID, err = s.config.loadNodeID(); err != nil {
 		return err
 	}
+	if err := s.setupSecrets(); err != nil {
+		return err
+	}
 	if s.fsm, err = NewFSM(s.logger.Named("fsm")); err != nil {
 		return err
 	}
@@ -140,13 +145,17 @@ func (s *Server) setup() error {
 		return err
 	}
 
-	rpcServer := rpc.NewServer()
-	if err := s.registerEndpoints(rpcServer); err != nil {
+	servers, err := s.newRPCServers()
+	if err != nil {
 		return err
 	}
-	s.pool = newConnPool(s.config.RPCDialTimeout)
-	s.raftLayer = newRaftLayer(stringAddr(s.advertise))
-	s.mux = newRPCMux(s.listener, s.raftLayer, rpcServer, s.logger.Named("rpc"))
+	dialer := &rpcDialer{creds: credentials{role: roleServer, secret: s.secrets.clusterKey}}
+	s.pool = newConnPool(s.config.RPCDialTimeout, dialer)
+	s.raftLayer = newRaftLayer(stringAddr(s.advertise), dialer)
+	s.mux = newRPCMux(s.listener, s.raftLayer, servers, s.secrets, muxLimits{
+		handshakeTimeout: s.config.RPCHandshakeTimeout,
+		maxConnsPerIP:    s.config.RPCMaxConnsPerClient,
+	}, s.logger.Named("rpc"))
 
 	s.members = newMemberTable(Member{
 		ID:              s.nodeID,
@@ -171,11 +180,11 @@ func (s *Server) setup() error {
 func (s *Server) registerEndpoints(srv *rpc.Server) error {
 	endpoints := map[string]any{
 		"Status":   &statusRPC{s},
+		"Client":   &clientRPC{srv: s, role: roleServer},
 		"Job":      &jobRPC{s},
 		"Eval":     &evalRPC{s},
 		"Alloc":    &allocRPC{s},
 		"Node":     &nodeRPC{s},
-		"Client":   &clientRPC{s},
 		"Raft":     &raftRPC{s},
 		"Periodic": &periodicRPC{s},
 	}

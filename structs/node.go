@@ -26,7 +26,11 @@ const (
 
 // Node is a client machine that runs allocations.
 type Node struct {
-	ID                    string
+	ID string
+	// SecretID is the node's secret: the client generates it, keeps it in
+	// its state dir, and proves it on every call it makes to the servers.
+	// It never leaves the servers: the HTTP API does not show it.
+	SecretID              string
 	Datacenter            string
 	Name                  string
 	HTTPAddr              string

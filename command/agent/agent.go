@@ -111,6 +111,7 @@ func (a *Agent) setupServer() error {
 		RPCAdvertise:    a.rpcAdvertise(),
 		HTTPAddr:        a.httpAdvertise(),
 		BootstrapExpect: a.config.Server.BootstrapExpect,
+		ClusterKey:      a.config.clusterKey(),
 		NumSchedulers:   a.config.Server.NumSchedulers,
 		ServerJoin:      append(append([]string(nil), a.config.Server.StartJoin...), a.config.Server.RetryJoin...),
 		Logger:          a.logger,

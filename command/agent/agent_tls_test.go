@@ -3,6 +3,7 @@ package agent
 import (
 	"crypto/tls"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -89,6 +90,7 @@ func nodeAgent(t *testing.T, files tlsutil.Files) (addr string, paths <-chan str
 		w.Write([]byte("from the node\n"))
 	}))
 	srv.TLS = tlstest.Material(t, files).ServerConfig(true)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are the point
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().String(), ch

@@ -33,8 +33,11 @@ func (c *localServerConn) RegisterNode(ctx context.Context, node *structs.Node) 
 	return resp.HeartbeatTTL, nil
 }
 
-func (c *localServerConn) Heartbeat(ctx context.Context, nodeID string) (time.Duration, error) {
-	ttl, err := c.srv.NodeHeartbeat(ctx, nodeID)
+// The calls below come from the agent's own client, in this process: they
+// carry the node's identity, which nothing needs to check.
+
+func (c *localServerConn) Heartbeat(ctx context.Context, node client.NodeIdentity) (time.Duration, error) {
+	ttl, err := c.srv.NodeHeartbeat(ctx, node.ID)
 	if errors.Is(err, nomad.ErrNotFound) {
 		return 0, fmt.Errorf("heartbeat: %w", client.ErrUnknownNode)
 	}
@@ -44,17 +47,17 @@ func (c *localServerConn) Heartbeat(ctx context.Context, nodeID string) (time.Du
 	return ttl, nil
 }
 
-func (c *localServerConn) NodeAllocs(ctx context.Context, nodeID string, minIndex uint64, wait time.Duration) (map[string]uint64, uint64, error) {
+func (c *localServerConn) NodeAllocs(ctx context.Context, node client.NodeIdentity, minIndex uint64, wait time.Duration) (map[string]uint64, uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	resp, err := c.srv.GetClientAllocs(ctx, nodeID, minIndex)
+	resp, err := c.srv.GetClientAllocs(ctx, node.ID, minIndex)
 	if err != nil {
 		return nil, 0, err
 	}
 	return resp.Allocs, resp.Index, nil
 }
 
-func (c *localServerConn) Allocs(ctx context.Context, ids []string) ([]*structs.Allocation, error) {
+func (c *localServerConn) Allocs(ctx context.Context, _ client.NodeIdentity, ids []string) ([]*structs.Allocation, error) {
 	resp, err := c.srv.GetAllocsByID(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -67,7 +70,7 @@ func (c *localServerConn) Allocs(ctx context.Context, ids []string) ([]*structs.
 	return out, nil
 }
 
-func (c *localServerConn) UpdateAllocs(ctx context.Context, allocs []*structs.Allocation) error {
+func (c *localServerConn) UpdateAllocs(ctx context.Context, _ client.NodeIdentity, allocs []*structs.Allocation) error {
 	if _, err := c.srv.UpdateAllocsFromClient(ctx, allocs); err != nil {
 		return fmt.Errorf("update allocations: %w", err)
 	}

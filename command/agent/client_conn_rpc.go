@@ -32,8 +32,8 @@ type rpcServerConn struct {
 var _ client.ServerConn = (*rpcServerConn)(nil)
 
 // newRPCServerConn returns a connection to the servers at addrs ("host" or
-// "host:port"; the port defaults to 4647).
-func newRPCServerConn(addrs []string) (*rpcServerConn, error) {
+// "host:port"; the port defaults to 4647) that connects as cfg says.
+func newRPCServerConn(addrs []string, cfg nomad.RPCClientConfig) (*rpcServerConn, error) {
 	if len(addrs) == 0 {
 		return nil, errors.New("client.servers is empty: a client without a server of its own needs the servers' addresses")
 	}
@@ -45,7 +45,7 @@ func newRPCServerConn(addrs []string) (*rpcServerConn, error) {
 		}
 		servers = append(servers, norm)
 	}
-	return &rpcServerConn{rpc: nomad.NewRPCClient(0), servers: servers}, nil
+	return &rpcServerConn{rpc: nomad.NewRPCClient(cfg), servers: servers}, nil
 }
 
 func normalizeRPCAddr(addr string) (string, error) {
@@ -106,43 +106,45 @@ func (c *rpcServerConn) RegisterNode(ctx context.Context, node *structs.Node) (t
 	return resp.HeartbeatTTL, nil
 }
 
-func (c *rpcServerConn) Heartbeat(ctx context.Context, nodeID string) (time.Duration, error) {
+func (c *rpcServerConn) Heartbeat(ctx context.Context, node client.NodeIdentity) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
 	defer cancel()
 	var resp nomad.NodeHeartbeatResponse
-	err := c.call(ctx, "Client.Heartbeat", &nomad.NodeHeartbeatRequest{NodeID: nodeID}, &resp)
+	err := c.call(ctx, "Client.Heartbeat", &nomad.NodeHeartbeatRequest{NodeID: node.ID, SecretID: node.SecretID}, &resp)
 	if errors.Is(err, nomad.ErrNotFound) {
 		return 0, fmt.Errorf("heartbeat: %w", client.ErrUnknownNode)
 	}
 	return resp.HeartbeatTTL, err
 }
 
-func (c *rpcServerConn) NodeAllocs(ctx context.Context, nodeID string, minIndex uint64, wait time.Duration) (map[string]uint64, uint64, error) {
+func (c *rpcServerConn) NodeAllocs(ctx context.Context, node client.NodeIdentity, minIndex uint64, wait time.Duration) (map[string]uint64, uint64, error) {
 	// The server ends the query after wait; the call's own bound leaves it
 	// time to answer.
 	ctx, cancel := context.WithTimeout(ctx, wait+rpcCallTimeout)
 	defer cancel()
 	var resp nomad.ClientAllocsResponse
-	req := &nomad.ClientAllocsRequest{NodeID: nodeID, MinIndex: minIndex, MaxWait: wait}
-	if err := c.call(ctx, "Node.GetClientAllocs", req, &resp); err != nil {
+	req := &nomad.ClientAllocsRequest{NodeID: node.ID, SecretID: node.SecretID, MinIndex: minIndex, MaxWait: wait}
+	if err := c.call(ctx, "Client.GetClientAllocs", req, &resp); err != nil {
 		return nil, 0, err
 	}
 	return resp.Allocs, resp.Index, nil
 }
 
-func (c *rpcServerConn) Allocs(ctx context.Context, ids []string) ([]*structs.Allocation, error) {
+func (c *rpcServerConn) Allocs(ctx context.Context, node client.NodeIdentity, ids []string) ([]*structs.Allocation, error) {
 	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
 	defer cancel()
 	var resp nomad.AllocsGetResponse
-	if err := c.call(ctx, "Alloc.GetAllocs", &nomad.AllocsGetRequest{AllocIDs: ids}, &resp); err != nil {
+	req := &nomad.AllocsGetRequest{AllocIDs: ids, NodeID: node.ID, SecretID: node.SecretID}
+	if err := c.call(ctx, "Client.GetAllocs", req, &resp); err != nil {
 		return nil, err
 	}
 	return resp.Allocs, nil
 }
 
-func (c *rpcServerConn) UpdateAllocs(ctx context.Context, allocs []*structs.Allocation) error {
+func (c *rpcServerConn) UpdateAllocs(ctx context.Context, node client.NodeIdentity, allocs []*structs.Allocation) error {
 	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
 	defer cancel()
 	var resp nomad.IndexResponse
-	return c.call(ctx, "Client.UpdateAllocs", &nomad.AllocClientUpdateRequest{Allocs: allocs}, &resp)
+	req := &nomad.AllocClientUpdateRequest{Allocs: allocs, NodeID: node.ID, SecretID: node.SecretID}
+	return c.call(ctx, "Client.UpdateAllocs", req, &resp)
 }

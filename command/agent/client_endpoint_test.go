@@ -185,10 +185,11 @@ func TestClientEndpoints_SignalRestartStatsAndFollow(t *testing.T) {
 }
 
 func TestClientEndpoints_ForwardedToTheNodeOverRPC(t *testing.T) {
-	srv := testAgent(t)
+	srv := testAgent(t, func(cfg *Config) { cfg.Server.EncryptKey = testEncryptKey })
 	c := testClientAgent(t, func(cfg *Config) {
 		cfg.NodeName = "remote-client"
 		cfg.Server.Enabled = false
+		cfg.Client.RegistrationSecret = testRegistrationSecret
 		// A dead server first: the client fails over to the live one.
 		cfg.Client.Servers = []string{"127.0.0.1:1", srv.Server().RPCAddr().String()}
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/drover-io/drover/drivers/docker"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/drivers/rawexec"
+	"github.com/drover-io/drover/nomad"
 )
 
 // setupClient starts the client half: its drivers, its way to the servers
@@ -100,7 +101,9 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 	if a.server != nil {
 		return &localServerConn{srv: a.server}, nil
 	}
-	return newRPCServerConn(a.config.Client.Servers)
+	return newRPCServerConn(a.config.Client.Servers, nomad.RPCClientConfig{
+		RegistrationSecret: a.config.registrationSecret(),
+	})
 }
 
 // clientDrivers builds the task drivers the client offers: raw_exec

@@ -92,6 +92,11 @@ Options:
     A server to join, retried until it works (or until server_join's
     retry_max rounds went unanswered). Repeatable.
 
+  -encrypt=<key>
+    The servers' shared cluster key (server.encrypt), from
+    'drover operator keygen'. Required for a server that forms or joins
+    a cluster with others.
+
   -client
     Run a client.
 
@@ -123,6 +128,7 @@ type agentFlags struct {
 	bootstrapExpect int
 	join            stringList
 	retryJoin       stringList
+	encrypt         string
 	client          bool
 	servers         string
 	nodeClass       string
@@ -157,6 +163,7 @@ func (f *agentFlags) flagSet(ui cli.Ui) *flag.FlagSet {
 	fs.IntVar(&f.bootstrapExpect, "bootstrap-expect", 0, "")
 	fs.Var(&f.join, "join", "")
 	fs.Var(&f.retryJoin, "retry-join", "")
+	fs.StringVar(&f.encrypt, "encrypt", "", "")
 	fs.BoolVar(&f.client, "client", false, "")
 	fs.StringVar(&f.servers, "servers", "", "")
 	fs.StringVar(&f.nodeClass, "node-class", "", "")
@@ -184,6 +191,7 @@ func (f *agentFlags) applyTo(cfg *Config, set map[string]bool) {
 		"bootstrap-expect": func() { cfg.Server.BootstrapExpect = f.bootstrapExpect },
 		"join":             func() { cfg.Server.StartJoin = slices.Clone(f.join) },
 		"retry-join":       func() { cfg.Server.RetryJoin = slices.Clone(f.retryJoin) },
+		"encrypt":          func() { cfg.Server.EncryptKey = f.encrypt },
 		"client":           func() { cfg.Client.Enabled = f.client },
 		"servers":          func() { cfg.Client.Servers = splitList(f.servers) },
 		"node-class":       func() { cfg.Client.NodeClass = f.nodeClass },

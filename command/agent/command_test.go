@@ -120,8 +120,10 @@ server {
 	cfg, err := loadConfig([]string{
 		"-config", path, "-region", "flag-region", "-dc", "dc9", "-node", "n1",
 		"-retry-join", "b", "-retry-join", "c", "-http-port", "0", "-client", "-servers", "s1:4647, s2",
+		"-encrypt", testEncryptKey,
 	}, &lockedUi{})
 	must.NoError(t, err)
+	must.Eq(t, testEncryptKey, cfg.Server.EncryptKey)
 	must.Eq(t, "flag-region", cfg.Region)
 	must.Eq(t, "dc9", cfg.Datacenter)
 	must.Eq(t, "n1", cfg.NodeName)
@@ -178,7 +180,7 @@ func TestCommand_StartJoinUnansweredExits(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- cmd.Run([]string{"-server", "-data-dir", t.TempDir(), "-bootstrap-expect", "3",
-			"-join", dead, "-http-port", "0", "-rpc-port", "0", "-bind", "127.0.0.1"})
+			"-join", dead, "-http-port", "0", "-rpc-port", "0", "-bind", "127.0.0.1", "-encrypt", testEncryptKey})
 	}()
 	select {
 	case code := <-done:

@@ -105,6 +105,9 @@ type ServerConfig struct {
 	// resume from.
 	EnableEventBroker bool
 	EventBufferSize   int
+	// EncryptKey is the servers' shared cluster key, base64 (Nomad's
+	// encrypt). Empty gives a server a random key of its own.
+	EncryptKey string
 }
 
 // ClientConfig configures the client half of the agent.
@@ -120,6 +123,9 @@ type ClientConfig struct {
 	AllocDir string
 	// Artifact bounds what an artifact archive may unpack to.
 	Artifact taskrunner.ArtifactConfig
+	// RegistrationSecret, base64, lets a client agent without a server of
+	// its own register new nodes (see nomad.RegistrationSecret).
+	RegistrationSecret string
 }
 
 // PluginConfig is one driver's plugin block.
@@ -285,6 +291,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("telemetry.service_prefix must not be empty"))
 	}
 	errs = append(errs, c.TLS.validate())
+	errs = append(errs, c.validateSecrets())
 	return errors.Join(errs...)
 }
 

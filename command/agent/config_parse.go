@@ -65,6 +65,7 @@ type fileServer struct {
 
 	EnableEventBroker *bool `hcl:"enable_event_broker,optional"`
 	EventBufferSize   *int  `hcl:"event_buffer_size,optional"`
+	Encrypt *string `hcl:"encrypt,optional"`
 }
 
 // legacyJoin is the join settings written directly in the server block.
@@ -93,6 +94,8 @@ type fileClient struct {
 	AllocDir  *string  `hcl:"alloc_dir,optional"`
 	// Artifact bounds artifact archives (client_artifact_config.go).
 	Artifact *fileArtifact `hcl:"artifact,block"`
+
+	RegistrationSecret *string `hcl:"registration_secret,optional"`
 	// Rest holds meta and options, which Nomad users write both as a block
 	// (meta { k = "v" }) and as an attribute (meta = { k = "v" }).
 	Rest hcl.Body `hcl:",remain"`
@@ -219,6 +222,7 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 	if s := fc.Server; s != nil {
 		setBool(&cfg.Server.Enabled, s.Enabled)
 		setInt(&cfg.Server.BootstrapExpect, s.BootstrapExpect)
+		setString(&cfg.Server.EncryptKey, s.Encrypt)
 		if s.NumSchedulers != nil {
 			n := *s.NumSchedulers
 			cfg.Server.NumSchedulers = &n
@@ -285,6 +289,7 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 	if err := fc.Artifact.applyTo(&c.Artifact); err != nil {
 		return err
 	}
+	setString(&c.RegistrationSecret, fc.RegistrationSecret)
 	if fc.Rest == nil {
 		return nil
 	}

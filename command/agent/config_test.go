@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/nomad"
 )
 
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -47,6 +49,7 @@ server {
   heartbeat_grace           = "2s"
   enable_event_broker       = false
   event_buffer_size         = 500
+  encrypt                   = "ZHJvdmVyIHRlc3QgY2x1c3RlciBrZXksIDMyIGJ5dGU="
   server_join {
     retry_join     = ["10.0.0.1", "10.0.0.2:4647"]
     retry_interval = "15s"
@@ -59,6 +62,7 @@ client {
   servers    = ["10.0.0.1:4647"]
   node_class = "batch"
   node_pool  = "gpu"
+  registration_secret = "jCLBPDVLCqOazk9EnZzjNotibq+h7RLZKOIbbBTHyk4="
   meta {
     rack = "r1"
   }
@@ -112,6 +116,9 @@ func TestLoadConfig_GoodFile(t *testing.T) {
 	must.Eq(t, 2*time.Second, cfg.Server.HeartbeatGrace)
 	must.False(t, cfg.Server.EnableEventBroker)
 	must.Eq(t, 500, cfg.Server.EventBufferSize)
+	must.Eq(t, testEncryptKey, cfg.Server.EncryptKey)
+	must.Eq(t, nomad.RegistrationSecret(cfg.clusterKey()), cfg.registrationSecret(),
+		must.Sprint("the file's registration secret is its encrypt key's"))
 	must.True(t, cfg.Client.Enabled)
 	must.Eq(t, []string{"10.0.0.1:4647"}, cfg.Client.Servers)
 	must.Eq(t, "batch", cfg.Client.NodeClass)

@@ -36,6 +36,7 @@ func startServerCluster(t *testing.T, n int, mutate ...func(*Config)) *serverClu
 		cfg.NodeName = fmt.Sprintf("server-%d", i)
 		cfg.Client.Enabled = false
 		cfg.Server.BootstrapExpect = n
+		cfg.Server.EncryptKey = testEncryptKey
 		cfg.Server.RetryJoin = join
 		cfg.Server.RetryInterval = 100 * time.Millisecond
 		cfg.Telemetry.CollectionInterval = 100 * time.Millisecond

@@ -19,6 +19,12 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
+// testEncryptKey is the encrypt key of test servers that form a cluster.
+const testEncryptKey = "ZHJvdmVyIHRlc3QgY2x1c3RlciBrZXksIDMyIGJ5dGU="
+
+// testRegistrationSecret is the registration secret of testEncryptKey.
+const testRegistrationSecret = "jCLBPDVLCqOazk9EnZzjNotibq+h7RLZKOIbbBTHyk4="
+
 // testAgent starts a dev-mode agent (server only) on 127.0.0.1 with free
 // ports, waits for its server to lead, and stops it when the test ends.
 func testAgent(t *testing.T, mutate ...func(*Config)) *Agent {

@@ -1,0 +1,30 @@
+package nomad
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+)
+
+// setupSecrets settles what peers prove on the RPC port: the configured
+// cluster key, or a random one nobody else holds. A server that is to
+// form or join a cluster with others needs the configured one.
+func (s *Server) setupSecrets() error {
+	key := s.config.ClusterKey
+	if len(key) == 0 {
+		if s.config.BootstrapExpect > 1 || len(s.joinAddrs) > 0 {
+			return errors.New("server.encrypt is required when the server is to form or join a cluster with others " +
+				"(bootstrap_expect above 1, or server_join): servers prove they hold the same key before they talk raft; " +
+				"make one with 'drover operator keygen' and give it to every server")
+		}
+		key = make([]byte, clusterKeySize)
+		if _, err := rand.Read(key); err != nil {
+			return fmt.Errorf("generate cluster key: %w", err)
+		}
+		s.logger.Info("no encrypt key configured: this server stays a cluster of one, and only client agents with a client certificate or this agent's own client register nodes")
+	} else if err := checkClusterKey(key); err != nil {
+		return fmt.Errorf("server.encrypt: %w", err)
+	}
+	s.secrets = acceptorSecrets{clusterKey: key, registration: RegistrationSecret(key)}
+	return nil
+}
