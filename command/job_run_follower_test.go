@@ -27,6 +27,7 @@ func testFollower(t *testing.T) *agent.Agent {
 		cfg.NodeName = fmt.Sprintf("cli-server-%d", i)
 		cfg.Client.Enabled = false
 		cfg.Server.BootstrapExpect = 3
+		cfg.Server.EncryptKey = testEncryptKey
 		cfg.Server.RetryJoin = join
 		cfg.Server.RetryInterval = 100 * time.Millisecond
 		cfg.Telemetry.CollectionInterval = 100 * time.Millisecond

@@ -18,6 +18,9 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
+// testEncryptKey is the encrypt key of test servers that form a cluster.
+const testEncryptKey = "ZHJvdmVyIHRlc3QgY2x1c3RlciBrZXksIDMyIGJ5dGU="
+
 // testAgent starts a dev-mode agent in this process, server only, on
 // 127.0.0.1 with free ports, waits until its server leads, and stops it
 // when the test ends. It returns the agent and its HTTP address for

@@ -63,9 +63,9 @@ type fileServer struct {
 	MaxHeartbeatsPerSecond *float64       `hcl:"max_heartbeats_per_second,optional"`
 	HeartbeatGrace         *hcl.Attribute `hcl:"heartbeat_grace,optional"`
 
-	EnableEventBroker *bool `hcl:"enable_event_broker,optional"`
-	EventBufferSize   *int  `hcl:"event_buffer_size,optional"`
-	Encrypt *string `hcl:"encrypt,optional"`
+	EnableEventBroker *bool   `hcl:"enable_event_broker,optional"`
+	EventBufferSize   *int    `hcl:"event_buffer_size,optional"`
+	Encrypt           *string `hcl:"encrypt,optional"`
 }
 
 // legacyJoin is the join settings written directly in the server block.
