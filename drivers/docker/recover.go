@@ -38,11 +38,17 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 	}
 	ctx, cancel := engineCtx()
 	defer cancel()
-	if _, err := d.client.ContainerInspect(ctx, st.ContainerID, client.ContainerInspectOptions{}); err != nil {
+	insp, err := d.client.ContainerInspect(ctx, st.ContainerID, client.ContainerInspectOptions{})
+	if err != nil {
 		if cerrdefs.IsNotFound(err) {
 			return fmt.Errorf("recover task %q: container %s no longer exists", id, shortID(st.ContainerID))
 		}
 		return fmt.Errorf("recover task %q: inspect container %s: %w", id, shortID(st.ContainerID), err)
+	}
+	// The process to hold is the one running now, if any.
+	st.PID = 0
+	if s := insp.Container.State; s != nil && s.Running {
+		st.PID = s.Pid
 	}
 
 	t := newTask(h.Config)

@@ -66,8 +66,19 @@ func (d *Driver) abandonStart(t *task) bool {
 	return t.currentPhase() == phaseStarting
 }
 
-// kill sends sig to the container's first process.
+// kill sends sig to the container's first process: straight to it when
+// the driver holds it, else through the engine.
 func (d *Driver) kill(t *task, sig syscall.Signal) error {
+	t.mu.Lock()
+	proc := t.proc
+	t.mu.Unlock()
+	if proc != nil {
+		err := proc.signal(sig)
+		if err == nil {
+			return nil
+		}
+		d.logger.Debug("signal through the pidfd failed, asking the engine", "task_id", t.cfg.ID, "error", err)
+	}
 	ctx, cancel := engineCtx()
 	defer cancel()
 	_, err := d.client.ContainerKill(ctx, t.containerID(), client.ContainerKillOptions{Signal: strconv.Itoa(int(sig))})

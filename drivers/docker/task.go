@@ -57,6 +57,10 @@ type task struct {
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 	logs      *logStream
+	// proc, when the driver could open it, is the container's first
+	// process; exitSeen is when it was seen to exit.
+	proc     *procHandle
+	exitSeen time.Time
 }
 
 func newTask(cfg *drivers.TaskConfig) *task {
@@ -123,7 +127,7 @@ func (t *task) waitDone(timeout time.Duration) bool {
 // the container as it is.
 func (t *task) detach() {
 	t.mu.Lock()
-	stop, watchDone, logs := t.stopWatch, t.watchDone, t.logs
+	stop, watchDone, logs, proc := t.stopWatch, t.watchDone, t.logs, t.proc
 	t.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -132,6 +136,32 @@ func (t *task) detach() {
 	if logs != nil {
 		logs.stop()
 	}
+	if proc != nil {
+		proc.close()
+	}
+}
+
+// watchProc records when the container's first process exits, as it
+// happens: the engine learns of it later.
+func (t *task) watchProc(p *procHandle) {
+	at, err := p.wait()
+	if err != nil {
+		return // closed
+	}
+	t.mu.Lock()
+	t.exitSeen = at
+	t.mu.Unlock()
+}
+
+// exitTime is when the container exited: when the driver saw its process
+// go, else when the engine says.
+func (t *task) exitTime(engine time.Time) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.exitSeen.IsZero() && (engine.IsZero() || t.exitSeen.Before(engine)) {
+		return t.exitSeen
+	}
+	return engine
 }
 
 func (t *task) status() *drivers.TaskStatus {

@@ -25,17 +25,29 @@ func (d *Driver) watch(t *task) error {
 	if err != nil {
 		return fmt.Errorf("task %q: logs: %w", t.cfg.Name, err)
 	}
+	t.mu.Lock()
+	pid := t.state.PID
+	t.mu.Unlock()
+	proc, err := openProc(pid, id)
+	if err != nil {
+		d.logger.Debug("signals and exit through the engine", "container_id", id, "reason", err)
+		proc = nil
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	t.mu.Lock()
-	t.logs, t.stopWatch, t.watchDone = logs, stop, make(chan struct{})
+	t.logs, t.stopWatch, t.watchDone, t.proc = logs, stop, make(chan struct{}), proc
 	watchDone := t.watchDone
 	t.mu.Unlock()
+	if proc != nil {
+		go t.watchProc(proc)
+	}
 	go func() {
 		defer close(watchDone)
 		res := d.waitContainer(ctx, id)
 		if res == nil {
 			return // detached
 		}
+		res.ExitedAt = t.exitTime(res.ExitedAt)
 		close(t.exited)
 		logs.wait(logDrainTimeout)
 		t.finish(res, time.Now())
