@@ -51,17 +51,22 @@ func dockerBenchImage(b *testing.B) (*client.Client, string) {
 
 // dockerJob is a batch job of count allocations of one docker task
 // running testapp with args, stopped with SIGTERM, as wire JSON.
+// A zero budget leaves max_run_duration unset.
 func dockerJob(id string, count int, budget time.Duration, image string, args ...string) map[string]any {
+	group := map[string]any{
+		"Name": "g", "Count": count,
+		"Tasks": []any{map[string]any{
+			"Name": "t", "Driver": "docker", "KillSignal": "SIGTERM",
+			"Config":    map[string]any{"image": image, "args": args},
+			"Resources": map[string]any{"CPU": 20, "MemoryMB": 32},
+		}},
+	}
+	if budget > 0 {
+		group["MaxRunDuration"] = int64(budget)
+	}
 	return map[string]any{
 		"ID": id, "Name": id, "Type": "batch", "Datacenters": []string{"dc1"},
-		"TaskGroups": []any{map[string]any{
-			"Name": "g", "Count": count, "MaxRunDuration": int64(budget),
-			"Tasks": []any{map[string]any{
-				"Name": "t", "Driver": "docker", "KillSignal": "SIGTERM",
-				"Config":    map[string]any{"image": image, "args": args},
-				"Resources": map[string]any{"CPU": 20, "MemoryMB": 32},
-			}},
-		}},
+		"TaskGroups": []any{group},
 	}
 }
 

@@ -26,6 +26,7 @@ const (
 	exampleSysbatch       = "sysbatch.hcl"
 	examplePeriodic       = "periodic-maxrun.hcl"
 	exampleSlowArtifact   = "slow-artifact.hcl"
+	exampleMaxRunDocker   = "maxrun-docker.hcl"
 )
 
 // TestExamples_Validate holds that every examples/*.hcl passes
@@ -37,7 +38,7 @@ const (
 func TestExamples_Validate(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(examplesDir, "*.hcl"))
 	must.NoError(t, err)
-	for _, want := range []string{exampleMaxRun, exampleMaxRunPoststop, exampleSysbatch, examplePeriodic, exampleSlowArtifact} {
+	for _, want := range []string{exampleMaxRun, exampleMaxRunPoststop, exampleSysbatch, examplePeriodic, exampleSlowArtifact, exampleMaxRunDocker} {
 		must.SliceContains(t, files, filepath.Join(examplesDir, want), must.Sprintf("examples/%s is missing", want))
 	}
 	readme, err := os.ReadFile(filepath.Join(examplesDir, "README.md"))
@@ -76,6 +77,30 @@ func TestExamples_MaxRun(t *testing.T) {
 	must.Eq(t, 10*time.Second, *tg.MaxRunDuration)
 	must.Eq[any](t, []any{"1000m"}, tg.LookupTask("maxrun").Config["args"])
 	must.Eq[any](t, []any{"2s"}, tg.LookupTask("maxrun2").Config["args"])
+}
+
+// TestExamples_MaxRunDocker holds the headline job: the DESIGN.md group,
+// and a docker group of prom/prometheus (the image variable's default)
+// with a 2 s budget.
+func TestExamples_MaxRunDocker(t *testing.T) {
+	job := validExample(t, exampleMaxRunDocker, nil)
+	must.Eq(t, structs.JobTypeBatch, job.Type)
+	design := validExample(t, exampleMaxRun, nil).LookupTaskGroup("maxrun")
+	tg := job.LookupTaskGroup("maxrun")
+	must.NotNil(t, tg)
+	must.Eq(t, *design.MaxRunDuration, *tg.MaxRunDuration)
+	for _, name := range []string{"maxrun", "maxrun2"} {
+		must.Eq(t, design.LookupTask(name).Config, tg.LookupTask(name).Config)
+	}
+	docker := job.LookupTaskGroup("huge_docker_image")
+	must.NotNil(t, docker)
+	must.Eq(t, 2*time.Second, *docker.MaxRunDuration)
+	task := docker.LookupTask("prometheus")
+	must.Eq(t, "docker", task.Driver)
+	must.Eq[any](t, "prom/prometheus", task.Config["image"])
+
+	own := validExample(t, exampleMaxRunDocker, []string{"image=127.0.0.1:5000/prom/prometheus"})
+	must.Eq[any](t, "127.0.0.1:5000/prom/prometheus", own.LookupTaskGroup("huge_docker_image").LookupTask("prometheus").Config["image"])
 }
 
 func TestExamples_Poststop(t *testing.T) {
