@@ -74,8 +74,8 @@ func (j *Job) validateFields(p *problems) {
 		if len(j.Name) > MaxNameLength {
 			p.add("", "Job name must be at most %d characters, got %d", MaxNameLength, len(j.Name))
 		}
-		if strings.ContainsRune(j.Name, 0) {
-			p.add("", "Job name must not contain a null character")
+		if problem := printableProblem(j.Name); problem != "" {
+			p.add("", "Job name %s", problem)
 		}
 	}
 	if j.Region == "" {
@@ -84,6 +84,12 @@ func (j *Job) validateFields(p *problems) {
 	if j.Namespace == "" {
 		p.add("", "Missing job namespace")
 	}
+	for _, f := range []struct{ name, value string }{{"region", j.Region}, {"namespace", j.Namespace}, {"node pool", j.NodePool}} {
+		if problem := printableProblem(f.value); problem != "" {
+			p.add("", "Job %s %s", f.name, problem)
+		}
+	}
+	validateMetaKeys(p, "", j.Meta)
 	switch j.Type {
 	case JobTypeService, JobTypeBatch, JobTypeSystem, JobTypeSysbatch:
 	case "":
@@ -101,6 +107,9 @@ func (j *Job) validateFields(p *problems) {
 	for i, dc := range j.Datacenters {
 		if dc == "" {
 			p.add("", "Job datacenter #%d must not be empty", i+1)
+		}
+		if problem := printableProblem(dc); problem != "" {
+			p.add("", "Job datacenter #%d %s", i+1, problem)
 		}
 	}
 	if j.NodePool == "" {
@@ -132,17 +141,20 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	if (jobType == JobTypeSystem || jobType == JobTypeSysbatch) && tg.Count > 1 {
 		p.add(where, "Job type %q requires count 0 or 1, got %d", jobType, tg.Count)
 	}
-	if tg.ShutdownDelay != nil && *tg.ShutdownDelay < 0 {
-		p.add(where, "shutdown_delay must not be negative, got %s", *tg.ShutdownDelay)
+	if tg.ShutdownDelay != nil {
+		validateDuration(p, where, "shutdown_delay", *tg.ShutdownDelay)
 	}
 	if tg.MaxRunDuration != nil {
 		if *tg.MaxRunDuration <= 0 {
 			p.add(where, "max_run_duration must be greater than zero, got %s", *tg.MaxRunDuration)
+		} else {
+			validateDuration(p, where, "max_run_duration", *tg.MaxRunDuration)
 		}
 		if !AllowsMaxRunDuration(jobType) {
 			p.add(where, "Job type %q does not allow max_run_duration", jobType)
 		}
 	}
+	validateMetaKeys(p, where, tg.Meta)
 	validateRestart(p, where, tg.RestartPolicy)
 	if tg.ReschedulePolicy != nil {
 		if !Reschedules(jobType) {
@@ -198,12 +210,9 @@ func (t *Task) validate(p *problems, where string) {
 		p.add(where, "%s", unknownDriverProblem(t.Driver))
 	}
 	t.Lifecycle.validate(p, where)
-	if t.KillTimeout < 0 {
-		p.add(where, "kill_timeout must not be negative, got %s", t.KillTimeout)
-	}
-	if t.ShutdownDelay < 0 {
-		p.add(where, "shutdown_delay must not be negative, got %s", t.ShutdownDelay)
-	}
+	validateDuration(p, where, "kill_timeout", t.KillTimeout)
+	validateDuration(p, where, "shutdown_delay", t.ShutdownDelay)
+	validateMetaKeys(p, where, t.Meta)
 	validateRestart(p, where, t.RestartPolicy)
 	t.Resources.validate(p, where)
 	t.LogConfig.validate(p, where)
@@ -214,15 +223,16 @@ func (t *Task) validate(p *problems, where string) {
 }
 
 // nameProblems lists what is wrong with a name that ends up in paths, URLs
-// and allocation names: its length, null characters and path separators.
+// and allocation names: its length, characters that are not printable and
+// path separators.
 // Each problem reads after the name's kind ("Job ID", "Name").
 func nameProblems(name string) []string {
 	var out []string
 	if len(name) > MaxNameLength {
 		out = append(out, fmt.Sprintf("must be at most %d characters, got %d", MaxNameLength, len(name)))
 	}
-	if strings.ContainsRune(name, 0) {
-		out = append(out, "must not contain a null character")
+	if problem := printableProblem(name); problem != "" {
+		out = append(out, problem)
 	}
 	if strings.ContainsAny(name, `/\`) {
 		out = append(out, `must not contain a path separator ("/" or "\")`)

@@ -1,9 +1,48 @@
 package structs
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Messages below use the jobspec's attribute names, which is what a user
 // wrote.
+
+// MaxJobDuration bounds every duration a job sets. A deadline is a time
+// plus a duration in int64 Unix nanoseconds, which end in the year 2262:
+// with durations of at most 100 years, CreateTime + max_run_duration (and
+// a kill_timeout or shutdown_delay on top) fits until the year 2162,
+// where a larger duration would wrap to a time in the past.
+const MaxJobDuration = 100 * 365 * 24 * time.Hour
+
+// validateDuration checks that d, named by field, is neither negative nor
+// longer than MaxJobDuration.
+func validateDuration(p *problems, where, field string, d time.Duration) {
+	switch {
+	case d < 0:
+		p.add(where, "%s must not be negative, got %s", field, d)
+	case d > MaxJobDuration:
+		p.add(where, "%s must be at most %s (100 years), got %s", field, MaxJobDuration, d)
+	}
+}
+
+// validateMetaKeys checks that every key of a meta block is printable:
+// keys become environment variable names and appear in output.
+func validateMetaKeys(p *problems, where string, meta map[string]string) {
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if problem := printableProblem(k); problem != "" {
+			p.add(where, "meta key %q %s", k, problem)
+		}
+		if k == "" {
+			p.add(where, "meta key must not be empty")
+		}
+	}
+}
 
 // validateRestart checks a restart block; nil is fine (canonicalisation
 // fills it).
@@ -14,17 +53,14 @@ func validateRestart(p *problems, where string, r *RestartPolicy) {
 	if r.Attempts < 0 {
 		p.add(where, "restart attempts must not be negative, got %d", r.Attempts)
 	}
-	if r.Interval < 0 {
-		p.add(where, "restart interval must not be negative, got %s", r.Interval)
-	}
-	if r.Delay < 0 {
-		p.add(where, "restart delay must not be negative, got %s", r.Delay)
-	}
+	validateDuration(p, where, "restart interval", r.Interval)
+	validateDuration(p, where, "restart delay", r.Delay)
 	if r.Mode != RestartPolicyModeFail && r.Mode != RestartPolicyModeDelay {
 		p.add(where, "restart mode must be %q or %q, got %q", RestartPolicyModeFail, RestartPolicyModeDelay, r.Mode)
 	}
+	// attempts × delay > interval, without the product overflowing.
 	if r.Attempts > 0 && r.Interval > 0 && r.Delay > 0 &&
-		time.Duration(r.Attempts)*r.Delay > r.Interval {
+		r.Delay > r.Interval/time.Duration(r.Attempts) {
 		p.add(where, "restart attempts (%d) times delay (%s) must fit in interval (%s)", r.Attempts, r.Delay, r.Interval)
 	}
 }
@@ -37,15 +73,9 @@ func validateReschedule(p *problems, where string, r *ReschedulePolicy) {
 	if r.Attempts < 0 {
 		p.add(where, "reschedule attempts must not be negative, got %d", r.Attempts)
 	}
-	if r.Interval < 0 {
-		p.add(where, "reschedule interval must not be negative, got %s", r.Interval)
-	}
-	if r.Delay < 0 {
-		p.add(where, "reschedule delay must not be negative, got %s", r.Delay)
-	}
-	if r.MaxDelay < 0 {
-		p.add(where, "reschedule max_delay must not be negative, got %s", r.MaxDelay)
-	}
+	validateDuration(p, where, "reschedule interval", r.Interval)
+	validateDuration(p, where, "reschedule delay", r.Delay)
+	validateDuration(p, where, "reschedule max_delay", r.MaxDelay)
 	switch r.DelayFunction {
 	case RescheduleDelayConstant:
 	case RescheduleDelayExponential, RescheduleDelayFibonacci:

@@ -54,3 +54,21 @@ func (p *problems) err() error {
 	}
 	return &ValidationError{Errors: p.errs}
 }
+
+// JoinValidation merges validation errors into one that lists every
+// problem of each, or nil when all are nil. An error that is not a
+// *ValidationError is kept as one problem.
+func JoinValidation(errs ...error) error {
+	var p problems
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if v, ok := err.(*ValidationError); ok {
+			p.errs = append(p.errs, v.Errors...)
+			continue
+		}
+		p.errs = append(p.errs, err)
+	}
+	return p.err()
+}
