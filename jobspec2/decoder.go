@@ -14,7 +14,24 @@ type decoder struct {
 	refs   *refKeeper // nil: keep no runtime references (variable files)
 	ctx    *hcl.EvalContext
 	layout *layoutFix // set when line breaks were added to the jobspec
+	budget *budget    // bounds the work of every evaluation; nil: none
 	diags  hcl.Diagnostics
+}
+
+// budgetFailed reports, once, why evaluation stopped, at rng: where the
+// work ran out.
+func (d *decoder) budgetFailed(rng hcl.Range) {
+	if diag := d.budget.diagnostic(rng); diag != nil {
+		d.add(diag)
+	}
+}
+
+// limits are those of the parse the decoder is part of.
+func (d *decoder) limits() Limits {
+	if d.budget == nil {
+		return DefaultLimits()
+	}
+	return d.budget.limits
 }
 
 // at renders a range of the jobspec for a message, as the user wrote it.
@@ -41,14 +58,31 @@ func (d *decoder) content(body hcl.Body, schema *hcl.BodySchema) *hcl.BodyConten
 // eval evaluates expr. ok is false when evaluation failed (the problem is
 // recorded). The returned value is wholly known and unmarked.
 func (d *decoder) eval(expr hcl.Expression) (cty.Value, bool) {
+	return d.evalIn(d.ctx, expr)
+}
+
+// evalIn is eval in another context.
+func (d *decoder) evalIn(ctx *hcl.EvalContext, expr hcl.Expression) (cty.Value, bool) {
+	if d.budget.failed() {
+		return cty.NilVal, false
+	}
 	if syn, isSyntax := expr.(hclsyntax.Expression); isSyntax && d.refs != nil {
 		expr = d.refs.rewrite(syn, nil)
 	}
 	if !d.varsDeclared(expr) {
 		return cty.NilVal, false
 	}
-	val, diags := expr.Value(d.ctx)
+	if syn, isSyntax := expr.(hclsyntax.Expression); isSyntax {
+		expr = d.budget.wrap(syn)
+	}
+	val, diags := expr.Value(ctx)
 	d.add(diags...)
+	// What the caller does with the value (convert it to Go, to JSON)
+	// walks all of it: that is charged too.
+	if d.budget.failed() || !d.budget.chargeValue(val) {
+		d.budgetFailed(expr.Range())
+		return cty.NilVal, false
+	}
 	if diags.HasErrors() {
 		return cty.NilVal, false
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,14 @@ func FuzzParse(f *testing.F) {
 		{src: "job \"j\" { group \"g\" { count = } }"},
 		{src: "}}}{{{ job \"\" ${ %{ <<"},
 		{src: "job \"j\" {\n  priority = 1e400\n  group \"g\" {\n    task \"t\" {\n      config {\n        big = 1e400\n      }\n    }\n  }\n}\n"},
+		// Limits: nesting, evaluation work, functions that build big.
+		{src: "job \"d\" { meta = { a = " + strings.Repeat("[", 200) + " } }"},
+		{src: "job \"d\" { meta = { a = " + strings.Repeat("!", 200) + "true } }"},
+		{src: "job \"d\" { meta = { a = \"" + strings.Repeat("%{if true}", 120) + "\" } }"},
+		{src: "job \"w\" { meta = { a = jsonencode([for a in range(30) : [for b in range(30) : [for c in range(30) : c]]]) } }"},
+		{src: "locals {\n  a = \"xx\"\n  b = \"${local.a}${local.a}\"\n  c = local[\"b\"]\n}\njob \"l\" { meta = { a = local.c, b = length(keys(local)) } }"},
+		{src: "job \"f\" { meta = { a = format(\"%9999999d\", 1), b = indent(99999999, \"x\\ny\"), c = \"${1e100000}\" } }"},
+		{src: "job \"j\" { meta = { a = jsonencode(jsondecode(\"[[[[[[[[[[1]]]]]]]]]]\")), b = regexall(\"(a)(b)?\", \"abab\") } }"},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.src), s.vars)
@@ -47,6 +56,9 @@ func FuzzParse(f *testing.F) {
 			VarContent: vars,
 			ArgVars:    []string{"n=1"},
 			Envs:       []string{"NOMAD_VAR_image_tag=t"},
+			// A small budget keeps each run short, and takes the
+			// budget's way out of evaluation often.
+			Limits: Limits{MaxEvalWork: 1 << 18},
 		}
 		job, err := ParseWithConfig(cfg)
 		switch {

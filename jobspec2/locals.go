@@ -2,6 +2,7 @@ package jobspec2
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -28,54 +29,79 @@ func (d *decoder) locals(blocks hcl.Blocks) cty.Value {
 		}
 	}
 
-	values := map[string]cty.Value{}
-	for len(pending) > 0 {
-		ready := readyLocals(pending)
-		if len(ready) == 0 {
-			d.reportLocalCycle(pending)
-			for name := range pending {
-				values[name] = cty.DynamicVal
+	// Each local waits for the locals it refers to; the ones no longer
+	// waiting are evaluated in rounds, each in name order. Every step is
+	// done once per local or per reference, so that many locals cost
+	// linear time, and each local sees only the locals it refers to.
+	deps := make(map[string][]string, len(pending))
+	dependents := map[string][]string{}
+	waiting := make(map[string]int, len(pending))
+	// Locals used whole (keys(local), local[var.k]) see every local
+	// evaluated before them, as they would have in any order.
+	whole := map[string]bool{}
+	for name, attr := range pending {
+		refs, all := localRefs(attr.Expr)
+		whole[name] = all
+		for _, dep := range refs {
+			if _, isLocal := pending[dep]; !isLocal || slices.Contains(deps[name], dep) {
+				continue
 			}
-			break
+			deps[name] = append(deps[name], dep)
+			dependents[dep] = append(dependents[dep], name)
+			waiting[name]++
 		}
+	}
+	var ready []string
+	for name := range pending {
+		if waiting[name] == 0 {
+			ready = append(ready, name)
+		}
+	}
+	values := make(map[string]cty.Value, len(pending))
+	for len(ready) > 0 {
+		slices.Sort(ready)
+		var next []string
 		for _, name := range ready {
-			d.ctx.Variables["local"] = cty.ObjectVal(values)
+			visible := make(map[string]cty.Value, len(deps[name]))
+			if whole[name] {
+				maps.Copy(visible, values)
+			}
+			for _, dep := range deps[name] {
+				visible[dep] = values[dep]
+			}
+			d.ctx.Variables["local"] = cty.ObjectVal(visible)
 			val, ok := d.eval(pending[name].Expr)
 			if !ok {
 				val = cty.DynamicVal
 			}
 			values[name] = val
 			delete(pending, name)
+			for _, dependent := range dependents[name] {
+				if waiting[dependent]--; waiting[dependent] == 0 {
+					next = append(next, dependent)
+				}
+			}
+		}
+		ready = next
+	}
+	if len(pending) > 0 {
+		d.reportLocalCycle(pending)
+		for name := range pending {
+			values[name] = cty.DynamicVal
 		}
 	}
 	return cty.ObjectVal(values)
 }
 
-// readyLocals lists, sorted, the pending locals that refer to no other
-// pending local.
-func readyLocals(pending map[string]*hcl.Attribute) []string {
-	var ready []string
-	for name, attr := range pending {
-		waiting := false
-		for _, dep := range localRefs(attr.Expr) {
-			if _, isPending := pending[dep]; isPending {
-				waiting = true
-				break
-			}
-		}
-		if !waiting {
-			ready = append(ready, name)
-		}
-	}
-	slices.Sort(ready)
-	return ready
-}
-
-// localRefs returns the names of the locals expr refers to.
-func localRefs(expr hcl.Expression) []string {
-	var names []string
+// localRefs returns the names of the locals expr refers to by name, and
+// whether it also uses local as a whole or by a computed key.
+func localRefs(expr hcl.Expression) (names []string, whole bool) {
 	for _, t := range expr.Variables() {
-		if t.RootName() != "local" || len(t) < 2 {
+		if t.RootName() != "local" {
+			continue
+		}
+		if len(t) < 2 {
+			whole = true
 			continue
 		}
 		switch step := t[1].(type) {
@@ -85,9 +111,11 @@ func localRefs(expr hcl.Expression) []string {
 			if step.Key.Type() == cty.String && step.Key.IsKnown() && !step.Key.IsNull() {
 				names = append(names, step.Key.AsString())
 			}
+		default:
+			whole = true
 		}
 	}
-	return names
+	return names, whole
 }
 
 func (d *decoder) reportLocalCycle(pending map[string]*hcl.Attribute) {

@@ -1,8 +1,10 @@
 package jobspec2
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -30,22 +32,37 @@ type ParseConfig struct {
 	// fileexists), relative to the jobspec's directory. Leave it false when
 	// parsing specs from untrusted sources, such as an HTTP request.
 	AllowFS bool
+
+	// Limits bound the parse; zero fields take DefaultLimits.
+	Limits Limits
 }
 
 // ParseWithConfig parses a jobspec with the variables cfg provides. A
 // returned error is an *Error listing every problem found, unless reading a
 // file failed.
 func ParseWithConfig(cfg *ParseConfig) (*api.Job, error) {
+	return ParseWithContext(context.Background(), cfg)
+}
+
+// ParseWithContext is ParseWithConfig that stops evaluating when ctx ends,
+// as when the client of an HTTP request goes away. Every source is held
+// to cfg.Limits before it is parsed: its size and nesting first, then the
+// work and the time its evaluation takes.
+func ParseWithContext(ctx context.Context, cfg *ParseConfig) (*api.Job, error) {
 	if cfg == nil {
 		return nil, errors.New("parse jobspec: no configuration given")
 	}
+	limits := cfg.Limits.withDefaults()
 	name := displayName(cfg.Path)
 	src := cfg.Body
 	if src == nil && name != stdinName {
 		var err error
-		if src, err = os.ReadFile(cfg.Path); err != nil {
+		if src, err = readSource(cfg.Path, limits.MaxSize); err != nil {
 			return nil, fmt.Errorf("read jobspec: %w", err)
 		}
+	}
+	if diags := limits.checkSource(src, name, ConfigSource); diags.HasErrors() {
+		return nil, asError(diags)
 	}
 
 	file, diags := hclsyntax.ParseConfig(src, name, hcl.InitialPos)
@@ -56,19 +73,45 @@ func ParseWithConfig(cfg *ParseConfig) (*api.Job, error) {
 		if layout = relaxLayout(src, name); layout == nil {
 			return nil, asError(diags)
 		}
+		if limits.checkSource(layout.src, name, ConfigSource).HasErrors() {
+			return nil, asError(diags)
+		}
 		relaid, relaidDiags := hclsyntax.ParseConfig(layout.src, name, hcl.InitialPos)
 		if relaidDiags.HasErrors() {
 			return nil, asError(diags)
 		}
 		file, src = relaid, layout.src
 	}
-	p := &parser{cfg: cfg, name: name, src: src, layout: layout}
+	ctx, cancel := context.WithTimeoutCause(ctx, limits.EvalTimeout, errEvalTimeout)
+	defer cancel()
+	p := &parser{cfg: cfg, name: name, src: src, layout: layout, limits: limits, budget: newBudget(ctx, limits)}
 	job := p.parse(file.Body.(*hclsyntax.Body))
+	if d := p.budget.diagnostic(file.Body.(*hclsyntax.Body).SrcRange); d != nil {
+		p.diags = append(p.diags, d)
+	}
 	layout.restore(p.diags, name)
 	if err := asError(p.diags); err != nil {
 		return nil, err
 	}
 	return job, nil
+}
+
+// readSource reads a file of at most max bytes; it reads no more than one
+// byte past max of a larger one, or of a file that never ends.
+func readSource(path string, max int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > max {
+		return nil, fmt.Errorf("%s is more than %d bytes, the limit (limits.hcl_max_size)", path, max)
+	}
+	return data, nil
 }
 
 func displayName(path string) string {
@@ -84,6 +127,8 @@ type parser struct {
 	name   string
 	src    []byte
 	layout *layoutFix
+	limits Limits
+	budget *budget
 	diags  hcl.Diagnostics
 }
 
@@ -102,8 +147,8 @@ func (p *parser) parse(body *hclsyntax.Body) *api.Job {
 
 	jobBlock := p.jobBlock(body, content)
 
-	functions := functionTable(p.baseDir(), p.cfg.AllowFS)
-	vars, diags := collectVariables(content.Blocks, p.cfg, functions, p.layout)
+	functions := guardFunctions(functionTable(p.baseDir(), p.cfg.AllowFS), p.budget)
+	vars, diags := collectVariables(content.Blocks, p.cfg, functions, p.layout, p.budget)
 	p.diags = append(p.diags, diags...)
 
 	ctx := &hcl.EvalContext{
@@ -112,7 +157,7 @@ func (p *parser) parse(body *hclsyntax.Body) *api.Job {
 	}
 	// The decoder continues the parser's diagnostics, so it knows when
 	// earlier errors explain an unknown value.
-	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), ctx: ctx, layout: p.layout, diags: p.diags}
+	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), ctx: ctx, layout: p.layout, budget: p.budget, diags: p.diags}
 	ctx.Variables["local"] = d.locals(blocksOfType(content, "locals"))
 
 	var job *api.Job

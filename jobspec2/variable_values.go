@@ -2,7 +2,6 @@ package jobspec2
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -44,7 +43,7 @@ func (d *decoder) assignVariables(decls *variableDecls, cfg *ParseConfig) map[st
 	}
 
 	for _, path := range cfg.VarFiles {
-		src, err := os.ReadFile(path)
+		src, err := readSource(path, d.limits().MaxSize)
 		if err != nil {
 			d.add(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Failed to read variable file",
 				Detail: fmt.Sprintf("read %s: %v", path, err)})
@@ -82,6 +81,10 @@ func (d *decoder) assignVariables(decls *variableDecls, cfg *ParseConfig) map[st
 
 // variableFile reads name = value pairs from an HCL variable file.
 func (d *decoder) variableFile(decls *variableDecls, strict bool, src []byte, filename string, given map[string]cty.Value) {
+	if diags := d.limits().checkSource(src, filename, ConfigSource); diags.HasErrors() {
+		d.add(diags...)
+		return
+	}
 	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	d.add(diags...)
 	if diags.HasErrors() {
@@ -122,6 +125,10 @@ func (d *decoder) rawVariable(decl *variableDecl, raw, source string) (cty.Value
 		return d.convertVariable(decl, cty.StringVal(raw), nil, source)
 	}
 	filename := fmt.Sprintf("<value for var.%s>", decl.name)
+	if diags := d.limits().checkSource([]byte(raw), filename, ExpressionSource); diags.HasErrors() {
+		d.add(diags...)
+		return cty.NilVal, false
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), filename, hcl.InitialPos)
 	d.add(diags...)
 	if diags.HasErrors() {
@@ -130,6 +137,10 @@ func (d *decoder) rawVariable(decl *variableDecl, raw, source string) (cty.Value
 	val, diags := expr.Value(nil)
 	d.add(diags...)
 	if diags.HasErrors() {
+		return cty.NilVal, false
+	}
+	if !d.budget.chargeValue(val) {
+		d.budgetFailed(expr.Range())
 		return cty.NilVal, false
 	}
 	return d.convertVariable(decl, val, expr.Range().Ptr(), source)

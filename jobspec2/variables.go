@@ -54,8 +54,8 @@ var validationSchema = &hcl.BodySchema{
 // from cfg and returns the object that var.* refers to. A variable without
 // a usable value is unknown in that object, so the job is still decoded and
 // its other problems reported, while references to that variable stay quiet.
-func collectVariables(blocks hcl.Blocks, cfg *ParseConfig, funcs map[string]function.Function, layout *layoutFix) (cty.Value, hcl.Diagnostics) {
-	d := &decoder{ctx: &hcl.EvalContext{Functions: funcs}, layout: layout}
+func collectVariables(blocks hcl.Blocks, cfg *ParseConfig, funcs map[string]function.Function, layout *layoutFix, b *budget) (cty.Value, hcl.Diagnostics) {
+	d := &decoder{ctx: &hcl.EvalContext{Functions: funcs}, layout: layout, budget: b}
 	decls := d.declareVariables(blocks)
 	given := d.assignVariables(decls, cfg)
 
@@ -164,9 +164,8 @@ func (d *decoder) validateVariables(decls *variableDecls, vars cty.Value) {
 	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": vars}, Functions: d.ctx.Functions}
 	for _, name := range decls.order {
 		for _, v := range decls.byName[name].validations {
-			result, diags := v.condition.Value(ctx)
-			d.add(diags...)
-			if diags.HasErrors() {
+			result, evaluated := d.evalIn(ctx, v.condition)
+			if !evaluated {
 				continue
 			}
 			ok, err := convert.Convert(result, cty.Bool)
