@@ -155,6 +155,10 @@ type Config struct {
 	// DisableEvents turns the event stream off: the FSM publishes no
 	// events and subscriptions are refused.
 	DisableEvents bool
+	// JobLimits bound the jobs this server registers, plans and
+	// schedules (the agent's limits block); a zero field takes the
+	// default.
+	JobLimits structs.JobLimits
 }
 
 // DefaultConfig returns a configuration for a single server on the default
@@ -189,7 +193,26 @@ func DefaultConfig() *Config {
 		MaxHeartbeatsPerSecond: 50,
 		HeartbeatGrace:         10 * time.Second,
 		FailoverHeartbeatTTL:   5 * time.Minute,
+
+		JobLimits: structs.DefaultJobLimits(),
 	}
+}
+
+// withDefaultLimits fills the zero fields of l from d.
+func withDefaultLimits(l, d structs.JobLimits) structs.JobLimits {
+	if l.MaxCount <= 0 {
+		l.MaxCount = d.MaxCount
+	}
+	if l.MaxGroups <= 0 {
+		l.MaxGroups = d.MaxGroups
+	}
+	if l.MaxTasksPerGroup <= 0 {
+		l.MaxTasksPerGroup = d.MaxTasksPerGroup
+	}
+	if l.MaxSize <= 0 {
+		l.MaxSize = d.MaxSize
+	}
+	return l
 }
 
 // withDefaults returns a copy of c with every unset field filled from
@@ -215,6 +238,7 @@ func (c *Config) withDefaults() *Config {
 	if out.RaftConfig == nil {
 		out.RaftConfig = d.RaftConfig
 	}
+	out.JobLimits = withDefaultLimits(out.JobLimits, d.JobLimits)
 	if out.JoinInterval <= 0 {
 		out.JoinInterval = d.JoinInterval
 	}

@@ -54,8 +54,8 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		return nil, invalidf("job register: no job")
 	}
 	job := req.Job.Copy()
-	if err := job.Validate(); err != nil {
-		return nil, withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+	if err := s.validateJob(job); err != nil {
+		return nil, err
 	}
 	if err := s.leaderBarrier(ctx); err != nil {
 		return nil, err
@@ -98,6 +98,15 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		resp.JobModifyIndex = stored.JobModifyIndex
 	}
 	return resp, nil
+}
+
+// validateJob checks a submitted job and that it is within this server's
+// limits, before anything of it reaches raft.
+func (s *Server) validateJob(job *structs.Job) error {
+	if err := structs.JoinValidation(job.Validate(), job.CheckLimits(s.config.JobLimits)); err != nil {
+		return withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+	}
+	return nil
 }
 
 // leaderJob is the existing job a write on the leader acts on, read after

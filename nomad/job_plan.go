@@ -52,8 +52,8 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 		return nil, invalidf("job plan: no job")
 	}
 	job := req.Job.Copy()
-	if err := job.Validate(); err != nil {
-		return nil, withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+	if err := s.validateJob(job); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -69,6 +69,9 @@ func (w *worker) process(ctx context.Context, eval *structs.Evaluation, token st
 		return err
 	}
 	p := &workerPlanner{w: w, ctx: ctx, eval: eval, token: token, snapshotIndex: index}
+	if refused, err := w.refuseOverLimits(snap, eval, p); refused || err != nil {
+		return err
+	}
 	sched, err := scheduler.NewScheduler(jobType, w.logger, snap, p)
 	if err != nil {
 		return err
@@ -77,6 +80,28 @@ func (w *worker) process(ctx context.Context, eval *structs.Evaluation, token st
 	err = sched.Process(eval.Copy())
 	metrics.MeasureSince([]string{"worker", "invoke_scheduler", jobType}, start)
 	return err
+}
+
+// refuseOverLimits fails, without running the scheduler, an evaluation
+// whose job asks for more than this server's limits allow: one stored
+// before the limits were lowered, or by a server with higher ones. The
+// scheduler builds a placement per allocation asked for, and a count of a
+// billion would exhaust the leader's memory, and then every new leader's.
+// A stopped job is scheduled, to stop what it has.
+func (w *worker) refuseOverLimits(snap *state.StateSnapshot, eval *structs.Evaluation, p *workerPlanner) (bool, error) {
+	job, err := snap.JobByID(nil, eval.Namespace, eval.JobID)
+	if err != nil || job == nil || job.Stop {
+		return false, err
+	}
+	limitErr := job.CheckCountLimits(w.srv.config.JobLimits)
+	if limitErr == nil {
+		return false, nil
+	}
+	failed := eval.Copy()
+	failed.Status = structs.EvalStatusFailed
+	failed.StatusDescription = structs.JobLimitError(job, limitErr)
+	w.logger.Warn("evaluation refused: its job is over this server's limits", "eval_id", eval.ID, "job_id", job.ID, "error", limitErr)
+	return true, p.UpdateEval(failed)
 }
 
 // evalJobType is the scheduler type of an evaluation: its own, else its

@@ -117,6 +117,7 @@ func (a *Agent) setupServer() error {
 		Logger:          a.logger,
 		EventBufferSize: a.config.Server.EventBufferSize,
 		DisableEvents:   !a.config.Server.EnableEventBroker,
+		JobLimits:       a.config.Limits.JobLimits(),
 	}
 	if a.config.Server.RetryInterval > 0 {
 		cfg.JoinInterval = a.config.Server.RetryInterval

@@ -52,6 +52,8 @@ type Config struct {
 	Telemetry TelemetryConfig
 
 	TLS TLSConfig
+	// Limits bound what one client, request or job may cost the agent.
+	Limits LimitsConfig
 
 	// DevMode runs a single in-memory server and a client on this machine.
 	DevMode bool
@@ -181,6 +183,7 @@ func DefaultConfig() *Config {
 			DisableHostname: true,
 			ServicePrefix:   DefaultServicePrefix,
 		},
+		Limits: DefaultLimitsConfig(),
 	}
 }
 
@@ -292,6 +295,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.TLS.validate())
 	errs = append(errs, c.validateSecrets())
+	errs = append(errs, c.Limits.validate()...)
 	return errors.Join(errs...)
 }
 

@@ -36,6 +36,7 @@ type fileConfig struct {
 	Plugins    []*filePlugin  `hcl:"plugin,block"`
 	Telemetry  *fileTelemetry `hcl:"telemetry,block"`
 	TLS        *fileTLS       `hcl:"tls,block"`
+	Limits     *fileLimits    `hcl:"limits,block"`
 }
 
 type filePorts struct {
@@ -66,6 +67,9 @@ type fileServer struct {
 	EnableEventBroker *bool   `hcl:"enable_event_broker,optional"`
 	EventBufferSize   *int    `hcl:"event_buffer_size,optional"`
 	Encrypt           *string `hcl:"encrypt,optional"`
+
+	// JobMaxCount is Nomad's spelling of limits.job_max_count.
+	JobMaxCount *int `hcl:"job_max_count,optional"`
 }
 
 // legacyJoin is the join settings written directly in the server block.
@@ -229,6 +233,7 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 		}
 		setBool(&cfg.Server.EnableEventBroker, s.EnableEventBroker)
 		setInt(&cfg.Server.EventBufferSize, s.EventBufferSize)
+		setInt(&cfg.Limits.JobMaxCount, s.JobMaxCount)
 		errs = append(errs, s.applyHeartbeat(&cfg.Server))
 		errs = append(errs, s.legacyJoin().applyTo(&cfg.Server))
 		if s.ServerJoin != nil {
@@ -244,6 +249,9 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 	if t := fc.Telemetry; t != nil {
 		errs = append(errs, t.applyTo(&cfg.Telemetry))
 	}
+	// After the server block, so that limits.job_max_count wins over
+	// Nomad's server.job_max_count when a file sets both.
+	errs = append(errs, fc.Limits.applyTo(&cfg.Limits))
 	return errors.Join(errs...)
 }
 

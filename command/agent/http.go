@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -39,9 +40,16 @@ type HTTPServer struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// limits are the agent's limits block: timeouts, body sizes, job and
+	// jobspec sizes.
+	limits LimitsConfig
+	// hclParses bounds the jobspecs parsed at once: parsing is CPU-bound,
+	// so more at once than there are cores only holds more memory.
+	hclParses chan struct{}
+
 	mu sync.RWMutex
-	// routes maps a path pattern to the handler of each method it allows.
-	routes map[string]map[string]handlerFunc
+	// routes maps a path pattern to the route of each method it allows.
+	routes map[string]map[string]*route
 
 	started   bool
 	serveDone chan struct{}
@@ -51,14 +59,17 @@ type HTTPServer struct {
 // Serve starts it.
 func newHTTPServer(agent *Agent, ln net.Listener, logger hclog.Logger) *HTTPServer {
 	ctx, cancel := context.WithCancel(context.Background())
+	limits := agent.config.Limits
 	s := &HTTPServer{
 		agent:     agent,
 		logger:    logger,
 		mux:       http.NewServeMux(),
-		listener:  ln,
+		listener:  limitConnsPerClient(ln, limits.HTTPMaxConnsPerClient, logger),
 		ctx:       ctx,
 		cancel:    cancel,
-		routes:    map[string]map[string]handlerFunc{},
+		limits:    limits,
+		hclParses: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		routes:    map[string]map[string]*route{},
 		serveDone: make(chan struct{}),
 	}
 	s.forwarders = agent.forwardTransports()
@@ -67,8 +78,15 @@ func newHTTPServer(agent *Agent, ln net.Listener, logger hclog.Logger) *HTTPServ
 	})
 	s.registerRoutes()
 	s.srv = &http.Server{
-		Handler:           s.mux,
-		ReadHeaderTimeout: 30 * time.Second,
+		Handler: s.mux,
+		// A client that sends its request slowly, or reads its answer
+		// slowly, holds a connection (a file descriptor) only this long;
+		// routes marked longLived are exempt from the whole-request
+		// timeouts (see serveLongLived).
+		ReadHeaderTimeout: limits.HTTPReadHeaderTimeout,
+		ReadTimeout:       limits.HTTPReadTimeout,
+		WriteTimeout:      limits.HTTPWriteTimeout,
+		IdleTimeout:       limits.HTTPIdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
 		ErrorLog:          logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
 	}
@@ -105,24 +123,29 @@ func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// handle registers h for a pattern of the form "METHOD /path/{id}".
-func (s *HTTPServer) handle(pattern string, h handlerFunc) {
+// handle registers h for a pattern of the form "METHOD /path/{id}", served
+// as the options say.
+func (s *HTTPServer) handle(pattern string, h handlerFunc, opts ...routeOption) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
 		panic(fmt.Sprintf("route %q has no method", pattern))
+	}
+	rt := &route{h: h, body: defaultBody}
+	for _, opt := range opts {
+		opt(rt)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	methods, known := s.routes[path]
 	if !known {
-		methods = map[string]handlerFunc{}
+		methods = map[string]*route{}
 		s.routes[path] = methods
 		s.mux.Handle(path, s.dispatch(path))
 	}
 	if _, dup := methods[method]; dup {
 		panic(fmt.Sprintf("route %q registered twice", pattern))
 	}
-	methods[method] = h
+	methods[method] = rt
 }
 
 // dispatch picks the handler of the request's method for one path, and
@@ -131,7 +154,7 @@ func (s *HTTPServer) dispatch(path string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.RLock()
 		methods := s.routes[path]
-		h, ok := methods[r.Method]
+		rt, ok := methods[r.Method]
 		allowed := make([]string, 0, len(methods))
 		for m := range methods {
 			allowed = append(allowed, m)
@@ -143,13 +166,26 @@ func (s *HTTPServer) dispatch(path string) http.Handler {
 			writeErrorReason(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allowed, " or ")))
 			return
 		}
-		s.serve(w, r, h)
+		s.serveRoute(w, r, rt)
 	})
 }
 
-// serve runs one handler: it caps the body, recovers a panic as a 500 (the
-// agent keeps running), and writes the result as JSON or the error as its
-// status and reason.
+// serveRoute serves one request of rt: with its body cap, and exempt from
+// the whole-request timeouts when it is long-lived.
+func (s *HTTPServer) serveRoute(w http.ResponseWriter, r *http.Request, rt *route) {
+	if r.Body != nil && r.Body != http.NoBody {
+		limit, name := rt.body(s.limits)
+		r.Body = &limitedBody{ReadCloser: http.MaxBytesReader(w, r.Body, limit), limit: limit, name: name}
+	}
+	if rt.longLived || isBlockingQuery(r) {
+		w, r = s.serveLongLived(w, r)
+	}
+	s.serve(w, r, rt.h)
+}
+
+// serve runs one handler: it recovers a panic as a 500 (the agent keeps
+// running), and writes the result as JSON or the error as its status and
+// reason.
 func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, h handlerFunc) {
 	start := time.Now()
 	rw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -166,9 +202,6 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, h handlerFunc
 		s.logger.Debug("request complete", "method", r.Method, "path", r.URL.Path, "status", rw.status, "duration", time.Since(start))
 	}()
 
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = http.MaxBytesReader(rw, r.Body, maxBodyBytes)
-	}
 	obj, err := h(rw, r)
 	if err != nil {
 		code, reason := errorStatus(err)
@@ -260,7 +293,7 @@ func decodeBody(r *http.Request, out any, what string) error {
 // decodeError turns a JSON decoding error into the error the client sees:
 // 413 for an oversized body, else 400 naming the JSON problem.
 func decodeError(err error, what string) error {
-	var tooLarge *http.MaxBytesError
+	var tooLarge *bodyLimitError
 	if errors.As(err, &tooLarge) {
 		return err
 	}
@@ -278,7 +311,7 @@ func readBody(r *http.Request, what string) ([]byte, error) {
 	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
+		var tooLarge *bodyLimitError
 		if errors.As(err, &tooLarge) {
 			return nil, err
 		}

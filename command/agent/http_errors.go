@@ -31,19 +31,18 @@ func notFound(format string, args ...any) error {
 	return newHTTPError(http.StatusNotFound, format, args...)
 }
 
-// maxBodyBytes bounds a request body: far above any real job, far below
-// what could hurt the agent.
-const maxBodyBytes = 16 << 20
-
 // errorStatus picks the status code for err and the one-line reason that
 // goes in the body. Only errors that are the agent's own fault are 5xx.
 func errorStatus(err error) (int, string) {
 	var he *httpError
+	var bodyTooLarge *bodyLimitError
 	var tooLarge *http.MaxBytesError
 	var invalid *structs.ValidationError
 	switch {
 	case errors.As(err, &he):
 		return he.code, oneLine(he.msg)
+	case errors.As(err, &bodyTooLarge):
+		return http.StatusRequestEntityTooLarge, bodyTooLarge.Error()
 	case errors.As(err, &tooLarge):
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", tooLarge.Limit)
 	case errors.As(err, &invalid):

@@ -156,7 +156,7 @@ func parseBoolParam(r *http.Request, name string) (bool, error) {
 }
 
 // checkID rejects an ID from a URL that no object can have: empty, too long,
-// or holding control characters such as NUL.
+// or holding characters that are not printable, such as NUL or ESC.
 func checkID(kind, id string) error {
 	if id == "" {
 		return badRequest("missing %s", kind)
@@ -164,7 +164,7 @@ func checkID(kind, id string) error {
 	if len(id) > maxIDLength {
 		return badRequest("invalid %s: longer than %d bytes", kind, maxIDLength)
 	}
-	return checkControlChars(kind, id)
+	return checkPrintable(kind, id)
 }
 
 // checkPrefix is checkID for a prefix, which may be empty.
@@ -172,14 +172,15 @@ func checkPrefix(prefix string) error {
 	if len(prefix) > maxIDLength {
 		return badRequest("invalid prefix: longer than %d bytes", maxIDLength)
 	}
-	return checkControlChars("prefix", prefix)
+	return checkPrintable("prefix", prefix)
 }
 
-func checkControlChars(kind, s string) error {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return badRequest("invalid %s %q: contains control character %U", kind, s, r)
-		}
+// checkPrintable refuses an ID that is not printable, by the rule register
+// holds names to (structs.NonPrintable): whatever can be created can be
+// addressed, and nothing else.
+func checkPrintable(kind, s string) error {
+	if bad := structs.NonPrintable(s); bad != "" {
+		return badRequest("invalid %s %q: must contain only printable characters, not %s", kind, s, bad)
 	}
 	return nil
 }

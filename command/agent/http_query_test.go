@@ -28,7 +28,7 @@ func TestParseQueryOptions(t *testing.T) {
 		{query: "index=-1", err: `invalid index "-1"`},
 		{query: "index=1&wait=5", err: `invalid wait "5"`},
 		{query: "index=1&wait=-5s", err: `invalid wait "-5s"`},
-		{query: "prefix=a%00b", err: "control character"},
+		{query: "prefix=a%00b", err: "must contain only printable characters, not U+0000 at byte 2"},
 		{query: "namespace=a%0Ab", err: "invalid namespace"},
 	}
 	for _, tc := range cases {
@@ -87,6 +87,6 @@ func TestCheckID(t *testing.T) {
 	must.NoError(t, checkID("job ID", "web-1"))
 	must.NoError(t, checkID("job ID", "parent/periodic-1700000000"))
 	must.ErrorContains(t, checkID("job ID", ""), "missing job ID")
-	must.ErrorContains(t, checkID("job ID", "a\x00b"), "control character")
+	must.ErrorContains(t, checkID("job ID", "a\x00b"), "must contain only printable characters")
 	must.ErrorContains(t, checkID("job ID", string(make([]byte, maxIDLength+1))), "longer than")
 }

@@ -12,7 +12,8 @@ import (
 
 // jobsParse serves PUT and POST /v1/jobs/parse: HCL in, job JSON out. With
 // Canonicalize the job comes back as the server would store it, defaults
-// filled in.
+// filled in. The jobspec is held to the agent's hcl_* limits, and its
+// evaluation stops when the client goes away.
 func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req api.JobsParseRequest
 	if err := decodeBody(r, &req, "parse request"); err != nil {
@@ -21,11 +22,20 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 	if strings.TrimSpace(req.JobHCL) == "" {
 		return nil, badRequest("JobHCL is empty: send the jobspec's HCL in JobHCL")
 	}
-	job, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{
+	// Parsing is CPU-bound: a parse waits for a core rather than holding
+	// its memory beside every other at once; it gives up with its client.
+	select {
+	case s.hclParses <- struct{}{}:
+		defer func() { <-s.hclParses }()
+	case <-r.Context().Done():
+		return nil, r.Context().Err()
+	}
+	job, err := jobspec2.ParseWithContext(r.Context(), &jobspec2.ParseConfig{
 		Path:       "input.hcl",
 		Body:       []byte(req.JobHCL),
 		VarContent: req.Variables,
 		Strict:     true,
+		Limits:     s.limits.HCLLimits(),
 	})
 	if err != nil {
 		return nil, badRequest("%v", err)

@@ -13,8 +13,8 @@ const jobPlanPath = "/v1/job/{id}/plan"
 
 // registerJobPlanRoutes registers PUT and POST /v1/job/:id/plan.
 func (s *HTTPServer) registerJobPlanRoutes() {
-	s.handle("PUT "+jobPlanPath, s.jobPlan)
-	s.handle("POST "+jobPlanPath, s.jobPlan)
+	s.handle("PUT "+jobPlanPath, s.jobPlan, jobBody)
+	s.handle("POST "+jobPlanPath, s.jobPlan, jobBody)
 }
 
 // jobPlan serves PUT and POST /v1/job/:id/plan: what registering the job in

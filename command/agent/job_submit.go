@@ -70,7 +70,7 @@ func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteReques
 	if err := s.checkRegion(job.Region); err != nil {
 		return nil, err
 	}
-	return canonicalValid(job)
+	return canonicalValid(job, s.limits.JobLimits())
 }
 
 // ValidJob converts a submitted job into the internal model, fills in its
@@ -79,13 +79,14 @@ func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteReques
 // jobspec without a server. An invalid job's error is a
 // *structs.ValidationError that lists every problem.
 func ValidJob(in *api.Job) (*structs.Job, error) {
-	return canonicalValid(jobFromAPI(in))
+	return canonicalValid(jobFromAPI(in), structs.DefaultJobLimits())
 }
 
-// canonicalValid fills in a converted job's defaults and validates it.
-func canonicalValid(job *structs.Job) (*structs.Job, error) {
+// canonicalValid fills in a converted job's defaults and validates it,
+// limits included: every problem comes back in one *structs.ValidationError.
+func canonicalValid(job *structs.Job, limits structs.JobLimits) (*structs.Job, error) {
 	job.Canonicalize()
-	if err := job.Validate(); err != nil {
+	if err := structs.JoinValidation(job.Validate(), job.CheckLimits(limits)); err != nil {
 		return nil, err
 	}
 	return job, nil

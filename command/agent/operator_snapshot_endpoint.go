@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -18,44 +17,16 @@ import (
 const operatorSnapshotPath = "/v1/operator/snapshot"
 
 // maxSnapshotBytes bounds the body of a restore: a snapshot archive may be
-// far larger than the JSON bodies maxBodyBytes is sized for.
+// far larger than the JSON bodies of other requests.
 const maxSnapshotBytes = 1 << 30
 
 // registerOperatorSnapshotRoutes registers GET and PUT
-// /v1/operator/snapshot.
-//
-// The PUT also gets a mux entry of its own, which net/http prefers to the
-// path's dispatcher for a PUT, being the more specific pattern: the
-// dispatcher caps every body at maxBodyBytes, and this one is capped at
-// maxSnapshotBytes by the handler instead. The handle call still records
-// the route, for the 405 answer's Allow header.
+// /v1/operator/snapshot. Both are long-lived: an archive of a large state
+// takes longer than an ordinary request to send.
 func (s *HTTPServer) registerOperatorSnapshotRoutes() {
-	s.handle("GET "+operatorSnapshotPath, s.snapshotSave)
-	s.handle("PUT "+operatorSnapshotPath, s.snapshotRestore)
-	s.mux.Handle("PUT "+operatorSnapshotPath, s.withRawBody(s.snapshotRestore))
-}
-
-// rawBodyKey keys the request body withRawBody sets aside.
-type rawBodyKey struct{}
-
-// withRawBody serves h with the request body set aside in the context,
-// out of reach of serve's cap; h reads it with rawBody.
-func (s *HTTPServer) withRawBody(h handlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body := r.Body
-		r = r.WithContext(context.WithValue(r.Context(), rawBodyKey{}, body))
-		r.Body = http.NoBody
-		s.serve(w, r, h)
-	})
-}
-
-// rawBody returns the body withRawBody set aside, or the request's body
-// when the request did not come through it.
-func rawBody(r *http.Request) io.ReadCloser {
-	if body, ok := r.Context().Value(rawBodyKey{}).(io.ReadCloser); ok {
-		return body
-	}
-	return r.Body
+	s.handle("GET "+operatorSnapshotPath, s.snapshotSave, longLived)
+	s.handle("PUT "+operatorSnapshotPath, s.snapshotRestore, longLived,
+		bodyLimit(maxSnapshotBytes, "1GiB, the most a snapshot archive may be"))
 }
 
 // snapshotSave serves GET /v1/operator/snapshot: a snapshot archive of the
@@ -135,7 +106,7 @@ func (s *HTTPServer) restoreSnapshot(w http.ResponseWriter, r *http.Request, lim
 	if !srv.IsLeader() {
 		return s.snapshotToLeader(w, r, srv)
 	}
-	body := rawBody(r)
+	body := r.Body
 	if body == nil || body == http.NoBody {
 		return nil, badRequest("missing request body: expected a snapshot archive, as GET %s or 'drover operator snapshot save' writes it", operatorSnapshotPath)
 	}
@@ -166,7 +137,6 @@ func (s *HTTPServer) snapshotToLeader(w http.ResponseWriter, r *http.Request, sr
 	if addr == "" {
 		return nil, newHTTPError(http.StatusServiceUnavailable, "the leader (RPC address %s) has not told its HTTP address yet; try again, or send the request to the leader's agent", srv.Leader())
 	}
-	r.Body = rawBody(r)
 	s.forward(w, r, s.serverTarget(addr))
 	return nil, nil
 }

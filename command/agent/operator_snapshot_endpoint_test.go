@@ -145,7 +145,7 @@ func TestOperatorSnapshot_RestoreLimit(t *testing.T) {
 			req.ContentLength = -1
 		}
 		rec := httptest.NewRecorder()
-		a.http.withRawBody(restore).ServeHTTP(rec, req)
+		a.http.serveRoute(rec, req, &route{h: restore, body: func(LimitsConfig) (int64, string) { return maxSnapshotBytes, "snapshot" }})
 		must.Eq(t, http.StatusRequestEntityTooLarge, rec.Code, must.Sprint(rec.Body.String()))
 		must.StrContains(t, rec.Body.String(), strconv.FormatInt(limit, 10))
 	}
@@ -155,8 +155,9 @@ func TestOperatorSnapshot_RestoreLimit(t *testing.T) {
 // route is not under the cap on JSON bodies: an archive larger than it is
 // read to its end, where its (deliberately) wrong sum is what refuses it.
 func TestOperatorSnapshot_RestoreLargerThanJSONCap(t *testing.T) {
-	archive := uncompressedArchive(t, maxBodyBytes+(1<<20))
-	must.Greater(t, maxBodyBytes, len(archive))
+	jsonCap := DefaultLimitsConfig().JobMaxSize * 2
+	archive := uncompressedArchive(t, int(jsonCap)+(1<<20))
+	must.Greater(t, int(jsonCap), len(archive))
 	a := testAgent(t, unscheduled)
 	resp := do(t, a, http.MethodPut, operatorSnapshotPath, archive)
 	must.Eq(t, http.StatusBadRequest, resp.code, must.Sprint(resp))

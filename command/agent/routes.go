@@ -1,19 +1,21 @@
 package agent
 
 // registerRoutes registers every endpoint of the HTTP API, under Nomad's
-// paths. Writes accept both PUT and POST, as Nomad's do.
+// paths. Writes accept both PUT and POST, as Nomad's do. A route's body is
+// capped at limits.http_max_body_size unless an option says otherwise; a
+// stream must be marked longLived (see serveLongLived).
 func (s *HTTPServer) registerRoutes() {
-	write := func(path string, h handlerFunc) {
-		s.handle("PUT "+path, h)
-		s.handle("POST "+path, h)
+	write := func(path string, h handlerFunc, opts ...routeOption) {
+		s.handle("PUT "+path, h, opts...)
+		s.handle("POST "+path, h, opts...)
 	}
 
 	s.handle("GET /v1/jobs", s.jobsList)
-	write("/v1/jobs", s.jobsRegister)
-	write("/v1/jobs/parse", s.jobsParse)
-	write("/v1/validate/job", s.validateJob)
+	write("/v1/jobs", s.jobsRegister, jobBody)
+	write("/v1/jobs/parse", s.jobsParse, jobspecBody)
+	write("/v1/validate/job", s.validateJob, jobBody)
 	s.handle("GET /v1/job/{id}", s.jobRead)
-	write("/v1/job/{id}", s.jobUpdate)
+	write("/v1/job/{id}", s.jobUpdate, jobBody)
 	s.handle("DELETE /v1/job/{id}", s.jobDelete)
 	s.handle("GET /v1/job/{id}/allocations", s.jobAllocations)
 	s.handle("GET /v1/job/{id}/evaluations", s.jobEvaluations)
@@ -49,7 +51,7 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/metrics", s.metricsHandler)
 	s.registerOperatorSnapshotRoutes()
 
-	s.handle("GET /v1/client/fs/logs/{id}", s.fsLogs)
+	s.handle("GET /v1/client/fs/logs/{id}", s.fsLogs, longLived)
 	s.handle("GET /v1/client/fs/ls/{id}", s.fsList)
 	s.handle("GET /v1/client/fs/stat/{id}", s.fsStat)
 	s.handle("GET /v1/client/fs/cat/{id}", s.fsCat)

@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// route is one method of one path: its handler and how it is served.
+type route struct {
+	h handlerFunc
+	// body is the cap on the request body and the limit's name.
+	body func(LimitsConfig) (int64, string)
+	// longLived marks a route whose answer may take longer than the
+	// server's write timeout: a stream, or a body that may be large.
+	longLived bool
+}
+
+// routeOption sets how a route is served; handle takes them.
+type routeOption func(*route)
+
+// defaultBody caps the body of a request that carries no job or jobspec.
+func defaultBody(l LimitsConfig) (int64, string) {
+	return l.HTTPMaxBodySize, "limits.http_max_body_size"
+}
+
+// jobBody is the option of the routes whose body is a job (register,
+// plan, validate): the job itself is held to job_max_size once decoded;
+// the body may be larger by whitespace and escapes that the size of the
+// job does not count, up to twice as large.
+func jobBody(r *route) {
+	r.body = func(l LimitsConfig) (int64, string) { return 2 * l.JobMaxSize, "twice limits.job_max_size" }
+}
+
+// jobspecBody is the option of /v1/jobs/parse, whose body carries a
+// jobspec as a JSON string, with its variables: twice hcl_max_size covers
+// the escapes of any jobspec that fits the limit.
+func jobspecBody(r *route) {
+	r.body = func(l LimitsConfig) (int64, string) { return 2 * l.HCLMaxSize, "twice limits.hcl_max_size" }
+}
+
+// bodyLimit caps a route's body at n bytes, named name in refusals.
+func bodyLimit(n int64, name string) routeOption {
+	return func(r *route) {
+		r.body = func(LimitsConfig) (int64, string) { return n, name }
+	}
+}
+
+// longLived exempts a route from the server's whole-request timeouts:
+// use it for streams (the event stream, following logs) and for bodies or
+// answers that may rightly take minutes. Blocking queries (a GET with
+// ?index) are exempt on every route without it. See serveLongLived.
+func longLived(r *route) { r.longLived = true }
+
+// bodyLimitError is a request body over its route's cap: 413, naming the
+// limit.
+type bodyLimitError struct {
+	limit int64
+	name  string
+	err   *http.MaxBytesError
+}
+
+func (e *bodyLimitError) Error() string {
+	return fmt.Sprintf("request body too large: the limit is %d bytes (%s)", e.limit, e.name)
+}
+
+func (e *bodyLimitError) Unwrap() error { return e.err }
+
+// limitedBody is a request body capped by http.MaxBytesReader whose error
+// names the limit.
+type limitedBody struct {
+	io.ReadCloser
+	limit int64
+	name  string
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		err = &bodyLimitError{limit: b.limit, name: b.name, err: tooLarge}
+	}
+	return n, err
+}
+
+// isBlockingQuery reports whether r is a blocking query: a read that
+// waits, up to its ?wait, for the data to change past ?index.
+func isBlockingQuery(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Query().Get("index") != ""
+}
+
+// serveLongLived exempts one request from the server's whole-request
+// timeouts, which would otherwise cut a blocking query or a stream: the
+// read timeout (whose expiry also cancels the request's context) and the
+// write timeout, both counted from the request's start. Instead, every
+// read of the body and every write of the answer gets its own deadline,
+// the same timeout from that moment: a client that keeps reading and
+// sending keeps its request, one that stalls for a whole timeout loses
+// it. Once the body is read, the connection has no read deadline: the
+// server's watch for the client going away runs until it does.
+func (s *HTTPServer) serveLongLived(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Time{}); err != nil {
+		s.logger.Debug("clear read deadline", "path", r.URL.Path, "error", err)
+	}
+	if err := rc.SetWriteDeadline(time.Time{}); err != nil {
+		s.logger.Debug("clear write deadline", "path", r.URL.Path, "error", err)
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = &progressBody{ReadCloser: r.Body, rc: rc, timeout: s.limits.HTTPReadTimeout}
+	}
+	return &longLivedWriter{ResponseWriter: w, rc: rc, timeout: s.limits.HTTPWriteTimeout}, r
+}
+
+// progressBody gives each read of a long-lived request's body a deadline
+// of its own.
+type progressBody struct {
+	io.ReadCloser
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (b *progressBody) Read(p []byte) (int, error) {
+	if b.timeout > 0 {
+		_ = b.rc.SetReadDeadline(time.Now().Add(b.timeout))
+	}
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		// Whole or failed, the body is done: the connection's watch for
+		// the client going away must not time out.
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// longLivedWriter gives each write of a long-lived answer a deadline of
+// its own.
+type longLivedWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (w *longLivedWriter) extend() {
+	if w.timeout > 0 {
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	}
+}
+
+func (w *longLivedWriter) WriteHeader(code int) {
+	w.extend()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *longLivedWriter) Write(p []byte) (int, error) {
+	w.extend()
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush sends what is buffered, within a deadline of its own.
+func (w *longLivedWriter) Flush() {
+	w.extend()
+	_ = w.rc.Flush()
+}
+
+// FlushError is Flush that reports a failure, for http.ResponseController.
+func (w *longLivedWriter) FlushError() error {
+	w.extend()
+	return w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *longLivedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
