@@ -155,6 +155,7 @@ type Config struct {
 	// DisableEvents turns the event stream off: the FSM publishes no
 	// events and subscriptions are refused.
 	DisableEvents bool
+
 	// JobLimits bound the jobs this server registers, plans and
 	// schedules (the agent's limits block); a zero field takes the
 	// default.

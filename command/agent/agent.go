@@ -78,6 +78,8 @@ func (a *Agent) start() error {
 	if err != nil {
 		return fmt.Errorf("listen for HTTP on %s: %w", a.config.HTTPBindAddr(), err)
 	}
+	// The cap per client counts TCP connections, under any TLS.
+	ln = limitConnsPerClient(ln, a.config.Limits.HTTPMaxConnsPerClient, !a.config.TLS.HTTP, a.logger.Named("http"))
 	a.http = newHTTPServer(a, a.httpListener(ln), a.logger.Named("http"))
 
 	if a.config.Server.Enabled {

@@ -64,7 +64,7 @@ func newHTTPServer(agent *Agent, ln net.Listener, logger hclog.Logger) *HTTPServ
 		agent:     agent,
 		logger:    logger,
 		mux:       http.NewServeMux(),
-		listener:  limitConnsPerClient(ln, limits.HTTPMaxConnsPerClient, logger),
+		listener:  ln,
 		ctx:       ctx,
 		cancel:    cancel,
 		limits:    limits,

@@ -24,20 +24,22 @@ const (
 
 // limitConnsPerClient caps the connections open at once from one IP
 // address (limits.http_max_conns_per_client; 0 is no cap), as Nomad does:
-// a connection over the cap is answered 429 and closed at once, so that
-// one client holding connections open cannot take every file descriptor
-// and leave the agent unable to answer anyone else.
-func limitConnsPerClient(ln net.Listener, max int, logger hclog.Logger) net.Listener {
+// a connection over the cap is closed at once, answered 429 first when the
+// listener speaks plain HTTP (under TLS an answer would cost a handshake),
+// so that one client holding connections open cannot take every file
+// descriptor and leave the agent unable to answer anyone else.
+func limitConnsPerClient(ln net.Listener, max int, plaintext bool, logger hclog.Logger) net.Listener {
 	if max <= 0 {
 		return ln
 	}
-	return &connLimitListener{Listener: ln, max: max, open: map[string]int{}, logger: logger}
+	return &connLimitListener{Listener: ln, max: max, plaintext: plaintext, open: map[string]int{}, logger: logger}
 }
 
 type connLimitListener struct {
 	net.Listener
-	max    int
-	logger hclog.Logger
+	max       int
+	plaintext bool
+	logger    hclog.Logger
 
 	mu   sync.Mutex
 	open map[string]int // open connections per client IP
@@ -57,6 +59,10 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 		}
 		metrics.IncrCounter([]string{"agent", "http", "exceeded"}, 1)
 		l.logger.Debug("too many connections from one client; refused", "client", ip, "limit", l.max)
+		if !l.plaintext {
+			conn.Close()
+			continue
+		}
 		go refuseConn(conn, l.max)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -235,4 +236,38 @@ func fullAnswer(url, want string) bool {
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	return err == nil && resp.StatusCode == http.StatusOK && string(body) == want
+}
+
+// The event stream outlives the read and write timeouts: an event written
+// after both have passed still reaches a subscriber.
+func TestOverload_eventStreamOutlivesTheTimeouts(t *testing.T) {
+	a := testAgent(t, func(c *Config) {
+		c.Limits.HTTPWriteTimeout = time.Second
+		c.Limits.HTTPReadTimeout = time.Second
+	})
+	resp, err := http.Get("http://" + a.HTTPAddr() + "/v1/event/stream?topic=Job")
+	must.NoError(t, err)
+	defer resp.Body.Close()
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+
+	time.Sleep(2500 * time.Millisecond) // past both timeouts, on purpose
+	registerJob(t, a, batchJobJSON("after-the-timeouts"))
+
+	lines := bufio.NewScanner(resp.Body)
+	found := make(chan bool, 1)
+	go func() {
+		for lines.Scan() {
+			if strings.Contains(lines.Text(), "after-the-timeouts") {
+				found <- true
+				return
+			}
+		}
+		found <- false
+	}()
+	select {
+	case ok := <-found:
+		must.True(t, ok, must.Sprint("the stream ended before the event"))
+	case <-time.After(20 * time.Second):
+		t.Fatal("no event within 20s")
+	}
 }

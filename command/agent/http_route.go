@@ -92,14 +92,14 @@ func isBlockingQuery(r *http.Request) bool {
 }
 
 // serveLongLived exempts one request from the server's whole-request
-// timeouts, which would otherwise cut a blocking query or a stream: the
-// read timeout (whose expiry also cancels the request's context) and the
-// write timeout, both counted from the request's start. Instead, every
-// read of the body and every write of the answer gets its own deadline,
-// the same timeout from that moment: a client that keeps reading and
-// sending keeps its request, one that stalls for a whole timeout loses
-// it. Once the body is read, the connection has no read deadline: the
-// server's watch for the client going away runs until it does.
+// timeouts, both counted from the request's start, which would cut a
+// blocking query or a stream (the write timeout) and a large upload (the
+// read timeout). Instead, every read of the body and every write of the
+// answer gets its own deadline, the same timeout from that moment: a
+// client that keeps sending and reading keeps its request, one that
+// stalls for a whole timeout loses it. Once the body is read, the
+// connection has no read deadline: net/http's watch for the client going
+// away (which cancels the request's context) runs until it does.
 func (s *HTTPServer) serveLongLived(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
 	rc := http.NewResponseController(w)
 	if err := rc.SetReadDeadline(time.Time{}); err != nil {

@@ -46,7 +46,7 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/agent/self", s.agentSelfHandler)
 	s.handle("GET /v1/agent/members", s.agentMembers)
 
-	s.handle("GET /v1/event/stream", s.eventStream)
+	s.handle("GET /v1/event/stream", s.eventStream, longLived)
 
 	s.handle("GET /v1/metrics", s.metricsHandler)
 	s.registerOperatorSnapshotRoutes()
