@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // TaskStore is a driver's set of tracked tasks by ID, safe for concurrent
@@ -90,4 +91,27 @@ func WaitExit(ctx context.Context, done <-chan struct{}, result func() *ExitResu
 		}
 	}()
 	return ch
+}
+
+// Closed reports whether ch is closed.
+func Closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitClosed waits up to timeout for ch to close, and reports whether it
+// did.
+func WaitClosed(ch <-chan struct{}, timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-timer.C:
+		return false
+	}
 }

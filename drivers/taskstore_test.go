@@ -4,6 +4,7 @@ import (
 	"context"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 )
@@ -61,4 +62,13 @@ func TestStopSignal(t *testing.T) {
 	must.Eq(t, syscall.SIGTERM, sig)
 	_, err = StopSignal("NOPE")
 	must.ErrorContains(t, err, `unknown signal "NOPE"`)
+}
+
+func TestClosed(t *testing.T) {
+	ch := make(chan struct{})
+	must.False(t, Closed(ch))
+	must.False(t, WaitClosed(ch, time.Millisecond))
+	close(ch)
+	must.True(t, Closed(ch))
+	must.True(t, WaitClosed(ch, time.Hour))
 }

@@ -102,26 +102,10 @@ func (t *task) finish(res *drivers.ExitResult, at time.Time) {
 	close(t.done)
 }
 
-func (t *task) hasExited() bool {
-	select {
-	case <-t.exited:
-		return true
-	default:
-		return false
-	}
-}
+func (t *task) hasExited() bool { return drivers.Closed(t.exited) }
 
 // waitDone waits up to timeout for the task to be done.
-func (t *task) waitDone(timeout time.Duration) bool {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-t.done:
-		return true
-	case <-timer.C:
-		return false
-	}
-}
+func (t *task) waitDone(timeout time.Duration) bool { return drivers.WaitClosed(t.done, timeout) }
 
 // detach stops watching the container and copying its output, leaving
 // the container as it is.

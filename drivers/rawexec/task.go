@@ -68,26 +68,10 @@ func (t *task) finish(result *drivers.ExitResult, at time.Time) {
 	close(t.done)
 }
 
-func (t *task) exited() bool {
-	select {
-	case <-t.done:
-		return true
-	default:
-		return false
-	}
-}
+func (t *task) exited() bool { return drivers.Closed(t.done) }
 
 // waitExit waits up to timeout for the task to exit.
-func (t *task) waitExit(timeout time.Duration) bool {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-t.done:
-		return true
-	case <-timer.C:
-		return false
-	}
-}
+func (t *task) waitExit(timeout time.Duration) bool { return drivers.WaitClosed(t.done, timeout) }
 
 // signal sends sig to every process in the task's group. The group is
 // only signalled while the task runs: once its supervisor has gone, the
