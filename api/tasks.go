@@ -42,6 +42,10 @@ type Task struct {
 	Leader        bool
 	ShutdownDelay time.Duration
 	KillSignal    string
+	// MaxRunDuration is a Drover addition: it bounds the task's own run
+	// time, counted from when its task runner began its first run. Only
+	// batch and sysbatch jobs allow it; the group's still applies.
+	MaxRunDuration *time.Duration `json:",omitempty"`
 }
 
 // TaskLifecycle places a task before, beside or after the main tasks.
@@ -101,6 +105,25 @@ type TaskState struct {
 	StartedAt   time.Time
 	FinishedAt  time.Time
 	Events      []*TaskEvent
+
+	// RunnerStartedAt is a Drover addition: when the task runner began the
+	// task's first run, before its setup and its driver's start; the
+	// anchor of the task's own max_run_duration. Zero until then.
+	RunnerStartedAt time.Time `json:",omitzero"`
+	// MaxRunDeadline is a Drover addition: the earliest max_run_duration
+	// deadline that applies to the task, its own or the allocation's, in
+	// Unix nanoseconds; zero when none does (or the task's own has not
+	// started counting and the allocation has none).
+	MaxRunDeadline int64 `json:",omitempty"`
+	// MaxRunDuration is a Drover addition: the budget whose deadline
+	// MaxRunDeadline is, in nanoseconds; MaxRunScope says whose it is.
+	MaxRunDuration time.Duration `json:",omitempty"`
+	// MaxRunScope is a Drover addition: "task" when MaxRunDuration is the
+	// task's own max_run_duration, "group" when it is the group's.
+	MaxRunScope string `json:",omitempty"`
+	// MaxRunExceeded is a Drover addition: the client killed the task
+	// because it outlived its own max_run_duration.
+	MaxRunExceeded bool `json:",omitempty"`
 }
 
 // TaskEvent is one thing that happened to a task.

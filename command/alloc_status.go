@@ -33,6 +33,12 @@ Usage: drover alloc status [options] <alloc>
     Time Left         what is left of the budget, or "none (exceeded 2s
                       ago)" once the deadline passed
 
+  A task with a max_run_duration of its own (or in a group with one) shows
+  the same three rows among its task's, for the deadline the task meets
+  first; "Max Run Duration" says whose budget it is: "5m (task)" or
+  "10s (group)". A task killed at its own deadline gets the Killing event
+  "task exceeded max_run_duration".
+
   An allocation stopped at its deadline ends "complete" with the client
   description "allocation exceeded max_run_duration"; its client status
   shows as "complete (max_run_duration)". The allocation's
@@ -107,7 +113,7 @@ func formatAllocStatus(alloc *api.Allocation, short, verbose bool, now time.Time
 		}
 		fmt.Fprintf(&b, "\n\nTask %q is %q\n", name, ts.State)
 		b.WriteString("Task Events:\n")
-		b.WriteString(formatKV(taskStateRows(ts, verbose, now)))
+		b.WriteString(formatKV(append(taskStateRows(ts, verbose, now), taskMaxRunRows(alloc, ts, now)...)))
 		b.WriteString("\n\nRecent Events:\n")
 		b.WriteString(taskEventTable(ts.Events))
 	}

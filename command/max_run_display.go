@@ -84,3 +84,40 @@ func deadlineText(deadline int64, status string, exceeded, verbose bool, now tim
 	}
 	return when(deadline, verbose, now)
 }
+
+// taskMaxRunRows are a task's rows in alloc status when a max_run_duration
+// applies to it: the budget whose deadline the task meets first, whose it
+// is ("task" for the task's own, "group" for the allocation's), that
+// deadline and the time left, as the servers give them (the task state's
+// MaxRun* fields); none when no budget applies.
+func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []string {
+	if ts.MaxRunDuration == 0 {
+		return nil
+	}
+	rows := []string{"Max Run Duration|" + formatDuration(ts.MaxRunDuration) + " (" + ts.MaxRunScope + ")"}
+	if ts.MaxRunDeadline == 0 {
+		return append(rows, "Deadline|none yet (counts from the task's start)")
+	}
+	exceeded := ts.MaxRunExceeded
+	if ts.MaxRunScope != "task" {
+		exceeded = alloc.MaxRunExceeded
+	}
+	deadline := time.Unix(0, ts.MaxRunDeadline)
+	dead := ts.State == api.TaskStateDead
+	relative := prettyTimeDiff(deadline, now)
+	left := deadline.Sub(now)
+	timeLeft := formatDuration(left)
+	switch {
+	case exceeded && left > 0:
+		timeLeft = "none (exceeded)"
+	case exceeded || (left <= 0 && !dead):
+		timeLeft = "none (exceeded " + relative + ")"
+	case dead:
+		relative = "not reached: task dead"
+		timeLeft = "none (task dead)"
+	}
+	return append(rows,
+		"Deadline|"+formatTime(deadline)+" ("+relative+")",
+		"Time Left|"+timeLeft,
+	)
+}

@@ -169,3 +169,44 @@ func TestAllocTable_DeadlineAbsoluteWithVerbose(t *testing.T) {
 	must.StrHasSuffix(t, "  "+formatUnixNano(deadline), lines[1])
 	must.StrHasSuffix(t, "  -", lines[2])
 }
+
+func TestTaskMaxRunRows(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	soon, ago := now.Add(4*time.Second), now.Add(-2*time.Second)
+	state := func(state string, scope string, deadline time.Time, exceeded bool) *api.TaskState {
+		ts := &api.TaskState{State: state, MaxRunDuration: 5 * time.Second, MaxRunScope: scope, MaxRunExceeded: exceeded}
+		if !deadline.IsZero() {
+			ts.MaxRunDeadline = deadline.UnixNano()
+		}
+		return ts
+	}
+	running := &api.Allocation{ClientStatus: "running"}
+	for _, tc := range []struct {
+		name  string
+		alloc *api.Allocation
+		ts    *api.TaskState
+		want  []string
+	}{{
+		name: "own limit, running", alloc: running, ts: state("running", "task", soon, false),
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (in 4s)", "Time Left|4s"},
+	}, {
+		name: "own limit, killed by it", alloc: running, ts: state("dead", "task", ago, true),
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
+	}, {
+		name: "own limit, ended before it", alloc: running, ts: state("dead", "task", soon, false),
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (not reached: task dead)", "Time Left|none (task dead)"},
+	}, {
+		name: "own limit, not begun", alloc: running, ts: state("pending", "task", time.Time{}, false),
+		want: []string{"Max Run Duration|5s (task)", "Deadline|none yet (counts from the task's start)"},
+	}, {
+		name: "the group's, which stopped the allocation", alloc: &api.Allocation{ClientStatus: "complete", MaxRunExceeded: true},
+		ts:   state("dead", "group", ago, false),
+		want: []string{"Max Run Duration|5s (group)", "Deadline|" + formatTime(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
+	}, {
+		name: "none", alloc: running, ts: &api.TaskState{State: "running"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			must.Eq(t, tc.want, taskMaxRunRows(tc.alloc, tc.ts, now))
+		})
+	}
+}

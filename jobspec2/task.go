@@ -10,7 +10,7 @@ var taskSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "driver"}, {Name: "user"}, {Name: "leader"},
 		{Name: "kill_timeout"}, {Name: "kill_signal"}, {Name: "shutdown_delay"},
-		{Name: "env"}, {Name: "meta"},
+		{Name: "env"}, {Name: "meta"}, {Name: "max_run_duration"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
@@ -34,6 +34,7 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 		KillSignal:    d.stringValue(attrs["kill_signal"]),
 		ShutdownDelay: d.durationValue(attrs["shutdown_delay"]),
 	}
+	t.MaxRunDuration = d.duration(attrs["max_run_duration"])
 	if leader := d.bool(attrs["leader"]); leader != nil {
 		t.Leader = *leader
 	}

@@ -146,6 +146,17 @@ type TaskState struct {
 	StartedAt   time.Time
 	FinishedAt  time.Time
 	Events      []*TaskEvent
+
+	// RunnerStartedAt is when the task runner began the task's first run:
+	// before its setup (directories, artifacts) and its driver's start (an
+	// image pull), so later than the allocation's CreateTime by the time
+	// the task waited for its turn in the group's lifecycle. Zero until
+	// then; restarts do not move it. It anchors the task's own
+	// max_run_duration.
+	RunnerStartedAt time.Time `json:",omitzero"`
+	// MaxRunExceeded reports that the client killed the task because it
+	// outlived its own max_run_duration.
+	MaxRunExceeded bool `json:",omitempty"`
 }
 
 // TaskEvent is one thing that happened to a task.

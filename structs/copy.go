@@ -57,6 +57,7 @@ func (t *Task) Copy() *Task {
 	c.Meta = maps.Clone(t.Meta)
 	c.LogConfig = clonePtr(t.LogConfig)
 	c.Artifacts = copyEach(t.Artifacts, (*TaskArtifact).Copy)
+	c.MaxRunDuration = clonePtr(t.MaxRunDuration)
 	return &c
 }
 

@@ -10,12 +10,20 @@ import (
 // max_run_duration.
 const AllocTimeoutReasonMaxRunDuration = "allocation exceeded max_run_duration"
 
+// TaskTimeoutReasonMaxRunDuration is the DisplayMessage of the Killing
+// event of a task that outlives its own max_run_duration.
+const TaskTimeoutReasonMaxRunDuration = "task exceeded max_run_duration"
+
 // MaxRunScope says where a max_run_duration budget comes from.
 type MaxRunScope string
 
 // MaxRunScopeGroup is the task group's max_run_duration, counted from the
 // allocation's CreateTime.
 const MaxRunScopeGroup MaxRunScope = "group"
+
+// MaxRunScopeTask is a task's own max_run_duration, counted from the
+// task's TaskState.RunnerStartedAt.
+const MaxRunScopeTask MaxRunScope = "task"
 
 // MaxRun is a max_run_duration budget as it applies to an allocation: what
 // the client enforces, the metrics report, the HTTP API shows and the CLI
@@ -68,9 +76,65 @@ func (a *Allocation) MaxRun() MaxRun {
 	return m
 }
 
+// TaskMaxRun returns the task's own max_run_duration budget and its
+// deadline, counted from the task's RunnerStartedAt. The edge cases are
+// those of MaxRun, with the task's anchor for CreateTime: no task of that
+// name, or no max_run_duration of its own, is no budget; a task whose
+// runner has not begun it yet has the budget and no deadline. Exceeded
+// says that the client killed the task for it.
+func (a *Allocation) TaskMaxRun(task string) MaxRun {
+	if a == nil {
+		return MaxRun{}
+	}
+	ts := a.TaskStates[task]
+	exceeded := ts != nil && ts.MaxRunExceeded
+	tg := a.LookupTaskGroup()
+	if tg == nil || !AllowsMaxRunDuration(a.Job.Type) {
+		return MaxRun{Exceeded: exceeded}
+	}
+	t := tg.LookupTask(task)
+	if t == nil || t.MaxRunDuration == nil || *t.MaxRunDuration <= 0 {
+		return MaxRun{Exceeded: exceeded}
+	}
+	var anchor int64
+	if ts != nil && !ts.RunnerStartedAt.IsZero() {
+		anchor = ts.RunnerStartedAt.UnixNano()
+	}
+	m := anchoredMaxRun(MaxRunScopeTask, *t.MaxRunDuration, anchor)
+	m.Exceeded = exceeded
+	return m
+}
+
+// TaskDeadline returns the budget whose deadline the task meets first: its
+// own (TaskMaxRun) or the allocation's (MaxRun), whichever has the earlier
+// deadline; on a tie, the task's. A budget without a deadline yet (a task
+// not begun) gives way to one with a deadline; when neither has one, the
+// task's own budget is returned if it has one. The zero value means that
+// no budget applies to the task (but for Exceeded, which a dropped budget
+// keeps, as MaxRun's does).
+func (a *Allocation) TaskDeadline(task string) MaxRun {
+	own, alloc := a.TaskMaxRun(task), a.MaxRun()
+	switch {
+	case own.HasDeadline() && alloc.HasDeadline():
+		if alloc.Deadline.Before(own.Deadline) {
+			return alloc
+		}
+		return own
+	case own.HasDeadline():
+		return own
+	case alloc.HasDeadline():
+		return alloc
+	case own.Budget > 0:
+		return own
+	case alloc.Budget > 0 || !own.Exceeded:
+		return alloc
+	}
+	return own
+}
+
 // anchoredMaxRun is budget counted from anchor, in Unix nanoseconds, with
-// its deadline: the one place where a deadline is computed. A task's own
-// limit is meant to come through here too, from the task's anchor.
+// its deadline: the one place where a deadline is computed, for the
+// allocation's budget and for each task's.
 func anchoredMaxRun(scope MaxRunScope, budget time.Duration, anchor int64) MaxRun {
 	m := MaxRun{Scope: scope, Budget: budget}
 	if anchor <= 0 {

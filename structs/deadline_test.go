@@ -120,3 +120,112 @@ func TestMaxRun_PassedAndRemaining(t *testing.T) {
 		})
 	}
 }
+
+// taskBudgetAlloc is budgetAlloc with a task "t" whose own
+// max_run_duration is own (nil: none), begun by its runner at begun (zero:
+// not yet).
+func taskBudgetAlloc(jobType string, created int64, group, own *time.Duration, begun time.Time) *Allocation {
+	a := budgetAlloc(jobType, created, group)
+	a.Job.TaskGroups[0].Tasks = []*Task{{Name: "t", MaxRunDuration: own}}
+	a.TaskStates = map[string]*TaskState{"t": {State: TaskStateRunning, RunnerStartedAt: begun}}
+	return a
+}
+
+func TestAllocation_TaskMaxRun(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	c := created.UnixNano()
+	begun := created.Add(3 * time.Second)
+	five := 5 * time.Second
+	zero := time.Duration(0)
+	edge := time.Duration(math.MaxInt64 - begun.UnixNano())
+
+	cases := []struct {
+		name  string
+		alloc *Allocation
+		task  string
+		want  MaxRun
+	}{
+		{name: "batch", alloc: taskBudgetAlloc(JobTypeBatch, c, nil, &five, begun), task: "t", want: MaxRun{
+			Scope: MaxRunScopeTask, Budget: five, Anchor: time.Unix(0, begun.UnixNano()), Deadline: time.Unix(0, begun.UnixNano()).Add(five),
+		}},
+		{name: "sysbatch", alloc: taskBudgetAlloc(JobTypeSysbatch, c, nil, &five, begun), task: "t", want: MaxRun{
+			Scope: MaxRunScopeTask, Budget: five, Anchor: time.Unix(0, begun.UnixNano()), Deadline: time.Unix(0, begun.UnixNano()).Add(five),
+		}},
+		{name: "service job: not allowed", alloc: taskBudgetAlloc(JobTypeService, c, nil, &five, begun), task: "t"},
+		{name: "no limit of its own", alloc: taskBudgetAlloc(JobTypeBatch, c, new(time.Hour), nil, begun), task: "t"},
+		{name: "zero limit", alloc: taskBudgetAlloc(JobTypeBatch, c, nil, &zero, begun), task: "t"},
+		{name: "not begun: budget without a deadline", alloc: taskBudgetAlloc(JobTypeBatch, c, nil, &five, time.Time{}), task: "t", want: MaxRun{
+			Scope: MaxRunScopeTask, Budget: five,
+		}},
+		{name: "no state yet: budget without a deadline", alloc: func() *Allocation {
+			a := taskBudgetAlloc(JobTypeBatch, c, nil, &five, begun)
+			a.TaskStates = nil
+			return a
+		}(), task: "t", want: MaxRun{Scope: MaxRunScopeTask, Budget: five}},
+		{name: "deadline beyond int64 nanoseconds: none", alloc: taskBudgetAlloc(JobTypeBatch, c, nil, new(edge+1), begun), task: "t", want: MaxRun{
+			Scope: MaxRunScopeTask, Budget: edge + 1, Anchor: time.Unix(0, begun.UnixNano()),
+		}},
+		{name: "no such task", alloc: taskBudgetAlloc(JobTypeBatch, c, nil, &five, begun), task: "other"},
+		{name: "nil allocation", alloc: nil, task: "t"},
+		{name: "exceeded", alloc: func() *Allocation {
+			a := taskBudgetAlloc(JobTypeBatch, c, nil, &five, begun)
+			a.TaskStates["t"].MaxRunExceeded = true
+			return a
+		}(), task: "t", want: MaxRun{
+			Scope: MaxRunScopeTask, Budget: five, Anchor: time.Unix(0, begun.UnixNano()), Deadline: time.Unix(0, begun.UnixNano()).Add(five), Exceeded: true,
+		}},
+		{name: "exceeded, then the limit dropped", alloc: func() *Allocation {
+			a := taskBudgetAlloc(JobTypeBatch, c, nil, nil, begun)
+			a.TaskStates["t"].MaxRunExceeded = true
+			return a
+		}(), task: "t", want: MaxRun{Exceeded: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			must.Eq(t, tc.want, tc.alloc.TaskMaxRun(tc.task))
+		})
+	}
+}
+
+func TestAllocation_TaskDeadline(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := created.UnixNano()
+	begun := created.Add(3 * time.Second)
+
+	cases := []struct {
+		name         string
+		group, own   *time.Duration
+		begun        time.Time
+		wantScope    MaxRunScope
+		wantDeadline time.Time
+		wantBudget   time.Duration
+	}{
+		{name: "the task's own comes first", group: new(10 * time.Second), own: new(5 * time.Second), begun: begun,
+			wantScope: MaxRunScopeTask, wantDeadline: begun.Add(5 * time.Second), wantBudget: 5 * time.Second},
+		{name: "the group's comes first", group: new(10 * time.Second), own: new(8 * time.Second), begun: begun,
+			wantScope: MaxRunScopeGroup, wantDeadline: created.Add(10 * time.Second), wantBudget: 10 * time.Second},
+		{name: "a tie goes to the task", group: new(10 * time.Second), own: new(7 * time.Second), begun: begun,
+			wantScope: MaxRunScopeTask, wantDeadline: created.Add(10 * time.Second), wantBudget: 7 * time.Second},
+		{name: "the task's own only", own: new(5 * time.Second), begun: begun,
+			wantScope: MaxRunScopeTask, wantDeadline: begun.Add(5 * time.Second), wantBudget: 5 * time.Second},
+		{name: "the group's only", group: new(10 * time.Second), begun: begun,
+			wantScope: MaxRunScopeGroup, wantDeadline: created.Add(10 * time.Second), wantBudget: 10 * time.Second},
+		{name: "not begun: the group's deadline", group: new(10 * time.Second), own: new(time.Second),
+			wantScope: MaxRunScopeGroup, wantDeadline: created.Add(10 * time.Second), wantBudget: 10 * time.Second},
+		{name: "not begun, no group limit: the task's budget", own: new(time.Second),
+			wantScope: MaxRunScopeTask, wantBudget: time.Second},
+		{name: "none"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := taskBudgetAlloc(JobTypeBatch, c, tc.group, tc.own, tc.begun).TaskDeadline("t")
+			must.Eq(t, tc.wantScope, got.Scope)
+			must.Eq(t, tc.wantBudget, got.Budget)
+			if tc.wantDeadline.IsZero() {
+				must.False(t, got.HasDeadline())
+			} else {
+				must.True(t, got.Deadline.Equal(tc.wantDeadline), must.Sprintf("deadline %s, want %s", got.Deadline, tc.wantDeadline))
+			}
+		})
+	}
+}

@@ -158,6 +158,9 @@ func (t *Task) diffFields() map[string]string {
 		"Leader":        strconv.FormatBool(t.Leader),
 		"ShutdownDelay": durationField(t.ShutdownDelay),
 	}
+	if t.MaxRunDuration != nil {
+		m["MaxRunDuration"] = durationField(*t.MaxRunDuration)
+	}
 	addKeyed(m, "Env", t.Env)
 	addKeyed(m, "Meta", t.Meta)
 	return m

@@ -58,6 +58,12 @@ type Task struct {
 	// (SIGINT); canonicalisation leaves it empty so the job reads back as
 	// written, and the client applies the default.
 	KillSignal string
+
+	// MaxRunDuration bounds the task's own run time, counted from when its
+	// task runner began its first run (TaskState.RunnerStartedAt); the
+	// group's max_run_duration still applies on top. Nil means unbounded.
+	// Read it through Allocation.TaskMaxRun, which says when it applies.
+	MaxRunDuration *time.Duration
 }
 
 // IsPrestart reports whether the task runs before the main tasks.

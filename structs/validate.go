@@ -165,6 +165,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	}
 	validateConstraints(p, where, tg.Constraints)
 	tg.validateTasks(p, where)
+	tg.validateMaxRunExtensions(p, where, jobType)
 }
 
 // validateTasks checks the group's tasks, their names' uniqueness and that

@@ -101,9 +101,13 @@ a stop never runs the poststop tasks of an allocation that outlived its
 budget.
 
 A reason this agent does not know, recorded by a newer one, still kills
-every task and starts nothing more. New reasons (a task's own
-max_run_duration, a lost node) are added as new values; a stored value
-never changes its meaning.
+every task and starts nothing more. New reasons (a lost node) are added
+as new values; a stored value never changes its meaning.
+
+A task's own max_run_duration is no kill reason of the allocation: its
+task runner kills that task alone (taskrunner/max_run.go), records it in
+the task's state (MaxRunExceeded, with the anchor RunnerStartedAt), and
+the lifecycle goes on as if the task had ended by itself.
 
 # The restore contract
 

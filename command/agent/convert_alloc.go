@@ -48,7 +48,7 @@ func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 		DesiredTransition:     desiredTransitionToAPI(a.DesiredTransition),
 		ClientStatus:          a.ClientStatus,
 		ClientDescription:     a.ClientDescription,
-		TaskStates:            convertMap(a.TaskStates, taskStateToAPI),
+		TaskStates:            taskStatesToAPI(a),
 		FollowupEvalID:        a.FollowupEvalID,
 		PreviousAllocation:    a.PreviousAllocation,
 		NextAllocation:        a.NextAllocation,
@@ -88,7 +88,7 @@ func allocStub(a *structs.Allocation) *api.AllocationListStub {
 		DesiredDescription:    a.DesiredDescription,
 		ClientStatus:          a.ClientStatus,
 		ClientDescription:     a.ClientDescription,
-		TaskStates:            convertMap(a.TaskStates, taskStateToAPI),
+		TaskStates:            taskStatesToAPI(a),
 		FollowupEvalID:        a.FollowupEvalID,
 		NextAllocation:        a.NextAllocation,
 		RescheduleTracker:     rescheduleTrackerToAPI(a.RescheduleTracker),
@@ -164,19 +164,42 @@ func rescheduleTrackerToAPI(r *structs.RescheduleTracker) *api.RescheduleTracker
 	}
 }
 
-func taskStateToAPI(s *structs.TaskState) *api.TaskState {
+// taskStatesToAPI converts the allocation's task states, each with the
+// deadline that applies to its task (structs.Allocation.TaskDeadline).
+func taskStatesToAPI(a *structs.Allocation) map[string]*api.TaskState {
+	if a.TaskStates == nil {
+		return nil
+	}
+	out := make(map[string]*api.TaskState, len(a.TaskStates))
+	for name, s := range a.TaskStates {
+		out[name] = taskStateToAPI(s, a.TaskDeadline(name), a.TaskMaxRun(name).Exceeded)
+	}
+	return out
+}
+
+// taskStateToAPI converts a task state; deadline is the budget that applies
+// to the task, and exceeded says whether its own limit killed it.
+func taskStateToAPI(s *structs.TaskState, deadline structs.MaxRun, exceeded bool) *api.TaskState {
 	if s == nil {
 		return nil
 	}
-	return &api.TaskState{
-		State:       s.State,
-		Failed:      s.Failed,
-		Restarts:    s.Restarts,
-		LastRestart: s.LastRestart,
-		StartedAt:   s.StartedAt,
-		FinishedAt:  s.FinishedAt,
-		Events:      convertSlice(s.Events, taskEventToAPI),
+	out := &api.TaskState{
+		State:           s.State,
+		Failed:          s.Failed,
+		Restarts:        s.Restarts,
+		LastRestart:     s.LastRestart,
+		StartedAt:       s.StartedAt,
+		FinishedAt:      s.FinishedAt,
+		Events:          convertSlice(s.Events, taskEventToAPI),
+		RunnerStartedAt: s.RunnerStartedAt,
+		MaxRunDuration:  deadline.Budget,
+		MaxRunScope:     string(deadline.Scope),
+		MaxRunExceeded:  exceeded,
 	}
+	if deadline.HasDeadline() {
+		out.MaxRunDeadline = deadline.Deadline.UnixNano()
+	}
+	return out
 }
 
 func taskEventToAPI(e *structs.TaskEvent) *api.TaskEvent {

@@ -139,6 +139,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 		ShutdownDelay: in.ShutdownDelay,
 		KillSignal:    in.KillSignal,
 	}
+	t.MaxRunDuration = clonePtr(in.MaxRunDuration)
 	if in.Lifecycle != nil {
 		t.Lifecycle = &structs.TaskLifecycle{Hook: in.Lifecycle.Hook, Sidecar: in.Lifecycle.Sidecar}
 	}

@@ -93,6 +93,7 @@ func taskToAPI(t *structs.Task) *api.Task {
 		ShutdownDelay: t.ShutdownDelay,
 		KillSignal:    t.KillSignal,
 	}
+	out.MaxRunDuration = clonePtr(t.MaxRunDuration)
 	if t.Lifecycle != nil {
 		out.Lifecycle = &api.TaskLifecycle{Hook: t.Lifecycle.Hook, Sidecar: t.Lifecycle.Sidecar}
 	}

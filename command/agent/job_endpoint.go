@@ -77,7 +77,7 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if err != nil {
 		return nil, err
 	}
-	warnings := fields.warnings
+	warnings := append(fields.warnings, job.Warnings()...)
 	if req.PreserveCounts {
 		warnings = append(warnings, `Request field "PreserveCounts" is not supported by Drover and was ignored`)
 	}

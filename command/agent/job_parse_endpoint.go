@@ -59,13 +59,13 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 	if err := checkSubmittedJob(req.Job, "job validate request", ""); err != nil {
 		return nil, err
 	}
-	resp := &api.JobValidateResponse{
-		ValidationErrors: []string{},
-		Warnings:         strings.Join(fields.warnings, "\n"),
-	}
-	_, err = s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
+	resp := &api.JobValidateResponse{ValidationErrors: []string{}}
+	warnings := fields.warnings
+	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
 	var invalid *structs.ValidationError
 	switch {
+	case err == nil:
+		warnings = append(warnings, job.Warnings()...)
 	case errors.As(err, &invalid):
 		resp.ValidationErrors = validationMessages(invalid)
 		resp.Error = err.Error()
@@ -74,5 +74,6 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 		resp.ValidationErrors = []string{reason}
 		resp.Error = reason
 	}
+	resp.Warnings = strings.Join(warnings, "\n")
 	return resp, nil
 }

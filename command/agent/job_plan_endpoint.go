@@ -38,7 +38,7 @@ func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	warnings := fields.warnings
+	warnings := append(fields.warnings, job.Warnings()...)
 	if req.PolicyOverride {
 		warnings = append(warnings, `Request field "PolicyOverride" is not supported by Drover and was ignored`)
 	}

@@ -20,11 +20,21 @@ import (
 // restart policy does not restart a killed task. Killing a dead task does
 // nothing.
 func (tr *TaskRunner) Kill(ctx context.Context, ev *structs.TaskEvent) error {
+	return tr.kill(ctx, ev, false)
+}
+
+// kill is Kill; maxRunExceeded records, with the Killing event, that the
+// task is killed for its own max_run_duration, when this kill is the
+// task's first.
+func (tr *TaskRunner) kill(ctx context.Context, ev *structs.TaskEvent, maxRunExceeded bool) error {
 	tr.persistMu.Lock()
 	tr.mu.Lock()
 	first := !tr.killing && tr.state.State != structs.TaskStateDead
 	if first {
 		tr.killing = true
+		if maxRunExceeded {
+			tr.state.MaxRunExceeded = true
+		}
 		signal, timeout := killParams(tr.task)
 		if ev != nil && ev.Type != structs.TaskKilling {
 			tr.appendEvent(ev)

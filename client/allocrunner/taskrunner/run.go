@@ -22,6 +22,7 @@ func (tr *TaskRunner) Run() {
 	}
 	close(tr.started)
 	defer close(tr.waitCh)
+	defer tr.maxRun.close()
 
 	if tr.IsDead() || tr.shuttingDown() {
 		return
@@ -33,6 +34,7 @@ func (tr *TaskRunner) Run() {
 	if h == nil && !tr.awaitStartGate() {
 		return
 	}
+	tr.beginMaxRun()
 	for {
 		if h == nil {
 			var ok bool

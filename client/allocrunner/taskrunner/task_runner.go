@@ -1,8 +1,8 @@
 // Package taskrunner runs one task of an allocation: it prepares the task
 // (directories, environment, artifacts), starts it with its driver,
-// supervises it, applies the restart policy, kills it on request, records
-// task events, and persists enough to re-attach to the task after an agent
-// restart.
+// supervises it, applies the restart policy, kills it on request or at its
+// own max_run_duration, records task events, and persists enough to
+// re-attach to the task after an agent restart.
 package taskrunner
 
 import (
@@ -49,6 +49,9 @@ type TaskRunner struct {
 	local    *state.TaskRunnerLocalState
 	restarts *restartTracker
 	killing  bool
+
+	// maxRun enforces the task's own max_run_duration.
+	maxRun *maxRunWatch
 
 	// killCtx is cancelled by Kill; shutdownCtx by Shutdown.
 	killCtx        context.Context
@@ -117,6 +120,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		started:   make(chan struct{}),
 		waitCh:    make(chan struct{}),
 	}
+	tr.maxRun = newMaxRunWatch(tr)
 	tr.killCtx, tr.killCancel = context.WithCancel(context.Background())
 	tr.shutdownCtx, tr.shutdownCancel = context.WithCancel(context.Background())
 	tr.appendEvent(receivedEvent())
@@ -153,19 +157,19 @@ func (tr *TaskRunner) IsDead() bool {
 
 // Update hands the runner a new version of its allocation (an in-place
 // update). The task's new definition applies from its next run; the
-// restart policy applies at once.
+// restart policy and the task's own max_run_duration (re-armed on the
+// same anchor) apply at once.
 func (tr *TaskRunner) Update(alloc *structs.Allocation) {
 	tr.mu.Lock()
-	defer tr.mu.Unlock()
 	tr.alloc = alloc
-	tg := alloc.LookupTaskGroup()
-	if tg == nil {
-		return
+	if tg := alloc.LookupTaskGroup(); tg != nil {
+		if task := tg.LookupTask(tr.taskName); task != nil {
+			tr.task = task
+			tr.restarts.setPolicy(task.RestartPolicy)
+		}
 	}
-	if task := tg.LookupTask(tr.taskName); task != nil {
-		tr.task = task
-		tr.restarts.setPolicy(task.RestartPolicy)
-	}
+	tr.mu.Unlock()
+	tr.maxRun.apply()
 }
 
 // Shutdown detaches the runner from its task, which keeps running: the

@@ -1,0 +1,79 @@
+package structs
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+)
+
+// TestValidate_maxRunExtensions holds the rules of Drover's additions
+// around max_run_duration: each valid case passes, each invalid one fails
+// with exactly the problems listed.
+func TestValidate_maxRunExtensions(t *testing.T) {
+	cases := []struct {
+		name    string
+		jobType string
+		mutate  func(j *Job)
+		want    []string
+	}{
+		{name: "task limit on batch", jobType: "batch", mutate: func(j *Job) { task(j).MaxRunDuration = new(time.Minute) }},
+		{name: "task limit on sysbatch", jobType: "sysbatch", mutate: func(j *Job) { task(j).MaxRunDuration = new(time.Minute) }},
+		{name: "task and group limits", jobType: "batch", mutate: func(j *Job) {
+			task(j).MaxRunDuration = new(time.Minute)
+			group(j).MaxRunDuration = new(time.Hour)
+		}},
+		{name: "task limit 0s", jobType: "batch", mutate: func(j *Job) { task(j).MaxRunDuration = new(time.Duration(0)) },
+			want: []string{`Task group "g" task "t": max_run_duration must be greater than zero, got 0s`}},
+		{name: "task limit -1s", jobType: "batch", mutate: func(j *Job) { task(j).MaxRunDuration = new(-time.Second) },
+			want: []string{`Task group "g" task "t": max_run_duration must be greater than zero, got -1s`}},
+		{name: "task limit on service", jobType: "service", mutate: func(j *Job) { task(j).MaxRunDuration = new(time.Minute) },
+			want: []string{`Task group "g" task "t": Job type "service" does not allow max_run_duration`}},
+		{name: "task limit on system, second task", jobType: "system", mutate: func(j *Job) { addTask(j, "u").MaxRunDuration = new(time.Minute) },
+			want: []string{`Task group "g" task "u": Job type "system" does not allow max_run_duration`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := validJob(tc.jobType)
+			tc.mutate(j)
+			err := j.Validate()
+			if tc.want == nil {
+				must.NoError(t, err)
+				return
+			}
+			var verr *ValidationError
+			must.True(t, errors.As(err, &verr), must.Sprintf("want a *ValidationError, got %v", err))
+			must.Eq(t, tc.want, messages(verr))
+		})
+	}
+}
+
+func TestJob_Warnings(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(j *Job)
+		want   []string
+	}{
+		{name: "none"},
+		{name: "task limit within the group's", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunDuration = new(time.Hour)
+		}},
+		{name: "task limit without a group limit", mutate: func(j *Job) { task(j).MaxRunDuration = new(time.Hour) }},
+		{name: "task limit longer than the group's", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(10 * time.Minute)
+			addTask(j, "long").MaxRunDuration = new(20 * time.Minute)
+		}, want: []string{`Task group "g" task "long": max_run_duration 20m0s is longer than the group's 10m0s, whose deadline comes first`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := validJob("batch")
+			if tc.mutate != nil {
+				tc.mutate(j)
+			}
+			must.NoError(t, j.Validate())
+			must.Eq(t, tc.want, j.Warnings())
+		})
+	}
+}
