@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/rpc"
 	"time"
+
+	"github.com/drover-io/drover/structs"
 )
 
 // RPCClient calls the servers' RPC endpoints from outside the cluster, as
@@ -26,6 +28,12 @@ type RPCClientConfig struct {
 	// Without it the client can heartbeat and report for nodes the
 	// servers know, with their secret IDs, and register nothing new.
 	RegistrationSecret []byte
+
+	// TLS, when set, runs every connection over mutual TLS with the
+	// servers of Region (the agent's tls.rpc); the client's certificate
+	// then proves what RegistrationSecret proves without TLS.
+	TLS    *RPCTLS
+	Region string
 }
 
 // NewRPCClient returns a client that connects as cfg says.
@@ -38,7 +46,15 @@ func NewRPCClient(cfg RPCClientConfig) *RPCClient {
 	if len(cfg.RegistrationSecret) > 0 {
 		creds = credentials{role: roleClient, secret: append([]byte(nil), cfg.RegistrationSecret...)}
 	}
-	return &RPCClient{pool: newConnPool(timeout, &rpcDialer{creds: creds})}
+	dialer := &rpcDialer{creds: creds}
+	if cfg.TLS != nil {
+		region := cfg.Region
+		if region == "" {
+			region = structs.DefaultRegion
+		}
+		dialer.tls = cfg.TLS.dialConfig(region)
+	}
+	return &RPCClient{pool: newConnPool(timeout, dialer)}
 }
 
 // Call invokes method ("Node.Register", ...) on the server at addr

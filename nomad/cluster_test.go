@@ -22,7 +22,7 @@ type testCluster struct {
 	configs []*Config
 }
 
-func startCluster(t *testing.T) *testCluster {
+func startCluster(t *testing.T, mutate ...func(*Config)) *testCluster {
 	c := &testCluster{t: t}
 	var join []string
 	for i := range 3 {
@@ -32,6 +32,9 @@ func startCluster(t *testing.T) *testCluster {
 		cfg.BootstrapExpect = 3
 		cfg.HTTPAddr = fmt.Sprintf("127.0.0.1:%d", 14646+i)
 		cfg.ServerJoin = join
+		for _, m := range mutate {
+			m(cfg)
+		}
 		s := startServer(t, cfg)
 		// Restarts must come back on the same address: the raft
 		// configuration names it.

@@ -93,6 +93,11 @@ type Config struct {
 	// only, whose nodes register through the agent's own client.
 	ClusterKey []byte
 
+	// TLS, when set, runs every RPC and raft connection over mutual TLS;
+	// peers' certificates then say what they are, and ClusterKey is not
+	// needed to form a cluster.
+	TLS *RPCTLS
+
 	// RPCHandshakeTimeout bounds how long an accepted connection may take
 	// to say what it carries and prove who its peer is.
 	RPCHandshakeTimeout time.Duration

@@ -13,6 +13,10 @@ import (
 // since shut down looks like this; a call sent on it would fail after the
 // fact and leave the caller unsure whether it ran.
 func peerClosed(conn net.Conn) bool {
+	// A TLS connection is probed on the TCP connection under it.
+	if tc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		conn = tc.NetConn()
+	}
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
 		return false

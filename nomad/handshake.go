@@ -58,7 +58,22 @@ func (r connRole) String() string {
 	return fmt.Sprintf("role(%d)", byte(r))
 }
 
+// With tls.rpc on, a connection announces TLS with its first byte instead
+// (connTypeTLS), and the connection type byte follows inside TLS. The
+// certificate the dialer presented says its role: server.<region>.nomad or
+// client.<region>.nomad. The server answers the type byte with a verdict
+// byte, as above. A server with TLS on answers a connection that
+// announced anything else with tlsRequiredMagic and closes it.
+
+// connTypeTLS announces a TLS connection; the connection type follows
+// inside it.
+const connTypeTLS byte = 0x04
+
 const (
+	// tlsRequiredMagic tells a plaintext dialer that the server takes
+	// TLS connections only.
+	tlsRequiredMagic = "DRVT"
+
 	handshakeMagic = "DRV1"
 	nonceSize      = 32
 	macSize        = sha256.Size
@@ -122,14 +137,21 @@ func dialHandshake(conn net.Conn, kind byte, creds credentials, deadline time.Ti
 	_ = conn.SetDeadline(deadline)
 	defer conn.SetDeadline(time.Time{})
 
-	hello := make([]byte, len(handshakeMagic)+nonceSize)
-	if _, err := io.ReadFull(conn, hello); err != nil {
+	magic := make([]byte, len(handshakeMagic))
+	if _, err := io.ReadFull(conn, magic); err != nil {
 		return fmt.Errorf("read the server's challenge: %w", err)
 	}
-	if string(hello[:len(handshakeMagic)]) != handshakeMagic {
+	switch string(magic) {
+	case handshakeMagic:
+	case tlsRequiredMagic:
+		return errors.New("the server takes TLS connections only: set tls.rpc and its files on this agent too")
+	default:
 		return errors.New("the server did not send a Drover challenge: is it a Drover server of this version?")
 	}
-	challenge := hello[len(handshakeMagic):]
+	challenge := make([]byte, nonceSize)
+	if _, err := io.ReadFull(conn, challenge); err != nil {
+		return fmt.Errorf("read the server's challenge: %w", err)
+	}
 
 	msg := make([]byte, 1+nonceSize+macSize)
 	msg[0] = byte(creds.role)

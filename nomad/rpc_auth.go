@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -13,9 +14,10 @@ import (
 )
 
 // rpcDialer opens connections to servers' RPC ports and proves its
-// credentials on each.
+// credentials on each: over TLS, its certificate; without, creds.
 type rpcDialer struct {
 	creds credentials
+	tls   *tls.Config // nil: no TLS
 }
 
 // dial connects to address, announces kind and runs the handshake, all
@@ -25,6 +27,14 @@ func (d *rpcDialer) dial(address string, kind byte, timeout time.Duration) (net.
 	conn, err := net.DialTimeout("tcp", address, timeout)
 	if err != nil {
 		return nil, err
+	}
+	if d.tls != nil {
+		tconn, err := dialTLS(conn, d.tls, address, kind, deadline)
+		if err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return tconn, nil
 	}
 	_ = conn.SetWriteDeadline(deadline)
 	if _, err := conn.Write([]byte{kind}); err != nil {

@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,7 @@ type rpcMux struct {
 	listener  net.Listener
 	raftLayer *raftLayer
 	servers   rpcServers
-	secrets   acceptorSecrets
+	auth      muxAuth
 	limits    muxLimits
 	logger    hclog.Logger
 
@@ -36,6 +37,16 @@ type rpcMux struct {
 	perIP  map[string]int
 	closed bool
 	wg     sync.WaitGroup
+}
+
+// muxAuth is how the mux learns what a connection's peer is.
+type muxAuth struct {
+	// secrets check the handshake of plaintext connections.
+	secrets acceptorSecrets
+	// tls, when set, is the only way in: mutual TLS, the peer's role
+	// named by its certificate in region.
+	tls    *tls.Config
+	region string
 }
 
 // muxLimits bound what one peer can hold of the RPC port.
@@ -49,12 +60,12 @@ type muxLimits struct {
 	maxConnsPerIP int
 }
 
-func newRPCMux(l net.Listener, layer *raftLayer, servers rpcServers, secrets acceptorSecrets, limits muxLimits, logger hclog.Logger) *rpcMux {
+func newRPCMux(l net.Listener, layer *raftLayer, servers rpcServers, auth muxAuth, limits muxLimits, logger hclog.Logger) *rpcMux {
 	return &rpcMux{
 		listener:  l,
 		raftLayer: layer,
 		servers:   servers,
-		secrets:   secrets,
+		auth:      auth,
 		limits:    limits,
 		logger:    logger,
 		conns:     make(map[*trackedConn]struct{}),
@@ -118,12 +129,7 @@ func (m *rpcMux) handleConn(conn *trackedConn) {
 		conn.Close()
 		return
 	}
-	if kind[0] != connTypeRaft && kind[0] != connTypeRPC {
-		m.logger.Warn("unknown connection type, closing", "remote", conn.RemoteAddr(), "type", fmt.Sprintf("%#x", kind[0]))
-		conn.Close()
-		return
-	}
-	role, err := acceptHandshake(conn, kind[0], m.secrets, deadline)
+	served, carries, role, err := m.authenticate(conn, kind[0], deadline)
 	if err != nil {
 		if !m.isClosed() {
 			m.logger.Warn("refused RPC connection", "remote", conn.RemoteAddr(), "error", err)
@@ -131,11 +137,32 @@ func (m *rpcMux) handleConn(conn *trackedConn) {
 		conn.Close()
 		return
 	}
-	if kind[0] == connTypeRaft {
-		m.raftLayer.handoff(conn)
+	if carries == connTypeRaft {
+		m.raftLayer.handoff(served)
 		return
 	}
-	m.serveRPC(conn, role)
+	m.serveRPC(served, role)
+}
+
+// authenticate establishes what the peer of a connection that announced
+// kind is: by its certificate with TLS on, else by the handshake. It
+// returns the connection to serve (the TLS one, with TLS on), the type of
+// traffic it carries and the peer's role.
+func (m *rpcMux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net.Conn, byte, connRole, error) {
+	switch {
+	case m.auth.tls != nil && kind == connTypeTLS:
+		return acceptTLS(conn, m.auth.tls, m.auth.region, deadline)
+	case m.auth.tls != nil && (kind == connTypeRaft || kind == connTypeRPC):
+		_ = conn.SetWriteDeadline(deadline)
+		_, _ = conn.Write([]byte(tlsRequiredMagic))
+		return nil, 0, 0, errors.New("a plaintext connection, and tls.rpc is on")
+	case kind == connTypeTLS:
+		return nil, 0, 0, errors.New("a TLS connection, and tls.rpc is off")
+	case kind != connTypeRaft && kind != connTypeRPC:
+		return nil, 0, 0, fmt.Errorf("unknown connection type %#x", kind)
+	}
+	role, err := acceptHandshake(conn, kind, m.auth.secrets, deadline)
+	return conn, kind, role, err
 }
 
 // serveRPC serves the calls of a connection whose peer proved role.

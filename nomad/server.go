@@ -150,9 +150,14 @@ func (s *Server) setup() error {
 		return err
 	}
 	dialer := &rpcDialer{creds: credentials{role: roleServer, secret: s.secrets.clusterKey}}
+	auth := muxAuth{secrets: s.secrets, region: s.config.Region}
+	if t := s.config.TLS; t != nil {
+		dialer.tls = t.dialConfig(s.config.Region)
+		auth.tls = t.acceptConfig()
+	}
 	s.pool = newConnPool(s.config.RPCDialTimeout, dialer)
 	s.raftLayer = newRaftLayer(stringAddr(s.advertise), dialer)
-	s.mux = newRPCMux(s.listener, s.raftLayer, servers, s.secrets, muxLimits{
+	s.mux = newRPCMux(s.listener, s.raftLayer, servers, auth, muxLimits{
 		handshakeTimeout: s.config.RPCHandshakeTimeout,
 		maxConnsPerIP:    s.config.RPCMaxConnsPerClient,
 	}, s.logger.Named("rpc"))

@@ -114,6 +114,7 @@ func (a *Agent) setupServer() error {
 		HTTPAddr:        a.httpAdvertise(),
 		BootstrapExpect: a.config.Server.BootstrapExpect,
 		ClusterKey:      a.config.clusterKey(),
+		TLS:             a.rpcTLS(),
 		NumSchedulers:   a.config.Server.NumSchedulers,
 		ServerJoin:      append(append([]string(nil), a.config.Server.StartJoin...), a.config.Server.RetryJoin...),
 		Logger:          a.logger,

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/internal/tlsutil"
+	"github.com/drover-io/drover/nomad"
 )
 
 // loadTLS reads the tls block's CA, certificate and key when any part of
@@ -41,4 +42,12 @@ func (a *Agent) agentTransport(roles ...tlsutil.Role) *http.Transport {
 		t.TLSClientConfig = a.tls.DialConfig(a.config.Region, roles...)
 	}
 	return t
+}
+
+// rpcTLS is the RPC port's TLS when tls.rpc is on, nil otherwise.
+func (a *Agent) rpcTLS() *nomad.RPCTLS {
+	if !a.config.TLS.RPC {
+		return nil
+	}
+	return &nomad.RPCTLS{Material: a.tls, VerifyServerHostname: a.config.TLS.VerifyServerHostname}
 }

@@ -103,6 +103,8 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 	}
 	return newRPCServerConn(a.config.Client.Servers, nomad.RPCClientConfig{
 		RegistrationSecret: a.config.registrationSecret(),
+		TLS:                a.rpcTLS(),
+		Region:             a.config.Region,
 	})
 }
 

@@ -22,8 +22,8 @@ func (c *Config) validateSecrets() error {
 		}
 	}
 	joins := c.Server.BootstrapExpect > 1 || len(c.Server.RetryJoin) > 0 || len(c.Server.StartJoin) > 0
-	if c.Server.Enabled && joins && c.Server.EncryptKey == "" {
-		errs = append(errs, errors.New("server.encrypt is required for a server that forms or joins a cluster with others "+
+	if c.Server.Enabled && joins && c.Server.EncryptKey == "" && !c.TLS.RPC {
+		errs = append(errs, errors.New("server.encrypt (or tls.rpc) is required for a server that forms or joins a cluster with others "+
 			"(bootstrap_expect above 1, or server_join): make a key with 'drover operator keygen' and give every server the same"))
 	}
 	return errors.Join(errs...)

@@ -51,11 +51,6 @@ func (t TLSConfig) validate() error {
 			}
 		}
 	}
-	if t.RPC {
-		// Until the RPC layer speaks TLS, a setting that promises it is
-		// refused rather than silently ignored.
-		errs = append(errs, errors.New("tls.rpc is not supported yet: RPC runs without TLS"))
-	}
 	if t.VerifyHTTPSClient && !t.HTTP {
 		errs = append(errs, errors.New("tls.verify_https_client needs tls.http = true"))
 	}

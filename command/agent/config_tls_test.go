@@ -51,8 +51,8 @@ func TestConfigValidate_TLS(t *testing.T) {
 			[]string{"tls.cert_file is required", "tls.key_file is required"}},
 		{"client verification without https", TLSConfig{VerifyHTTPSClient: true},
 			[]string{"tls.verify_https_client needs tls.http = true"}},
-		{"rpc not yet", TLSConfig{RPC: true, CAFile: "/a", CertFile: "/b", KeyFile: "/c"},
-			[]string{"tls.rpc is not supported yet"}},
+		{"hostname verification without rpc", TLSConfig{VerifyServerHostname: true},
+			[]string{"tls.verify_server_hostname needs tls.rpc = true"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +68,14 @@ func TestConfigValidate_TLS(t *testing.T) {
 	t.Run("off needs nothing", func(t *testing.T) {
 		c := DefaultConfig()
 		base(c)
+		must.NoError(t, c.Validate())
+	})
+	t.Run("a cluster needs encrypt or tls.rpc", func(t *testing.T) {
+		c := DefaultConfig()
+		base(c)
+		c.Server.BootstrapExpect = 3
+		must.ErrorContains(t, c.Validate(), "server.encrypt (or tls.rpc) is required")
+		c.TLS = TLSConfig{RPC: true, CAFile: "/a", CertFile: "/b", KeyFile: "/c"}
 		must.NoError(t, c.Validate())
 	})
 }
