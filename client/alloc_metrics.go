@@ -7,6 +7,7 @@ import (
 
 	metrics "github.com/hashicorp/go-metrics"
 
+	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -27,6 +28,10 @@ var (
 // Client.taskProcess does.
 type taskProcessFunc func(allocID, task string) (pid, pgid int, ok bool)
 
+// taskUsageFunc asks a running task's driver what the task uses, when
+// the driver measures that itself, as Client.taskUsageOf does.
+type taskUsageFunc func(allocID, task string) (*drivers.TaskUsage, bool)
+
 // allocMetrics collects the gauges of each running task: what it was
 // given, and what the processes of its process group use. The gauges of
 // a task that stopped running are no longer set, so its series end.
@@ -37,6 +42,9 @@ type allocMetrics struct {
 	// is not known, and total_ticks is then not reported.
 	mhz     float64
 	process taskProcessFunc
+	// usage, when set, is asked first: a task its driver measures (a
+	// container) is not read from /proc.
+	usage taskUsageFunc
 
 	// tasks are the samples of the previous collection, one per task then
 	// running: CPU use is the difference of two samples.
@@ -56,6 +64,9 @@ type taskSample struct {
 	// pids holds the CPU time of each of the task's processes; nil when
 	// none could be read.
 	pids map[int]pidTicks
+	// driverCPU is the CPU time its driver reported, for a task the
+	// driver measures.
+	driverCPU *drivers.TaskUsage
 }
 
 // pidTicks is one process's CPU time, in clock ticks. start tells a
@@ -81,6 +92,8 @@ type runningTask struct {
 	alloc     *structs.Allocation
 	pid, pgid int
 	hasPID    bool
+	// usage is the driver's measure, for a task its driver measures.
+	usage *drivers.TaskUsage
 }
 
 func (am *allocMetrics) collect(g gaugeSink, now time.Time, allocs []*structs.Allocation) {
@@ -97,6 +110,10 @@ func (am *allocMetrics) collect(g gaugeSink, now time.Time, allocs []*structs.Al
 		}
 		next[rt.key] = s
 		am.emitAllocated(g, rt, s.labels)
+		if rt.usage != nil {
+			am.emitDriverUsage(g, rt.usage, prev, s)
+			continue
+		}
 		if !rt.hasPID {
 			continue
 		}
@@ -128,6 +145,31 @@ func (am *allocMetrics) collect(g gaugeSink, now time.Time, allocs []*structs.Al
 	am.tasks = next
 }
 
+// emitDriverUsage reports what a task's driver measured: memory as it
+// says, CPU as the difference with its previous report.
+func (am *allocMetrics) emitDriverUsage(g gaugeSink, u *drivers.TaskUsage, prev, s *taskSample) {
+	s.driverCPU = u
+	g.SetGaugeWithLabels(metricAllocMemoryRSS, float32(u.MemoryRSS), s.labels)
+	g.SetGaugeWithLabels(metricAllocMemoryUsage, float32(u.MemoryUsage), s.labels)
+	if prev == nil || prev.driverCPU == nil {
+		return
+	}
+	p := prev.driverCPU
+	elapsed := u.Timestamp.Sub(p.Timestamp).Seconds()
+	if elapsed <= 0 {
+		return
+	}
+	user := 100 * max(u.CPUUser-p.CPUUser, 0).Seconds() / elapsed
+	system := 100 * max(u.CPUSystem-p.CPUSystem, 0).Seconds() / elapsed
+	total := user + system
+	g.SetGaugeWithLabels(metricAllocCPUUser, float32(user), s.labels)
+	g.SetGaugeWithLabels(metricAllocCPUSystem, float32(system), s.labels)
+	g.SetGaugeWithLabels(metricAllocCPUTotalPercent, float32(total), s.labels)
+	if am.mhz > 0 {
+		g.SetGaugeWithLabels(metricAllocCPUTotalTicks, float32(total/100*am.mhz), s.labels)
+	}
+}
+
 // runningTasks lists the running tasks of allocs, in allocation and task
 // name order, with their processes.
 func (am *allocMetrics) runningTasks(allocs []*structs.Allocation) []runningTask {
@@ -142,6 +184,13 @@ func (am *allocMetrics) runningTasks(allocs []*structs.Allocation) []runningTask
 		slices.Sort(names)
 		for _, name := range names {
 			rt := runningTask{key: taskKey{a.ID, name}, alloc: a}
+			if am.usage != nil {
+				if u, ok := am.usage(a.ID, name); ok {
+					rt.usage = u
+					out = append(out, rt)
+					continue
+				}
+			}
 			rt.pid, rt.pgid, rt.hasPID = am.process(a.ID, name)
 			out = append(out, rt)
 		}

@@ -10,6 +10,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -161,4 +162,46 @@ func TestAllocMetrics_ProcessGroup(t *testing.T) {
 		// Sleeping processes: well under one core.
 		must.True(t, v >= 0 && v < 100, must.Sprintf("%v = %v", key, v))
 	}
+}
+
+// TestAllocMetrics_DriverUsage reports a task its driver measures (a
+// container's cgroup) from the driver's figures, not from /proc: memory
+// as reported, CPU as the difference of two reports.
+func TestAllocMetrics_DriverUsage(t *testing.T) {
+	node := nodeMetricLabels(testNode())
+	am := newAllocMetrics(node, 1000, 2000, func(string, string) (int, int, bool) {
+		t.Fatal("a task its driver measures is not looked up in /proc")
+		return 0, 0, false
+	})
+	start := time.Unix(1700000000, 0)
+	reports := []*drivers.TaskUsage{
+		{Timestamp: start, MemoryRSS: 10 << 20, MemoryUsage: 12 << 20, CPUUser: time.Second, CPUSystem: time.Second},
+		{Timestamp: start.Add(2 * time.Second), MemoryRSS: 11 << 20, MemoryUsage: 13 << 20, CPUUser: 2 * time.Second, CPUSystem: 1500 * time.Millisecond},
+	}
+	am.usage = func(allocID, name string) (*drivers.TaskUsage, bool) {
+		u := reports[0]
+		return u, allocID == "a1" && name == "app"
+	}
+	a := runningAlloc("a1", map[string]string{"app": structs.TaskStateRunning})
+	labels := taskMetricLabels(a, "app", node)
+	rec := newGaugeRecorder()
+	am.collect(rec, time.Now(), []*structs.Allocation{a})
+	v, ok := rec.value(metricAllocMemoryRSS, labels)
+	must.True(t, ok)
+	must.Eq(t, float32(10<<20), v)
+	v, _ = rec.value(metricAllocMemoryUsage, labels)
+	must.Eq(t, float32(12<<20), v)
+	_, ok = rec.value(metricAllocCPUUser, labels)
+	must.False(t, ok, must.Sprint("CPU use needs two reports"))
+
+	reports = reports[1:]
+	am.collect(rec, time.Now(), []*structs.Allocation{a})
+	user, _ := rec.value(metricAllocCPUUser, labels)
+	system, _ := rec.value(metricAllocCPUSystem, labels)
+	total, _ := rec.value(metricAllocCPUTotalPercent, labels)
+	ticks, _ := rec.value(metricAllocCPUTotalTicks, labels)
+	must.Eq(t, float32(50), user, must.Sprint("1 s of user time over 2 s"))
+	must.Eq(t, float32(25), system)
+	must.Eq(t, float32(75), total)
+	must.Eq(t, float32(1500), ticks, must.Sprint("75% of a 2000 MHz core"))
 }

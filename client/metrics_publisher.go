@@ -81,7 +81,9 @@ func (c *Client) newMetricsPublisher() *metricsPublisher {
 	}
 	if cfg.PublishAllocationMetrics {
 		mhz, _ := strconv.ParseFloat(c.node.Attributes["cpu.frequency"], 64)
-		p.collectors = append(p.collectors, newAllocMetrics(labels, sharesPerCore(c.node), mhz, c.taskProcess))
+		am := newAllocMetrics(labels, sharesPerCore(c.node), mhz, c.taskProcess)
+		am.usage = c.taskUsageOf
+		p.collectors = append(p.collectors, am)
 	}
 	return p
 }

@@ -109,6 +109,28 @@ type TaskConfig struct {
 	EmitEvent func(*TaskEvent) `json:"-"`
 }
 
+// StatsReporter is implemented by drivers that measure a task's resource
+// use themselves, such as a container's cgroup as its engine reports it,
+// rather than leave the client to read the task's processes.
+type StatsReporter interface {
+	TaskStats(ctx context.Context, taskID string) (*TaskUsage, error)
+}
+
+// TaskUsage is what a task uses at one moment. CPU times count from the
+// task's start.
+type TaskUsage struct {
+	Timestamp        time.Time
+	MemoryRSS        uint64
+	MemoryCache      uint64
+	MemorySwap       uint64
+	MemoryUsage      uint64
+	MemoryMaxUsage   uint64
+	CPUUser          time.Duration
+	CPUSystem        time.Duration
+	ThrottledPeriods uint64
+	ThrottledTime    time.Duration
+}
+
 // TaskEvent is a driver's message about a task, such as the progress of
 // its image pull.
 type TaskEvent struct {

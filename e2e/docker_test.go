@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"testing"
 	"time"
@@ -122,6 +124,25 @@ func TestDocker_MaxRunWhileRunning(t *testing.T) {
 }`, img.Ref))
 	running := a.waitAllocs("docker-maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
 	must.SliceLen(t, 2, allocContainers(t, engine, running.ID))
+
+	// The stats endpoint reads the containers' cgroups from the engine.
+	var stats struct {
+		Tasks map[string]struct {
+			ResourceUsage struct {
+				MemoryStats struct {
+					RSS      uint64
+					Measured []string
+				}
+			}
+		}
+	}
+	resp, err := http.Get(a.Addr + "/v1/client/allocation/" + running.ID + "/stats")
+	must.NoError(t, err)
+	must.NoError(t, json.NewDecoder(resp.Body).Decode(&stats))
+	resp.Body.Close()
+	mem := stats.Tasks["polite"].ResourceUsage.MemoryStats
+	must.SliceContains(t, mem.Measured, "Cache", must.Sprintf("memory stats %+v", mem))
+	must.Positive(t, mem.RSS)
 
 	done := a.waitAllocs("docker-maxrun", 1, "terminal", 45*time.Second, terminal)[0]
 	mustEndByDeadline(t, done)

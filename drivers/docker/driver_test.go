@@ -211,3 +211,25 @@ func waitForLog(t *testing.T, base, want string) {
 		return strings.Contains(readLog(t, base), want)
 	})
 }
+
+// TestDriver_TaskStats reads a container's memory and CPU from the
+// engine.
+func TestDriver_TaskStats(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dockertest.ImageOptions{})
+	d := newTestDriver(t, nil)
+	cfg, _ := newTaskConfig(t, e.image.Ref, "alloc", "24", "print", "ready", "sleep", "100s")
+	startTask(t, d, cfg)
+	waitForLog(t, cfg.StdoutPath, "ready\n")
+	u, err := d.TaskStats(context.Background(), cfg.ID)
+	must.NoError(t, err)
+	must.GreaterEq(t, uint64(24<<20), u.MemoryRSS)
+	must.GreaterEq(t, u.MemoryRSS, u.MemoryUsage)
+	must.GreaterEq(t, u.MemoryUsage, u.MemoryMaxUsage)
+	must.Positive(t, u.CPUUser+u.CPUSystem)
+	must.False(t, u.Timestamp.IsZero())
+
+	must.NoError(t, d.StopTask(cfg.ID, time.Second, "SIGKILL"))
+	_, err = d.TaskStats(context.Background(), cfg.ID)
+	must.ErrorContains(t, err, "not running")
+}
