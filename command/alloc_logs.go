@@ -258,6 +258,8 @@ func uiOutWriter(ui cli.Ui) io.Writer {
 		return u.OutputWriter
 	case *cli.ConcurrentUi:
 		return uiOutWriter(u.Ui)
+	case *safeUi:
+		return uiOutWriter(u.Ui)
 	}
 	return &lineUiWriter{ui: ui}
 }

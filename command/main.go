@@ -18,7 +18,7 @@ func Main(args []string) int {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ui := &cli.BasicUi{Reader: stdin, Writer: stdout, ErrorWriter: stderr}
+	ui := &safeUi{&cli.BasicUi{Reader: stdin, Writer: stdout, ErrorWriter: stderr}}
 	c := &cli.CLI{
 		Name:           "drover",
 		Version:        version.String(),
