@@ -135,6 +135,21 @@ func CheckNesting(src []byte, filename string, mode SourceMode, maxDepth int) *h
 	return nil
 }
 
+// CheckJSONNesting is CheckNesting for JSON, as HCL's JSON parser reads
+// it (configuration files ending in .json): arrays and objects count,
+// brackets in strings do not.
+func CheckJSONNesting(src []byte, filename string, maxDepth int) *hcl.Diagnostic {
+	if jsonDepth(string(src), maxDepth) <= maxDepth {
+		return nil
+	}
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "JSON nested too deeply",
+		Detail:   fmt.Sprintf("%s nests more than %d levels deep, the limit.", filename, maxDepth),
+		Subject:  &hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos},
+	}
+}
+
 // nestFrame is one open construct of the token stream.
 type nestFrame struct {
 	open hclsyntax.TokenType

@@ -44,6 +44,13 @@ func (s *Server) applyLocal(_ context.Context, req *RaftApplyRequest) (*IndexRes
 	if err := json.Unmarshal(req.Entry, entry); err != nil {
 		return nil, invalidf("apply %s: decode entry: %v", req.Type, err)
 	}
+	// A job that comes this way is held to the limits as a registered
+	// one is.
+	if reg, ok := entry.(*JobRegisterEntry); ok && reg.Job != nil {
+		if err := s.validateJob(reg.Job); err != nil {
+			return nil, err
+		}
+	}
 	index, err := s.raftApply(req.Type, entry)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/drover-io/drover/jobspec2"
 )
 
 // The file* types mirror one configuration file. Pointers and nil slices
@@ -192,9 +194,17 @@ func parseConfig(src []byte, filename string) (*fileConfig, error) {
 	parser := hclparse.NewParser()
 	var file *hcl.File
 	var diags hcl.Diagnostics
+	// The parsers recurse once per level of nesting; the same guard as a
+	// jobspec's keeps a broken file from overflowing the stack.
 	if strings.HasSuffix(filename, ".json") {
+		if diag := jobspec2.CheckJSONNesting(src, filename, jobspec2.DefaultMaxDepth); diag != nil {
+			return nil, fmt.Errorf("parse config: %w", hcl.Diagnostics{diag})
+		}
 		file, diags = parser.ParseJSON(src, filename)
 	} else {
+		if diag := jobspec2.CheckNesting(src, filename, jobspec2.ConfigSource, jobspec2.DefaultMaxDepth); diag != nil {
+			return nil, fmt.Errorf("parse config: %w", hcl.Diagnostics{diag})
+		}
 		file, diags = parser.ParseHCL(src, filename)
 	}
 	if diags.HasErrors() {

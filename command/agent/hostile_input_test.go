@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
@@ -169,10 +168,10 @@ func TestHostile_jobSizeAndTasks(t *testing.T) {
 	mustStillAnswer(t, a)
 }
 
-// A job already stored beyond the limits (by a server with higher ones,
-// or before they were lowered) is not scheduled: the scheduler would
-// build a placement per allocation.
-func TestHostile_storedJobBeyondTheLimitIsNotScheduled(t *testing.T) {
+// The raw Raft.Apply door, which other servers forward entries through,
+// holds a job to the limits too; a stored job beyond them is not
+// scheduled (nomad's TestWorker_refusesAStoredJobBeyondTheLimits).
+func TestHostile_applyHoldsJobsToTheLimits(t *testing.T) {
 	a := testAgent(t)
 	job := &structs.Job{
 		ID: "stored", Type: structs.JobTypeBatch,
@@ -182,32 +181,11 @@ func TestHostile_storedJobBeyondTheLimitIsNotScheduled(t *testing.T) {
 		}},
 	}
 	job.Canonicalize()
-	eval := &structs.Evaluation{
-		ID: structs.GenerateUUID(), Namespace: job.Namespace, Priority: job.Priority, Type: job.Type,
-		TriggeredBy: structs.EvalTriggerJobRegister, JobID: job.ID, Status: structs.EvalStatusPending,
-		CreateTime: time.Now().UnixNano(),
-	}
-	heapBefore := heapInUse()
-	_, err := a.Server().Apply(context.Background(), nomad.MsgJobRegister, &nomad.JobRegisterEntry{Job: job, Eval: eval})
-	must.NoError(t, err)
-
-	must.Wait(t, wait.InitialSuccess(wait.ErrorFunc(func() error {
-		info, _, err := a.Server().GetEval(context.Background(), eval.ID, false, nomad.QueryOptions{Namespace: job.Namespace})
-		if err != nil || info == nil || info.Eval == nil {
-			return fmt.Errorf("eval: %v", err)
-		}
-		if info.Eval.Status != structs.EvalStatusFailed {
-			return fmt.Errorf("eval status %q", info.Eval.Status)
-		}
-		if !strings.Contains(info.Eval.StatusDescription, "limits.job_max_count") {
-			return fmt.Errorf("description %q", info.Eval.StatusDescription)
-		}
-		return nil
-	}), wait.Timeout(20*time.Second), wait.Gap(20*time.Millisecond)))
-	growth := int64(heapInUse()) - int64(heapBefore)
-	t.Logf("heap growth: %d bytes", growth)
-	must.Less(t, int64(32<<20), growth)
-	mustIdleAfter(t)
+	indexBefore := raftIndex(t, a)
+	_, err := a.Server().Apply(context.Background(), nomad.MsgJobRegister, &nomad.JobRegisterEntry{Job: job})
+	must.ErrorIs(t, err, nomad.ErrInvalidRequest)
+	must.StrContains(t, err.Error(), `Task group "g": count 1000000000 is more than the limit of 50000 allocations per job (limits.job_max_count)`)
+	must.Eq(t, indexBefore, raftIndex(t, a))
 	mustStillAnswer(t, a)
 }
 
