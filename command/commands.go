@@ -62,6 +62,8 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"task-supervisor": func() (cli.Command, error) { return &TaskSupervisorCommand{Meta: meta}, nil },
 
+		"ui": func() (cli.Command, error) { return &UICommand{Meta: meta}, nil },
+
 		"version": func() (cli.Command, error) { return &VersionCommand{Meta: meta}, nil },
 	}
 }

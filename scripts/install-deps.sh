@@ -11,13 +11,16 @@ for cmd in git make; do
 	command -v "$cmd" >/dev/null 2>&1 || need+=("$cmd")
 done
 command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+# The headless browser that the web UI's end-to-end tests drive
+# (e2e/ui_test.go); without recommends, it is a browser and its libraries.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if ((${#need[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "install-deps: missing ${need[*]}; run as root or install them" >&2
 		exit 1
 	fi
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
 if ! command -v go >/dev/null 2>&1; then

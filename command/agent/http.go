@@ -77,6 +77,7 @@ func newHTTPServer(agent *Agent, ln net.Listener, logger hclog.Logger) *HTTPServ
 		writeErrorReason(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 	s.registerRoutes()
+	s.registerUI()
 	s.srv = &http.Server{
 		Handler: s.mux,
 		// A client that sends its request slowly, or reads its answer

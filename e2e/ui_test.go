@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
+)
+
+var secondsLeft = regexp.MustCompile(`^(\d+)s$`)
+
+// TestUI_DeadlineLive opens the web UI in a real browser on the example job
+// of DESIGN.md: the allocation page counts its time down and, at the
+// deadline, shows the allocation complete with the reason, without a
+// reload; the jobs page lists the job as timed out. Every page runs
+// without a JavaScript error and asks nothing of any origin but the
+// agent's. The screenshots it takes are the docs' (website/content/docs/ui.md;
+// DROVER_SCREENSHOT_DIR=website/content/docs/img renews them).
+func TestUI_DeadlineLive(t *testing.T) {
+	t.Parallel()
+	a := startDevAgent(t)
+	b := startBrowser(t, a.Addr)
+	path := writeFile(t, a.dir, "maxrun.hcl", designExample)
+	a.mustCLI("job run", "-detach", path)
+	alloc := a.waitAllocs("maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+
+	// The countdown ticks.
+	b.open("/ui/allocations/"+alloc.ID, "#time-left")
+	eval[bool](b, `window.droverNoReload = true`)
+	first := b.waitText("a countdown in seconds", "#time-left", secondsLeft.MatchString)
+	start, _ := strconv.Atoi(secondsLeft.FindStringSubmatch(first)[1])
+	must.Between(t, 1, start, 10)
+	must.StrContains(t, b.text("#client-status"), "running")
+	must.Eq(t, "10s", b.text("#max-run-duration"))
+	b.waitText("the countdown to go down", "#time-left", func(s string) bool {
+		m := secondsLeft.FindStringSubmatch(s)
+		if m == nil {
+			return false
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n < start
+	})
+	b.waitText("both tasks' events", "#tasks", func(s string) bool { return strings.Contains(s, "maxrun2") && strings.Contains(s, "Started") })
+	b.screenshot("ui-allocation-running")
+
+	// At the deadline the page changes by itself.
+	b.waitText("the status to become complete", "#client-status", func(s string) bool { return strings.HasPrefix(s, "complete") })
+	must.Eq(t, "allocation exceeded max_run_duration", b.text("#client-description"))
+	must.StrContains(t, b.text("#client-status"), "timed out")
+	b.waitText("no time left", "#time-left", func(s string) bool { return strings.HasPrefix(s, "none (exceeded") })
+	b.waitText("the kill in the task's events", "#tasks", func(s string) bool {
+		return strings.Contains(s, "Killing") && strings.Contains(s, "allocation exceeded max_run_duration")
+	})
+	must.True(t, eval[bool](b, `window.droverNoReload === true`), must.Sprint("the page changed without a reload"))
+	b.screenshot("ui-allocation-timed-out")
+
+	// The jobs page lists it as timed out.
+	b.open("/ui/jobs", "#jobs tbody")
+	row := b.waitText("the job's row", `#jobs tr[data-job="maxrun"]`, func(s string) bool { return strings.Contains(s, "timed out") })
+	must.StrContains(t, row, "1 timed out")
+	b.waitText("the job dead", `#jobs tr[data-job="maxrun"]`, func(s string) bool { return strings.Contains(s, "dead") })
+	b.screenshot("ui-jobs")
+
+	// The job page marks the allocation in its table.
+	b.open("/ui/jobs/maxrun@default", "#allocations tbody")
+	must.StrContains(t, b.text(`#allocations tr[data-alloc="`+alloc.ID+`"]`), "timed out")
+	must.StrContains(t, b.text("#groups tbody"), "10s")
+	b.screenshot("ui-job")
+
+	// The other pages render, and / leads to the UI.
+	b.open("/", "#jobs tbody")
+	b.open("/ui/clients", "#clients tbody")
+	must.StrContains(t, b.text("#clients tbody"), "raw_exec")
+	b.open("/ui/clients/"+alloc.NodeID, "#allocations tbody")
+	must.StrContains(t, b.text("#allocations tbody"), "timed out")
+	b.open("/ui/evaluations", "#evaluations tbody")
+	must.StrContains(t, b.text("#evaluations tbody"), "maxrun")
+
+	// Keyboard: the first Tab lands on the skip link, Enter moves to the
+	// content.
+	b.open("/ui/allocations/"+alloc.ID, "#client-status")
+	b.do("tab", chromedp.KeyEvent(kb.Tab))
+	must.Eq(t, "Skip to content", eval[string](b, `document.activeElement.textContent`))
+	b.do("enter", chromedp.KeyEvent(kb.Enter))
+	must.Eq(t, "main", eval[string](b, `document.activeElement.id`))
+
+	// A narrow window: nothing spills out sideways; wide tables scroll in
+	// their own box.
+	b.viewport(400, 800)
+	b.open("/ui/jobs/maxrun@default", "#allocations tbody")
+	must.False(t, eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth`), must.Sprint("the page fits a 400 px window"))
+	b.screenshot("ui-job-narrow")
+
+	b.noProblems()
+}

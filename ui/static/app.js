@@ -1,0 +1,595 @@
+// Drover UI: fills the page the server rendered from the public HTTP API
+// and keeps it live from the event stream (/v1/event/stream). Plain
+// JavaScript, no dependencies; every request goes to the agent's origin.
+'use strict';
+
+(() => {
+  const ENDED = new Set(['complete', 'failed', 'lost']);
+  const MAX_RUN_REASON = 'allocation exceeded max_run_duration';
+  const TICK_MS = 250;
+  const RETRY_MS = 2000;
+
+  const body = document.body;
+  const pageName = body.dataset.page;
+  const pageID = body.dataset.id;
+  const pageNS = body.dataset.namespace || 'default';
+
+  // ---- DOM ----------------------------------------------------------------
+
+  // el builds an element: el('a', {href: '/x', class: 'y'}, 'text', child).
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === 'class') node.className = value;
+      else node.setAttribute(key, value === true ? '' : value);
+    }
+    for (const child of children.flat()) {
+      if (child === undefined || child === null || child === false) continue;
+      node.append(child instanceof Node ? child : String(child));
+    }
+    return node;
+  }
+
+  function byID(id) { return document.getElementById(id); }
+
+  // fill replaces an element's children.
+  function fill(node, ...children) {
+    if (!node) return;
+    node.replaceChildren();
+    for (const child of children.flat()) {
+      if (child !== undefined && child !== null && child !== false) node.append(child instanceof Node ? child : String(child));
+    }
+  }
+
+  // rows fills a table's body, or says it is empty.
+  function rows(table, trs, emptyText) {
+    const tbody = table.tBodies[0];
+    if (trs.length === 0) {
+      const cols = table.tHead.rows[0].cells.length;
+      fill(tbody, el('tr', {}, el('td', {colspan: cols, class: 'empty'}, emptyText)));
+      return;
+    }
+    fill(tbody, trs);
+  }
+
+  function showError(message) {
+    const node = byID('error');
+    node.hidden = !message;
+    node.textContent = message || '';
+  }
+
+  // ---- API ------------------------------------------------------------------
+
+  const enc = encodeURIComponent;
+
+  class APIError extends Error {
+    constructor(path, status, message) {
+      super(`${path}: ${status} ${message}`);
+      this.status = status;
+    }
+  }
+
+  // get reads a JSON endpoint and the index its answer reflects.
+  async function get(path) {
+    const resp = await fetch(path, {headers: {Accept: 'application/json'}, cache: 'no-store'});
+    if (!resp.ok) throw new APIError(path, resp.status, (await resp.text()).trim());
+    return {body: await resp.json(), index: Number(resp.headers.get('X-Nomad-Index') || 0)};
+  }
+
+  // ---- time -----------------------------------------------------------------
+
+  const nsToMs = (ns) => ns / 1e6;
+  const pad = (n) => String(n).padStart(2, '0');
+
+  // duration renders milliseconds as 7s, 1m 05s or 2h 03m 00s.
+  function duration(ms) {
+    const s = Math.max(0, Math.round(ms / 1000));
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const sec = s % 60;
+    if (h) return `${h}h ${pad(m)}m ${pad(sec)}s`;
+    if (m) return `${m}m ${pad(sec)}s`;
+    return `${sec}s`;
+  }
+
+  // relative says when a moment is from now: "in 4s", "2s ago", "now".
+  function relative(ms, now) {
+    const d = ms - now;
+    if (Math.abs(d) < 500) return 'now';
+    return d > 0 ? `in ${duration(d)}` : `${duration(-d)} ago`;
+  }
+
+  function absolute(ms) {
+    const d = new Date(ms);
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  }
+
+  // ---- live text ------------------------------------------------------------
+  // A live element's text is a function of the time, redrawn every tick:
+  // countdowns, "3s ago". It reads the allocation it was made for; a new
+  // answer from the API replaces the element.
+
+  function live(tag, attrs, fn) {
+    const node = el(tag, attrs);
+    setLive(node, fn);
+    return node;
+  }
+
+  function setLive(node, fn) {
+    node.classList.add('live-text');
+    node.liveText = fn;
+    node.textContent = fn(Date.now());
+  }
+
+  function tick() {
+    const now = Date.now();
+    for (const node of document.querySelectorAll('.live-text')) {
+      const text = node.liveText(now);
+      if (node.textContent !== text) node.textContent = text;
+    }
+  }
+
+  function ago(ns) {
+    return live('span', {title: ns ? absolute(nsToMs(ns)) : null}, (now) => (ns ? relative(nsToMs(ns), now) : '—'));
+  }
+
+  // ---- the deadline -----------------------------------------------------------
+  // The same reading of the servers' deadline fields (MaxRunDeadline,
+  // MaxRunExceeded) as the CLI's: an allocation that ended on its own
+  // never reached its deadline, one the deadline stopped says so.
+
+  function ended(a) { return ENDED.has(a.ClientStatus); }
+
+  function deadlineText(a, now) {
+    if (!a.MaxRunDeadline) return '—';
+    if (ended(a) && !a.MaxRunExceeded) return 'not reached';
+    const ms = nsToMs(a.MaxRunDeadline);
+    return `${absolute(ms)} (${relative(ms, now)})`;
+  }
+
+  function timeLeftText(a, now) {
+    if (!a.MaxRunDeadline) return '—';
+    const deadline = nsToMs(a.MaxRunDeadline);
+    const left = deadline - now;
+    if (a.MaxRunExceeded && left > 0) return 'none (exceeded)';
+    if (a.MaxRunExceeded || (left <= 0 && !ended(a))) return `none (exceeded ${left > -1000 ? 'just now' : relative(deadline, now)})`;
+    if (ended(a)) return `none (allocation ${a.ClientStatus})`;
+    return duration(Math.ceil(left / 1000) * 1000);
+  }
+
+  // budget renders a max_run_duration in nanoseconds.
+  function budget(ns) { return ns ? duration(nsToMs(ns)) : '—'; }
+
+  // ---- pieces -----------------------------------------------------------------
+
+  function badge(status) {
+    return el('span', {class: `badge s-${status || 'unknown'}`}, status || 'unknown');
+  }
+
+  function timeoutBadge(text) {
+    return el('span', {class: 'badge timeout', title: MAX_RUN_REASON}, text || 'timed out');
+  }
+
+  // allocStatus is an allocation's client status, marked when its
+  // deadline stopped it, so that a timeout never reads as a plain complete.
+  function allocStatus(a) {
+    return el('span', {class: 'status'}, badge(a.ClientStatus), a.MaxRunExceeded ? [' ', timeoutBadge()] : null);
+  }
+
+  const shortID = (id) => (id || '').slice(0, 8);
+  const jobPath = (id, ns) => `/ui/jobs/${enc(id)}@${enc(ns || 'default')}`;
+  const allocPath = (id) => `/ui/allocations/${enc(id)}`;
+  const nodePath = (id) => `/ui/clients/${enc(id)}`;
+
+  function allocLink(a) { return el('a', {href: allocPath(a.ID), class: 'mono', title: a.ID}, shortID(a.ID)); }
+  function nodeLink(a) { return a.NodeID ? el('a', {href: nodePath(a.NodeID)}, a.NodeName || shortID(a.NodeID)) : '—'; }
+
+  // allocRow is an allocation in a table; withJob adds its job.
+  function allocRow(a, withJob) {
+    return el('tr', {class: a.MaxRunExceeded ? 'timed-out' : null, 'data-alloc': a.ID},
+      el('td', {}, allocLink(a)),
+      withJob ? el('td', {}, el('a', {href: jobPath(a.JobID, a.Namespace)}, a.JobID)) : null,
+      el('td', {}, a.TaskGroup),
+      withJob ? null : el('td', {}, nodeLink(a)),
+      el('td', {}, allocStatus(a)),
+      el('td', {class: 'nowrap'}, live('span', {}, (now) => deadlineText(a, now))),
+      el('td', {class: 'nowrap countdown'}, live('span', {}, (now) => timeLeftText(a, now))),
+      el('td', {class: 'nowrap'}, ago(a.CreateTime)),
+      el('td', {class: 'nowrap'}, ago(a.ModifyTime)));
+  }
+
+  function byNewest(a, b) { return (b.CreateIndex || 0) - (a.CreateIndex || 0) || (a.ID < b.ID ? -1 : 1); }
+
+  // counts lists how many allocations are in each state: "2 running".
+  const STATES = [['Queued', 'queued'], ['Starting', 'starting'], ['Running', 'running'],
+    ['Complete', 'complete'], ['Failed', 'failed'], ['Lost', 'lost'], ['Unknown', 'unknown']];
+
+  function counts(summaries) {
+    const total = {};
+    for (const s of summaries) for (const [field] of STATES) total[field] = (total[field] || 0) + (s[field] || 0);
+    const parts = STATES.filter(([field]) => total[field]).map(([field, name]) =>
+      el('span', {class: `s-${name}`}, `${total[field]} ${name}`));
+    return parts.length ? el('span', {class: 'counts'}, parts) : el('span', {class: 'empty'}, 'none');
+  }
+
+  function facts(list, pairs) {
+    fill(list, pairs.filter(Boolean).map(([term, value]) => el('div', {}, el('dt', {}, term), el('dd', {}, value))));
+  }
+
+  // ---- pages ------------------------------------------------------------------
+  // Each page loads what it shows and returns the index its reads reflect;
+  // the event stream then wakes it for the events its topics name.
+
+  const pages = {};
+
+  pages.jobs = {
+    topics: ['Job', 'Allocation'],
+    namespace: '*',
+    async load() {
+      const [jobs, allocs] = await Promise.all([
+        get('/v1/jobs?namespace=*'),
+        get('/v1/allocations?namespace=*&task_states=false'),
+      ]);
+      const timedOut = new Map();
+      for (const a of allocs.body) {
+        if (!a.MaxRunExceeded) continue;
+        const key = `${a.Namespace}\u0000${a.JobID}`;
+        timedOut.set(key, (timedOut.get(key) || 0) + 1);
+      }
+      const list = [...jobs.body].sort((a, b) => (a.ID < b.ID ? -1 : a.ID > b.ID ? 1 : 0));
+      rows(byID('jobs'), list.map((job) => {
+        const summaries = Object.values((job.JobSummary && job.JobSummary.Summary) || {});
+        const n = timedOut.get(`${job.Namespace}\u0000${job.ID}`) || 0;
+        return el('tr', {class: n ? 'timed-out' : null, 'data-job': job.ID},
+          el('td', {}, el('a', {href: jobPath(job.ID, job.Namespace)}, job.ID)),
+          el('td', {}, job.Namespace),
+          el('td', {}, job.Type),
+          el('td', {}, badge(job.Status)),
+          el('td', {class: 'num'}, summaries.length),
+          el('td', {}, counts(summaries)),
+          el('td', {class: 'timeouts'}, n ? timeoutBadge(`${n} timed out`) : el('span', {class: 'empty'}, '—')));
+      }), 'No jobs. Run one with drover job run.');
+      return Math.max(jobs.index, allocs.index);
+    },
+  };
+
+  pages.job = {
+    topics: [`Job:${pageID}`, `Allocation:${pageID}`, `Evaluation:${pageID}`],
+    namespace: pageNS,
+    async load() {
+      const base = `/v1/job/${enc(pageID)}`;
+      const q = `?namespace=${enc(pageNS)}`;
+      const [job, allocs, summary] = await Promise.all([get(base + q), get(`${base}/allocations${q}`), get(`${base}/summary${q}`)]);
+      const j = job.body;
+      const timedOut = allocs.body.filter((a) => a.MaxRunExceeded).length;
+      fill(byID('job-status'), badge(j.Status), j.Stop ? [' ', badge('stop')] : null,
+        timedOut ? [' ', timeoutBadge(`${timedOut} timed out`)] : null);
+      facts(byID('job-summary'), [
+        ['Type', j.Type],
+        ['Namespace', j.Namespace],
+        ['Priority', j.Priority],
+        ['Datacenters', (j.Datacenters || []).join(', ') || '—'],
+        ['Node pool', j.NodePool || 'default'],
+        ['Version', j.Version],
+        ['Submitted', ago(j.SubmitTime)],
+        j.StatusDescription ? ['Status description', j.StatusDescription] : null,
+      ]);
+      const groupSummary = (summary.body && summary.body.Summary) || {};
+      rows(byID('groups'), (j.TaskGroups || []).map((tg) => el('tr', {},
+        el('td', {}, tg.Name),
+        el('td', {class: 'num'}, tg.Count),
+        el('td', {}, budget(tg.MaxRunDuration)),
+        el('td', {}, (tg.Tasks || []).map((t) => `${t.Name} (${t.Driver})`).join(', ')),
+        el('td', {}, counts(groupSummary[tg.Name] ? [groupSummary[tg.Name]] : [])))), 'No task groups.');
+      rows(byID('allocations'), [...allocs.body].sort(byNewest).map((a) => allocRow(a, false)), 'No allocations placed.');
+      return Math.max(job.index, allocs.index, summary.index);
+    },
+  };
+
+  // The allocation page keeps which log panes the user opened or closed
+  // across the redraws the event stream causes.
+  const logOpen = new Map();
+
+  pages.allocation = {
+    topics: [`Allocation:${pageID}`],
+    namespace: '*',
+    async load() {
+      const {body: a, index} = await get(`/v1/allocation/${enc(pageID)}`);
+      const jobLink = () => el('a', {href: jobPath(a.JobID, a.Namespace)}, a.JobID);
+      fill(byID('crumb-job'), a.JobID);
+      byID('crumb-job').href = jobPath(a.JobID, a.Namespace);
+      fill(byID('alloc-job'), jobLink());
+      fill(byID('alloc-group'), a.TaskGroup);
+      fill(byID('alloc-node'), nodeLink(a));
+      fill(byID('client-status'), allocStatus(a));
+      fill(byID('client-description'), a.ClientDescription || '—');
+      fill(byID('desired-status'), badge(a.DesiredStatus), a.DesiredDescription ? ` ${a.DesiredDescription}` : null);
+      fill(byID('created'), absolute(nsToMs(a.CreateTime)), ' (', ago(a.CreateTime), ')');
+      fill(byID('modified'), absolute(nsToMs(a.ModifyTime)), ' (', ago(a.ModifyTime), ')');
+      for (const row of document.querySelectorAll('.maxrun')) row.hidden = !a.MaxRunDeadline;
+      fill(byID('max-run-duration'), budget(a.MaxRunDuration));
+      setLive(byID('deadline'), (now) => deadlineText(a, now));
+      setLive(byID('time-left'), (now) => timeLeftText(a, now));
+      await renderTasks(a);
+      return index;
+    },
+  };
+
+  function taskOrder(a) {
+    const names = Object.keys(a.TaskStates || {});
+    const group = a.Job && (a.Job.TaskGroups || []).find((tg) => tg.Name === a.TaskGroup);
+    const declared = group ? (group.Tasks || []).map((t) => t.Name) : [];
+    return [...declared.filter((n) => names.includes(n)), ...names.filter((n) => !declared.includes(n)).sort()];
+  }
+
+  function eventDescription(ev) {
+    if (ev.DisplayMessage) return ev.DisplayMessage;
+    if (ev.Type === 'Terminated') return `Exit Code: ${ev.ExitCode}`;
+    return ev.DriverError || ev.SetupError || ev.KillReason || ev.RestartReason || ev.Message || '';
+  }
+
+  async function renderTasks(a) {
+    const names = taskOrder(a);
+    if (names.length === 0) {
+      fill(byID('tasks'), el('p', {class: 'empty'}, 'No task has started yet.'));
+      return;
+    }
+    const logs = await Promise.all(names.map((name) => Promise.all([logTail(a, name, 'stdout'), logTail(a, name, 'stderr')])));
+    fill(byID('tasks'), names.map((name, i) => {
+      const ts = a.TaskStates[name];
+      const events = [...(ts.Events || [])].sort((x, y) => y.Time - x.Time);
+      const details = el('details', {class: 'logs', 'data-task': name, open: logOpen.get(name) !== false},
+        el('summary', {}, 'Log tail'),
+        logs[i].map(([type, text]) => [el('h4', {class: 'sr-only'}, type), el('pre', {class: 'log', 'aria-label': `${name} ${type}`}, text || `(no ${type})`)]));
+      details.addEventListener('toggle', () => logOpen.set(name, details.open));
+      return el('section', {class: 'task', 'aria-label': `Task ${name}`, 'data-task': name},
+        el('h3', {}, el('span', {class: 'mono'}, name), badge(ts.State), ts.Failed ? badge('failed') : null),
+        el('dl', {class: 'facts'},
+          el('div', {}, el('dt', {}, 'Started'), el('dd', {}, ts.StartedAt && !ts.StartedAt.startsWith('0001') ? absolute(Date.parse(ts.StartedAt)) : '—')),
+          el('div', {}, el('dt', {}, 'Finished'), el('dd', {}, ts.FinishedAt && !ts.FinishedAt.startsWith('0001') ? absolute(Date.parse(ts.FinishedAt)) : '—')),
+          el('div', {}, el('dt', {}, 'Restarts'), el('dd', {}, ts.Restarts || 0))),
+        el('div', {class: 'table-wrap'}, el('table', {class: 'list'},
+          el('thead', {}, el('tr', {}, el('th', {scope: 'col'}, 'Time'), el('th', {scope: 'col'}, 'Type'), el('th', {scope: 'col'}, 'Description'))),
+          el('tbody', {}, events.length ? events.map((ev) => {
+            const desc = eventDescription(ev);
+            return el('tr', {class: desc === MAX_RUN_REASON ? 'timeout-event' : null},
+              el('td', {class: 'nowrap'}, absolute(nsToMs(ev.Time))), el('td', {}, ev.Type), el('td', {}, desc));
+          }) : el('tr', {}, el('td', {colspan: 3, class: 'empty'}, 'No events.'))))),
+        details);
+    }));
+  }
+
+  // logTail reads the end of a task's stdout or stderr through the agent.
+  async function logTail(a, task, type) {
+    const path = `/v1/client/fs/logs/${enc(a.ID)}?task=${enc(task)}&type=${type}&origin=end&offset=4096&plain=true`;
+    try {
+      const resp = await fetch(path, {cache: 'no-store'});
+      if (!resp.ok) return [type, `(logs unavailable: ${(await resp.text()).trim()})`];
+      return [type, await resp.text()];
+    } catch (err) {
+      return [type, `(logs unavailable: ${err.message})`];
+    }
+  }
+
+  pages.clients = {
+    topics: ['Node', 'Allocation'],
+    namespace: '*',
+    async load() {
+      const [nodes, allocs] = await Promise.all([get('/v1/nodes'), get('/v1/allocations?namespace=*&task_states=false')]);
+      const byNode = new Map();
+      for (const a of allocs.body) {
+        const c = byNode.get(a.NodeID) || {running: 0, total: 0, timedOut: 0};
+        c.total++;
+        if (a.ClientStatus === 'running') c.running++;
+        if (a.MaxRunExceeded) c.timedOut++;
+        byNode.set(a.NodeID, c);
+      }
+      const list = [...nodes.body].sort((a, b) => (a.Name < b.Name ? -1 : 1));
+      rows(byID('clients'), list.map((n) => {
+        const c = byNode.get(n.ID) || {running: 0, total: 0, timedOut: 0};
+        return el('tr', {'data-node': n.ID},
+          el('td', {}, el('a', {href: nodePath(n.ID)}, n.Name), ' ', el('span', {class: 'mono empty', title: n.ID}, shortID(n.ID))),
+          el('td', {}, badge(n.Status), n.Drain ? [' ', badge('draining')] : null),
+          el('td', {}, badge(n.SchedulingEligibility)),
+          el('td', {}, n.Datacenter),
+          el('td', {}, n.NodePool || 'default'),
+          el('td', {}, drivers(n.Drivers)),
+          el('td', {}, `${c.running} running / ${c.total}`),
+          el('td', {}, c.timedOut ? timeoutBadge(`${c.timedOut} timed out`) : el('span', {class: 'empty'}, '—')));
+      }), 'No clients have registered.');
+      return Math.max(nodes.index, allocs.index);
+    },
+  };
+
+  function drivers(list) {
+    const names = Object.keys(list || {}).filter((d) => list[d].Detected).sort();
+    if (!names.length) return el('span', {class: 'empty'}, 'none');
+    return el('span', {class: 'counts'}, names.map((d) =>
+      el('span', {class: list[d].Healthy ? 's-complete' : 's-failed', title: list[d].HealthDescription || null}, list[d].Healthy ? d : `${d} (unhealthy)`)));
+  }
+
+  pages.client = {
+    topics: [`Node:${pageID}`, 'Allocation'],
+    namespace: '*',
+    relevant: (e) => e.Topic === 'Node' || (e.Payload && e.Payload.Allocation && e.Payload.Allocation.NodeID === pageID),
+    async load() {
+      const [node, allocs] = await Promise.all([get(`/v1/node/${enc(pageID)}`), get(`/v1/node/${enc(pageID)}/allocations`)]);
+      const n = node.body;
+      fill(byID('node-name'), n.Name);
+      fill(byID('node-status'), badge(n.Status), ' ', badge(n.SchedulingEligibility), n.Drain ? [' ', badge('draining')] : null);
+      const attrs = n.Attributes || {};
+      facts(byID('node-summary'), [
+        ['ID', el('span', {class: 'mono'}, n.ID)],
+        ['Datacenter', n.Datacenter],
+        ['Node pool', n.NodePool || 'default'],
+        ['Class', n.NodeClass || '—'],
+        ['Address', n.HTTPAddr || '—'],
+        ['OS', [attrs['os.name'], attrs['os.version']].filter(Boolean).join(' ') || attrs['kernel.name'] || '—'],
+        ['Drover', attrs['nomad.version'] || '—'],
+        ['Status changed', ago(n.StatusUpdatedAt ? n.StatusUpdatedAt * 1e9 : 0)],
+      ]);
+      const list = n.Drivers || {};
+      rows(byID('drivers'), Object.keys(list).sort().map((d) => el('tr', {},
+        el('td', {}, d),
+        el('td', {}, list[d].Detected ? 'yes' : 'no'),
+        el('td', {}, list[d].Healthy ? badge('healthy') : badge('unhealthy')),
+        el('td', {}, list[d].HealthDescription || ''))), 'No drivers.');
+      rows(byID('allocations'), [...allocs.body].sort(byNewest).map((a) => allocRow(a, true)), 'No allocations on this client.');
+      return Math.max(node.index, allocs.index);
+    },
+  };
+
+  pages.evaluations = {
+    topics: ['Evaluation'],
+    namespace: '*',
+    async load() {
+      const evals = await get('/v1/evaluations?namespace=*');
+      rows(byID('evaluations'), [...evals.body].sort(byNewest).slice(0, 500).map((e) => el('tr', {'data-eval': e.ID},
+        el('td', {}, el('span', {class: 'mono', title: e.ID}, shortID(e.ID))),
+        el('td', {}, el('a', {href: jobPath(e.JobID, e.Namespace)}, e.JobID)),
+        el('td', {}, e.TriggeredBy),
+        el('td', {}, badge(e.Status), e.StatusDescription ? el('div', {class: 'empty'}, e.StatusDescription) : null),
+        el('td', {}, placementFailures(e.FailedTGAllocs)),
+        el('td', {class: 'nowrap'}, ago(e.CreateTime)))), 'No evaluations.');
+      return evals.index;
+    },
+  };
+
+  // placementFailures names, group by group, why allocations were not
+  // placed, in the words of the CLI.
+  function placementFailures(failed) {
+    const groups = Object.keys(failed || {}).sort();
+    if (!groups.length) return el('span', {class: 'empty'}, '—');
+    return el('ul', {class: 'failures'}, groups.map((g) => {
+      const m = failed[g] || {};
+      const n = 1 + (m.CoalescedFailures || 0);
+      const reasons = [];
+      if (!m.NodesEvaluated) reasons.push('no nodes were eligible for evaluation');
+      for (const [dc, count] of Object.entries(m.NodesAvailable || {})) if (!count) reasons.push(`no nodes are available in datacenter "${dc}"`);
+      for (const [c, count] of Object.entries(m.ClassFiltered || {})) reasons.push(`class "${c}": ${count} excluded by filter`);
+      for (const [c, count] of Object.entries(m.ConstraintFiltered || {})) reasons.push(`constraint "${c}": ${count} excluded by filter`);
+      if (m.NodesExhausted) reasons.push(`resources exhausted on ${m.NodesExhausted} node${m.NodesExhausted === 1 ? '' : 's'}`);
+      for (const [d, count] of Object.entries(m.DimensionExhausted || {})) reasons.push(`dimension "${d}" exhausted on ${count}`);
+      return el('li', {}, el('strong', {}, g), `: ${n} not placed`, reasons.length ? ` (${reasons.join('; ')})` : '');
+    }));
+  }
+
+  pages.notfound = {topics: [], async load() { return 0; }};
+
+  // ---- live updates ----------------------------------------------------------------
+
+  function setIndicator(state, title) {
+    const node = byID('live');
+    node.className = `live ${state}`;
+    node.textContent = {on: 'live', paused: 'paused'}[state] || 'reconnecting';
+    if (title) node.title = title;
+  }
+
+  // follow streams the page's topics from index, reloading the page (at
+  // most every 100 ms) when a relevant event arrives; when the stream
+  // breaks or the server ends it, it reloads the page and starts again.
+  // Only a visible page streams: a browser allows a handful of
+  // connections to one host, and every stream holds one, so a hidden tab
+  // lets go of its stream and catches up when it is shown again.
+  let stream = null; // the AbortController of the running stream
+
+  function follow(page, index) {
+    if (stream || document.visibilityState === 'hidden') return;
+    const ctl = new AbortController();
+    stream = ctl;
+    const params = new URLSearchParams();
+    for (const t of page.topics) params.append('topic', t);
+    params.set('namespace', page.namespace || 'default');
+    if (index) params.set('index', String(index));
+    let pending = null;
+    const schedule = () => {
+      if (!pending) pending = setTimeout(() => { pending = null; refresh(page); }, 100);
+    };
+    fetch(`/v1/event/stream?${params}`, {cache: 'no-store', signal: ctl.signal}).then(async (resp) => {
+      if (!resp.ok) throw new Error(`event stream: ${resp.status} ${(await resp.text()).trim()}`);
+      setIndicator('on', 'Updates from the event stream');
+      const reader = resp.body.getReader();
+      const decoder = new TextDecoder();
+      let buf = '';
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) throw new Error('event stream closed');
+        buf += decoder.decode(value, {stream: true});
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (!line) continue;
+          const frame = JSON.parse(line);
+          if (frame.Error) throw new Error(frame.Error);
+          const events = frame.Events || [];
+          if (events.some(page.relevant || (() => true))) schedule();
+        }
+      }
+    }).catch((err) => {
+      if (stream === ctl) stream = null;
+      if (ctl.signal.aborted) return;
+      setIndicator('off', err.message);
+      setTimeout(async () => follow(page, await refresh(page)), RETRY_MS);
+    });
+  }
+
+  function unfollow() {
+    if (!stream) return;
+    stream.abort();
+    stream = null;
+    setIndicator('paused', 'The page is hidden; it catches up when shown');
+  }
+
+  let loading = null;
+  let again = false;
+
+  // refresh loads the page, one load at a time, and returns its index; a
+  // refresh asked for while a load runs makes it load once more after.
+  function refresh(page) {
+    if (loading) {
+      again = true;
+      return loading;
+    }
+    loading = (async () => {
+      let index = 0;
+      do {
+        again = false;
+        try {
+          index = await page.load();
+          showError('');
+          tick();
+        } catch (err) {
+          showError(err.status === 404 ? `Not found: ${err.message}` : err.message);
+          // The agent may be restarting: try again, but not for what
+          // is not there.
+          if (err.status !== 404) setTimeout(() => refresh(page), RETRY_MS);
+        }
+      } while (again);
+      return index;
+    })().finally(() => { loading = null; });
+    return loading;
+  }
+
+  async function start() {
+    const page = pages[pageName];
+    if (!page) return;
+    setInterval(tick, TICK_MS);
+    const index = await refresh(page);
+    if (!page.topics.length) {
+      setIndicator('on');
+      return;
+    }
+    follow(page, index);
+    document.addEventListener('visibilitychange', async () => {
+      if (document.visibilityState === 'hidden') unfollow();
+      else follow(page, await refresh(page));
+    });
+    // Leaving the page ends its stream at once, so that the next page
+    // has the connection.
+    window.addEventListener('pagehide', unfollow);
+  }
+
+  start();
+})();
