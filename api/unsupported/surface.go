@@ -141,8 +141,6 @@ var routes = []Route{
 	{"GET", "/v1/var/:path", "Variables"},
 	{"PUT", "/v1/var/:path", "Variables"},
 	{"DELETE", "/v1/var/:path", "Variables"},
-
-	{"GET", "/ui/", "Web UI"},
 }
 
 var commands = []Command{
@@ -188,7 +186,6 @@ var commands = []Command{
 	{Name: "setup", Group: true, What: "set up Consul and Vault for Nomad"},
 	{Name: "status", What: "the status of any object by ID"},
 	{Name: "system", Group: true, What: "garbage collection and summary reconciliation"},
-	{Name: "ui", What: "open the web UI"},
 	{Name: "var", Group: true, What: "variables"},
 	{Name: "volume", Group: true, What: "CSI and host volumes"},
 }
