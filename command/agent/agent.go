@@ -115,12 +115,15 @@ func (a *Agent) setupServer() error {
 		BootstrapExpect: a.config.Server.BootstrapExpect,
 		ClusterKey:      a.config.clusterKey(),
 		TLS:             a.rpcTLS(),
-		NumSchedulers:   a.config.Server.NumSchedulers,
-		ServerJoin:      append(append([]string(nil), a.config.Server.StartJoin...), a.config.Server.RetryJoin...),
-		Logger:          a.logger,
-		EventBufferSize: a.config.Server.EventBufferSize,
-		DisableEvents:   !a.config.Server.EnableEventBroker,
-		JobLimits:       a.config.Limits.JobLimits(),
+
+		RPCMaxConnsPerClient: a.config.Limits.RPCMaxConnsPerClient,
+		RPCHandshakeTimeout:  a.config.Limits.RPCHandshakeTimeout,
+		NumSchedulers:        a.config.Server.NumSchedulers,
+		ServerJoin:           append(append([]string(nil), a.config.Server.StartJoin...), a.config.Server.RetryJoin...),
+		Logger:               a.logger,
+		EventBufferSize:      a.config.Server.EventBufferSize,
+		DisableEvents:        !a.config.Server.EnableEventBroker,
+		JobLimits:            a.config.Limits.JobLimits(),
 	}
 	if a.config.Server.RetryInterval > 0 {
 		cfg.JoinInterval = a.config.Server.RetryInterval

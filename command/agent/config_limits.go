@@ -43,6 +43,14 @@ type LimitsConfig struct {
 	// or jobspec, in bytes.
 	HTTPMaxBodySize int64
 
+	// RPCMaxConnsPerClient caps the connections to a server's RPC port
+	// open at once from one IP address (Nomad's
+	// rpc_max_conns_per_client); 0 is no cap. RPCHandshakeTimeout bounds
+	// how long a new RPC connection may take to say what it carries and
+	// prove who its peer is (Nomad's rpc_handshake_timeout).
+	RPCMaxConnsPerClient int
+	RPCHandshakeTimeout  time.Duration
+
 	// JobMaxCount, JobMaxGroups, JobMaxTasksPerGroup and JobMaxSize bound
 	// one job (structs.JobLimits).
 	JobMaxCount         int
@@ -70,6 +78,8 @@ func DefaultLimitsConfig() LimitsConfig {
 		HTTPWriteTimeout:      2 * time.Minute,
 		HTTPIdleTimeout:       2 * time.Minute,
 		HTTPMaxBodySize:       1 << 20,
+		RPCMaxConnsPerClient:  100,
+		RPCHandshakeTimeout:   5 * time.Second,
 
 		JobMaxCount:         job.MaxCount,
 		JobMaxGroups:        job.MaxGroups,
@@ -116,6 +126,10 @@ func (l LimitsConfig) validate() []error {
 		}
 	}
 	atLeast("http_max_conns_per_client", int64(l.HTTPMaxConnsPerClient), 0)
+	atLeast("rpc_max_conns_per_client", int64(l.RPCMaxConnsPerClient), 0)
+	if l.RPCHandshakeTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("limits.rpc_handshake_timeout must be positive, not %s", l.RPCHandshakeTimeout))
+	}
 	for _, d := range []struct {
 		name string
 		v    time.Duration
@@ -160,6 +174,8 @@ type fileLimits struct {
 	HTTPWriteTimeout      *hcl.Attribute `hcl:"http_write_timeout,optional"`
 	HTTPIdleTimeout       *hcl.Attribute `hcl:"http_idle_timeout,optional"`
 	HTTPMaxBodySize       *hcl.Attribute `hcl:"http_max_body_size,optional"`
+	RPCMaxConnsPerClient  *int           `hcl:"rpc_max_conns_per_client,optional"`
+	RPCHandshakeTimeout   *hcl.Attribute `hcl:"rpc_handshake_timeout,optional"`
 
 	JobMaxCount         *int           `hcl:"job_max_count,optional"`
 	JobMaxGroups        *int           `hcl:"job_max_groups,optional"`
@@ -177,6 +193,7 @@ func (fl *fileLimits) applyTo(l *LimitsConfig) error {
 		return nil
 	}
 	setInt(&l.HTTPMaxConnsPerClient, fl.HTTPMaxConnsPerClient)
+	setInt(&l.RPCMaxConnsPerClient, fl.RPCMaxConnsPerClient)
 	setInt(&l.JobMaxCount, fl.JobMaxCount)
 	setInt(&l.JobMaxGroups, fl.JobMaxGroups)
 	setInt(&l.JobMaxTasksPerGroup, fl.JobMaxTasksPerGroup)
@@ -189,6 +206,7 @@ func (fl *fileLimits) applyTo(l *LimitsConfig) error {
 		setDuration(&l.HTTPReadTimeout, fl.HTTPReadTimeout),
 		setDuration(&l.HTTPWriteTimeout, fl.HTTPWriteTimeout),
 		setDuration(&l.HTTPIdleTimeout, fl.HTTPIdleTimeout),
+		setDuration(&l.RPCHandshakeTimeout, fl.RPCHandshakeTimeout),
 		setDuration(&l.HCLEvalTimeout, fl.HCLEvalTimeout),
 		setSize(&l.HTTPMaxBodySize, fl.HTTPMaxBodySize),
 		setSize(&l.JobMaxSize, fl.JobMaxSize),

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +22,8 @@ func TestLimits_defaults(t *testing.T) {
 		HTTPWriteTimeout:      2 * time.Minute,
 		HTTPIdleTimeout:       2 * time.Minute,
 		HTTPMaxBodySize:       1 << 20,
+		RPCMaxConnsPerClient:  100,
+		RPCHandshakeTimeout:   5 * time.Second,
 		JobMaxCount:           50_000,
 		JobMaxGroups:          1_000,
 		JobMaxTasksPerGroup:   100,
@@ -44,6 +48,8 @@ limits {
   http_write_timeout        = "7s"
   http_idle_timeout         = "11s"
   http_max_body_size        = "64KiB"
+  rpc_max_conns_per_client  = 0
+  rpc_handshake_timeout     = "3s"
   job_max_count             = 10
   job_max_groups            = 3
   job_max_tasks_per_group   = 4
@@ -63,6 +69,8 @@ limits {
 		HTTPWriteTimeout:      7 * time.Second,
 		HTTPIdleTimeout:       11 * time.Second,
 		HTTPMaxBodySize:       64 << 10,
+		RPCMaxConnsPerClient:  0,
+		RPCHandshakeTimeout:   3 * time.Second,
 		JobMaxCount:           10,
 		JobMaxGroups:          3,
 		JobMaxTasksPerGroup:   4,
@@ -112,6 +120,8 @@ func TestLimits_errors(t *testing.T) {
 	cfg.Limits.JobMaxCount = 0
 	cfg.Limits.JobMaxSize = 2 << 30
 	cfg.Limits.HCLEvalTimeout = 0
+	cfg.Limits.RPCMaxConnsPerClient = -2
+	cfg.Limits.RPCHandshakeTimeout = 0
 	err := cfg.Validate()
 	for _, want := range []string{
 		"limits.http_max_conns_per_client must be at least 0, not -1",
@@ -119,6 +129,8 @@ func TestLimits_errors(t *testing.T) {
 		"limits.job_max_count must be at least 1, not 0",
 		"limits.job_max_size must be between 1 byte and 1GiB, not 2147483648 bytes",
 		"limits.hcl_eval_timeout must be positive, not 0s",
+		"limits.rpc_max_conns_per_client must be at least 0, not -2",
+		"limits.rpc_handshake_timeout must be positive, not 0s",
 	} {
 		must.ErrorContains(t, err, want)
 	}
@@ -138,4 +150,41 @@ func TestParseSize(t *testing.T) {
 		must.Error(t, err, must.Sprint(in))
 		must.True(t, strings.Contains(err.Error(), in) || in == "", must.Sprint(err))
 	}
+}
+
+// The RPC limits reach the server: a silent connection is dropped after
+// rpc_handshake_timeout, and no more than rpc_max_conns_per_client are
+// held from one address.
+func TestLimits_RPCReachTheServer(t *testing.T) {
+	a := testAgent(t, func(cfg *Config) {
+		cfg.Limits.RPCHandshakeTimeout = 300 * time.Millisecond
+		cfg.Limits.RPCMaxConnsPerClient = 1
+	})
+	addr := a.Server().RPCAdvertise()
+	held, err := net.Dial("tcp", addr)
+	must.NoError(t, err)
+	defer held.Close()
+	start := time.Now()
+	must.NoError(t, held.SetReadDeadline(time.Now().Add(30*time.Second)))
+	_, err = io.Copy(io.Discard, held)
+	must.NoError(t, err, must.Sprint("the server closes a silent connection"))
+	must.Less(t, 20*time.Second, time.Since(start))
+
+	first, err := net.Dial("tcp", addr)
+	must.NoError(t, err)
+	defer first.Close()
+	// The server has taken the first connection once it sends a
+	// challenge; a second one from this address is closed at once.
+	_, err = first.Write([]byte{0x02})
+	must.NoError(t, err)
+	must.NoError(t, first.SetReadDeadline(time.Now().Add(30*time.Second)))
+	_, err = first.Read(make([]byte, 4))
+	must.NoError(t, err)
+	second, err := net.Dial("tcp", addr)
+	must.NoError(t, err)
+	defer second.Close()
+	must.NoError(t, second.SetReadDeadline(time.Now().Add(30*time.Second)))
+	n, err := second.Read(make([]byte, 1))
+	must.Eq(t, 0, n)
+	must.ErrorIs(t, err, io.EOF)
 }
