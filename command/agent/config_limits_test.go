@@ -9,6 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
 )
@@ -170,16 +171,28 @@ func TestLimits_RPCReachTheServer(t *testing.T) {
 	must.NoError(t, err, must.Sprint("the server closes a silent connection"))
 	must.Less(t, 20*time.Second, time.Since(start))
 
-	first, err := net.Dial("tcp", addr)
-	must.NoError(t, err)
+	// The server has taken a connection once it sends a challenge (the
+	// silent one above may take a moment to leave the count); a second
+	// one from this address is then closed at once.
+	var first net.Conn
+	waitfor.NoError(t, "a connection taken", func() error {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		if _, err := conn.Write([]byte{0x02}); err != nil {
+			conn.Close()
+			return err
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.ReadFull(conn, make([]byte, 4)); err != nil {
+			conn.Close()
+			return err
+		}
+		first = conn
+		return nil
+	})
 	defer first.Close()
-	// The server has taken the first connection once it sends a
-	// challenge; a second one from this address is closed at once.
-	_, err = first.Write([]byte{0x02})
-	must.NoError(t, err)
-	must.NoError(t, first.SetReadDeadline(time.Now().Add(30*time.Second)))
-	_, err = first.Read(make([]byte, 4))
-	must.NoError(t, err)
 	second, err := net.Dial("tcp", addr)
 	must.NoError(t, err)
 	defer second.Close()
