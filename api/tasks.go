@@ -46,6 +46,16 @@ type Task struct {
 	// time, counted from when its task runner began its first run. Only
 	// batch and sysbatch jobs allow it; the group's still applies.
 	MaxRunDuration *time.Duration `json:",omitempty"`
+	// MaxRunWarning is a Drover addition: a signal sent to the task ahead
+	// of the first deadline that applies to it, once.
+	MaxRunWarning *MaxRunWarning `json:",omitempty"`
+}
+
+// MaxRunWarning is a Drover addition: the task's max_run_warning block.
+type MaxRunWarning struct {
+	// Signal is sent to the task Before ahead of its deadline.
+	Signal string
+	Before *time.Duration
 }
 
 // TaskLifecycle places a task before, beside or after the main tasks.
@@ -124,6 +134,13 @@ type TaskState struct {
 	// MaxRunExceeded is a Drover addition: the client killed the task
 	// because it outlived its own max_run_duration.
 	MaxRunExceeded bool `json:",omitempty"`
+	// MaxRunWarningAt is a Drover addition: when the task's
+	// max_run_warning is due, MaxRunDeadline less its lead time, in Unix
+	// nanoseconds; zero without a warning or a deadline.
+	MaxRunWarningAt int64 `json:",omitempty"`
+	// MaxRunWarnedAt is a Drover addition: when the client sent the
+	// warning; zero while it has not.
+	MaxRunWarnedAt time.Time `json:",omitzero"`
 }
 
 // TaskEvent is one thing that happened to a task.

@@ -88,7 +88,8 @@ func deadlineText(deadline int64, status string, exceeded, verbose bool, now tim
 // taskMaxRunRows are a task's rows in alloc status when a max_run_duration
 // applies to it: the budget whose deadline the task meets first, whose it
 // is ("task" for the task's own, "group" for the allocation's), that
-// deadline and the time left, as the servers give them (the task state's
+// deadline, the time left and, for a task with a max_run_warning, when the
+// warning is due or was sent, as the servers give them (the task state's
 // MaxRun* fields); none when no budget applies.
 func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []string {
 	if ts.MaxRunDuration == 0 {
@@ -116,8 +117,16 @@ func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []s
 		relative = "not reached: task dead"
 		timeLeft = "none (task dead)"
 	}
-	return append(rows,
+	rows = append(rows,
 		"Deadline|"+formatTime(deadline)+" ("+relative+")",
 		"Time Left|"+timeLeft,
 	)
+	switch {
+	case !ts.MaxRunWarnedAt.IsZero():
+		rows = append(rows, "Warning|sent "+formatTime(ts.MaxRunWarnedAt)+" ("+prettyTimeDiff(ts.MaxRunWarnedAt, now)+")")
+	case ts.MaxRunWarningAt != 0 && !dead && !exceeded:
+		at := time.Unix(0, ts.MaxRunWarningAt)
+		rows = append(rows, "Warning|due "+formatTime(at)+" ("+prettyTimeDiff(at, now)+")")
+	}
+	return rows
 }

@@ -203,6 +203,22 @@ func TestTaskMaxRunRows(t *testing.T) {
 		ts:   state("dead", "group", ago, false),
 		want: []string{"Max Run Duration|5s (group)", "Deadline|" + formatTime(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
 	}, {
+		name: "warning due", alloc: running, ts: func() *api.TaskState {
+			ts := state("running", "task", soon, false)
+			ts.MaxRunWarningAt = now.Add(time.Second).UnixNano()
+			return ts
+		}(),
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (in 4s)", "Time Left|4s",
+			"Warning|due " + formatTime(now.Add(time.Second)) + " (in 1s)"},
+	}, {
+		name: "warning sent", alloc: running, ts: func() *api.TaskState {
+			ts := state("running", "task", soon, false)
+			ts.MaxRunWarningAt, ts.MaxRunWarnedAt = now.Add(-time.Second).UnixNano(), now.Add(-time.Second)
+			return ts
+		}(),
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (in 4s)", "Time Left|4s",
+			"Warning|sent " + formatTime(now.Add(-time.Second)) + " (1s ago)"},
+	}, {
 		name: "none", alloc: running, ts: &api.TaskState{State: "running"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

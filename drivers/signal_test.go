@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/structs"
 )
 
 func TestSignal(t *testing.T) {
@@ -33,5 +35,18 @@ func TestSignal_Unknown(t *testing.T) {
 		_, err := Signal(in)
 		must.ErrorContains(t, err, "unknown signal")
 		must.ErrorContains(t, err, `"`+in+`"`)
+	}
+}
+
+// TestSignal_KnowsStructsSignalNames holds the servers' list of signal
+// names (which validates max_run_warning) and the drivers' table
+// together, both ways.
+func TestSignal_KnowsStructsSignalNames(t *testing.T) {
+	for _, name := range structs.SignalNames {
+		_, err := Signal("SIG" + name)
+		must.NoError(t, err, must.Sprintf("structs.SignalNames has %s, the drivers do not", name))
+	}
+	for name := range signalsByName {
+		must.SliceContains(t, structs.SignalNames, name, must.Sprintf("the drivers know SIG%s, structs.SignalNames does not", name))
 	}
 }

@@ -30,20 +30,21 @@ const FileLevel = ""
 // to that schema. Every block type the schemas name is either here or in
 // freeformBlocks; the package's tests hold that.
 var decodedBlocks = map[string]*hcl.BodySchema{
-	FileLevel:    rootSchema,
-	"job":        jobSchema,
-	"group":      groupSchema,
-	"task":       taskSchema,
-	"periodic":   periodicSchema,
-	"reschedule": rescheduleSchema,
-	"restart":    restartSchema,
-	"constraint": constraintSchema,
-	"resources":  resourcesSchema,
-	"lifecycle":  lifecycleSchema,
-	"logs":       logsSchema,
-	"artifact":   artifactSchema,
-	"variable":   variableSchema,
-	"validation": validationSchema,
+	FileLevel:         rootSchema,
+	"job":             jobSchema,
+	"group":           groupSchema,
+	"task":            taskSchema,
+	"periodic":        periodicSchema,
+	"reschedule":      rescheduleSchema,
+	"restart":         restartSchema,
+	"constraint":      constraintSchema,
+	"resources":       resourcesSchema,
+	"lifecycle":       lifecycleSchema,
+	"logs":            logsSchema,
+	"max_run_warning": maxRunWarningSchema,
+	"artifact":        artifactSchema,
+	"variable":        variableSchema,
+	"validation":      validationSchema,
 }
 
 // freeformBlocks are the block types whose bodies the parser reads as

@@ -15,7 +15,7 @@ var taskSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
 		{Type: "constraint"}, {Type: "lifecycle"}, {Type: "restart"},
-		{Type: "artifact"}, {Type: "logs"},
+		{Type: "artifact"}, {Type: "logs"}, {Type: "max_run_warning"},
 	},
 }
 
@@ -49,6 +49,9 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 	}
 	if b := d.single(blocksOfType(content, "restart")); b != nil {
 		t.RestartPolicy = d.restart(b)
+	}
+	if b := d.single(blocksOfType(content, "max_run_warning")); b != nil {
+		t.MaxRunWarning = d.maxRunWarning(b)
 	}
 	if b := d.single(blocksOfType(content, "logs")); b != nil {
 		t.LogConfig = d.logs(b)

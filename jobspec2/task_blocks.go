@@ -73,3 +73,15 @@ func (d *decoder) artifact(block *hcl.Block) *api.TaskArtifact {
 	}
 	return a
 }
+
+var maxRunWarningSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "signal"}, {Name: "before"}},
+}
+
+func (d *decoder) maxRunWarning(block *hcl.Block) *api.MaxRunWarning {
+	attrs := d.content(block.Body, maxRunWarningSchema).Attributes
+	return &api.MaxRunWarning{
+		Signal: d.stringValue(attrs["signal"]),
+		Before: d.duration(attrs["before"]),
+	}
+}

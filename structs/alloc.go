@@ -157,6 +157,9 @@ type TaskState struct {
 	// MaxRunExceeded reports that the client killed the task because it
 	// outlived its own max_run_duration.
 	MaxRunExceeded bool `json:",omitempty"`
+	// MaxRunWarnedAt is when the client sent the task its max_run_warning
+	// signal; zero while it has not. The warning goes once.
+	MaxRunWarnedAt time.Time `json:",omitzero"`
 }
 
 // TaskEvent is one thing that happened to a task.

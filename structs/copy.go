@@ -58,6 +58,7 @@ func (t *Task) Copy() *Task {
 	c.LogConfig = clonePtr(t.LogConfig)
 	c.Artifacts = copyEach(t.Artifacts, (*TaskArtifact).Copy)
 	c.MaxRunDuration = clonePtr(t.MaxRunDuration)
+	c.MaxRunWarning = clonePtr(t.MaxRunWarning)
 	return &c
 }
 

@@ -132,6 +132,57 @@ func (a *Allocation) TaskDeadline(task string) MaxRun {
 	return own
 }
 
+// TaskWarning is a task's max_run_warning as it applies: the signal, and
+// when it is due.
+type TaskWarning struct {
+	// Signal and Before are the task's max_run_warning.
+	Signal string
+	Before time.Duration
+	// Deadline is the deadline warned of: the task's TaskDeadline.
+	Deadline MaxRun
+	// At is Deadline's deadline less Before: when the signal is due. It
+	// may lie before the task began, when the budget is shorter than
+	// Before (a per-task or per-allocation change); the signal is then
+	// due at once.
+	At time.Time
+	// SentAt is when the client sent the signal; zero while it has not.
+	SentAt time.Time
+}
+
+// Due reports whether the warning is to be sent at now: its moment has
+// come, its deadline has not, and it has not been sent.
+func (w TaskWarning) Due(now time.Time) bool {
+	return !w.At.IsZero() && !now.Before(w.At) && !w.Deadline.Passed(now) && w.SentAt.IsZero()
+}
+
+// TaskWarning returns when the task's max_run_warning is due: Before ahead
+// of the first deadline that applies to the task (TaskDeadline), its own
+// or the allocation's, so an in-place change of either moves it. ok is
+// false when the task has no max_run_warning, or no deadline applies to
+// it yet.
+func (a *Allocation) TaskWarning(task string) (w TaskWarning, ok bool) {
+	if a == nil {
+		return TaskWarning{}, false
+	}
+	tg := a.LookupTaskGroup()
+	if tg == nil {
+		return TaskWarning{}, false
+	}
+	t := tg.LookupTask(task)
+	if t == nil || t.MaxRunWarning == nil {
+		return TaskWarning{}, false
+	}
+	w = TaskWarning{Signal: t.MaxRunWarning.Signal, Before: t.MaxRunWarning.Before, Deadline: a.TaskDeadline(task)}
+	if ts := a.TaskStates[task]; ts != nil {
+		w.SentAt = ts.MaxRunWarnedAt
+	}
+	if !w.Deadline.HasDeadline() {
+		return w, false
+	}
+	w.At = w.Deadline.Deadline.Add(-w.Before)
+	return w, true
+}
+
 // anchoredMaxRun is budget counted from anchor, in Unix nanoseconds, with
 // its deadline: the one place where a deadline is computed, for the
 // allocation's budget and for each task's.

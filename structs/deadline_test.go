@@ -229,3 +229,57 @@ func TestAllocation_TaskDeadline(t *testing.T) {
 		})
 	}
 }
+
+func TestAllocation_TaskWarning(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := created.UnixNano()
+	begun := created.Add(3 * time.Second)
+	warning := &MaxRunWarning{Signal: "SIGUSR1", Before: 2 * time.Second}
+
+	alloc := func(group, own *time.Duration, begun time.Time, w *MaxRunWarning) *Allocation {
+		a := taskBudgetAlloc(JobTypeBatch, c, group, own, begun)
+		a.Job.TaskGroups[0].Tasks[0].MaxRunWarning = w
+		return a
+	}
+	cases := []struct {
+		name   string
+		alloc  *Allocation
+		wantOK bool
+		wantAt time.Time
+	}{
+		{name: "of the task's own deadline", alloc: alloc(nil, new(10*time.Second), begun, warning),
+			wantOK: true, wantAt: begun.Add(8 * time.Second)},
+		{name: "of the group's, the earlier", alloc: alloc(new(10*time.Second), new(time.Hour), begun, warning),
+			wantOK: true, wantAt: created.Add(8 * time.Second)},
+		{name: "a budget shorter than the lead: before the task began", alloc: alloc(nil, new(time.Second), begun, warning),
+			wantOK: true, wantAt: begun.Add(-time.Second)},
+		{name: "no warning", alloc: alloc(new(10*time.Second), nil, begun, nil)},
+		{name: "no deadline yet", alloc: alloc(nil, new(10*time.Second), time.Time{}, warning)},
+		{name: "no budget", alloc: alloc(nil, nil, begun, warning)},
+		{name: "nil allocation"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w, ok := tc.alloc.TaskWarning("t")
+			must.Eq(t, tc.wantOK, ok)
+			must.True(t, w.At.Equal(tc.wantAt), must.Sprintf("At %s, want %s", w.At, tc.wantAt))
+			if ok {
+				must.Eq(t, "SIGUSR1", w.Signal)
+				must.Eq(t, 2*time.Second, w.Before)
+				must.Eq(t, tc.alloc.TaskDeadline("t"), w.Deadline)
+			}
+		})
+	}
+
+	a := alloc(nil, new(10*time.Second), begun, warning)
+	w, _ := a.TaskWarning("t")
+	at := begun.Add(8 * time.Second)
+	must.False(t, w.Due(at.Add(-time.Nanosecond)), must.Sprint("not yet"))
+	must.True(t, w.Due(at))
+	must.True(t, w.Due(at.Add(2*time.Second-time.Nanosecond)), must.Sprint("late, before the deadline"))
+	must.False(t, w.Due(at.Add(2*time.Second)), must.Sprint("the deadline has come: too late"))
+	a.TaskStates["t"].MaxRunWarnedAt = at
+	w, _ = a.TaskWarning("t")
+	must.Eq(t, at, w.SentAt)
+	must.False(t, w.Due(at.Add(time.Second)), must.Sprint("sent once"))
+}

@@ -161,6 +161,10 @@ func (t *Task) diffFields() map[string]string {
 	if t.MaxRunDuration != nil {
 		m["MaxRunDuration"] = durationField(*t.MaxRunDuration)
 	}
+	if w := t.MaxRunWarning; w != nil {
+		m["MaxRunWarning.Signal"] = w.Signal
+		m["MaxRunWarning.Before"] = durationField(w.Before)
+	}
 	addKeyed(m, "Env", t.Env)
 	addKeyed(m, "Meta", t.Meta)
 	return m

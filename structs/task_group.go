@@ -64,6 +64,17 @@ type Task struct {
 	// group's max_run_duration still applies on top. Nil means unbounded.
 	// Read it through Allocation.TaskMaxRun, which says when it applies.
 	MaxRunDuration *time.Duration
+	// MaxRunWarning asks the client to signal the task ahead of the first
+	// deadline that applies to it (Allocation.TaskWarning). Nil means no
+	// warning.
+	MaxRunWarning *MaxRunWarning
+}
+
+// MaxRunWarning is a task's max_run_warning block: Signal goes to the task
+// Before ahead of its deadline, once, so that it can checkpoint.
+type MaxRunWarning struct {
+	Signal string
+	Before time.Duration
 }
 
 // IsPrestart reports whether the task runs before the main tasks.

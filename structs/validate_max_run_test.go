@@ -32,6 +32,43 @@ func TestValidate_maxRunExtensions(t *testing.T) {
 			want: []string{`Task group "g" task "t": Job type "service" does not allow max_run_duration`}},
 		{name: "task limit on system, second task", jobType: "system", mutate: func(j *Job) { addTask(j, "u").MaxRunDuration = new(time.Minute) },
 			want: []string{`Task group "g" task "u": Job type "system" does not allow max_run_duration`}},
+
+		// max_run_warning.
+		{name: "warning of the task's limit", jobType: "batch", mutate: func(j *Job) {
+			task(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "SIGUSR1", Before: 5 * time.Minute}
+		}},
+		{name: "warning of the group's limit, any spelling", jobType: "sysbatch", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "usr2", Before: time.Minute}
+		}},
+		{name: "warning without a signal", jobType: "batch", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunWarning = &MaxRunWarning{Before: time.Minute}
+		}, want: []string{`Task group "g" task "t": max_run_warning needs a signal`}},
+		{name: "warning with an unknown signal", jobType: "batch", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "SIGCHECKPOINT", Before: time.Minute}
+		}, want: []string{`Task group "g" task "t": max_run_warning signal "SIGCHECKPOINT" is not a known signal`}},
+		{name: "warning with SIGKILL", jobType: "batch", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "SIGKILL", Before: time.Minute}
+		}, want: []string{`Task group "g" task "t": max_run_warning signal "SIGKILL" cannot be trapped by the task`}},
+		{name: "warning with no lead time", jobType: "batch", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "SIGUSR1"}
+		}, want: []string{`Task group "g" task "t": max_run_warning before must be greater than zero, got 0s`}},
+		{name: "warning as long as the shortest limit", jobType: "batch", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			task(j).MaxRunDuration = new(10 * time.Minute)
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "SIGUSR1", Before: 10 * time.Minute}
+		}, want: []string{`Task group "g" task "t": max_run_warning before 10m0s must be shorter than the max_run_duration it warns of, 10m0s`}},
+		{name: "warning without a limit", jobType: "batch", mutate: func(j *Job) {
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "SIGUSR1", Before: time.Minute}
+		}, want: []string{`Task group "g" task "t": max_run_warning needs a max_run_duration on the task or its group`}},
+		{name: "warning on service", jobType: "service", mutate: func(j *Job) {
+			task(j).MaxRunWarning = &MaxRunWarning{Signal: "SIGUSR1", Before: time.Minute}
+		}, want: []string{`Task group "g" task "t": Job type "service" does not allow max_run_warning`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -173,6 +173,9 @@ func taskStatesToAPI(a *structs.Allocation) map[string]*api.TaskState {
 	out := make(map[string]*api.TaskState, len(a.TaskStates))
 	for name, s := range a.TaskStates {
 		out[name] = taskStateToAPI(s, a.TaskDeadline(name), a.TaskMaxRun(name).Exceeded)
+		if w, ok := a.TaskWarning(name); ok && out[name] != nil {
+			out[name].MaxRunWarningAt = w.At.UnixNano()
+		}
 	}
 	return out
 }
@@ -195,6 +198,7 @@ func taskStateToAPI(s *structs.TaskState, deadline structs.MaxRun, exceeded bool
 		MaxRunDuration:  deadline.Budget,
 		MaxRunScope:     string(deadline.Scope),
 		MaxRunExceeded:  exceeded,
+		MaxRunWarnedAt:  s.MaxRunWarnedAt,
 	}
 	if deadline.HasDeadline() {
 		out.MaxRunDeadline = deadline.Deadline.UnixNano()

@@ -140,6 +140,9 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 		KillSignal:    in.KillSignal,
 	}
 	t.MaxRunDuration = clonePtr(in.MaxRunDuration)
+	if w := in.MaxRunWarning; w != nil {
+		t.MaxRunWarning = &structs.MaxRunWarning{Signal: w.Signal, Before: deref(w.Before)}
+	}
 	if in.Lifecycle != nil {
 		t.Lifecycle = &structs.TaskLifecycle{Hook: in.Lifecycle.Hook, Sidecar: in.Lifecycle.Sidecar}
 	}

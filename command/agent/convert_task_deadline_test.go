@@ -22,12 +22,12 @@ func TestAllocToAPI_taskStatesCarryTheirDeadlines(t *testing.T) {
 	alloc.Job.TaskGroups[0].LookupTask("main").MaxRunDuration = new(5 * time.Second)
 	begun := created.Add(2 * time.Second)
 	alloc.TaskStates = map[string]*structs.TaskState{
-		"t":    {State: structs.TaskStateRunning, RunnerStartedAt: created},
-		"main": {State: structs.TaskStateDead, RunnerStartedAt: begun, MaxRunExceeded: true},
+		"maxrun": {State: structs.TaskStateRunning, RunnerStartedAt: created},
+		"main":   {State: structs.TaskStateDead, RunnerStartedAt: begun, MaxRunExceeded: true},
 	}
 
 	for _, states := range []map[string]*api.TaskState{allocToAPI(alloc).TaskStates, allocStub(alloc).TaskStates} {
-		sidecar := states["t"]
+		sidecar := states["maxrun"]
 		must.Eq(t, created.Add(10*time.Second).UnixNano(), sidecar.MaxRunDeadline)
 		must.Eq(t, 10*time.Second, sidecar.MaxRunDuration)
 		must.Eq(t, "group", sidecar.MaxRunScope)
@@ -40,6 +40,15 @@ func TestAllocToAPI_taskStatesCarryTheirDeadlines(t *testing.T) {
 		must.True(t, main.MaxRunExceeded)
 		must.True(t, main.RunnerStartedAt.Equal(begun))
 	}
+
+	// A task with a max_run_warning shows when it is due, and when it went.
+	alloc.Job.TaskGroups[0].LookupTask("maxrun").MaxRunWarning = &structs.MaxRunWarning{Signal: "SIGUSR1", Before: 3 * time.Second}
+	sentAt := created.Add(7 * time.Second)
+	alloc.TaskStates["maxrun"].MaxRunWarnedAt = sentAt
+	sidecar := allocToAPI(alloc).TaskStates["maxrun"]
+	must.Eq(t, created.Add(7*time.Second).UnixNano(), sidecar.MaxRunWarningAt)
+	must.True(t, sidecar.MaxRunWarnedAt.Equal(sentAt))
+	must.Eq(t, int64(0), allocToAPI(alloc).TaskStates["main"].MaxRunWarningAt, must.Sprint("main has no warning"))
 
 	b, err := json.Marshal(allocToAPI(alloc))
 	must.NoError(t, err)
@@ -55,8 +64,9 @@ func TestAllocToAPI_taskStatesCarryTheirDeadlines(t *testing.T) {
 	must.Eq(t, int64(0), main.MaxRunDeadline)
 	must.Eq(t, 5*time.Second, main.MaxRunDuration)
 	must.Eq(t, "task", main.MaxRunScope)
-	sidecar := allocToAPI(alloc).TaskStates["t"]
+	sidecar = allocToAPI(alloc).TaskStates["maxrun"]
 	must.Eq(t, int64(0), sidecar.MaxRunDeadline, must.Sprint("nothing applies to the sidecar"))
+	must.Eq(t, int64(0), sidecar.MaxRunWarningAt)
 	must.Eq(t, 0, sidecar.MaxRunDuration)
 	must.Eq(t, "", sidecar.MaxRunScope)
 }

@@ -94,6 +94,9 @@ func taskToAPI(t *structs.Task) *api.Task {
 		KillSignal:    t.KillSignal,
 	}
 	out.MaxRunDuration = clonePtr(t.MaxRunDuration)
+	if w := t.MaxRunWarning; w != nil {
+		out.MaxRunWarning = &api.MaxRunWarning{Signal: w.Signal, Before: new(w.Before)}
+	}
 	if t.Lifecycle != nil {
 		out.Lifecycle = &api.TaskLifecycle{Hook: t.Lifecycle.Hook, Sidecar: t.Lifecycle.Sidecar}
 	}

@@ -2,18 +2,34 @@ package taskrunner
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/structs"
 )
 
-// maxRunWatch enforces the task's own max_run_duration: at its deadline
-// the task, and only it, is killed with its kill_signal and kill_timeout,
-// its Killing event saying "task exceeded max_run_duration", and the
-// restart policy does not bring it back.
+// maxRunWatch enforces the task's own max_run_duration and sends its
+// max_run_warning.
+//
+// At the task's own deadline the task, and only it, is killed with its
+// kill_signal and kill_timeout, its Killing event saying "task exceeded
+// max_run_duration", and the restart policy does not bring it back. The
+// group's deadline is the alloc runner's to enforce; the watch only warns
+// of it.
+//
+// The warning goes once, "before" ahead of the first deadline that applies
+// to the task, its own or the allocation's (structs.Allocation.TaskWarning),
+// with a Signaling event; its sending is recorded in the task's state
+// (MaxRunWarnedAt) with that event, so that a restarted agent does not send
+// it again. A warning due while the task is not running (its setup, a
+// restart delay) goes as soon as it runs; one whose moment passed while the
+// agent was down goes at once, as long as the deadline has not come.
 //
 // What is enforced is the allocation's structs.Allocation.TaskMaxRun for
 // the task: the budget counted from the task's RunnerStartedAt, which the
@@ -34,14 +50,24 @@ type maxRunWatch struct {
 	mu     sync.Mutex
 	begun  bool
 	closed bool
-	// armed is the deadline the goroutine enforces; stop and done are the
+	// armed is what the goroutine watches; stop and done are the
 	// goroutine's, nil when nothing is armed.
-	armed      time.Time
+	armed      armedTimes
 	stop, done chan struct{}
 
 	// fired is set once the deadline has been enforced: the kill is under
 	// way and no update undoes it.
 	fired atomic.Bool
+
+	// warnMu serialises sending the warning: from the goroutine when it is
+	// due, and from the start of a run when it was due meanwhile. It is
+	// never held while waiting for the goroutine.
+	warnMu sync.Mutex
+}
+
+// armedTimes are the moments a watch goroutine acts at; zero for none.
+type armedTimes struct {
+	kill, warn time.Time
 }
 
 func newMaxRunWatch(tr *TaskRunner) *maxRunWatch { return &maxRunWatch{tr: tr} }
@@ -77,70 +103,114 @@ func runnerStartedAt(ts *structs.TaskState, now time.Time) time.Time {
 	return now
 }
 
-// taskMaxRun is the task's own budget and deadline as the runner holds
-// them now: the allocation's definition, with the task's own state.
-func (tr *TaskRunner) taskMaxRun() structs.MaxRun {
+// maxRunView is the allocation as the runner holds it now, with the
+// task's own state, for the deadline definition to read.
+func (tr *TaskRunner) maxRunView() *structs.Allocation {
 	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	a := *tr.alloc
 	a.TaskStates = map[string]*structs.TaskState{tr.taskName: {
 		RunnerStartedAt: tr.state.RunnerStartedAt,
 		MaxRunExceeded:  tr.state.MaxRunExceeded,
+		MaxRunWarnedAt:  tr.state.MaxRunWarnedAt,
 	}}
-	tr.mu.Unlock()
-	return a.TaskMaxRun(tr.taskName)
+	return &a
 }
 
-// apply brings the armed deadline in line with the task's definition,
-// after an update.
+// apply brings the armed times in line with the task's definition, after
+// an update.
 func (w *maxRunWatch) apply() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.applyLocked()
 }
 
-// applyLocked arms the task's deadline, re-arms it when it moved, or
-// disarms it when there is none. The caller holds mu.
+// applyLocked arms the task's deadline and its warning, re-arms them when
+// they moved, or disarms them when there are none. The caller holds mu.
 func (w *maxRunWatch) applyLocked() {
-	if !w.begun || w.closed || w.fired.Load() {
+	if !w.begun || w.closed || w.tr.IsDead() {
 		return
 	}
-	m := w.tr.taskMaxRun()
-	if !m.HasDeadline() || w.tr.IsDead() {
-		w.disarmLocked()
-		return
+	view := w.tr.maxRunView()
+	own := view.TaskMaxRun(w.tr.taskName)
+	warning, warns := view.TaskWarning(w.tr.taskName)
+	var next armedTimes
+	if own.HasDeadline() && !w.fired.Load() {
+		next.kill = own.Deadline
 	}
-	if w.stop != nil && m.Deadline.Equal(w.armed) {
+	if warns && warning.SentAt.IsZero() {
+		next.warn = warning.At
+	}
+	if w.stop != nil && next.kill.Equal(w.armed.kill) && next.warn.Equal(w.armed.warn) {
 		return
 	}
 	w.disarmLocked()
-	w.armLocked(m)
+	w.armLocked(next, own, warning)
 }
 
-// armLocked starts watching m's deadline; one already passed is enforced
-// before it returns. The caller holds mu.
-func (w *maxRunWatch) armLocked(m structs.MaxRun) {
+// armLocked starts watching the given times: the kill of own's deadline,
+// the warning's moment. What is already due is done before it returns.
+// The caller holds mu.
+func (w *maxRunWatch) armLocked(at armedTimes, own structs.MaxRun, warning structs.TaskWarning) {
 	now := time.Now()
-	if m.Passed(now) {
-		w.tr.logger.Info("task max_run_duration deadline already passed", "max_run_duration", m.Budget, "deadline", m.Deadline)
-		w.fire(m)
+	if !at.kill.IsZero() && own.Passed(now) {
+		w.tr.logger.Info("task max_run_duration deadline already passed", "max_run_duration", own.Budget, "deadline", own.Deadline)
+		w.fire(own)
 		return
 	}
-	remaining := m.Remaining(now)
-	// The timer starts here rather than in the goroutine, which a busy
+	if !at.warn.IsZero() && !now.Before(at.warn) {
+		w.warn()
+		at.warn = time.Time{}
+	}
+	if at.kill.IsZero() && at.warn.IsZero() {
+		return
+	}
+	// The timers start here rather than in the goroutine, which a busy
 	// agent may start late.
-	timer := time.NewTimer(remaining)
+	kill, warn := timerAt(at.kill, now), timerAt(at.warn, now)
 	stop, done := make(chan struct{}), make(chan struct{})
-	w.armed, w.stop, w.done = m.Deadline, stop, done
-	w.tr.logger.Debug("armed task max_run_duration", "max_run_duration", m.Budget, "deadline", m.Deadline, "remaining", remaining)
+	w.armed, w.stop, w.done = at, stop, done
+	w.tr.logger.Debug("armed task max_run_duration", "deadline", at.kill, "warning", at.warn)
 	go func() {
 		defer close(done)
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-			w.fire(m)
-		case <-stop:
+		defer stopTimer(kill)
+		defer stopTimer(warn)
+		killC, warnC := timerC(kill), timerC(warn)
+		for killC != nil || warnC != nil {
+			select {
+			case <-killC:
+				killC = nil
+				w.fire(own)
+			case <-warnC:
+				warnC = nil
+				w.warn()
+			case <-stop:
+				return
+			}
 		}
 	}()
+}
+
+// timerAt is a timer that fires at t; nil for a zero t.
+func timerAt(t, now time.Time) *time.Timer {
+	if t.IsZero() {
+		return nil
+	}
+	return time.NewTimer(t.Sub(now))
+}
+
+// timerC is the timer's channel; nil, which never fires, for no timer.
+func timerC(t *time.Timer) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C
+}
+
+func stopTimer(t *time.Timer) {
+	if t != nil {
+		t.Stop()
+	}
 }
 
 // disarmLocked stops the goroutine and waits for it to end. The caller
@@ -151,7 +221,7 @@ func (w *maxRunWatch) disarmLocked() {
 	}
 	close(w.stop)
 	<-w.done
-	w.armed, w.stop, w.done = time.Time{}, nil, nil
+	w.armed, w.stop, w.done = armedTimes{}, nil, nil
 }
 
 // close stops the watch for good: Run has returned.
@@ -171,4 +241,76 @@ func (w *maxRunWatch) fire(m structs.MaxRun) {
 	}
 	w.tr.logger.Info("task exceeded its max_run_duration, killing it", "max_run_duration", m.Budget)
 	go w.tr.kill(context.Background(), NewKillingEvent(structs.TaskTimeoutReasonMaxRunDuration), true)
+}
+
+// warn sends the task its max_run_warning if it is due and the task runs;
+// a warning due while the task does not run is sent by runStarted. It
+// never blocks on the watch's mu.
+func (w *maxRunWatch) warn() {
+	w.warnMu.Lock()
+	defer w.warnMu.Unlock()
+	warning, ok := w.tr.maxRunView().TaskWarning(w.tr.taskName)
+	if !ok || !warning.Due(time.Now()) {
+		return
+	}
+	if err := w.tr.sendMaxRunWarning(warning); err != nil {
+		if errors.Is(err, ErrTaskNotRunning) {
+			w.tr.logger.Debug("max_run_warning due while the task is not running: it goes when the task runs")
+			return
+		}
+		w.tr.logger.Warn("failed to send max_run_warning", "signal", warning.Signal, "error", err)
+	}
+}
+
+// runStarted is told that a run of the task has started, or been
+// re-attached to: a warning that came due meanwhile goes now.
+func (w *maxRunWatch) runStarted() {
+	w.mu.Lock()
+	begun := w.begun && !w.closed
+	w.mu.Unlock()
+	if begun {
+		w.warn()
+	}
+}
+
+// sendMaxRunWarning signals the running task for its max_run_warning,
+// recording in the same state write the Signaling event and the sending,
+// so that the warning goes once even across agent restarts: a restart
+// between that write and the signal loses the warning rather than sending
+// it twice.
+func (tr *TaskRunner) sendMaxRunWarning(warning structs.TaskWarning) error {
+	h := tr.currentHandle()
+	if h == nil || tr.killed() {
+		return ErrTaskNotRunning
+	}
+	drv, ok := tr.drivers.Lookup(h.Driver)
+	if !ok {
+		return fmt.Errorf("driver %q is not available on this node", h.Driver)
+	}
+	reason := formatLeadTime(warning.Before) + " before max_run_duration"
+	tr.logger.Info("sending max_run_warning", "signal", warning.Signal, "deadline", warning.Deadline.Deadline)
+	tr.updateState(func(ts *structs.TaskState, _ *state.TaskRunnerLocalState) {
+		ts.MaxRunWarnedAt = time.Now()
+		tr.appendEvent(signalingEvent(warning.Signal, reason))
+	})
+	if err := drv.SignalTask(h.Config.ID, warning.Signal); err != nil {
+		if errors.Is(err, drivers.ErrTaskNotFound) {
+			return nil // it ended meanwhile
+		}
+		return fmt.Errorf("signal task %q: %w", tr.taskName, err)
+	}
+	return nil
+}
+
+// formatLeadTime writes a lead time as a user would: "5m", "1h30m", "90s"
+// reads "1m30s"; time.Duration's own form would say "5m0s".
+func formatLeadTime(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -137,6 +137,7 @@ func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 		tr.emit(driverFailureEvent(err))
 		return nil, tr.afterStartError(err)
 	}
+	tr.maxRun.runStarted()
 	return h, true
 }
 
