@@ -76,10 +76,12 @@ func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteReques
 // ValidJob converts a submitted job into the internal model, fills in its
 // defaults and validates it, as the agent does with the job of a register,
 // plan or validate request; `drover job validate` calls it to check a
-// jobspec without a server. An invalid job's error is a
-// *structs.ValidationError that lists every problem.
+// jobspec without a server. The job limits are not checked: they are a
+// server's configuration, which it holds every job it takes in to. An
+// invalid job's error is a *structs.ValidationError that lists every
+// problem.
 func ValidJob(in *api.Job) (*structs.Job, error) {
-	return canonicalValid(jobFromAPI(in), structs.DefaultJobLimits())
+	return canonicalValid(jobFromAPI(in), structs.JobLimits{})
 }
 
 // canonicalValid fills in a converted job's defaults and validates it,
