@@ -43,9 +43,9 @@ type HTTPServer struct {
 	// limits are the agent's limits block: timeouts, body sizes, job and
 	// jobspec sizes.
 	limits LimitsConfig
-	// hclParses bounds the jobspecs parsed at once: parsing is CPU-bound,
-	// so more at once than there are cores only holds more memory.
-	hclParses chan struct{}
+	// heavySlots bounds the requests that decode a job or parse a
+	// jobspec at once (see heavy).
+	heavySlots chan struct{}
 
 	mu sync.RWMutex
 	// routes maps a path pattern to the route of each method it allows.
@@ -61,16 +61,16 @@ func newHTTPServer(agent *Agent, ln net.Listener, logger hclog.Logger) *HTTPServ
 	ctx, cancel := context.WithCancel(context.Background())
 	limits := agent.config.Limits
 	s := &HTTPServer{
-		agent:     agent,
-		logger:    logger,
-		mux:       http.NewServeMux(),
-		listener:  ln,
-		ctx:       ctx,
-		cancel:    cancel,
-		limits:    limits,
-		hclParses: make(chan struct{}, runtime.GOMAXPROCS(0)),
-		routes:    map[string]map[string]*route{},
-		serveDone: make(chan struct{}),
+		agent:      agent,
+		logger:     logger,
+		mux:        http.NewServeMux(),
+		listener:   ln,
+		ctx:        ctx,
+		cancel:     cancel,
+		limits:     limits,
+		heavySlots: make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		routes:     map[string]map[string]*route{},
+		serveDone:  make(chan struct{}),
 	}
 	s.forwarders = agent.forwardTransports()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -180,6 +180,13 @@ func (s *HTTPServer) serveRoute(w http.ResponseWriter, r *http.Request, rt *rout
 	}
 	if rt.longLived || isBlockingQuery(r) {
 		w, r = s.serveLongLived(w, r)
+	}
+	if rt.heavy {
+		release, ok := s.takeHeavySlot(w, r)
+		if !ok {
+			return
+		}
+		defer release()
 	}
 	s.serve(w, r, rt.h)
 }

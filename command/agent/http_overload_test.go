@@ -3,6 +3,7 @@ package agent
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -270,4 +271,41 @@ func TestOverload_eventStreamOutlivesTheTimeouts(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no event within 20s")
 	}
+}
+
+// Decoding a job of megabytes costs many times that in memory: only so
+// many such requests run at once, others wait (or give up with their
+// client), and a client that sends its body slowly holds no place.
+func TestOverload_heavyRequestsRunAFewAtATime(t *testing.T) {
+	a := testAgent(t)
+	slots := cap(a.http.heavySlots)
+	for range slots {
+		a.http.heavySlots <- struct{}{}
+	}
+	body := fmt.Sprintf(`{"Job": %s}`, mustJSON(t, batchJobJSON("waits")))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://"+a.HTTPAddr()+"/v1/jobs", strings.NewReader(body))
+	must.NoError(t, err)
+	_, err = http.DefaultClient.Do(req)
+	must.ErrorIs(t, err, context.DeadlineExceeded, must.Sprint("a register must wait while every slot is taken"))
+	mustStillAnswer(t, a) // requests that decode no job do not wait
+
+	for range slots {
+		<-a.http.heavySlots
+	}
+	// More slow senders than slots: none of them holds one.
+	for range slots + 2 {
+		conn := dialFrom(t, "127.0.0.2", a.HTTPAddr())
+		t.Cleanup(func() { conn.Close() })
+		fmt.Fprint(conn, "PUT /v1/jobs HTTP/1.1\r\nHost: drover\r\nContent-Length: 100000\r\n\r\n{\"Job\":")
+	}
+	registerJob(t, a, batchJobJSON("served"))
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	must.NoError(t, err)
+	return string(data)
 }

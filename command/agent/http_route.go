@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,9 @@ type route struct {
 	// longLived marks a route whose answer may take longer than the
 	// server's write timeout: a stream, or a body that may be large.
 	longLived bool
+	// heavy marks a route whose handler turns a body of megabytes into
+	// many times that in memory, and CPU: see takeHeavySlot.
+	heavy bool
 }
 
 // routeOption sets how a route is served; handle takes them.
@@ -32,6 +36,7 @@ func defaultBody(l LimitsConfig) (int64, string) {
 // job does not count, up to twice as large.
 func jobBody(r *route) {
 	r.body = func(l LimitsConfig) (int64, string) { return 2 * l.JobMaxSize, "twice limits.job_max_size" }
+	r.heavy = true
 }
 
 // jobspecBody is the option of /v1/jobs/parse, whose body carries a
@@ -39,6 +44,7 @@ func jobBody(r *route) {
 // the escapes of any jobspec that fits the limit.
 func jobspecBody(r *route) {
 	r.body = func(l LimitsConfig) (int64, string) { return 2 * l.HCLMaxSize, "twice limits.hcl_max_size" }
+	r.heavy = true
 }
 
 // bodyLimit caps a route's body at n bytes, named name in refusals.
@@ -53,6 +59,41 @@ func bodyLimit(n int64, name string) routeOption {
 // answers that may rightly take minutes. Blocking queries (a GET with
 // ?index) are exempt on every route without it. See serveLongLived.
 func longLived(r *route) { r.longLived = true }
+
+// takeHeavySlot reads the body of a heavy request, then waits for one of
+// the server's heavy slots (twice as many as there are cores) and returns
+// the function that gives it back. Decoding a job of megabytes, checking
+// it and parsing a jobspec cost many times the body in memory, and CPU:
+// so that many clients at once cannot multiply that, only so many run at
+// once, and the rest wait their turn, or give up with their client. The
+// body is read first, outside a slot, so that a client that sends slowly
+// holds no slot. A failed read or a client gone is answered here; ok is
+// false then.
+func (s *HTTPServer) takeHeavySlot(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+	if r.Body != nil && r.Body != http.NoBody {
+		data, err := io.ReadAll(r.Body)
+		if err != nil {
+			code, reason := errorStatus(err)
+			if code == http.StatusInternalServerError {
+				code, reason = http.StatusBadRequest, "read request body: "+oneLine(err.Error())
+			}
+			writeErrorReason(w, code, reason)
+			return nil, false
+		}
+		r.Body = http.NoBody
+		if len(data) > 0 {
+			r.Body = io.NopCloser(bytes.NewReader(data))
+		}
+	}
+	select {
+	case s.heavySlots <- struct{}{}:
+		return func() { <-s.heavySlots }, true
+	case <-r.Context().Done():
+		code, reason := errorStatus(r.Context().Err())
+		writeErrorReason(w, code, reason)
+		return nil, false
+	}
+}
 
 // bodyLimitError is a request body over its route's cap: 413, naming the
 // limit.

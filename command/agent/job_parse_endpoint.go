@@ -22,14 +22,6 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 	if strings.TrimSpace(req.JobHCL) == "" {
 		return nil, badRequest("JobHCL is empty: send the jobspec's HCL in JobHCL")
 	}
-	// Parsing is CPU-bound: a parse waits for a core rather than holding
-	// its memory beside every other at once; it gives up with its client.
-	select {
-	case s.hclParses <- struct{}{}:
-		defer func() { <-s.hclParses }()
-	case <-r.Context().Done():
-		return nil, r.Context().Err()
-	}
 	job, err := jobspec2.ParseWithContext(r.Context(), &jobspec2.ParseConfig{
 		Path:       "input.hcl",
 		Body:       []byte(req.JobHCL),
