@@ -7,9 +7,13 @@ import (
 	"github.com/drover-io/drover/e2e/agentproc"
 )
 
-// TestMain removes the agent binary the benchmarks built, if any, once
-// they are done.
+// TestMain runs a measured agent when asked to (measured_agent_test.go);
+// otherwise it runs the benchmarks, then removes the agent binary they
+// built, if any.
 func TestMain(m *testing.M) {
+	if args := os.Getenv(envMeasuredAgent); args != "" {
+		os.Exit(runMeasuredAgent(args))
+	}
 	code := m.Run()
 	agentproc.RemoveBinary()
 	os.Exit(code)

@@ -40,6 +40,9 @@ type Client struct {
 	batcher *updateBatcher
 	// node is the node as registered; it does not change after New.
 	node *structs.Node
+	// jobs keeps one copy of each job version for all the allocations
+	// that run it, whichever request or restore brought them.
+	jobs structs.JobVersions
 
 	mu      sync.Mutex
 	runners map[string]*runnerEntry

@@ -21,6 +21,7 @@ func (c *Client) restoreRunners() {
 	for id, err := range bad {
 		c.logger.Error("skipping unreadable allocation in the client state", "alloc_id", id, "error", err)
 	}
+	c.jobs.ShareAll(allocs)
 	for _, alloc := range allocs {
 		ar, err := c.newRunner(alloc)
 		if err != nil {

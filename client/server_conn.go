@@ -40,7 +40,8 @@ type ServerConn interface {
 
 	// Allocs returns the node's allocations with the given IDs, each with
 	// its job; IDs the servers no longer store are left out. The client
-	// owns what is returned.
+	// owns what is returned but the jobs: a job version is shared by the
+	// allocations that run it, and never modified.
 	Allocs(ctx context.Context, node NodeIdentity, ids []string) ([]*structs.Allocation, error)
 
 	// UpdateAllocs reports the client state of the node's allocations.

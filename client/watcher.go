@@ -83,6 +83,7 @@ func (c *Client) reconcile(ctx context.Context, server map[string]uint64) error 
 	if err != nil {
 		return err
 	}
+	c.jobs.ShareAll(allocs)
 	for _, alloc := range allocs {
 		if alloc.NodeID != c.node.ID {
 			continue

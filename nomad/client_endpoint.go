@@ -41,13 +41,76 @@ type AllocsGetRequest struct {
 	AllocIDs []string
 	NodeID   string
 	SecretID string
+	// SharedJobs asks for each job version once, in the response's Jobs,
+	// rather than in every allocation that runs it: a client pulling the
+	// 10,000 allocations of a job of 10,000 groups would otherwise be
+	// sent, and decode, the job 10,000 times. A client that predates it
+	// leaves it unset and gets every allocation with its job.
+	SharedJobs bool `json:",omitempty"`
 }
 
-// AllocsGetResponse holds the allocations found, each with its job; IDs
-// that are not stored are left out.
+// AllocsGetResponse holds the allocations found; IDs that are not stored
+// are left out. Each allocation holds its job, unless the request asked
+// for SharedJobs: then Jobs holds each job version once and JobOf[i] is
+// the position in Jobs of the job of Allocs[i] (-1: none), whose own Job
+// is left out. AttachJobs puts them back.
 type AllocsGetResponse struct {
 	Allocs []*structs.Allocation
+	Jobs   []*structs.Job `json:",omitempty"`
+	JobOf  []int          `json:",omitempty"`
 	Index  uint64
+}
+
+// withSharedJobs is r for the wire with each job version sent once. The
+// allocations are shallow copies: r's are the store's own.
+func (r *AllocsGetResponse) withSharedJobs() *AllocsGetResponse {
+	out := &AllocsGetResponse{
+		Allocs: make([]*structs.Allocation, len(r.Allocs)),
+		JobOf:  make([]int, len(r.Allocs)),
+		Index:  r.Index,
+	}
+	position := make(map[structs.JobVersionKey]int)
+	for i, a := range r.Allocs {
+		slim := *a
+		slim.Job = nil
+		out.Allocs[i] = &slim
+		out.JobOf[i] = -1
+		if a.Job == nil {
+			continue
+		}
+		key := a.Job.VersionKey()
+		n, ok := position[key]
+		if !ok || !a.Job.Versioned() {
+			n = len(out.Jobs)
+			position[key] = n
+			out.Jobs = append(out.Jobs, a.Job)
+		}
+		out.JobOf[i] = n
+	}
+	return out
+}
+
+// AttachJobs gives every allocation of a response with shared jobs its
+// job, one copy per version for all the allocations that run it. A
+// response with each job inline is left as it is.
+func (r *AllocsGetResponse) AttachJobs() error {
+	if r.JobOf == nil {
+		return nil
+	}
+	if len(r.JobOf) != len(r.Allocs) {
+		return fmt.Errorf("allocations response: %d job positions for %d allocations", len(r.JobOf), len(r.Allocs))
+	}
+	for i, n := range r.JobOf {
+		switch {
+		case n == -1:
+		case n < 0 || n >= len(r.Jobs):
+			return fmt.Errorf("allocations response: allocation %d names job %d of %d", i, n, len(r.Jobs))
+		default:
+			r.Allocs[i].Job = r.Jobs[n]
+		}
+	}
+	r.Jobs, r.JobOf = nil, nil
+	return nil
 }
 
 // GetClientAllocs returns the AllocModifyIndex of every allocation placed
@@ -135,6 +198,9 @@ func (e *clientRPC) GetAllocs(args *AllocsGetRequest, reply *AllocsGetResponse) 
 			if a.NodeID != args.NodeID {
 				return permissionDenied("allocation %s is not on node %s", a.ID, args.NodeID)
 			}
+		}
+		if args.SharedJobs {
+			resp = resp.withSharedJobs()
 		}
 		*reply = *resp
 		return nil

@@ -44,9 +44,10 @@ func (e *AllocUpdateEntry) validate() error {
 }
 
 func (e *AllocUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
-	if err := e.attachJob(s); err != nil {
+	if err := e.shareJobs(s); err != nil {
 		return err
 	}
+	e.attachJob()
 	if err := s.UpsertAllocs(index, e.Allocs); err != nil {
 		return err
 	}
@@ -55,27 +56,56 @@ func (e *AllocUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
 
 func (e *AllocUpdateEntry) evals() []*structs.Evaluation { return e.Evals }
 
-// attachJob gives the entry's job to the allocations to run that have
-// none. When the store holds that very version, its copy is shared
-// instead, so that the allocations do not keep a job each.
-func (e *AllocUpdateEntry) attachJob(s *state.StateStore) error {
-	if e.Job == nil {
-		return nil
+// shareJobs makes the entry's job, and the job of every allocation that
+// carries one, the store's copy of that version when the store holds it,
+// and else one copy for the whole entry: the allocations of a version
+// share one job, however many entries placed them. (Entries written by
+// the plan applier carry the job once, in Job; older ones carried it in
+// every allocation, and still replay.)
+func (e *AllocUpdateEntry) shareJobs(s *state.StateStore) error {
+	shared := make(map[structs.JobVersionKey]*structs.Job)
+	share := func(job *structs.Job) (*structs.Job, error) {
+		if !job.Versioned() {
+			return job, nil
+		}
+		key := job.VersionKey()
+		if c, ok := shared[key]; ok {
+			return c, nil
+		}
+		stored, err := s.JobVersionByKey(key)
+		if err != nil {
+			return nil, err
+		}
+		if stored != nil {
+			job = stored
+		}
+		shared[key] = job
+		return job, nil
 	}
-	job := e.Job
-	stored, err := s.JobByID(nil, job.Namespace, job.ID)
-	if err != nil {
+	var err error
+	if e.Job, err = share(e.Job); err != nil {
 		return err
 	}
-	if stored != nil && stored.CreateIndex == job.CreateIndex && stored.JobModifyIndex == job.JobModifyIndex {
-		job = stored
+	for _, a := range e.Allocs {
+		if a.Job, err = share(a.Job); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attachJob gives the entry's job to the allocations to run that have
+// none.
+func (e *AllocUpdateEntry) attachJob() {
+	job := e.Job
+	if job == nil {
+		return
 	}
 	for _, a := range e.Allocs {
 		if a.Job == nil && !a.TerminalStatus() && a.Namespace == job.Namespace && a.JobID == job.ID {
 			a.Job = job
 		}
 	}
-	return nil
 }
 
 // AllocClientUpdateEntry records what clients report about their

@@ -137,7 +137,10 @@ func (s *Server) finishPlan(pending *pendingPlan, result *structs.PlanResult, pa
 // planEntry is the raft entry that commits a plan's result. Allocations
 // are copies with their times set: CreateTime for new ones (the store
 // keeps the original of an existing allocation), ModifyTime for all. The
-// plan's job travels once, not in every allocation that runs it.
+// plan's job travels once, not in every allocation that runs it, and an
+// allocation that is done, or to stop, travels without the job it ran,
+// which the store keeps: an entry's size does not grow with its
+// allocations times the job's.
 func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *AllocUpdateEntry {
 	entry := &AllocUpdateEntry{}
 	add := func(a *structs.Allocation) {
@@ -146,7 +149,11 @@ func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *Alloc
 			c.CreateTime = now
 		}
 		c.ModifyTime = now
-		if plan.Job != nil && c.Job == plan.Job {
+		switch {
+		case c.Job == nil:
+		case c.Job == plan.Job, plan.Job.Versioned() && c.Job.VersionKey() == plan.Job.VersionKey():
+			c.Job = nil
+		case c.TerminalStatus():
 			c.Job = nil
 		}
 		if c.Job == nil && !c.TerminalStatus() {

@@ -15,26 +15,39 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// schemaVersion is the layout this package writes. A database written with
-// another layout is refused rather than misread.
-const schemaVersion = "1"
+// schemaVersion is the layout this package writes. Layout "1" held every
+// allocation with its job; it is read as it is, and upgraded to "2" when
+// opened (the allocations written from then on name their job version).
+// A database written with any other layout is refused rather than
+// misread, and so is a "2" by a client that knows only "1".
+const (
+	schemaVersion       = "2"
+	schemaVersionInline = "1"
+)
 
 // The database layout:
 //
 //	meta/version                         schemaVersion
-//	allocations/<alloc id>/alloc         the allocation (JSON)
+//	allocations/<alloc id>/alloc         the allocation (JSON), without its job
+//	allocations/<alloc id>/job           the key of its job version (JSON)
 //	allocations/<alloc id>/runner_state  AllocRunnerState (JSON)
 //	allocations/<alloc id>/tasks/<task>/local_state  TaskRunnerLocalState
 //	allocations/<alloc id>/tasks/<task>/task_state   structs.TaskState
+//	jobs/<job key>/job                   the job version (JSON), once
+//	jobs/<job key>/allocs/<alloc id>     the allocations that run it
 var (
 	metaBucket        = []byte("meta")
 	versionKey        = []byte("version")
 	allocationsBucket = []byte("allocations")
 	allocKey          = []byte("alloc")
+	allocJobKey       = []byte("job")
 	runnerStateKey    = []byte("runner_state")
 	tasksBucket       = []byte("tasks")
 	localStateKey     = []byte("local_state")
 	taskStateKey      = []byte("task_state")
+	jobsBucket        = []byte("jobs")
+	jobKey            = []byte("job")
+	jobAllocsBucket   = []byte("allocs")
 )
 
 // openTimeout bounds the wait for the file lock held by another process
@@ -77,18 +90,23 @@ func initSchema(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	switch v := meta.Get(versionKey); {
-	case v == nil:
+	switch v := string(meta.Get(versionKey)); v {
+	case schemaVersion:
+	case "", schemaVersionInline:
 		if err := meta.Put(versionKey, []byte(schemaVersion)); err != nil {
 			return err
 		}
-	case string(v) != schemaVersion:
-		return fmt.Errorf("state schema version %q is not supported (want %q)", v, schemaVersion)
+	default:
+		return fmt.Errorf("state schema version %q is not supported (want %q or %q)", v, schemaVersionInline, schemaVersion)
+	}
+	if _, err := tx.CreateBucketIfNotExists(jobsBucket); err != nil {
+		return err
 	}
 	_, err = tx.CreateBucketIfNotExists(allocationsBucket)
 	return err
 }
 
+// PutAllocation stores the allocation and, once, the job version it runs.
 func (s *BoltStateDB) PutAllocation(alloc *structs.Allocation) error {
 	if alloc == nil || alloc.ID == "" {
 		return errors.New("put allocation: allocation with an ID is required")
@@ -98,10 +116,20 @@ func (s *BoltStateDB) PutAllocation(alloc *structs.Allocation) error {
 		if err != nil {
 			return err
 		}
-		return putJSON(b, allocKey, alloc)
+		if err := putAllocJob(tx, b, alloc); err != nil {
+			return fmt.Errorf("put allocation %s: %w", alloc.ID, err)
+		}
+		if !alloc.Job.Versioned() {
+			return putJSON(b, allocKey, alloc) // its job has no version to name
+		}
+		slim := *alloc
+		slim.Job = nil
+		return putJSON(b, allocKey, &slim)
 	})
 }
 
+// GetAllAllocations returns the allocations, those of one job version
+// sharing one copy of it, also those of layout "1", which each held a copy.
 func (s *BoltStateDB) GetAllAllocations() ([]*structs.Allocation, map[string]error, error) {
 	var (
 		allocs []*structs.Allocation
@@ -109,17 +137,24 @@ func (s *BoltStateDB) GetAllAllocations() ([]*structs.Allocation, map[string]err
 	)
 	err := s.db.View(func(tx *bolt.Tx) error {
 		root := tx.Bucket(allocationsBucket)
+		jobs := newJobReader(tx)
 		return root.ForEachBucket(func(id []byte) error {
+			b := root.Bucket(id)
 			var alloc structs.Allocation
-			found, err := getJSON(root.Bucket(id), allocKey, &alloc)
+			found, err := getJSON(b, allocKey, &alloc)
 			switch {
 			case err != nil:
 				errs[string(id)] = err
+				return nil
 			case !found:
 				errs[string(id)] = errors.New("allocation has state but no allocation record")
-			default:
-				allocs = append(allocs, &alloc)
+				return nil
 			}
+			if err := jobs.attach(b, &alloc); err != nil {
+				errs[string(id)] = err
+				return nil
+			}
+			allocs = append(allocs, &alloc)
 			return nil
 		})
 	})
@@ -129,9 +164,18 @@ func (s *BoltStateDB) GetAllAllocations() ([]*structs.Allocation, map[string]err
 	return allocs, errs, nil
 }
 
+// DeleteAllocationBucket removes everything stored for the allocation, and
+// its job version when no other allocation runs it.
 func (s *BoltStateDB) DeleteAllocationBucket(allocID string) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		err := tx.Bucket(allocationsBucket).DeleteBucket([]byte(allocID))
+		b, err := allocBucket(tx, allocID, false)
+		if err != nil || b == nil {
+			return err
+		}
+		if err := releaseJob(tx, b.Get(allocJobKey), allocID); err != nil {
+			return fmt.Errorf("delete allocation %s: %w", allocID, err)
+		}
+		err = tx.Bucket(allocationsBucket).DeleteBucket([]byte(allocID))
 		if errors.Is(err, bolterrors.ErrBucketNotFound) {
 			return nil
 		}

@@ -7,8 +7,10 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// MemDB is a StateDB in memory, for tests. It stores and returns copies, so
-// callers cannot change what it holds behind its back.
+// MemDB is a StateDB in memory, for tests and dev mode. It stores and
+// returns copies, so callers cannot change what it holds behind its back,
+// but for an allocation's job: a job version is immutable, and shared by
+// the allocations that run it.
 type MemDB struct {
 	mu     sync.Mutex
 	allocs map[string]*memAlloc
@@ -47,7 +49,7 @@ func (m *MemDB) PutAllocation(alloc *structs.Allocation) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.entry(alloc.ID).alloc = alloc.Copy()
+	m.entry(alloc.ID).alloc = alloc.CopySkipJob()
 	return nil
 }
 
@@ -61,7 +63,7 @@ func (m *MemDB) GetAllAllocations() ([]*structs.Allocation, map[string]error, er
 			errs[id] = errors.New("allocation has state but no allocation record")
 			continue
 		}
-		allocs = append(allocs, e.alloc.Copy())
+		allocs = append(allocs, e.alloc.CopySkipJob())
 	}
 	return allocs, errs, nil
 }

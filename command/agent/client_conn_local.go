@@ -62,10 +62,12 @@ func (c *localServerConn) Allocs(ctx context.Context, _ client.NodeIdentity, ids
 	if err != nil {
 		return nil, err
 	}
-	// The store's values are shared; the client gets its own.
+	// The store's values are shared; the client gets its own, but for
+	// the job version, which is immutable: the client and the server of
+	// one agent keep one copy of it.
 	out := make([]*structs.Allocation, len(resp.Allocs))
 	for i, a := range resp.Allocs {
-		out[i] = a.Copy()
+		out[i] = a.CopySkipJob()
 	}
 	return out, nil
 }

@@ -134,8 +134,11 @@ func (c *rpcServerConn) Allocs(ctx context.Context, node client.NodeIdentity, id
 	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
 	defer cancel()
 	var resp nomad.AllocsGetResponse
-	req := &nomad.AllocsGetRequest{AllocIDs: ids, NodeID: node.ID, SecretID: node.SecretID}
+	req := &nomad.AllocsGetRequest{AllocIDs: ids, NodeID: node.ID, SecretID: node.SecretID, SharedJobs: true}
 	if err := c.call(ctx, "Client.GetAllocs", req, &resp); err != nil {
+		return nil, err
+	}
+	if err := resp.AttachJobs(); err != nil {
 		return nil, err
 	}
 	return resp.Allocs, nil

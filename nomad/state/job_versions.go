@@ -86,3 +86,22 @@ func (r *reader) JobByIDAndVersion(ws memdb.WatchSet, namespace, id string, vers
 	}
 	return raw.(*structs.Job), nil
 }
+
+// JobVersionByKey returns the stored copy of the job version key names, or
+// nil when the store does not hold that version (it was never stored, or
+// is older than the versions kept). Allocations of the version share it
+// instead of holding a copy each.
+func (r *reader) JobVersionByKey(key structs.JobVersionKey) (*structs.Job, error) {
+	raw, err := r.txn().First(TableJobVersions, indexID, key.Namespace, key.ID, key.Version)
+	if err != nil {
+		return nil, wrapRead(err, "version %d of job %q in namespace %q", key.Version, key.ID, key.Namespace)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	job := raw.(*structs.Job)
+	if job.CreateIndex != key.CreateIndex || job.JobModifyIndex != key.JobModifyIndex {
+		return nil, nil // another job of the same ID, or another write of it
+	}
+	return job, nil
+}

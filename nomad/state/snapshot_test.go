@@ -129,7 +129,7 @@ func TestSnapshot_PersistFormat(t *testing.T) {
 
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	must.Len(t, 3, lines)
-	must.Eq(t, `{"Type":"header","Value":{"Version":1}}`, lines[0])
+	must.Eq(t, `{"Type":"header","Value":{"Version":2}}`, lines[0])
 	must.StrHasPrefix(t, `{"Type":"node","Value":{"ID":"node-1",`, lines[1])
 	must.Eq(t, `{"Type":"index","Value":{"Key":"nodes","Value":5}}`, lines[2])
 }
@@ -140,7 +140,10 @@ func TestRestore_BadStreams(t *testing.T) {
 	}{
 		{"empty", "", "read header: EOF"},
 		{"no header", `{"Type":"node","Value":{"ID":"n"}}`, `stream starts with a "node" record, not a header`},
-		{"newer format", `{"Type":"header","Value":{"Version":2}}`, "unsupported format version 2"},
+		{"newer format", `{"Type":"header","Value":{"Version":3}}`, "unsupported format version 3"},
+		{"alloc of a job version not in the stream", `{"Type":"header","Value":{"Version":2}}
+{"Type":"alloc","Value":{"ID":"a1","Namespace":"default","JobID":"web"},"Job":{"Namespace":"default","ID":"web","Version":3,"CreateIndex":1,"JobModifyIndex":9}}`,
+			`allocation "a1" runs version 3 of job "web" (namespace "default", job modify index 9), which the stream does not hold`},
 		{"unknown record", `{"Type":"header","Value":{"Version":1}}
 {"Type":"volume","Value":{}}`, `record 1 (volume): unknown record type`},
 		{"bad value", `{"Type":"header","Value":{"Version":1}}
