@@ -159,8 +159,16 @@ func (c *testCluster) startClient(cl *clusterClient) {
 // what it printed, trimmed.
 func drover(t *testing.T, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(agentproc.Binary(t), args...).Output()
-	must.NoError(t, err, must.Sprintf("drover %v", args))
+	return droverIn(t, "", args...)
+}
+
+// droverIn is drover run in the working directory dir.
+func droverIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(agentproc.Binary(t), args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	must.NoError(t, err, must.Sprintf("drover %v: %s", args, out))
 	return strings.TrimSpace(string(out))
 }
 

@@ -249,12 +249,20 @@ func clientStatus(want string) func(*api.Allocation) error {
 // returns the combined output and the exit code.
 func (a *testAgent) cli(command string, args ...string) (string, int) {
 	a.t.Helper()
+	return a.cliWithEnv(nil, command, args...)
+}
+
+// cliWithEnv is cli with env added to the environment, which otherwise
+// holds no DROVER_* or NOMAD_* variable.
+func (a *testAgent) cliWithEnv(env []string, command string, args ...string) (string, int) {
+	a.t.Helper()
 	full := append(strings.Fields(command), "-address="+a.Addr)
 	full = append(full, args...)
 	cmd := exec.Command(agentproc.Binary(a.t), full...)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "DROVER_") || strings.HasPrefix(kv, "NOMAD_")
 	})
+	cmd.Env = append(cmd.Env, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -93,6 +93,13 @@ var (
 	errServerUnproven = errors.New("the server could not prove it holds the cluster's secret")
 )
 
+// refusedCredentials reports whether err is a handshake that failed on
+// credentials, one side's or the other's: a misconfiguration to report,
+// not a server that is down.
+func refusedCredentials(err error) bool {
+	return errors.Is(err, errHandshakeRefused) || errors.Is(err, errServerUnproven)
+}
+
 // credentials are what a dialer proves: a role and its secret.
 type credentials struct {
 	role   connRole
@@ -144,7 +151,7 @@ func dialHandshake(conn net.Conn, kind byte, creds credentials, deadline time.Ti
 	switch string(magic) {
 	case handshakeMagic:
 	case tlsRequiredMagic:
-		return errors.New("the server takes TLS connections only: set tls.rpc and its files on this agent too")
+		return fmt.Errorf("%w: the server takes TLS connections only: set tls.rpc and its files on this agent too", errHandshakeRefused)
 	default:
 		return errors.New("the server did not send a Drover challenge: is it a Drover server of this version?")
 	}

@@ -131,9 +131,11 @@ func TestServer_DifferentKeysFormNoCluster(t *testing.T) {
 	b.BootstrapExpect = 2
 	b.ClusterKey = []byte("another cluster key, of 32 bytes")
 	b.ServerJoin = []string{sa.RPCAdvertise()}
+	told := countLogs(b, "server refused this server's credentials")
 	sb := startServer(t, b)
 	refused := countLogs(a, "refused RPC connection")
 	waitfor.True(t, "a to refuse several rounds of b's connections", func() bool { return refused.n.Load() >= 3 })
+	must.Positive(t, told.n.Load(), must.Sprint("b says why it cannot join"))
 	must.Len(t, 1, sa.Members(), must.Sprint("a never hears of b"))
 	must.False(t, sa.hasRaftState())
 	must.False(t, sb.hasRaftState())

@@ -148,7 +148,12 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 
 	for _, p := range probes {
 		if p.err != nil {
-			s.logger.Debug("server unreachable", "address", p.addr, "error", p.err)
+			if refusedCredentials(p.err) {
+				s.logger.Warn("server refused this server's credentials: do all servers have the same encrypt key (or certificates of the same CA)?",
+					"address", p.addr, "error", p.err)
+			} else {
+				s.logger.Debug("server unreachable", "address", p.addr, "error", p.err)
+			}
 			s.members.unreachable(p.addr)
 			continue
 		}

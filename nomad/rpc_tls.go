@@ -54,7 +54,7 @@ func dialTLS(raw net.Conn, cfg *tls.Config, address string, kind byte, deadline 
 	}
 	conn := tls.Client(raw, cfg)
 	if err := conn.Handshake(); err != nil {
-		return nil, fmt.Errorf("TLS handshake with %s: %w", address, err)
+		return nil, tlsError(fmt.Sprintf("TLS handshake with %s", address), err)
 	}
 	if _, err := conn.Write([]byte{kind}); err != nil {
 		return nil, fmt.Errorf("announce connection type to %s: %w", address, err)
@@ -66,7 +66,7 @@ func dialTLS(raw net.Conn, cfg *tls.Config, address string, kind byte, deadline 
 			// it refused after the handshake.
 			return nil, fmt.Errorf("%s closed the connection: does it take TLS connections (tls.rpc), and this agent's certificate?", address)
 		}
-		return nil, fmt.Errorf("read the verdict of %s: %w", address, err)
+		return nil, tlsError(fmt.Sprintf("read the verdict of %s", address), err)
 	}
 	switch verdict[0] {
 	case verdictOK:
@@ -77,6 +77,18 @@ func dialTLS(raw net.Conn, cfg *tls.Config, address string, kind byte, deadline 
 	}
 	_ = raw.SetDeadline(time.Time{})
 	return conn, nil
+}
+
+// tlsError describes a TLS failure of the dialing side: a refusal of
+// credentials (certificates that did not check out, on one side or the
+// other; the server's refusal arrives as a TLS alert) unless the
+// connection timed out or broke.
+func tlsError(what string, err error) error {
+	var netErr net.Error
+	if (errors.As(err, &netErr) && netErr.Timeout()) || connectionLost(err) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%w: %s: %w", errHandshakeRefused, what, err)
 }
 
 // acceptTLS runs the accepting side of a TLS connection over raw, which

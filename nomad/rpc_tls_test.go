@@ -111,6 +111,7 @@ func TestRPCTLS_Refusals(t *testing.T) {
 			}
 			must.Error(t, err)
 			must.ErrorContains(t, err, tc.want)
+			must.True(t, refusedCredentials(err), must.Sprintf("%v reads as a refusal, not a server that is down", err))
 		})
 	}
 

@@ -39,11 +39,15 @@ func TestTLSCluster(t *testing.T) {
 	for _, a := range cluster.agents {
 		servers = append(servers, a.Server().RPCAdvertise())
 	}
-	worker := testClientAgent(t, fullTLS(ca.Files(t, "client", tlsutil.RoleClient, "global")), func(cfg *Config) {
-		cfg.NodeName = "tls-client"
-		cfg.Server.Enabled = false
-		cfg.Client.Servers = servers
-	})
+	clientFiles := ca.Files(t, "client", tlsutil.RoleClient, "global")
+	var workers []*Agent
+	for _, name := range []string{"tls-client-a", "tls-client-b"} {
+		workers = append(workers, testClientAgent(t, fullTLS(clientFiles), func(cfg *Config) {
+			cfg.NodeName = name
+			cfg.Server.Enabled = false
+			cfg.Client.Servers = servers
+		}))
+	}
 
 	cli := ca.Files(t, "cli", tlsutil.RoleCLI, "global")
 	follower := cluster.followers()[0]
@@ -57,11 +61,13 @@ func TestTLSCluster(t *testing.T) {
 
 	nodes, _, err := client.Nodes().List(nil)
 	must.NoError(t, err)
-	must.Len(t, 1, nodes)
-	must.Eq(t, worker.Client().NodeID(), nodes[0].ID)
-	node, _, err := client.Nodes().Info(nodes[0].ID, nil)
-	must.NoError(t, err)
-	must.True(t, node.TLSEnabled, must.Sprint("the node serves HTTPS"))
+	must.Len(t, 2, nodes)
+	for _, w := range workers {
+		node, _, err := client.Nodes().Info(w.Client().NodeID(), nil)
+		must.NoError(t, err)
+		must.Eq(t, "ready", node.Status)
+		must.True(t, node.TLSEnabled, must.Sprint("the node serves HTTPS"))
+	}
 
 	job := nomadapi.NewBatchJob("tls-maxrun", "tls-maxrun", "global", 50)
 	job.Datacenters = []string{"dc1"}

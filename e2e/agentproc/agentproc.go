@@ -129,6 +129,10 @@ type Options struct {
 	// kills supervisors found by it, and their tasks, even those of an
 	// earlier agent on the same directory.
 	TaskPath string
+	// TLS, when set, is how to reach an agent that serves HTTPS (its
+	// tls.http): Addr is then https, and API's client verifies the agent
+	// and presents a certificate as it says.
+	TLS *api.TLSConfig
 }
 
 // Agent is an agent process under test.
@@ -178,7 +182,7 @@ func Start(tb testing.TB, opts Options) *Agent {
 		opts:     opts,
 		logPath:  logPath,
 		done:     make(chan struct{}),
-		Addr:     fmt.Sprintf("http://127.0.0.1:%d", opts.HTTPPort),
+		Addr:     fmt.Sprintf("%s://127.0.0.1:%d", scheme(opts.TLS), opts.HTTPPort),
 		HTTPPort: opts.HTTPPort,
 		RPCPort:  opts.RPCPort,
 	}
@@ -219,9 +223,17 @@ func (a *Agent) Exited() bool {
 	}
 }
 
+// scheme is the scheme of an agent's HTTP API.
+func scheme(t *api.TLSConfig) string {
+	if t != nil {
+		return "https"
+	}
+	return "http"
+}
+
 // API returns a client of the agent's HTTP API.
 func (a *Agent) API() *api.Client {
-	c, err := api.NewClient(&api.Config{Address: a.Addr})
+	c, err := api.NewClient(&api.Config{Address: a.Addr, TLSConfig: a.opts.TLS.Copy()})
 	if err != nil {
 		a.tb.Fatalf("API client for %s: %v", a.Addr, err)
 	}
