@@ -22,6 +22,9 @@ type TaskGroup struct {
 	// MaxRunDuration bounds the group's run time, counted from the
 	// allocation's creation. Only batch and sysbatch jobs allow it.
 	MaxRunDuration *time.Duration
+	// MaxRunOutcome is a Drover addition: "complete" (the default) or
+	// "failed", the client status of an allocation a deadline stopped.
+	MaxRunOutcome *string `json:",omitempty"`
 }
 
 // Task is one unit of work run by a driver.

@@ -32,11 +32,13 @@ const diffIndent = 2
 // nanoseconds; they print as durations ("10s").
 var durationFields = map[string]bool{
 	"MaxRunDuration": true,
-	"ShutdownDelay":  true,
-	"KillTimeout":    true,
-	"Interval":       true,
-	"Delay":          true,
-	"MaxDelay":       true,
+	// A task's max_run_warning lead time, flattened as the diff names it.
+	"MaxRunWarning.Before": true,
+	"ShutdownDelay":        true,
+	"KillTimeout":          true,
+	"Interval":             true,
+	"Delay":                true,
+	"MaxDelay":             true,
 }
 
 // diffLine is one item of a level of the tree: its marker, its text, and

@@ -10,7 +10,7 @@ import (
 
 var groupSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "count"}, {Name: "shutdown_delay"}, {Name: "max_run_duration"}, {Name: "meta"},
+		{Name: "count"}, {Name: "shutdown_delay"}, {Name: "max_run_duration"}, {Name: "max_run_outcome"}, {Name: "meta"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
@@ -31,6 +31,7 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 		ShutdownDelay:  d.duration(attrs["shutdown_delay"]),
 		MaxRunDuration: d.duration(attrs["max_run_duration"]),
 	}
+	tg.MaxRunOutcome = d.string(attrs["max_run_outcome"])
 	if b := d.single(blocksOfType(content, "restart")); b != nil {
 		tg.RestartPolicy = d.restart(b)
 	}

@@ -16,6 +16,7 @@ func TestParse_MaxRunExtensions(t *testing.T) {
   type = "batch"
   group "g" {
     max_run_duration = "1h"
+    max_run_outcome  = "failed"
     task "train" {
       driver           = "raw_exec"
       max_run_duration = "45m"
@@ -33,6 +34,7 @@ func TestParse_MaxRunExtensions(t *testing.T) {
 }`)
 	tg := job.TaskGroups[0]
 	must.Eq(t, time.Hour, *tg.MaxRunDuration)
+	must.Eq(t, "failed", *tg.MaxRunOutcome)
 	must.Eq(t, 45*time.Minute, *tg.Tasks[0].MaxRunDuration)
 	must.Eq(t, &api.MaxRunWarning{Signal: "SIGUSR1", Before: ptr(5 * time.Minute)}, tg.Tasks[0].MaxRunWarning)
 	must.Nil(t, tg.Tasks[1].MaxRunDuration)

@@ -183,6 +183,16 @@ func (a *Allocation) TaskWarning(task string) (w TaskWarning, ok bool) {
 	return w, true
 }
 
+// MaxRunOutcome is the client status of the allocation once a deadline
+// stopped it: its group's max_run_outcome, MaxRunOutcomeComplete when the
+// group sets none (or is not found).
+func (a *Allocation) MaxRunOutcome() string {
+	if tg := a.LookupTaskGroup(); tg != nil && tg.MaxRunOutcome == MaxRunOutcomeFailed {
+		return AllocClientStatusFailed
+	}
+	return AllocClientStatusComplete
+}
+
 // anchoredMaxRun is budget counted from anchor, in Unix nanoseconds, with
 // its deadline: the one place where a deadline is computed, for the
 // allocation's budget and for each task's.

@@ -283,3 +283,20 @@ func TestAllocation_TaskWarning(t *testing.T) {
 	must.Eq(t, at, w.SentAt)
 	must.False(t, w.Due(at.Add(time.Second)), must.Sprint("sent once"))
 }
+
+func TestAllocation_MaxRunOutcome(t *testing.T) {
+	a := budgetAlloc(JobTypeBatch, 1, new(time.Second))
+	must.Eq(t, AllocClientStatusComplete, a.MaxRunOutcome(), must.Sprint("the default, as in Nomad"))
+	a.Job.TaskGroups[0].MaxRunOutcome = MaxRunOutcomeComplete
+	must.Eq(t, AllocClientStatusComplete, a.MaxRunOutcome())
+	a.Job.TaskGroups[0].MaxRunOutcome = MaxRunOutcomeFailed
+	must.Eq(t, AllocClientStatusFailed, a.MaxRunOutcome())
+	a.TaskGroup = "other"
+	must.Eq(t, AllocClientStatusComplete, a.MaxRunOutcome())
+	must.Eq(t, AllocClientStatusComplete, (&Allocation{}).MaxRunOutcome())
+
+	// An allocation a deadline stopped, failed, is still one it stopped.
+	a = budgetAlloc(JobTypeBatch, 1, new(time.Second))
+	a.ClientStatus, a.ClientDescription = AllocClientStatusFailed, AllocTimeoutReasonMaxRunDuration
+	must.True(t, a.MaxRun().Exceeded)
+}

@@ -97,6 +97,9 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	if tg.MaxRunDuration != nil {
 		m["MaxRunDuration"] = durationField(*tg.MaxRunDuration)
 	}
+	if tg.MaxRunOutcome != "" {
+		m["MaxRunOutcome"] = tg.MaxRunOutcome
+	}
 	if tg.ShutdownDelay != nil {
 		m["ShutdownDelay"] = durationField(*tg.ShutdownDelay)
 	}

@@ -299,3 +299,22 @@ func TestDiff_refusesDifferentJobs(t *testing.T) {
 	_, err = (*Job)(nil).Diff(nil, false)
 	must.Error(t, err)
 }
+
+// TestDiff_maxRunExtensions holds that job plan shows the changes of
+// Drover's additions: a task's own limit and warning, the group's outcome.
+func TestDiff_maxRunExtensions(t *testing.T) {
+	old := diffJob()
+	next := old.Copy()
+	next.TaskGroups[0].MaxRunOutcome = MaxRunOutcomeFailed
+	next.TaskGroups[0].Tasks[0].MaxRunDuration = new(5 * time.Second)
+	next.TaskGroups[0].Tasks[0].MaxRunWarning = &MaxRunWarning{Signal: "SIGUSR1", Before: time.Second}
+
+	d := mustDiff(t, old, next, false)
+	tg := d.TaskGroups[0]
+	must.Eq(t, []*FieldDiff{{Type: DiffTypeAdded, Name: "MaxRunOutcome", New: "failed"}}, tg.Fields)
+	must.Eq(t, []*FieldDiff{
+		{Type: DiffTypeAdded, Name: "MaxRunDuration", New: "5000000000"},
+		{Type: DiffTypeAdded, Name: "MaxRunWarning.Before", New: "1000000000"},
+		{Type: DiffTypeAdded, Name: "MaxRunWarning.Signal", New: "SIGUSR1"},
+	}, tg.Tasks[0].Fields)
+}

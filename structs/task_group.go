@@ -17,7 +17,22 @@ type TaskGroup struct {
 	// allocation's CreateTime. Nil means unbounded. Read it through
 	// Allocation.MaxRun, which says when it applies.
 	MaxRunDuration *time.Duration
+	// MaxRunOutcome is how an allocation a deadline stopped ends:
+	// MaxRunOutcomeComplete (also when empty, so that the job reads back
+	// as written) or MaxRunOutcomeFailed. Read it through
+	// Allocation.MaxRunOutcome.
+	MaxRunOutcome string
 }
+
+// The outcomes of an allocation a deadline stopped.
+const (
+	// MaxRunOutcomeComplete: the allocation ends complete, as in Nomad;
+	// it is not rescheduled.
+	MaxRunOutcomeComplete = "complete"
+	// MaxRunOutcomeFailed: the allocation ends failed, and the group's
+	// reschedule policy applies.
+	MaxRunOutcomeFailed = "failed"
+)
 
 // LookupTask returns the task with the given name, or nil.
 func (tg *TaskGroup) LookupTask(name string) *Task {

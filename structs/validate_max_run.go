@@ -8,8 +8,8 @@ import (
 )
 
 // The checks of Drover's additions around max_run_duration, kept together
-// so that the rules read as one: a task's own max_run_duration and its
-// max_run_warning.
+// so that the rules read as one: the group's max_run_outcome, a task's own
+// max_run_duration and its max_run_warning.
 
 // SignalNames are the signals a task may be sent, by name without the
 // "SIG" prefix; the drivers know each of them (drivers.Signal, whose test
@@ -33,6 +33,14 @@ func signalKey(name string) string {
 // validateMaxRunExtensions checks the group's tasks' own limits. A task
 // limit is allowed where the group's is (batch and sysbatch jobs).
 func (tg *TaskGroup) validateMaxRunExtensions(p *problems, where, jobType string) {
+	switch tg.MaxRunOutcome {
+	case "", MaxRunOutcomeComplete, MaxRunOutcomeFailed:
+		if tg.MaxRunOutcome != "" && !AllowsMaxRunDuration(jobType) {
+			p.add(where, "Job type %q does not allow max_run_outcome", jobType)
+		}
+	default:
+		p.add(where, "max_run_outcome must be %q or %q, got %q", MaxRunOutcomeComplete, MaxRunOutcomeFailed, tg.MaxRunOutcome)
+	}
 	for i, t := range tg.Tasks {
 		if t == nil || t.MaxRunDuration == nil {
 			continue

@@ -33,6 +33,17 @@ func TestValidate_maxRunExtensions(t *testing.T) {
 		{name: "task limit on system, second task", jobType: "system", mutate: func(j *Job) { addTask(j, "u").MaxRunDuration = new(time.Minute) },
 			want: []string{`Task group "g" task "u": Job type "system" does not allow max_run_duration`}},
 
+		// max_run_outcome.
+		{name: "outcome failed", jobType: "batch", mutate: func(j *Job) {
+			group(j).MaxRunDuration = new(time.Hour)
+			group(j).MaxRunOutcome = MaxRunOutcomeFailed
+		}},
+		{name: "outcome complete on sysbatch", jobType: "sysbatch", mutate: func(j *Job) { group(j).MaxRunOutcome = MaxRunOutcomeComplete }},
+		{name: "outcome unknown", jobType: "batch", mutate: func(j *Job) { group(j).MaxRunOutcome = "lost" },
+			want: []string{`Task group "g": max_run_outcome must be "complete" or "failed", got "lost"`}},
+		{name: "outcome on service", jobType: "service", mutate: func(j *Job) { group(j).MaxRunOutcome = MaxRunOutcomeFailed },
+			want: []string{`Task group "g": Job type "service" does not allow max_run_outcome`}},
+
 		// max_run_warning.
 		{name: "warning of the task's limit", jobType: "batch", mutate: func(j *Job) {
 			task(j).MaxRunDuration = new(time.Hour)

@@ -154,7 +154,7 @@ func (ar *AllocRunner) Alloc() *structs.Allocation {
 	a := ar.alloc.CopySkipJob()
 	g := ar.groupStatesLocked()
 	a.TaskStates = g.states
-	a.ClientStatus, a.ClientDescription = clientStatus(g, ar.alloc.ClientStatus, ar.arState.KillReason)
+	a.ClientStatus, a.ClientDescription = clientStatus(g, ar.alloc.ClientStatus, ar.arState.KillReason, ar.alloc.MaxRunOutcome())
 	return a
 }
 

@@ -19,24 +19,31 @@ const (
 //
 //   - an allocation the servers already consider lost stays lost;
 //   - one killed for a reason that decides how it ends (max_run_duration:
-//     complete, with that description; see killedClientStatus) ends so
-//     once every task has really stopped;
+//     the group's max_run_outcome, complete or failed, with that
+//     description; see killedClientStatus) ends so once every task has
+//     really stopped;
 //   - otherwise any failed task makes it failed; then it is running while a
 //     task runs or waits to run again after having started (a restart, a
-//     poststop task about to start), pending while no task has started yet,
-//     and complete once every task is dead.
-func clientStatus(g groupStates, serverStatus string, kill state.KillReason) (status, description string) {
+//     poststop task about to start), pending while no task has started yet;
+//   - once every task is dead, one of whose tasks its own max_run_duration
+//     killed ends as the group's max_run_outcome says, with the
+//     description "task exceeded max_run_duration"; any other is complete.
+//
+// outcome is the group's max_run_outcome, as a client status
+// (structs.Allocation.MaxRunOutcome).
+func clientStatus(g groupStates, serverStatus string, kill state.KillReason, outcome string) (status, description string) {
 	if serverStatus == structs.AllocClientStatusLost {
 		return structs.AllocClientStatusLost, descLost
 	}
 	allDead := g.all(func(_ *structs.Task, s *structs.TaskState) bool { return isDead(s) })
-	if status, description, ok := killedClientStatus(kill); ok && allDead {
+	if status, description, ok := killedClientStatus(kill, outcome); ok && allDead {
 		return status, description
 	}
-	var failed, running, pending, started bool
+	var failed, running, pending, started, taskTimedOut bool
 	for _, t := range g.tasks {
 		s := g.state(t.Name)
 		started = started || hasStarted(s)
+		taskTimedOut = taskTimedOut || s.MaxRunExceeded
 		switch {
 		case isDead(s) && s.Failed:
 			failed = true
@@ -56,6 +63,8 @@ func clientStatus(g groupStates, serverStatus string, kill state.KillReason) (st
 		return structs.AllocClientStatusRunning, descRunning
 	case pending:
 		return structs.AllocClientStatusPending, descPending
+	case taskTimedOut:
+		return outcome, structs.TaskTimeoutReasonMaxRunDuration
 	default:
 		return structs.AllocClientStatusComplete, descComplete
 	}

@@ -19,6 +19,7 @@ func TestClientStatus(t *testing.T) {
 		states   map[string]*structs.TaskState
 		server   string
 		kill     state.KillReason
+		outcome  string
 		want     string
 		wantDesc string
 	}{
@@ -44,10 +45,42 @@ func TestClientStatus(t *testing.T) {
 			name: "max_run_duration: complete even with a failed task", states: map[string]*structs.TaskState{"a": failed, "b": succeeded}, kill: exceeded,
 			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
 		},
+		{
+			name: "max_run_duration, outcome failed: all stopped", states: map[string]*structs.TaskState{"a": succeeded, "b": never}, kill: exceeded,
+			outcome: structs.AllocClientStatusFailed, want: structs.AllocClientStatusFailed, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
+		},
+		{
+			name: "max_run_duration, outcome failed: still stopping", states: map[string]*structs.TaskState{"a": running, "b": succeeded}, kill: exceeded,
+			outcome: structs.AllocClientStatusFailed, want: structs.AllocClientStatusRunning, wantDesc: descRunning,
+		},
+		{
+			name: "a task's own limit: running on", states: map[string]*structs.TaskState{"a": timedOut, "b": running},
+			want: structs.AllocClientStatusRunning, wantDesc: descRunning,
+		},
+		{
+			name: "a task's own limit: all done", states: map[string]*structs.TaskState{"a": timedOut, "b": succeeded},
+			want: structs.AllocClientStatusComplete, wantDesc: structs.TaskTimeoutReasonMaxRunDuration,
+		},
+		{
+			name: "a task's own limit, outcome failed: all done", states: map[string]*structs.TaskState{"a": timedOut, "b": succeeded},
+			outcome: structs.AllocClientStatusFailed, want: structs.AllocClientStatusFailed, wantDesc: structs.TaskTimeoutReasonMaxRunDuration,
+		},
+		{
+			name: "a task's own limit: a failure wins", states: map[string]*structs.TaskState{"a": timedOut, "b": failed},
+			outcome: structs.AllocClientStatusFailed, want: structs.AllocClientStatusFailed, wantDesc: descFailed,
+		},
+		{
+			name: "a task's own limit, then the group's: the group's", states: map[string]*structs.TaskState{"a": timedOut, "b": succeeded}, kill: exceeded,
+			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			status, desc := clientStatus(groupStates{tasks: tasks, states: c.states}, c.server, c.kill)
+			outcome := c.outcome
+			if outcome == "" {
+				outcome = structs.AllocClientStatusComplete
+			}
+			status, desc := clientStatus(groupStates{tasks: tasks, states: c.states}, c.server, c.kill, outcome)
 			must.Eq(t, c.want, status)
 			must.Eq(t, c.wantDesc, desc)
 		})

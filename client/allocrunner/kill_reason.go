@@ -42,11 +42,12 @@ func killEventMessage(reason state.KillReason) string {
 }
 
 // killedClientStatus is how an allocation killed for reason ends once
-// every task has stopped; ok is false when its tasks' states decide, as
-// for an allocation that was not killed.
-func killedClientStatus(reason state.KillReason) (status, description string, ok bool) {
+// every task has stopped, outcome being its group's
+// (structs.Allocation.MaxRunOutcome); ok is false when its tasks' states
+// decide, as for an allocation that was not killed.
+func killedClientStatus(reason state.KillReason, outcome string) (status, description string, ok bool) {
 	if reason == state.KillReasonMaxRunDuration {
-		return structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration, true
+		return outcome, structs.AllocTimeoutReasonMaxRunDuration, true
 	}
 	return "", "", false
 }

@@ -66,9 +66,17 @@ func TestKillReasonPolicy(t *testing.T) {
 		t.Run(string(tc.reason), func(t *testing.T) {
 			must.Eq(t, tc.runsPoststop, runsPoststop(tc.reason))
 			must.Eq(t, tc.message, killEventMessage(tc.reason))
-			status, description, ok := killedClientStatus(tc.reason)
+			status, description, ok := killedClientStatus(tc.reason, structs.AllocClientStatusComplete)
 			must.Eq(t, tc.status != "", ok)
 			must.Eq(t, tc.status, status)
+			must.Eq(t, tc.description, description)
+			// max_run_outcome = "failed" changes the status, not the
+			// description.
+			status, description, ok = killedClientStatus(tc.reason, structs.AllocClientStatusFailed)
+			must.Eq(t, tc.status != "", ok)
+			if ok {
+				must.Eq(t, structs.AllocClientStatusFailed, status)
+			}
 			must.Eq(t, tc.description, description)
 		})
 	}

@@ -26,6 +26,7 @@ var (
 	failed    = &structs.TaskState{State: structs.TaskStateDead, StartedAt: t0, FinishedAt: t0, Failed: true}
 	restarted = &structs.TaskState{State: structs.TaskStatePending, StartedAt: t0, Restarts: 1}
 	never     = &structs.TaskState{State: structs.TaskStateDead, FinishedAt: t0}
+	timedOut  = &structs.TaskState{State: structs.TaskStateDead, StartedAt: t0, FinishedAt: t0, MaxRunExceeded: true}
 )
 
 func TestGroupStates_MayStart(t *testing.T) {

@@ -52,7 +52,7 @@ func TestAllocRunner_TaskMaxRunKillsOnlyThatTask(t *testing.T) {
 		must.Nil(t, lastEvent(sibling, structs.TaskKilling))
 		must.False(t, sibling.MaxRunExceeded)
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.NotEq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		must.Eq(t, structs.TaskTimeoutReasonMaxRunDuration, a.ClientDescription)
 		rs, err := h.db.GetAllocRunnerState(a.ID)
 		must.NoError(t, err)
 		must.True(t, rs == nil || rs.KillReason == "", must.Sprint("a task's limit is no kill of the allocation"))
@@ -100,6 +100,58 @@ func TestAllocRunner_TaskAndGroupMaxRunEarlierWins(t *testing.T) {
 				mustExceeded(t, h)
 				mustKilledForMaxRun(t, a.TaskStates["other"], "other")
 				must.Eq(t, start.Add(10*time.Second), a.TaskStates["other"].FinishedAt)
+			})
+		})
+	}
+}
+
+func TestAllocRunner_MaxRunOutcomeFailed(t *testing.T) {
+	cases := []struct {
+		name     string
+		alloc    func() *structs.Allocation
+		wantDesc string
+	}{
+		{name: "the group's deadline", alloc: func() *structs.Allocation {
+			return budgeted(testAlloc(
+				mockTask("main", map[string]any{"run_for": "1h"}),
+				mockTask("quick", map[string]any{"run_for": "2s"}),
+			), 10*time.Second)
+		}, wantDesc: structs.AllocTimeoutReasonMaxRunDuration},
+		{name: "a task's own deadline", alloc: func() *structs.Allocation {
+			return testAlloc(
+				withOwnLimit(mockTask("main", map[string]any{"run_for": "1h"}), 10*time.Second),
+				mockTask("quick", map[string]any{"run_for": "2s"}),
+			)
+		}, wantDesc: structs.TaskTimeoutReasonMaxRunDuration},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				alloc := tc.alloc()
+				alloc.Job.TaskGroups[0].MaxRunOutcome = structs.MaxRunOutcomeFailed
+				h := newARHarness(t, alloc)
+				start := time.Now()
+				go h.ar.Run()
+
+				time.Sleep(10*time.Second - time.Nanosecond)
+				must.Eq(t, structs.AllocClientStatusRunning, h.ar.Alloc().ClientStatus)
+				<-h.ar.WaitCh()
+
+				a := h.ar.Alloc()
+				must.Eq(t, structs.AllocClientStatusFailed, a.ClientStatus)
+				must.Eq(t, tc.wantDesc, a.ClientDescription)
+				must.Eq(t, a.ClientStatus, h.handler.last().ClientStatus)
+				main := a.TaskStates["main"]
+				must.Eq(t, start.Add(10*time.Second), main.FinishedAt)
+				must.False(t, main.Failed, must.Sprint("the allocation fails, not the task"))
+				must.Eq(t, 0, countType(main, structs.TaskRestarting))
+				quick := a.TaskStates["quick"]
+				must.Eq(t, start.Add(2*time.Second), quick.FinishedAt)
+				must.Nil(t, lastEvent(quick, structs.TaskKilling))
+				// The servers never saw it complete: no client update said so.
+				for _, u := range h.handler.updates {
+					must.NotEq(t, structs.AllocClientStatusComplete, u.ClientStatus)
+				}
 			})
 		})
 	}

@@ -104,6 +104,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 	if in.Count != nil {
 		tg.Count = *in.Count
 	}
+	tg.MaxRunOutcome = deref(in.MaxRunOutcome)
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
 		restartBase = structs.DefaultRestartPolicy(jobType)

@@ -64,6 +64,9 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 		ShutdownDelay:    clonePtr(tg.ShutdownDelay),
 		MaxRunDuration:   clonePtr(tg.MaxRunDuration),
 	}
+	if tg.MaxRunOutcome != "" {
+		out.MaxRunOutcome = new(tg.MaxRunOutcome)
+	}
 	if tg.Tasks != nil {
 		out.Tasks = make([]*api.Task, len(tg.Tasks))
 		for i, t := range tg.Tasks {
