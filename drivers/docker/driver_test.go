@@ -233,3 +233,42 @@ func TestDriver_TaskStats(t *testing.T) {
 	_, err = d.TaskStats(context.Background(), cfg.ID)
 	must.ErrorContains(t, err, "not running")
 }
+
+// TestDriver_EngineTakesEveryOption starts a container with every task
+// option the engine applies, and checks that the engine did.
+func TestDriver_EngineTakesEveryOption(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dockertest.ImageOptions{})
+	d := newTestDriver(t, nil)
+	cfg, _ := newTaskConfig(t, e.image.Ref)
+	must.NoError(t, os.MkdirAll(filepath.Join(cfg.TaskDir, "data"), 0o755))
+	cfg.Config["entrypoint"] = []any{"/testapp"}
+	cfg.Config["args"] = []any{"write", "data.txt", "in work_dir", "cat", "/data/data.txt"}
+	cfg.Config["work_dir"] = "/data"
+	cfg.Config["volumes"] = []any{"data:/data"}
+	cfg.Config["network_mode"] = "none"
+	cfg.Config["cap_drop"] = []any{"ALL"}
+	cfg.Config["cap_add"] = []any{"chown"}
+	cfg.Config["ulimit"] = map[string]any{"nofile": "256:512"}
+	cfg.Config["shm_size"] = 8 << 20
+	cfg.Config["init"] = true
+	cfg.Config["auth"] = map[string]any{"username": "u", "password": "p"}
+	startTask(t, d, cfg)
+	res := waitResult(t, d, cfg.ID)
+	must.Eq(t, 0, res.ExitCode, must.Sprintf("stderr: %s", readLog(t, cfg.StderrPath)))
+	must.Eq(t, "in work_dir", readLog(t, cfg.StdoutPath))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	insp, err := e.engine.ContainerInspect(ctx, containerName(cfg), client.ContainerInspectOptions{})
+	must.NoError(t, err)
+	hc := insp.Container.HostConfig
+	must.Eq(t, "none", string(hc.NetworkMode))
+	must.Eq(t, []string{"ALL"}, hc.CapDrop)
+	must.Eq(t, []string{"CAP_CHOWN"}, hc.CapAdd)
+	must.Eq(t, int64(8<<20), hc.ShmSize)
+	must.True(t, *hc.Init)
+	must.SliceLen(t, 1, hc.Ulimits)
+	must.Eq(t, int64(512), hc.Ulimits[0].Hard)
+	must.Eq(t, "/data", insp.Container.Config.WorkingDir)
+}
