@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,24 +126,35 @@ func TestDocker_MaxRunWhileRunning(t *testing.T) {
 	running := a.waitAllocs("docker-maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
 	must.SliceLen(t, 2, allocContainers(t, engine, running.ID))
 
-	// The stats endpoint reads the containers' cgroups from the engine.
-	var stats struct {
-		Tasks map[string]struct {
-			ResourceUsage struct {
-				MemoryStats struct {
-					RSS      uint64
-					Measured []string
+	// The stats endpoint reads the containers' cgroups from the engine,
+	// once each task runs (the allocation runs with its first).
+	a.waitFor("both containers' stats", 20*time.Second, func() error {
+		var stats struct {
+			Tasks map[string]struct {
+				ResourceUsage struct {
+					MemoryStats struct {
+						RSS      uint64
+						Measured []string
+					}
 				}
 			}
 		}
-	}
-	resp, err := http.Get(a.Addr + "/v1/client/allocation/" + running.ID + "/stats")
-	must.NoError(t, err)
-	must.NoError(t, json.NewDecoder(resp.Body).Decode(&stats))
-	resp.Body.Close()
-	mem := stats.Tasks["polite"].ResourceUsage.MemoryStats
-	must.SliceContains(t, mem.Measured, "Cache", must.Sprintf("memory stats %+v", mem))
-	must.Positive(t, mem.RSS)
+		resp, err := http.Get(a.Addr + "/v1/client/allocation/" + running.ID + "/stats")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
+			return err
+		}
+		for _, name := range []string{"polite", "stubborn"} {
+			mem := stats.Tasks[name].ResourceUsage.MemoryStats
+			if !slices.Contains(mem.Measured, "Cache") || mem.RSS == 0 {
+				return fmt.Errorf("%w: %s: memory stats %+v", errNotYet, name, mem)
+			}
+		}
+		return nil
+	})
 
 	done := a.waitAllocs("docker-maxrun", 1, "terminal", 45*time.Second, terminal)[0]
 	mustEndByDeadline(t, done)

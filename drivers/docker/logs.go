@@ -152,10 +152,10 @@ func (ls *logStream) run(ctx context.Context) {
 			return
 		case <-ls.exited:
 			retry.Stop()
-			if err != nil {
-				// Collect what the container wrote before it stopped.
-				_ = ls.copyOnce(ctx)
-			}
+			// A stream the engine ends as the container stops can miss
+			// the container's last output: one more pass, from the last
+			// message written, collects it.
+			_ = ls.copyOnce(ctx)
 			return
 		case <-retry.C:
 		}
@@ -179,9 +179,12 @@ func (ls *logStream) copyOnce(ctx context.Context) error {
 
 // copyFrames demultiplexes the engine's log stream: frames of an 8-byte
 // header (stream, 3 zero bytes, big-endian length) and a payload that
-// starts with the message's time. Messages up to the last one written
-// are skipped: `since` includes it.
+// starts with the message's time. Messages up to the last one an earlier
+// pass wrote are skipped: `since` includes it. Within a pass nothing is
+// skipped: the engine stores stdout and stderr as two copiers deliver
+// them, so a message can follow a later one of the other stream.
 func (ls *logStream) copyFrames(r *bufio.Reader) error {
+	written := ls.last
 	var hdr [8]byte
 	var buf []byte
 	for {
@@ -201,7 +204,7 @@ func (ls *logStream) copyFrames(r *bufio.Reader) error {
 			return err
 		}
 		at, msg := splitTimestamp(frame)
-		skip := !at.IsZero() && !ls.last.IsZero() && !at.After(ls.last)
+		skip := !at.IsZero() && !written.IsZero() && !at.After(written)
 		dst := ls.stdout
 		if hdr[0] == 2 {
 			dst = ls.stderr
@@ -219,7 +222,7 @@ func (ls *logStream) copyFrames(r *bufio.Reader) error {
 				return err
 			}
 		}
-		if !skip && !at.IsZero() {
+		if !skip && at.After(ls.last) {
 			ls.record(at)
 		}
 	}
@@ -236,7 +239,7 @@ func (ls *logStream) write(dst *logrotate.Rotator, msg []byte) {
 	}
 }
 
-// record keeps the time of the last message written.
+// record keeps the time of the latest message written.
 func (ls *logStream) record(at time.Time) {
 	ls.last = at
 	if ls.pos == nil {
