@@ -133,8 +133,9 @@ func (c *Client) runningTask(allocID, task string) (drivers.Driver, *drivers.Tas
 	return drv, st, true
 }
 
-// taskUsageTimeout bounds a driver's answer about a task's usage.
-const taskUsageTimeout = 2 * time.Second
+// taskUsageTimeout bounds a driver's answer about a task's usage: an
+// engine on a loaded machine can take seconds.
+const taskUsageTimeout = 5 * time.Second
 
 // taskUsage asks the task's driver what the task uses, when the driver
 // measures that itself (a container's cgroup), and when the task started.

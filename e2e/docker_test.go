@@ -91,6 +91,8 @@ func TestDocker_DesignJob(t *testing.T) {
 // TestDocker_MaxRunWhileRunning kills running containers at the
 // deadline with the task's kill_signal, and SIGKILLs the one that
 // ignores it after kill_timeout; `alloc logs` shows what each printed.
+// The budget leaves both containers time to start, and the test time to
+// read their stats, on a loaded machine.
 func TestDocker_MaxRunWhileRunning(t *testing.T) {
 	t.Parallel()
 	skipShort(t)
@@ -102,7 +104,7 @@ func TestDocker_MaxRunWhileRunning(t *testing.T) {
 	a.runJob(fmt.Sprintf(`job "docker-maxrun" {
   type = "batch"
   group "g" {
-    max_run_duration = "4s"
+    max_run_duration = "10s"
     task "polite" {
       driver       = "docker"
       kill_signal  = "SIGTERM"
@@ -158,7 +160,7 @@ func TestDocker_MaxRunWhileRunning(t *testing.T) {
 
 	done := a.waitAllocs("docker-maxrun", 1, "terminal", 45*time.Second, terminal)[0]
 	mustEndByDeadline(t, done)
-	deadline := deadlineOf(t, done, 4*time.Second)
+	deadline := deadlineOf(t, done, 10*time.Second)
 	mustBeKilledByDeadline(t, done, "polite")
 	mustBeKilledByDeadline(t, done, "stubborn")
 	// The polite one goes on its signal; the stubborn one runs out its
@@ -181,7 +183,9 @@ func TestDocker_MaxRunWhileRunning(t *testing.T) {
 func TestDocker_AgentRestart(t *testing.T) {
 	t.Parallel()
 	skipShort(t)
-	const budget = 10 * time.Second
+	// Long enough for both containers to start, one to exit while the
+	// agent is down and the agent to come back, on a loaded machine.
+	const budget = 20 * time.Second
 	engine := dockertest.Engine(t)
 	reg := dockertest.NewRegistry(t)
 	img := dockertest.PushImage(t, reg, dockertest.ImageOptions{})
@@ -190,7 +194,7 @@ func TestDocker_AgentRestart(t *testing.T) {
 	first.runJob(fmt.Sprintf(`job "lives-on" {
   type = "batch"
   group "g" {
-    max_run_duration = "10s"
+    max_run_duration = "20s"
     task "t" {
       driver = "docker"
       config {
