@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -146,4 +147,48 @@ func TestMaxRun_TaskLimitSurvivesAgentRestart(t *testing.T) {
 	must.True(t, off >= -restartTolerance && off <= restartTolerance, must.Sprintf(
 		"task finished %s from its original deadline; want within ±%s", off, restartTolerance))
 	must.Eq(t, 1, countEvents(ts, "Started"), must.Sprintf("re-attached, not started again: %v", events(ts)))
+}
+
+// TestMaxRun_TaskEnvironment runs tasks that print their deadline
+// variables: each sees the first deadline that applies to it, in Unix
+// seconds, and its budget in seconds, also through interpolation.
+func TestMaxRun_TaskEnvironment(t *testing.T) {
+	t.Parallel()
+	a := startDevAgent(t)
+	a.runJob(`job "env" {
+  type = "batch"
+  group "g" {
+    max_run_duration = "1h"
+    task "group" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/sh"
+        args    = ["-c", "echo \"$NOMAD_MAX_RUN_DEADLINE $NOMAD_MAX_RUN_DURATION ${NOMAD_MAX_RUN_DEADLINE}\""]
+      }
+    }
+    task "own" {
+      driver           = "raw_exec"
+      max_run_duration = "90s"
+      config {
+        command = "/bin/sh"
+        args    = ["-c", "echo \"$NOMAD_MAX_RUN_DEADLINE $NOMAD_MAX_RUN_DURATION ${NOMAD_MAX_RUN_DEADLINE}\""]
+      }
+    }
+  }
+}`)
+	done := a.waitAllocs("env", 1, "complete", 40*time.Second, clientStatus(api.AllocClientStatusComplete))[0]
+	deadline := deadlineOf(t, done, time.Hour)
+	for name, want := range map[string]struct {
+		deadline time.Time
+		budget   string
+	}{
+		"group": {deadline, "3600"},
+		"own":   {task(t, done, "own").RunnerStartedAt.Add(90 * time.Second), "90"},
+	} {
+		ts := task(t, done, name)
+		must.Eq(t, want.deadline.UnixNano(), ts.MaxRunDeadline, must.Sprintf("task %q", name))
+		unix := strconv.FormatInt(want.deadline.Unix(), 10)
+		out := a.mustCLI("alloc logs", done.ID, name)
+		must.Eq(t, unix+" "+want.budget+" "+unix+"\n", out, must.Sprintf("task %q printed %q", name, out))
+	}
 }

@@ -106,9 +106,17 @@ func runnerStartedAt(ts *structs.TaskState, now time.Time) time.Time {
 // maxRunView is the allocation as the runner holds it now, with the
 // task's own state, for the deadline definition to read.
 func (tr *TaskRunner) maxRunView() *structs.Allocation {
+	alloc, _ := tr.snapshot()
+	return tr.withOwnState(alloc)
+}
+
+// withOwnState is a shallow copy of alloc whose task states are the task's
+// own, as the runner holds it now: its anchor, whether its limit killed it,
+// when it was warned.
+func (tr *TaskRunner) withOwnState(alloc *structs.Allocation) *structs.Allocation {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	a := *tr.alloc
+	a := *alloc
 	a.TaskStates = map[string]*structs.TaskState{tr.taskName: {
 		RunnerStartedAt: tr.state.RunnerStartedAt,
 		MaxRunExceeded:  tr.state.MaxRunExceeded,

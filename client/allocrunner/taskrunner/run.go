@@ -83,7 +83,7 @@ func waitIdle[T any](tr *TaskRunner, ready <-chan T) bool {
 // runner must stop.
 func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 	alloc, task := tr.snapshot()
-	env := buildTaskEnv(alloc, task, tr.taskDir, tr.node)
+	env := buildTaskEnv(tr.withOwnState(alloc), task, tr.taskDir, tr.node)
 
 	ctx, cancel := context.WithCancel(tr.killCtx)
 	stop := context.AfterFunc(tr.shutdownCtx, cancel)

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/structs"
@@ -31,6 +32,11 @@ const (
 	envMemoryLimit    = "NOMAD_MEMORY_LIMIT"
 	envMemoryMaxLimit = "NOMAD_MEMORY_MAX_LIMIT"
 	envMetaPrefix     = "NOMAD_META_"
+
+	// Drover's: the first max_run_duration deadline that applies to the
+	// task (Unix seconds) and its budget (seconds), both rounded down.
+	envMaxRunDeadline = "NOMAD_MAX_RUN_DEADLINE"
+	envMaxRunDuration = "NOMAD_MAX_RUN_DURATION"
 )
 
 // taskEnv is a task's environment and the node it runs on: together they
@@ -42,7 +48,8 @@ type taskEnv struct {
 
 // buildTaskEnv returns the environment of task in alloc: the NOMAD_*
 // variables, then the task's own env block, whose values may refer to the
-// NOMAD_* variables and the node.
+// NOMAD_* variables and the node. alloc's state of the task must hold the
+// task's anchor (RunnerStartedAt), for NOMAD_MAX_RUN_DEADLINE.
 func buildTaskEnv(alloc *structs.Allocation, task *structs.Task, dir *allocdir.TaskDir, node *structs.Node) *taskEnv {
 	base := nomadVars(alloc, task, dir, node)
 	env := &taskEnv{vars: base, node: node}
@@ -97,6 +104,10 @@ func nomadVars(alloc *structs.Allocation, task *structs.Task, dir *allocdir.Task
 		if r.Cores > 0 {
 			vars[envCPUCores] = strconv.Itoa(r.Cores)
 		}
+	}
+	if m := alloc.TaskDeadline(task.Name); m.HasDeadline() {
+		vars[envMaxRunDeadline] = strconv.FormatInt(m.Deadline.Unix(), 10)
+		vars[envMaxRunDuration] = strconv.FormatInt(int64(m.Budget/time.Second), 10)
 	}
 	for k, v := range meta {
 		// Both spellings, as Nomad offers: the key as written and in

@@ -1,7 +1,9 @@
 package taskrunner
 
 import (
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -134,4 +136,49 @@ func TestTaskEnv_WithoutNode(t *testing.T) {
 	must.NoError(t, err)
 	env := buildTaskEnv(alloc, task, td, nil)
 	must.Eq(t, "${node.datacenter} web", env.replace("${node.datacenter} ${NOMAD_TASK_NAME}"))
+}
+
+func TestTaskEnv_MaxRunDeadline(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 600_000_000, time.UTC)
+	begun := created.Add(90 * time.Second)
+	cases := []struct {
+		name         string
+		group, own   *time.Duration
+		wantDeadline time.Time
+		wantDuration string
+	}{
+		{name: "the group's", group: new(10*time.Minute + 500*time.Millisecond),
+			wantDeadline: created.Add(10*time.Minute + 500*time.Millisecond), wantDuration: "600"},
+		{name: "the task's own, earlier", group: new(time.Hour), own: new(5 * time.Minute),
+			wantDeadline: begun.Add(5 * time.Minute), wantDuration: "300"},
+		{name: "the group's, earlier", group: new(2 * time.Minute), own: new(5 * time.Minute),
+			wantDeadline: created.Add(2 * time.Minute), wantDuration: "120"},
+		{name: "none"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			task := testTask("web", nil)
+			task.MaxRunDuration = tc.own
+			alloc := testAlloc(structs.JobTypeBatch, task)
+			alloc.CreateTime = created.UnixNano()
+			alloc.Job.TaskGroups[0].MaxRunDuration = tc.group
+			alloc.TaskStates = map[string]*structs.TaskState{"web": {RunnerStartedAt: begun}}
+			ad, err := allocdir.New("/data/allocs", alloc.ID)
+			must.NoError(t, err)
+			td, err := ad.TaskDir("web")
+			must.NoError(t, err)
+			task.Env = map[string]string{"LEFT_UNTIL": "${NOMAD_MAX_RUN_DEADLINE}"}
+
+			vars := buildTaskEnv(alloc, task, td, nil).Map()
+			if tc.wantDeadline.IsZero() {
+				must.MapNotContainsKey(t, vars, "NOMAD_MAX_RUN_DEADLINE")
+				must.MapNotContainsKey(t, vars, "NOMAD_MAX_RUN_DURATION")
+				return
+			}
+			deadline := strconv.FormatInt(tc.wantDeadline.Unix(), 10)
+			must.Eq(t, deadline, vars["NOMAD_MAX_RUN_DEADLINE"])
+			must.Eq(t, tc.wantDuration, vars["NOMAD_MAX_RUN_DURATION"])
+			must.Eq(t, deadline, vars["LEFT_UNTIL"], must.Sprint("available to interpolation"))
+		})
+	}
 }
