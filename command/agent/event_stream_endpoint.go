@@ -14,14 +14,13 @@ import (
 	"github.com/drover-io/drover/nomad/stream"
 )
 
-// Timing of the event stream: an idle stream sends a heartbeat, {}, so that
-// clients and proxies know it is alive, as Nomad's does; a frame that the
-// consumer does not take within eventWriteTimeout (its connection's
-// buffers are full: it stopped reading) ends the stream.
-const (
-	eventHeartbeatEvery = 10 * time.Second
-	eventWriteTimeout   = 10 * time.Second
-)
+// eventHeartbeatEvery is how long an idle stream waits before it sends a
+// heartbeat, {}, so that clients and proxies know it is alive, as Nomad's
+// does. A frame the consumer does not take within the limits'
+// http_write_timeout (its connection's buffers are full: it stopped
+// reading) ends the stream: the route is long-lived, so each write gets
+// that deadline of its own.
+const eventHeartbeatEvery = 10 * time.Second
 
 // maxEventTopics bounds the topic filters of one request.
 const maxEventTopics = 64
@@ -116,13 +115,8 @@ func nextBatch(ctx context.Context, sub *stream.Subscription) (*stream.Batch, er
 	return sub.Next(ctx)
 }
 
-// writeEventFrame writes one frame and flushes it to the client within
-// eventWriteTimeout. The deadline replaces the server's write timeout,
-// which would cut every stream off after a fixed time.
+// writeEventFrame writes one frame and flushes it to the client.
 func writeEventFrame(rc *http.ResponseController, w http.ResponseWriter, frame []byte) error {
-	if err := rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return err
-	}
 	if len(frame) > 0 {
 		if _, err := w.Write(frame); err != nil {
 			return err
