@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/drover-io/drover/api"
@@ -69,21 +70,45 @@ func encodeEvent(e *stream.Event) ([]byte, error) {
 	return out, nil
 }
 
-// appendEventFrame appends the frame of one batch, a line of NDJSON:
-// {"Index":N,"Events":[...]}.
-func appendEventFrame(buf []byte, b *stream.Batch) ([]byte, error) {
-	buf = append(buf, `{"Index":`...)
-	buf = strconv.AppendUint(buf, b.Index, 10)
-	buf = append(buf, `,"Events":[`...)
+// writeEventFrame writes the frame of one batch, a line of NDJSON,
+// {"Index":N,"Events":[...]}, straight from the events' shared encodings:
+// a stream holds no copy of them. It encodes every event before it writes
+// anything, so that a failed encoding leaves no partial line.
+func writeEventFrame(w io.Writer, b *stream.Batch) (int, error) {
+	encoded := make([][]byte, len(b.Events))
 	for i, e := range b.Events {
-		encoded, err := e.Encoded(encodeEvent)
-		if err != nil {
-			return buf, err
+		var err error
+		if encoded[i], err = e.Encoded(encodeEvent); err != nil {
+			return 0, err
 		}
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, encoded...)
 	}
-	return append(buf, "]}\n"...), nil
+	var head [64]byte
+	h := append(head[:0], `{"Index":`...)
+	h = strconv.AppendUint(h, b.Index, 10)
+	h = append(h, `,"Events":[`...)
+	written := 0
+	write := func(p []byte) error {
+		n, err := w.Write(p)
+		written += n
+		return err
+	}
+	if err := write(h); err != nil {
+		return written, err
+	}
+	for i, e := range encoded {
+		if i > 0 {
+			if err := write(comma); err != nil {
+				return written, err
+			}
+		}
+		if err := write(e); err != nil {
+			return written, err
+		}
+	}
+	return written, write(frameEnd)
 }
+
+var (
+	comma    = []byte{','}
+	frameEnd = []byte("]}\n")
+)

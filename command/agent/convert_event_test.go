@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -21,8 +22,11 @@ func TestEncodeEvent(t *testing.T) {
 	e := &stream.Event{Topic: stream.TopicAllocation, Type: stream.TypeAllocationUpdated, Key: "a1",
 		Namespace: "default", FilterKeys: []string{"maxrun"}, Index: 42, Payload: alloc}
 
-	frame, err := appendEventFrame(nil, &stream.Batch{Index: 42, Events: []*stream.Event{e, e}})
+	var out bytes.Buffer
+	n, err := writeEventFrame(&out, &stream.Batch{Index: 42, Events: []*stream.Event{e, e}})
 	must.NoError(t, err)
+	frame := out.Bytes()
+	must.Eq(t, len(frame), n)
 	must.Eq(t, '\n', frame[len(frame)-1])
 	var got struct {
 		Index  uint64
@@ -46,10 +50,15 @@ func TestEncodeEvent(t *testing.T) {
 	must.Eq[any](t, float64(time.Unix(1700000010, 0).UnixNano()), a["MaxRunDeadline"])
 
 	purged := &stream.Event{Topic: stream.TopicJob, Type: stream.TypeJobDeregistered, Key: "maxrun", Payload: job, Deleted: true}
-	out, err := encodeEvent(purged)
+	encoded, err := encodeEvent(purged)
 	must.NoError(t, err)
-	must.StrContains(t, string(out), `"Deleted":true`)
+	must.StrContains(t, string(encoded), `"Deleted":true`)
 
-	_, err = encodeEvent(&stream.Event{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: "x", Payload: "what"})
+	bad := &stream.Event{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: "x", Payload: "what"}
+	_, err = encodeEvent(bad)
 	must.ErrorContains(t, err, "payload of unknown type string")
+	out.Reset()
+	_, err = writeEventFrame(&out, &stream.Batch{Index: 43, Events: []*stream.Event{purged, bad}})
+	must.ErrorContains(t, err, "payload of unknown type string")
+	must.Eq(t, 0, out.Len(), must.Sprint("no partial frame"))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -21,6 +22,20 @@ import (
 // reading) ends the stream: the route is long-lived, so each write gets
 // that deadline of its own.
 const eventHeartbeatEvery = 10 * time.Second
+
+// eventWriteGap is the least time between two wake-ups of one stream. An
+// event after a quiet spell goes out at once; during a burst of writes a
+// stream sends what piled up in the gap in one write instead of one write
+// per raft index, which bounds what each consumer costs the server (a
+// wake-up and a write per gap, not per event) and keeps the FSM's pace
+// its own. maxEventWrite bounds one such write (the rest waits for the
+// next gap). The frames are written straight from the events' shared
+// encodings, so an idle consumer costs the server its connection and
+// little more.
+const (
+	eventWriteGap = 10 * time.Millisecond
+	maxEventWrite = 256 << 10
+)
 
 // maxEventTopics bounds the topic filters of one request.
 const maxEventTopics = 64
@@ -79,50 +94,101 @@ func (s *HTTPServer) streamEvents(w http.ResponseWriter, r *http.Request, sub *s
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	if err := writeEventFrame(rc, w, nil); err != nil {
+	if err := rc.Flush(); err != nil {
 		return
 	}
-	var buf []byte
+	ctx := r.Context()
 	for {
-		batch, err := nextBatch(r.Context(), sub)
-		switch {
-		case r.Context().Err() != nil:
-			return
-		case errors.Is(err, context.DeadlineExceeded):
-			buf = append(buf[:0], "{}\n"...)
-		case err != nil:
-			s.logger.Debug("event stream ended", "remote", r.RemoteAddr, "error", err)
-			writeEventFrame(rc, w, errorFrame(err))
-			return
-		default:
-			if buf, err = appendEventFrame(buf[:0], batch); err != nil {
-				s.logger.Error("event stream ended", "error", err)
-				writeEventFrame(rc, w, errorFrame(err))
+		batch, err := sub.TryNext()
+		heartbeat := false
+		if batch == nil && err == nil {
+			err = waitForEvents(ctx, sub)
+			switch {
+			case ctx.Err() != nil:
 				return
+			case errors.Is(err, context.DeadlineExceeded):
+				heartbeat, err = true, nil
+			case err == nil:
+				batch, err = sub.TryNext()
 			}
 		}
-		if err := writeEventFrame(rc, w, buf); err != nil {
-			s.logger.Debug("event stream consumer gone", "remote", r.RemoteAddr, "error", err)
+		if batch == nil && err == nil && !heartbeat {
+			// Woken by events this stream does not send: nothing to
+			// write, but the same pause, so that a stream that filters
+			// wakes at most once a gap however busy the cluster.
+			if !pause(ctx, eventWriteGap) {
+				return
+			}
+			continue
+		}
+		var werr error
+		end := err // ends the stream once what came before it is written
+		switch {
+		case heartbeat:
+			_, werr = w.Write(heartbeatFrame)
+		case batch != nil:
+			werr, end = writeReadyFrames(w, batch, sub)
+		}
+		if werr == nil && end != nil {
+			s.logger.Debug("event stream ended", "remote", r.RemoteAddr, "error", end)
+			_, werr = w.Write(errorFrame(end))
+		}
+		if werr == nil {
+			werr = rc.Flush()
+		}
+		if werr != nil {
+			s.logger.Debug("event stream consumer gone", "remote", r.RemoteAddr, "error", werr)
+			return
+		}
+		if end != nil || !pause(ctx, eventWriteGap) {
 			return
 		}
 	}
 }
 
-// nextBatch waits for the next batch for at most the heartbeat interval.
-func nextBatch(ctx context.Context, sub *stream.Subscription) (*stream.Batch, error) {
-	ctx, cancel := context.WithTimeout(ctx, eventHeartbeatEvery)
-	defer cancel()
-	return sub.Next(ctx)
-}
+var heartbeatFrame = []byte("{}\n")
 
-// writeEventFrame writes one frame and flushes it to the client.
-func writeEventFrame(rc *http.ResponseController, w http.ResponseWriter, frame []byte) error {
-	if len(frame) > 0 {
-		if _, err := w.Write(frame); err != nil {
-			return err
+// writeReadyFrames writes the frame of batch and of every batch after it
+// that is ready now, up to maxEventWrite bytes. It returns the write's
+// error, and the error that ends the subscription, if one came.
+func writeReadyFrames(w io.Writer, batch *stream.Batch, sub *stream.Subscription) (werr, end error) {
+	written := 0
+	for batch != nil {
+		n, err := writeEventFrame(w, batch)
+		written += n
+		switch {
+		case err != nil && n > 0:
+			return err, nil
+		case err != nil:
+			return nil, err // an event that cannot be encoded
+		case written >= maxEventWrite:
+			return nil, nil
+		}
+		if batch, err = sub.TryNext(); err != nil {
+			return nil, err
 		}
 	}
-	return rc.Flush()
+	return nil, nil
+}
+
+// pause waits d, or until ctx ends, which it reports as false.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// waitForEvents waits for a publish after what sub has read, for at most
+// the heartbeat interval (context.DeadlineExceeded).
+func waitForEvents(ctx context.Context, sub *stream.Subscription) error {
+	ctx, cancel := context.WithTimeout(ctx, eventHeartbeatEvery)
+	defer cancel()
+	return sub.Wait(ctx)
 }
 
 // errorFrame is the last frame of a stream that the server ends.

@@ -366,14 +366,33 @@ func TestEventStream_HeartbeatWhenIdle(t *testing.T) {
 		must.Eq(t, "{}\n", w.body())
 		must.Eq(t, "application/json", w.header.Get("Content-Type"))
 
-		broker.Publish(7, []*stream.Event{{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: "j", Namespace: "default", Payload: &structs.Job{ID: "j"}}})
+		// An event within eventWriteGap of the last write waits for the
+		// gap's end; every batch that came meanwhile goes out in the same
+		// write.
+		job := func(id string) []*stream.Event {
+			return []*stream.Event{{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: id, Namespace: "default", Payload: &structs.Job{ID: id}}}
+		}
+		broker.Publish(7, job("a"))
+		broker.Publish(8, job("b"))
+		synctest.Wait()
+		must.Eq(t, "{}\n", w.body())
+		time.Sleep(eventWriteGap)
 		synctest.Wait()
 		lines := strings.Split(strings.TrimSpace(w.body()), "\n")
-		must.Len(t, 2, lines)
+		must.Len(t, 3, lines)
+		must.Eq(t, 3, w.flushCount(), must.Sprint("the headers, the heartbeat, then both frames at once"))
 		var frame nomadapi.Events
 		must.NoError(t, json.Unmarshal([]byte(lines[1]), &frame))
 		must.Eq(t, 7, frame.Index)
-		must.Eq(t, []string{"Job JobRegistered j"}, eventLines(frame.Events))
+		must.Eq(t, []string{"Job JobRegistered a"}, eventLines(frame.Events))
+		must.NoError(t, json.Unmarshal([]byte(lines[2]), &frame))
+		must.Eq(t, []string{"Job JobRegistered b"}, eventLines(frame.Events))
+
+		// After a quiet spell an event goes out at once.
+		time.Sleep(time.Second)
+		broker.Publish(9, job("c"))
+		synctest.Wait()
+		must.StrContains(t, w.body(), `"Key":"c"`)
 
 		cancel()
 		<-done
@@ -383,19 +402,30 @@ func TestEventStream_HeartbeatWhenIdle(t *testing.T) {
 // syncRecorder is a ResponseWriter that a test may read while a handler
 // writes to it.
 type syncRecorder struct {
-	mu     sync.Mutex
-	header http.Header
-	buf    strings.Builder
+	mu      sync.Mutex
+	header  http.Header
+	buf     strings.Builder
+	flushes int
 }
 
 func (r *syncRecorder) Header() http.Header { return r.header }
 func (r *syncRecorder) WriteHeader(int)     {}
-func (r *syncRecorder) Flush()              {}
+func (r *syncRecorder) Flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flushes++
+}
 
 func (r *syncRecorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.buf.Write(p)
+}
+
+func (r *syncRecorder) flushCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flushes
 }
 
 func (r *syncRecorder) body() string {

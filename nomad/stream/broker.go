@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Errors that end a subscription or refuse one.
@@ -26,14 +27,24 @@ var (
 // Broker holds the latest published batches of events and hands them to
 // subscriptions. It is safe for concurrent use; Publish is meant for one
 // goroutine, the FSM's.
+//
+// Subscriptions never lock: they read the buffer from an immutable view
+// that each Publish replaces, so however many of them there are, they
+// cannot hold up the FSM.
 type Broker struct {
 	// size bounds the events held; the newest batch is held whatever its
 	// size.
 	size int
 
-	mu      sync.Mutex
+	mu   sync.Mutex // serialises the writers: Publish, Reset, Close
+	held int        // events in the view's batches
+	view atomic.Pointer[view]
+}
+
+// view is the buffer as one Publish (or Reset, or Close) left it. It is
+// never modified: the next one replaces it and closes its wake channel.
+type view struct {
 	batches []*Batch // oldest first, by increasing index
-	held    int      // events in batches
 	// floor is the index after which every event is held or still to
 	// come: the index of the newest dropped batch, or of the state the
 	// broker started from.
@@ -43,8 +54,7 @@ type Broker struct {
 	// gen counts resets; a subscription of an earlier generation ends.
 	gen    uint64
 	closed bool
-	// wake is closed and replaced whenever something changes that a
-	// waiting subscription must look at.
+	// wake is closed when the view is replaced.
 	wake chan struct{}
 }
 
@@ -52,12 +62,14 @@ type Broker struct {
 // newest batch). Events with an index after floor are the ones it can
 // serve: floor is the index of the state the server starts from.
 func NewBroker(size int, floor uint64) *Broker {
-	return &Broker{size: max(size, 1), floor: floor, last: floor, wake: make(chan struct{})}
+	b := &Broker{size: max(size, 1)}
+	b.view.Store(&view{floor: floor, last: floor, wake: make(chan struct{})})
+	return b
 }
 
 // Publish adds the events of the raft entry at index, which sets their
 // Index, and drops the oldest batches beyond the buffer's size. It never
-// blocks on a subscriber. An index not above the last one published (which
+// waits for a subscriber. An index not above the last one published (which
 // raft never applies) and an empty batch are ignored.
 func (b *Broker) Publish(index uint64, events []*Event) {
 	if len(events) == 0 {
@@ -68,20 +80,25 @@ func (b *Broker) Publish(index uint64, events []*Event) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.closed || index <= b.last {
+	old := b.view.Load()
+	if old.closed || index <= old.last {
 		return
 	}
-	b.batches = append(b.batches, &Batch{Index: index, Events: events})
+	next := *old
+	// Appending may write into the backing array the old view shares,
+	// but only past its length, which its readers never look at; the
+	// dropped batches before the new view's start are released when the
+	// array is next reallocated.
+	next.batches = append(old.batches, &Batch{Index: index, Events: events})
+	next.last = index
 	b.held += len(events)
-	b.last = index
-	for b.held > b.size && len(b.batches) > 1 {
-		oldest := b.batches[0]
-		b.batches[0] = nil // let the dropped batch be collected
-		b.batches = b.batches[1:]
+	for b.held > b.size && len(next.batches) > 1 {
+		oldest := next.batches[0]
+		next.batches = next.batches[1:]
 		b.held -= len(oldest.Events)
-		b.floor = oldest.Index
+		next.floor = oldest.Index
 	}
-	b.wakeLocked()
+	b.replace(old, &next)
 }
 
 // Reset empties the buffer after the state was replaced by a snapshot
@@ -91,26 +108,28 @@ func (b *Broker) Publish(index uint64, events []*Event) {
 func (b *Broker) Reset(index uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.gen++
-	clear(b.batches)
-	b.batches = nil
+	old := b.view.Load()
+	floor := max(index, old.last)
 	b.held = 0
-	b.floor = max(index, b.last)
-	b.last = b.floor
-	b.wakeLocked()
+	b.replace(old, &view{floor: floor, last: floor, gen: old.gen + 1, closed: old.closed})
 }
 
 // Close ends every subscription with ErrClosed and stops taking events.
 func (b *Broker) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.closed = true
-	b.wakeLocked()
+	old := b.view.Load()
+	next := *old
+	next.closed = true
+	b.replace(old, &next)
 }
 
-func (b *Broker) wakeLocked() {
-	close(b.wake)
-	b.wake = make(chan struct{})
+// replace installs next, which gets a wake channel of its own, and wakes
+// the subscriptions waiting on old.
+func (b *Broker) replace(old, next *view) {
+	next.wake = make(chan struct{})
+	b.view.Store(next)
+	close(old.wake)
 }
 
 // Stats is what the buffer holds.
@@ -123,9 +142,12 @@ type Stats struct {
 
 // Stats reports what the buffer holds.
 func (b *Broker) Stats() Stats {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return Stats{Batches: len(b.batches), Events: b.held, Floor: b.floor, Last: b.last}
+	v := b.view.Load()
+	held := 0
+	for _, batch := range v.batches {
+		held += len(batch.Events)
+	}
+	return Stats{Batches: len(v.batches), Events: held, Floor: v.floor, Last: v.last}
 }
 
 // SubscribeRequest is what a subscriber asks for.
@@ -148,20 +170,19 @@ type SubscribeRequest struct {
 // Subscribe starts a subscription. It fails with ErrIndexGone when
 // req.Index is so old that events after it were dropped.
 func (b *Broker) Subscribe(req SubscribeRequest) (*Subscription, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
+	v := b.view.Load()
+	if v.closed {
 		return nil, ErrClosed
 	}
-	if req.Index > 0 && req.Index < b.floor {
+	if req.Index > 0 && req.Index < v.floor {
 		return nil, fmt.Errorf("%w: events after index %d were dropped; the buffer holds those after index %d (subscribe with index 0 for all it holds)",
-			ErrIndexGone, req.Index, b.floor)
+			ErrIndexGone, req.Index, v.floor)
 	}
 	return &Subscription{
 		broker: b,
 		filter: newFilter(req),
-		cursor: max(req.Index, b.floor),
-		gen:    b.gen,
+		cursor: max(req.Index, v.floor),
+		gen:    v.gen,
 	}, nil
 }
 
@@ -182,43 +203,72 @@ type Subscription struct {
 // once the broker closed, or ctx's error.
 func (s *Subscription) Next(ctx context.Context) (*Batch, error) {
 	for {
-		batch, wake, err := s.broker.after(s.cursor, s.gen)
-		if err != nil {
-			return nil, err
+		batch, wake, err := s.next()
+		if batch != nil || err != nil {
+			return batch, err
 		}
-		if batch == nil {
-			select {
-			case <-wake:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// TryNext is Next without the wait: nil and no error when no batch that
+// matches is ready.
+func (s *Subscription) TryNext() (*Batch, error) {
+	batch, _, err := s.next()
+	return batch, err
+}
+
+// Wait waits until a batch after the last one the subscription read may
+// be there, or until ctx ends, whose error it returns. A batch that Next
+// or TryNext would then pass over (it does not match) wakes it too.
+func (s *Subscription) Wait(ctx context.Context) error {
+	v := s.broker.view.Load()
+	if v.closed || v.gen != s.gen || v.last > s.cursor {
+		return nil
+	}
+	select {
+	case <-v.wake:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// next returns the next batch that matches, or nil and the channel that is
+// closed when there may be one.
+func (s *Subscription) next() (*Batch, <-chan struct{}, error) {
+	for {
+		v := s.broker.view.Load()
+		batch, err := v.after(s.cursor, s.gen, s.broker.size)
+		if batch == nil || err != nil {
+			return nil, v.wake, err
 		}
 		s.cursor = batch.Index
 		if matched := s.filter.apply(batch); matched != nil {
-			return matched, nil
+			return matched, nil, nil
 		}
 	}
 }
 
 // after returns the first batch after index for a subscription of
-// generation gen, or nil and the channel that is closed when there may
-// be one.
-func (b *Broker) after(index, gen uint64) (*Batch, <-chan struct{}, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// generation gen, or nil when the view has none.
+func (v *view) after(index, gen uint64, size int) (*Batch, error) {
 	switch {
-	case b.closed:
-		return nil, nil, ErrClosed
-	case gen != b.gen:
-		return nil, nil, fmt.Errorf("%w: the server's state was restored from a snapshot; read it again and subscribe anew", ErrReset)
-	case index < b.floor:
-		return nil, nil, fmt.Errorf("%w: events after index %d were dropped from the buffer (%d events) before it read them",
-			ErrBehind, index, b.size)
+	case v.closed:
+		return nil, ErrClosed
+	case gen != v.gen:
+		return nil, fmt.Errorf("%w: the server's state was restored from a snapshot; read it again and subscribe anew", ErrReset)
+	case index < v.floor:
+		return nil, fmt.Errorf("%w: events after index %d were dropped from the buffer (%d events) before it read them",
+			ErrBehind, index, size)
 	}
-	i := sort.Search(len(b.batches), func(i int) bool { return b.batches[i].Index > index })
-	if i == len(b.batches) {
-		return nil, b.wake, nil
+	i := sort.Search(len(v.batches), func(i int) bool { return v.batches[i].Index > index })
+	if i == len(v.batches) {
+		return nil, nil
 	}
-	return b.batches[i], nil, nil
+	return v.batches[i], nil
 }

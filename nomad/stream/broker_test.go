@@ -173,6 +173,59 @@ func TestBroker_SlowSubscriberFallsBehindWithoutBlockingPublish(t *testing.T) {
 	must.ErrorIs(t, err, ErrBehind)
 }
 
+func TestBroker_TryNext(t *testing.T) {
+	b := NewBroker(10, 0)
+	sub, err := b.Subscribe(SubscribeRequest{Topics: map[Topic][]string{TopicJob: nil}})
+	must.NoError(t, err)
+	batch, err := sub.TryNext()
+	must.NoError(t, err)
+	must.Nil(t, batch)
+
+	b.Publish(1, []*Event{allocEvent("a", "j", "default")})
+	b.Publish(2, []*Event{jobEvent("j", "default")})
+	batch, err = sub.TryNext()
+	must.NoError(t, err)
+	must.Eq(t, 2, batch.Index, must.Sprint("the batch it filters out is passed over"))
+	batch, err = sub.TryNext()
+	must.NoError(t, err)
+	must.Nil(t, batch)
+
+	b.Close()
+	_, err = sub.TryNext()
+	must.ErrorIs(t, err, ErrClosed)
+}
+
+func TestSubscription_Wait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := NewBroker(10, 0)
+		sub, err := b.Subscribe(SubscribeRequest{Topics: map[Topic][]string{TopicJob: nil}})
+		must.NoError(t, err)
+		var woke atomic.Bool
+		go func() {
+			if sub.Wait(context.Background()) == nil {
+				woke.Store(true)
+			}
+		}()
+		synctest.Wait()
+		must.False(t, woke.Load())
+
+		// Any publish wakes it, even one it would pass over.
+		b.Publish(1, []*Event{allocEvent("a", "j", "default")})
+		synctest.Wait()
+		must.True(t, woke.Load())
+
+		// With an unread batch there is nothing to wait for; once read
+		// past, Wait waits again, until ctx ends.
+		must.NoError(t, sub.Wait(context.Background()))
+		batch, err := sub.TryNext()
+		must.NoError(t, err)
+		must.Nil(t, batch)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		must.ErrorIs(t, sub.Wait(ctx), context.DeadlineExceeded)
+	})
+}
+
 func TestBroker_NextWaitsForPublish(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := NewBroker(10, 0)

@@ -1,0 +1,440 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/shoenig/test/wait"
+
+	"github.com/drover-io/drover/command/agent"
+	"github.com/drover-io/drover/e2e/agentproc"
+	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/stream"
+)
+
+// Targets of the event stream benchmarks.
+const (
+	eventTimeouts             = 20
+	targetTerminalEventMedian = 20 * time.Millisecond
+	eventConsumers            = 100
+	targetConsumersMiB        = 5.0
+	targetRegisterSlowdown    = 0.05
+)
+
+// BenchmarkEvents_TerminalLatency runs eventTimeouts batch jobs, one after
+// another, each a `sleep 1000` with max_run_duration 1s, on an agent in
+// this process (server and client, raw_exec through the built binary's
+// task supervisor), and measures for each how long after the server
+// applied the allocation's terminal update an event stream consumer over
+// HTTP has the event: the consumer's receipt of the frame minus the
+// moment a subscription in the server's process was handed the same
+// batch, which the FSM publishes while it applies the entry.
+func BenchmarkEvents_TerminalLatency(b *testing.B) {
+	var lateness []time.Duration
+	for range b.N {
+		a := inProcessAgent(b)
+		applied := watchApplied(b, a)
+		seen := streamFrames(b, "http://"+a.HTTPAddr()+"/v1/event/stream?topic=Allocation")
+		p := &agentProc{Agent: &agentproc.Agent{Addr: "http://" + a.HTTPAddr()}, b: b}
+		p.waitUntil("node ready", pollGap, time.Minute, p.nodeReady)
+		for i := range eventTimeouts {
+			id := fmt.Sprintf("bench-events-%02d", i)
+			if err := p.registerJob(maxRunJob(id, 1, time.Second)); err != nil {
+				b.Fatal(err)
+			}
+			index := waitTerminal(b, seen, id)
+			at, ok := applied.at(index)
+			if !ok {
+				b.Fatalf("no server-side publish recorded for index %d", index)
+			}
+			lateness = append(lateness, seen.at(index).Sub(at))
+		}
+		if err := a.Shutdown(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportLateness(b, "terminal_event_after_apply", lateness, targetTerminalEventMedian, 0)
+}
+
+// inProcessAgent starts a dev agent in this process whose raw_exec tasks
+// run under the built drover binary's task supervisor.
+func inProcessAgent(b *testing.B) *agent.Agent {
+	b.Helper()
+	cfg := agent.DevConfig()
+	cfg.Ports = agent.Ports{HTTP: 0, RPC: 0}
+	cfg.NodeName = "bench-events"
+	cfg.Client.AllocDir = filepath.Join(b.TempDir(), "alloc")
+	cfg.TaskSupervisorCmd = []string{agentproc.Binary(b), "task-supervisor"}
+	a, err := agent.NewAgent(cfg, hclog.NewNullLogger())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = a.Shutdown() })
+	return a
+}
+
+// appliedTimes records when the server published each raft index's events.
+type appliedTimes struct {
+	mu    sync.Mutex
+	times map[uint64]time.Time
+}
+
+// watchApplied subscribes inside the server to every event and records,
+// per index, the moment the subscription was handed it: within
+// microseconds of the FSM publishing it.
+func watchApplied(b *testing.B, a *agent.Agent) *appliedTimes {
+	b.Helper()
+	sub, err := a.Server().SubscribeEvents(stream.SubscribeRequest{Namespace: "*"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	t := &appliedTimes{times: map[uint64]time.Time{}}
+	go func() {
+		for {
+			batch, err := sub.Next(ctx)
+			if err != nil {
+				return
+			}
+			now := time.Now()
+			t.mu.Lock()
+			t.times[batch.Index] = now
+			t.mu.Unlock()
+		}
+	}()
+	return t
+}
+
+func (t *appliedTimes) at(index uint64) (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	at, ok := t.times[index]
+	return at, ok
+}
+
+// frames is what an HTTP consumer of the event stream received: when each
+// index arrived, and the allocations' terminal events by job.
+type frames struct {
+	mu       sync.Mutex
+	received map[uint64]time.Time
+	terminal map[string]uint64 // job ID -> index of its allocation's terminal event
+	wake     chan struct{}
+}
+
+// streamFrames consumes the event stream at url as a client would,
+// decoding every frame, until the benchmark ends.
+func streamFrames(b *testing.B, url string) *frames {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	f := &frames{received: map[uint64]time.Time{}, terminal: map[string]uint64{}, wake: make(chan struct{}, 1)}
+	go func() {
+		defer resp.Body.Close()
+		rd := bufio.NewReaderSize(resp.Body, 1<<20)
+		for {
+			line, err := rd.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			now := time.Now()
+			var frame struct {
+				Index  uint64
+				Events []struct {
+					Payload struct {
+						Allocation *struct {
+							JobID        string
+							ClientStatus string
+						}
+					}
+				}
+			}
+			if json.Unmarshal(line, &frame) != nil || frame.Index == 0 {
+				continue
+			}
+			f.mu.Lock()
+			f.received[frame.Index] = now
+			for _, e := range frame.Events {
+				if a := e.Payload.Allocation; a != nil && a.ClientStatus == "complete" {
+					if _, ok := f.terminal[a.JobID]; !ok {
+						f.terminal[a.JobID] = frame.Index
+					}
+				}
+			}
+			f.mu.Unlock()
+			select {
+			case f.wake <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return f
+}
+
+func (f *frames) at(index uint64) time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.received[index]
+}
+
+// waitTerminal waits until the consumer has the terminal event of the
+// job's allocation and returns its index.
+func waitTerminal(b *testing.B, f *frames, jobID string) uint64 {
+	b.Helper()
+	timeout := time.After(time.Minute)
+	for {
+		f.mu.Lock()
+		index, ok := f.terminal[jobID]
+		f.mu.Unlock()
+		if ok {
+			return index
+		}
+		select {
+		case <-f.wake:
+		case <-timeout:
+			b.Fatalf("no terminal event for job %s within a minute", jobID)
+		}
+	}
+}
+
+// BenchmarkEvents_HundredConsumers measures, side by side in one run on one
+// agent process (a dev server with no client, so that the registrations'
+// evaluations stay blocked and no task runs), what eventConsumers event
+// stream consumers cost the server, in two shapes:
+//
+//   - watching: each follows one job of its own (topic=Job:<id> and
+//     Allocation:<id>), as a browser tab on a job's page does;
+//   - everything: each reads every event (topic=*), so the server sends
+//     eventConsumers times every event it publishes.
+//
+// For each it reports the agent's memory (PSS) with the consumers
+// connected and caught up, against just before they connected, and the
+// throughput of job registrations over HTTP while they are connected,
+// against without them. The rounds alternate (without, with, without,
+// ...) so that the load of the machine weighs on both alike; the slowdown
+// is the median of the rounds'.
+func BenchmarkEvents_HundredConsumers(b *testing.B) {
+	dir := b.TempDir()
+	config := filepath.Join(dir, "agent.hcl")
+	if err := os.WriteFile(config, []byte("client {\n  enabled = false\n}\n\nlimits {\n  http_max_conns_per_client = 0\n}\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	watching := func(i int) string {
+		id := fmt.Sprintf("bench-watched-%03d", i)
+		return "/v1/event/stream?topic=Job:" + id + "&topic=Allocation:" + id
+	}
+	everything := func(int) string { return "/v1/event/stream?topic=*" }
+	cost := map[string][]float64{}
+	for n := range b.N {
+		p := startAgent(b, dir, 0, 0, "-dev", "-config", config)
+		p.waitUntil("a leader", pollGap, time.Minute, func() (bool, error) {
+			var leader string
+			err := p.getJSON("/v1/status/leader", &leader)
+			return leader != "", err
+		})
+		registerRate(b, p, fmt.Sprintf("bench-warmup-%d", n), 150)
+		for _, shape := range []struct {
+			name string
+			url  func(int) string
+		}{{"watching", watching}, {"everything", everything}} {
+			mib, slow := consumerCost(b, p, fmt.Sprintf("%s-%d", shape.name, n), shape.url)
+			cost[shape.name+"_MiB"] = append(cost[shape.name+"_MiB"], mib)
+			cost[shape.name+"_slowdown_pct"] = append(cost[shape.name+"_slowdown_pct"], 100*slow)
+		}
+		p.stop()
+	}
+	for _, name := range []string{"watching", "everything"} {
+		mib, pct := meanOf(cost[name+"_MiB"]), meanOf(cost[name+"_slowdown_pct"])
+		b.ReportMetric(mib, name+"_MiB")
+		b.ReportMetric(pct, name+"_register_slowdown_pct")
+		b.Logf("%d consumers %s: %.2f MiB (target ≤ %.0f MiB), registrations %.1f%% slower (target ≤ %.0f%%)",
+			eventConsumers, name, mib, targetConsumersMiB, pct, 100*targetRegisterSlowdown)
+	}
+}
+
+// consumerCost measures eventConsumers consumers of the streams at url(i)
+// on p: their memory on the agent in MiB, and how much slower they make
+// registrations, a fraction.
+func consumerCost(b *testing.B, p *agentProc, name string, url func(int) string) (float64, float64) {
+	b.Helper()
+	const (
+		rounds = 5
+		jobs   = 150
+	)
+	// The watched jobs exist, so that each consumer is sent its own.
+	for i := range eventConsumers {
+		if err := p.registerJob(unplaceableJob(fmt.Sprintf("bench-watched-%03d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var mib float64
+	ratios := make([]time.Duration, rounds) // slowdowns in ppm, as durations for median
+	for r := range rounds {
+		without := registerRate(b, p, fmt.Sprintf("bench-%s-%d-without", name, r), jobs)
+		idle := settledPSS(p.Pid())
+		c := startConsumers(b, eventConsumers, func(i int) string { return p.Addr + url(i) })
+		c.waitAllRead(b, 1)
+		if r == 0 {
+			connected := settledPSS(p.Pid())
+			mib = float64(connected-idle) / 1024
+			b.Logf("%s: %d consumers connected: PSS %d → %d KiB, %.2f MiB", name, eventConsumers, idle, connected, mib)
+		}
+		with := registerRate(b, p, fmt.Sprintf("bench-%s-%d-with", name, r), jobs)
+		c.stop()
+		ratios[r] = time.Duration(1e6 * (1 - with/without))
+		b.Logf("%s round %d: %.0f registrations/s without consumers, %.0f/s with %d (they read %d frames, %.1f MiB)",
+			name, r, without, with, eventConsumers, c.frames.Load(), float64(c.bytes())/(1<<20))
+	}
+	return mib, float64(median(ratios)) / 1e6
+}
+
+// unplaceableJob is a batch job that no node can run: it registers, and
+// its evaluation is blocked, without any task starting.
+func unplaceableJob(id string) map[string]any {
+	job := rawExecJob(id, "batch", 1, 20, 32, "/bin/true")
+	job["Constraints"] = []any{map[string]any{"LTarget": "${attr.kernel.name}", "RTarget": "no-such-kernel", "Operand": "="}}
+	return job
+}
+
+// registerRate registers jobs unplaceable jobs over HTTP, four at a time,
+// and returns how many it registered per second.
+func registerRate(b *testing.B, p *agentProc, prefix string, jobs int) float64 {
+	b.Helper()
+	const workers = 4
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				if err := p.registerJob(unplaceableJob(fmt.Sprintf("%s-%03d", prefix, i))); err != nil {
+					failed.Store(err)
+				}
+			}
+		})
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatal(err)
+	}
+	return float64(jobs) / time.Since(start).Seconds()
+}
+
+// settledPSS is the agent process's PSS in KiB once the Go runtime has had
+// a moment to return what it freed: the median of a few readings.
+func settledPSS(pid int) int64 {
+	var readings []time.Duration // PSS in KiB, held as durations for median
+	for range 5 {
+		time.Sleep(200 * time.Millisecond)
+		readings = append(readings, time.Duration(memKiB(pid, "Pss")))
+	}
+	return int64(median(readings))
+}
+
+// consumers are HTTP clients of the event stream that read everything
+// and decode nothing: the cost measured is the server's.
+type consumers struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	frames atomic.Int64
+	read   []atomic.Int64 // bytes each consumer has read
+}
+
+func startConsumers(b *testing.B, n int, url func(int) string) *consumers {
+	b.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &consumers{cancel: cancel, read: make([]atomic.Int64, n)}
+	b.Cleanup(c.stop)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	for i := range n {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url(i), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatalf("consumer %d: %v", i, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("consumer %d: %s", i, resp.Status)
+		}
+		c.wg.Go(func() {
+			defer resp.Body.Close()
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := resp.Body.Read(buf)
+				c.read[i].Add(int64(n))
+				c.frames.Add(int64(bytes.Count(buf[:n], newline)))
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+	return c
+}
+
+var newline = []byte{'\n'}
+
+// bytes is how much the consumers have read in all.
+func (c *consumers) bytes() int64 {
+	var total int64
+	for i := range c.read {
+		total += c.read[i].Load()
+	}
+	return total
+}
+
+// waitAllRead waits until every consumer has read at least atLeast
+// bytes: each is connected and has been sent events.
+func (c *consumers) waitAllRead(b *testing.B, atLeast int64) {
+	b.Helper()
+	waitfor.True(b, "every consumer to read its stream", func() bool {
+		for i := range c.read {
+			if c.read[i].Load() < atLeast {
+				return false
+			}
+		}
+		return true
+	}, wait.Gap(pollGap), wait.Timeout(time.Minute))
+}
+
+func (c *consumers) stop() {
+	c.cancel()
+	c.wg.Wait()
+}
+
+func meanOf(v []float64) float64 {
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
+}
