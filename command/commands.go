@@ -15,6 +15,21 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 	return map[string]cli.CommandFactory{
 		"agent": func() (cli.Command, error) { return agent.NewCommand(meta.Ui), nil },
 
+		"acl":               func() (cli.Command, error) { return &ACLCommand{Meta: meta}, nil },
+		"acl bootstrap":     func() (cli.Command, error) { return &ACLBootstrapCommand{Meta: meta}, nil },
+		"acl policy":        func() (cli.Command, error) { return &ACLPolicyCommand{Meta: meta}, nil },
+		"acl policy apply":  func() (cli.Command, error) { return &ACLPolicyApplyCommand{Meta: meta}, nil },
+		"acl policy delete": func() (cli.Command, error) { return &ACLPolicyDeleteCommand{Meta: meta}, nil },
+		"acl policy info":   func() (cli.Command, error) { return &ACLPolicyInfoCommand{Meta: meta}, nil },
+		"acl policy list":   func() (cli.Command, error) { return &ACLPolicyListCommand{Meta: meta}, nil },
+		"acl token":         func() (cli.Command, error) { return &ACLTokenCommand{Meta: meta}, nil },
+		"acl token create":  func() (cli.Command, error) { return &ACLTokenCreateCommand{Meta: meta}, nil },
+		"acl token delete":  func() (cli.Command, error) { return &ACLTokenDeleteCommand{Meta: meta}, nil },
+		"acl token info":    func() (cli.Command, error) { return &ACLTokenInfoCommand{Meta: meta}, nil },
+		"acl token list":    func() (cli.Command, error) { return &ACLTokenListCommand{Meta: meta}, nil },
+		"acl token self":    func() (cli.Command, error) { return &ACLTokenSelfCommand{Meta: meta}, nil },
+		"acl token update":  func() (cli.Command, error) { return &ACLTokenUpdateCommand{Meta: meta}, nil },
+
 		"alloc":         func() (cli.Command, error) { return &AllocCommand{Meta: meta}, nil },
 		"alloc logs":    func() (cli.Command, error) { return &AllocLogsCommand{Meta: meta}, nil },
 		"alloc restart": func() (cli.Command, error) { return &AllocRestartCommand{Meta: meta}, nil },
@@ -37,6 +52,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"job status":         func() (cli.Command, error) { return &JobStatusCommand{Meta: meta}, nil },
 		"job stop":           func() (cli.Command, error) { return &JobStopCommand{Meta: meta}, nil },
 		"job validate":       func() (cli.Command, error) { return &JobValidateCommand{Meta: meta}, nil },
+
+		"namespace":        func() (cli.Command, error) { return &NamespaceCommand{Meta: meta}, nil },
+		"namespace apply":  func() (cli.Command, error) { return &NamespaceApplyCommand{Meta: meta}, nil },
+		"namespace delete": func() (cli.Command, error) { return &NamespaceDeleteCommand{Meta: meta}, nil },
+		"namespace list":   func() (cli.Command, error) { return &NamespaceListCommand{Meta: meta}, nil },
+		"namespace status": func() (cli.Command, error) { return &NamespaceStatusCommand{Meta: meta}, nil },
 
 		"node":             func() (cli.Command, error) { return &NodeCommand{Meta: meta}, nil },
 		"node drain":       func() (cli.Command, error) { return &NodeDrainCommand{Meta: meta}, nil },

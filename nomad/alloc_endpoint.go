@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -15,6 +16,7 @@ const allocStopDescription = "alloc was stopped by user"
 
 // AllocStopRequest stops one allocation.
 type AllocStopRequest struct {
+	AuthRequest
 	AllocID string
 }
 
@@ -200,7 +202,8 @@ type allocRPC struct{ srv *Server }
 
 // Stop serves AllocStop.
 func (e *allocRPC) Stop(args *AllocStopRequest, reply *AllocStopResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	allow := func(a *acl.ACL) error { return e.srv.allowAllocOperation(a, args.AllocID, acl.CapAllocLifecycle) }
+	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
 		return fill(reply)(e.srv.AllocStop(ctx, args.AllocID))
 	})
 }

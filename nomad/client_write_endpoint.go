@@ -75,6 +75,17 @@ func (e *clientRPC) UpdateAllocs(args *AllocClientUpdateRequest, reply *IndexRes
 	})
 }
 
+// ResolveToken tells a client agent what an ACL secret's token and its
+// policies are, so that it checks the requests its HTTP API serves.
+func (e *clientRPC) ResolveToken(args *ACLResolveTokenRequest, reply *ACLResolveTokenResponse) error {
+	return e.srv.serveClient(func(ctx context.Context) error {
+		if err := e.srv.checkNodeSecret(ctx, args.NodeID, args.SecretID); err != nil {
+			return err
+		}
+		return fill(reply)(e.srv.resolveTokenPolicies(args.Token))
+	})
+}
+
 // checkNodeSecret makes sure that secretID is the secret ID the node
 // registered with. The secret of a stored node never changes (see
 // nodeRegisterLocal), so any server's state answers for it once it holds

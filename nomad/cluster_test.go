@@ -27,6 +27,9 @@ func startCluster(t *testing.T, mutate ...func(*Config)) *testCluster {
 	var join []string
 	for i := range 3 {
 		cfg := testConfig(t, fmt.Sprintf("server%d", i))
+		for _, m := range mutate {
+			m(cfg)
+		}
 		cfg.DataDir = t.TempDir()
 		cfg.DevMode = false
 		cfg.BootstrapExpect = 3

@@ -165,6 +165,10 @@ type Config struct {
 	// schedules (the agent's limits block); a zero field takes the
 	// default.
 	JobLimits structs.JobLimits
+
+	// ACLEnabled makes the server check the ACL token of every request it
+	// serves for a user. Every server of a cluster must agree on it.
+	ACLEnabled bool
 }
 
 // DefaultConfig returns a configuration for a single server on the default

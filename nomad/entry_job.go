@@ -20,6 +20,12 @@ type JobRegisterEntry struct {
 	// actually lands on.
 	EnforceIndex   bool   `json:",omitempty"`
 	JobModifyIndex uint64 `json:",omitempty"`
+
+	// NamespaceChecked is set by leaders that know namespaces: the job's
+	// namespace must then exist where the entry lands. An entry written
+	// before namespaces were stored lacks it, and its namespace is
+	// created if need be, so that an old log replays as it did.
+	NamespaceChecked bool `json:",omitempty"`
 }
 
 func (e *JobRegisterEntry) messageType() MessageType { return MsgJobRegister }
@@ -35,6 +41,11 @@ func (e *JobRegisterEntry) validate() error {
 }
 
 func (e *JobRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
+	if !e.NamespaceChecked {
+		if err := createLegacyNamespace(s, index, e.Job.Namespace); err != nil {
+			return err
+		}
+	}
 	if e.EnforceIndex {
 		existing, err := s.JobByID(nil, e.Job.Namespace, e.Job.ID)
 		if err != nil {
@@ -45,6 +56,9 @@ func (e *JobRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
 		}
 	}
 	if err := s.UpsertJob(index, e.Job); err != nil {
+		if errors.Is(err, state.ErrNoNamespace) {
+			return withKind(ErrInvalidRequest, err)
+		}
 		return err
 	}
 	if e.Eval == nil {
@@ -57,6 +71,19 @@ func (e *JobRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
 }
 
 func (e *JobRegisterEntry) evals() []*structs.Evaluation { return optionalEval(e.Eval) }
+
+// createLegacyNamespace creates the namespace of a job registered by an
+// entry from before namespaces were stored, when it does not exist.
+func createLegacyNamespace(s *state.StateStore, index uint64, name string) error {
+	ns, err := s.NamespaceByName(nil, name)
+	if err != nil || ns != nil {
+		return err
+	}
+	return s.UpsertNamespaces(index, []*structs.Namespace{{
+		Name:        name,
+		Description: "created for the jobs it held before namespaces were stored",
+	}})
+}
 
 // checkJobModifyIndex compares a stored job (nil if none) with the
 // JobModifyIndex an index-enforcing register expects.

@@ -29,9 +29,15 @@ var (
 	ErrNoLeader = errors.New("no cluster leader")
 
 	// ErrPermissionDenied: the caller did not prove what the request
-	// needs; nothing changed. (The HTTP API says "Permission denied", as
-	// Nomad's.)
+	// needs (a member's credentials, an ACL token's capability); nothing
+	// changed. (The HTTP API says "Permission denied", as Nomad's.)
 	ErrPermissionDenied = errors.New("permission denied")
+
+	// ErrTokenNotFound: the request carries a secret no token has.
+	ErrTokenNotFound = errors.New("ACL token not found")
+
+	// ErrTokenExpired: the request's token is past its expiration time.
+	ErrTokenExpired = errors.New("ACL token expired")
 
 	// errNotLeader: a forwarded request reached a server that is no longer
 	// the leader; the forwarding server looks for the leader again.
@@ -50,6 +56,8 @@ var errorCodes = []struct {
 	{"index_conflict", ErrIndexConflict},
 	{"no_leader", ErrNoLeader},
 	{"permission_denied", ErrPermissionDenied},
+	{"token_not_found", ErrTokenNotFound},
+	{"token_expired", ErrTokenExpired},
 	// The leader lost its leadership while the write was being
 	// committed: it may or may not have been applied.
 	{"leadership_lost", raft.ErrLeadershipLost},

@@ -51,6 +51,7 @@ func leaderWrite[Req, Resp any](ctx context.Context, s *Server, method string, r
 				return nil, errNotLeader
 			}
 			var resp Resp
+			carryAuthToken(ctx, req)
 			err := s.forwardToLeader(ctx, method, req, &resp)
 			if errors.Is(err, errNotLeader) && s.IsLeader() {
 				continue // elected while forwarding: serve it here
@@ -149,6 +150,7 @@ func retryableForward(method string, err error) bool {
 // the same evaluations. Periodic.Force is not one (each force launches a
 // child), nor is Raft.Apply, whose entries are whatever the caller built.
 var idempotentWrites = map[string]bool{
+	"ACL.UpsertPolicies":     true,
 	"Alloc.Stop":             true,
 	"Alloc.UpdateFromClient": true,
 	"Eval.Upsert":            true,
@@ -160,6 +162,7 @@ var idempotentWrites = map[string]bool{
 	"Node.UpdateDrain":       true,
 	"Node.UpdateEligibility": true,
 	"Node.UpdateStatus":      true,
+	"Namespace.Upsert":       true,
 }
 
 // connectionLost reports whether err is the connection to the receiver

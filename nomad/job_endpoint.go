@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
+
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/structs"
 )
 
 // JobRegisterRequest registers a job or updates it. The job has been
 // canonicalised; it is validated again on the leader.
 type JobRegisterRequest struct {
+	AuthRequest
 	Job *structs.Job
 
 	// EnforceIndex makes the register conditional on the stored job's
@@ -30,6 +34,7 @@ type JobRegisterResponse struct {
 
 // JobDeregisterRequest stops a job, or purges it from the state.
 type JobDeregisterRequest struct {
+	AuthRequest
 	Namespace string
 	JobID     string
 	Purge     bool
@@ -60,6 +65,9 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 	if err := s.leaderBarrier(ctx); err != nil {
 		return nil, err
 	}
+	if err := checkJobNamespace(s.State(), job); err != nil {
+		return nil, err
+	}
 	existing, err := s.State().JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return nil, err
@@ -80,7 +88,12 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		job.Status = "" // the store keeps the stored status
 	}
 
-	entry := &JobRegisterEntry{Job: job, EnforceIndex: req.EnforceIndex, JobModifyIndex: req.JobModifyIndex}
+	entry := &JobRegisterEntry{
+		Job:              job,
+		EnforceIndex:     req.EnforceIndex,
+		JobModifyIndex:   req.JobModifyIndex,
+		NamespaceChecked: true,
+	}
 	if !job.IsPeriodic() {
 		// A periodic job only launches children; they get evaluations.
 		entry.Eval = newJobEval(job, structs.EvalTriggerJobRegister, now)
@@ -105,6 +118,29 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 func (s *Server) validateJob(job *structs.Job) error {
 	if err := structs.JoinValidation(job.Validate(), job.CheckLimits(s.config.JobLimits)); err != nil {
 		return withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+	}
+	return nil
+}
+
+// namespaceReader is the store or a snapshot of it.
+type namespaceReader interface {
+	NamespaceByName(ws memdb.WatchSet, name string) (*structs.Namespace, error)
+}
+
+// checkJobNamespace refuses a job whose namespace does not exist, or does
+// not allow one of the job's task drivers.
+func checkJobNamespace(st namespaceReader, job *structs.Job) error {
+	ns, err := st.NamespaceByName(nil, job.Namespace)
+	if err != nil {
+		return err
+	}
+	if ns == nil {
+		return invalidf("job %q: namespace %q does not exist", job.ID, job.Namespace)
+	}
+	for _, driver := range job.Drivers() {
+		if !ns.AllowsDriver(driver) {
+			return invalidf("job %q: namespace %q does not allow the %s task driver", job.ID, job.Namespace, driver)
+		}
 	}
 	return nil
 }
@@ -176,14 +212,21 @@ type jobRPC struct{ srv *Server }
 
 // Register serves RegisterJob.
 func (e *jobRPC) Register(args *JobRegisterRequest, reply *JobRegisterResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	allow := func(a *acl.ACL) error {
+		if args.Job == nil {
+			return invalidf("job register: no job")
+		}
+		return AllowJobRegister(a, args.Job)
+	}
+	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
 		return fill(reply)(e.srv.RegisterJob(ctx, args))
 	})
 }
 
 // Deregister serves DeregisterJob.
 func (e *jobRPC) Deregister(args *JobDeregisterRequest, reply *JobDeregisterResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	allow := func(a *acl.ACL) error { return AllowJobDeregister(a, args.Namespace, args.Purge) }
+	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
 		return fill(reply)(e.srv.DeregisterJob(ctx, args))
 	})
 }

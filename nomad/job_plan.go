@@ -66,6 +66,9 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 	if err != nil {
 		return nil, err
 	}
+	if err := checkJobNamespace(snap, job); err != nil {
+		return nil, err
+	}
 	existing, err := snap.JobByID(nil, job.Namespace, job.ID)
 	if err != nil {
 		return nil, err

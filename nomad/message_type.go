@@ -24,6 +24,13 @@ const (
 	MsgPeriodicLaunch         MessageType = 13
 	MsgJobStatusUpdate        MessageType = 14
 	MsgAllocDesiredTransition MessageType = 15
+	MsgACLPolicyUpsert        MessageType = 16
+	MsgACLPolicyDelete        MessageType = 17
+	MsgACLTokenUpsert         MessageType = 18
+	MsgACLTokenDelete         MessageType = 19
+	MsgACLTokenBootstrap      MessageType = 20
+	MsgNamespaceUpsert        MessageType = 21
+	MsgNamespaceDelete        MessageType = 22
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -47,6 +54,13 @@ var messageTypes = map[MessageType]struct {
 	MsgPeriodicLaunch:         {"PeriodicLaunch", func() logEntry { return new(PeriodicLaunchEntry) }},
 	MsgJobStatusUpdate:        {"JobStatusUpdate", func() logEntry { return new(JobStatusUpdateEntry) }},
 	MsgAllocDesiredTransition: {"AllocDesiredTransition", func() logEntry { return new(AllocTransitionEntry) }},
+	MsgACLPolicyUpsert:        {"ACLPolicyUpsert", func() logEntry { return new(ACLPolicyUpsertEntry) }},
+	MsgACLPolicyDelete:        {"ACLPolicyDelete", func() logEntry { return new(ACLPolicyDeleteEntry) }},
+	MsgACLTokenUpsert:         {"ACLTokenUpsert", func() logEntry { return new(ACLTokenUpsertEntry) }},
+	MsgACLTokenDelete:         {"ACLTokenDelete", func() logEntry { return new(ACLTokenDeleteEntry) }},
+	MsgACLTokenBootstrap:      {"ACLTokenBootstrap", func() logEntry { return new(ACLTokenBootstrapEntry) }},
+	MsgNamespaceUpsert:        {"NamespaceUpsert", func() logEntry { return new(NamespaceUpsertEntry) }},
+	MsgNamespaceDelete:        {"NamespaceDelete", func() logEntry { return new(NamespaceDeleteEntry) }},
 }
 
 func (t MessageType) String() string {

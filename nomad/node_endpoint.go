@@ -27,12 +27,14 @@ type NodeUpdateStatusRequest struct {
 
 // NodeUpdateEligibilityRequest sets whether the scheduler may use a node.
 type NodeUpdateEligibilityRequest struct {
+	AuthRequest
 	NodeID      string
 	Eligibility string
 }
 
 // NodeUpdateDrainRequest starts a drain (DrainStrategy set) or ends one.
 type NodeUpdateDrainRequest struct {
+	AuthRequest
 	NodeID        string
 	DrainStrategy *structs.DrainStrategy
 	MarkEligible  bool
@@ -40,6 +42,7 @@ type NodeUpdateDrainRequest struct {
 
 // NodeDeregisterRequest removes nodes.
 type NodeDeregisterRequest struct {
+	AuthRequest
 	NodeIDs []string
 }
 
@@ -396,21 +399,21 @@ func (e *nodeRPC) UpdateStatus(args *NodeUpdateStatusRequest, reply *NodeUpdateR
 
 // UpdateEligibility serves NodeUpdateEligibility.
 func (e *nodeRPC) UpdateEligibility(args *NodeUpdateEligibilityRequest, reply *NodeUpdateResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, allowNodeWrite, func(ctx context.Context) error {
 		return fill(reply)(e.srv.NodeUpdateEligibility(ctx, args.NodeID, args.Eligibility))
 	})
 }
 
 // UpdateDrain serves NodeUpdateDrain.
 func (e *nodeRPC) UpdateDrain(args *NodeUpdateDrainRequest, reply *NodeUpdateResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, allowNodeWrite, func(ctx context.Context) error {
 		return fill(reply)(e.srv.NodeUpdateDrain(ctx, args.NodeID, args.DrainStrategy, args.MarkEligible))
 	})
 }
 
 // Deregister serves NodeDeregister.
 func (e *nodeRPC) Deregister(args *NodeDeregisterRequest, reply *NodeUpdateResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, allowNodeWrite, func(ctx context.Context) error {
 		return fill(reply)(e.srv.NodeDeregister(ctx, args.NodeIDs))
 	})
 }

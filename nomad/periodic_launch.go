@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -76,7 +77,7 @@ func (s *Server) launchPeriodicChild(ctx context.Context, parent *structs.Job, a
 	var eval *structs.Evaluation
 	if existing == nil {
 		eval = newJobEval(child, structs.EvalTriggerPeriodicJob, now)
-		if _, err := s.raftApply(MsgJobRegister, &JobRegisterEntry{Job: child, Eval: eval}); err != nil {
+		if _, err := s.raftApply(MsgJobRegister, &JobRegisterEntry{Job: child, Eval: eval, NamespaceChecked: true}); err != nil {
 			return "", fmt.Errorf("register child %q of periodic job %q: %w", child.ID, parent.ID, err)
 		}
 	} else {
@@ -128,6 +129,7 @@ func (s *Server) restorePeriodic(ctx context.Context, jobs []*structs.Job) error
 
 // PeriodicForceRequest launches a periodic job now.
 type PeriodicForceRequest struct {
+	AuthRequest
 	Namespace string
 	JobID     string
 }
@@ -191,7 +193,8 @@ type periodicRPC struct{ srv *Server }
 
 // Force serves PeriodicForceLaunch.
 func (e *periodicRPC) Force(args *PeriodicForceRequest, reply *PeriodicForceResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	allow := func(a *acl.ACL) error { return AllowPeriodicForce(a, args.Namespace) }
+	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
 		return fill(reply)(e.srv.PeriodicForceLaunch(ctx, args.Namespace, args.JobID))
 	})
 }

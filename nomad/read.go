@@ -8,7 +8,9 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/structs"
 )
 
 // Reads. Every read of the server's state by a caller (the HTTP API, a
@@ -23,9 +25,8 @@ import (
 // sees every write answered before it, whichever server answered it
 // (read_index.go); AllowStale is the fast path from local state.
 //
-// That is also where later work belongs: ACL filtering of lists (each list
-// read returns its items from one place, where they can be checked against
-// the caller's token).
+// Lists are filtered there too: each list read passes its items through
+// visible, which keeps those in the namespaces the caller's ACL may read.
 
 // Bounds of a blocking read: one with a minimum index and no wait waits
 // DefaultQueryWait; none waits longer than MaxQueryWait.
@@ -57,6 +58,14 @@ type QueryOptions struct {
 	// the leader's state (read_index.go), and a server that knows no
 	// leader answers ErrNoLeader.
 	AllowStale bool
+
+	// ACL is what the caller may do: list reads keep only the items it
+	// may see. A nil ACL sees nothing; with ACLs disabled the HTTP layer
+	// passes acl.Management().
+	ACL *acl.ACL
+	// Token is the caller's token, nil for the anonymous caller and when
+	// ACLs are disabled: ACL reads show a token its own policies.
+	Token *structs.ACLToken
 }
 
 // QueryMeta is what a read says about its result.
@@ -147,6 +156,20 @@ func withJitter(wait time.Duration) time.Duration {
 		return wait
 	}
 	return wait + rand.N(wait/16)
+}
+
+// visible keeps the items the caller may see: those in a namespace where
+// q.ACL grants capability. namespace says which namespace an item is in.
+// Every list of namespaced objects passes through it, so that a list
+// across namespaces shows only what its caller may read.
+func visible[T any](q QueryOptions, items []T, namespace func(T) string, capability string) []T {
+	out := make([]T, 0, len(items))
+	for _, item := range items {
+		if q.ACL.AllowNamespaceOperation(namespace(item), capability) {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // tablesIndex is the highest index of the named tables: the index of a

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -17,10 +18,11 @@ type EvalInfo struct {
 }
 
 // ListEvals returns the evaluations of q.Namespace whose ID starts with
-// q.Prefix, sorted by ID.
+// q.Prefix, sorted by ID, of the namespaces where q.ACL may read jobs.
 func (s *Server) ListEvals(ctx context.Context, q QueryOptions) ([]*structs.Evaluation, QueryMeta, error) {
 	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.Evaluation, uint64, error) {
 		evals, err := st.EvalsByIDPrefix(ws, q.Namespace, q.Prefix)
+		evals = visible(q, evals, func(e *structs.Evaluation) string { return e.Namespace }, acl.CapReadJob)
 		return resultAt(st, evals, err, state.TableEvals)
 	})
 }

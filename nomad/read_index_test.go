@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -44,7 +45,7 @@ func TestRead_restartedFollowerSaysWhenItIsBehind(t *testing.T) {
 	restarted := c.restart(down)
 	staleAnswers, behind := 0, 0
 	waitfor.True(t, "the restarted follower to catch up", func() bool {
-		list, meta, err := restarted.ListJobs(testCtx(t), QueryOptions{Namespace: "default", AllowStale: true})
+		list, meta, err := restarted.ListJobs(testCtx(t), QueryOptions{Namespace: "default", AllowStale: true, ACL: acl.Management()})
 		must.NoError(t, err)
 		staleAnswers++
 		if len(list) < jobs {
@@ -59,7 +60,7 @@ func TestRead_restartedFollowerSaysWhenItIsBehind(t *testing.T) {
 	// Once a leader is known, a read that is not stale sees every write.
 	c.waitForOneLeader(c.servers)
 	mustRegister(t, leader, testJob("after-restart"))
-	list, meta, err := restarted.ListJobs(testCtx(t), QueryOptions{Namespace: "default"})
+	list, meta, err := restarted.ListJobs(testCtx(t), QueryOptions{Namespace: "default", ACL: acl.Management()})
 	must.NoError(t, err)
 	must.Len(t, jobs+1, list)
 	must.True(t, meta.KnownLeader)

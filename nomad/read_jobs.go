@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -17,7 +18,8 @@ type JobListEntry struct {
 }
 
 // ListJobs returns the jobs of q.Namespace whose ID starts with q.Prefix,
-// sorted by ID, each with its summary. A summary counts allocations and
+// sorted by ID, each with its summary: those of the namespaces where q.ACL
+// may list jobs. A summary counts allocations and
 // evaluations, so the list is at the index of all three tables.
 func (s *Server) ListJobs(ctx context.Context, q QueryOptions) ([]JobListEntry, QueryMeta, error) {
 	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) ([]JobListEntry, uint64, error) {
@@ -25,6 +27,7 @@ func (s *Server) ListJobs(ctx context.Context, q QueryOptions) ([]JobListEntry, 
 		if err != nil {
 			return nil, 0, err
 		}
+		jobs = visible(q, jobs, func(j *structs.Job) string { return j.Namespace }, acl.CapListJobs)
 		entries := make([]JobListEntry, 0, len(jobs))
 		for _, job := range jobs {
 			summary, err := st.JobSummaryByID(ws, job.Namespace, job.ID)

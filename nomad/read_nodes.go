@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -29,10 +30,11 @@ func (s *Server) GetNode(ctx context.Context, id string, q QueryOptions) (*struc
 func nodeModifyIndex(n *structs.Node) uint64 { return n.ModifyIndex }
 
 // NodeAllocations returns the allocations placed on the node with the given
-// ID, with their jobs.
+// ID, with their jobs: those of the namespaces where q.ACL may read jobs.
 func (s *Server) NodeAllocations(ctx context.Context, nodeID string, q QueryOptions) ([]*structs.Allocation, QueryMeta, error) {
 	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.Allocation, uint64, error) {
 		allocs, err := st.AllocsByNode(ws, nodeID)
+		allocs = visible(q, allocs, allocNamespace, acl.CapReadJob)
 		return resultAt(st, allocs, err, state.TableAllocs)
 	})
 }

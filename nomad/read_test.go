@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -130,7 +131,7 @@ func TestRead_withoutLeaderNeedsAllowStale(t *testing.T) {
 	_, _, err := s.ListJobs(testCtx(t), QueryOptions{Namespace: structs.DefaultNamespace})
 	must.ErrorIs(t, err, ErrNoLeader)
 
-	jobs, meta, err := s.ListJobs(testCtx(t), QueryOptions{Namespace: structs.DefaultNamespace, AllowStale: true})
+	jobs, meta, err := s.ListJobs(testCtx(t), QueryOptions{Namespace: structs.DefaultNamespace, AllowStale: true, ACL: acl.Management()})
 	must.NoError(t, err)
 	must.SliceEmpty(t, jobs)
 	must.False(t, meta.KnownLeader)
@@ -207,7 +208,7 @@ func TestListJobs_indexCoversWhatTheSummariesCount(t *testing.T) {
 	registerTestJob(t, s, testJob("web"))
 	evalIndex := applyLogEntry(t, s, &EvalUpdateEntry{Evals: []*structs.Evaluation{testEval("web")}})
 
-	entries, meta, err := s.ListJobs(testCtx(t), QueryOptions{Namespace: structs.DefaultNamespace, Prefix: "w"})
+	entries, meta, err := s.ListJobs(testCtx(t), QueryOptions{Namespace: structs.DefaultNamespace, Prefix: "w", ACL: acl.Management()})
 	must.NoError(t, err)
 	must.SliceLen(t, 1, entries)
 	must.Eq(t, "web", entries[0].Job.ID)
@@ -291,7 +292,7 @@ func TestNodeReads(t *testing.T) {
 	got, meta, err := s.GetNode(testCtx(t), node.ID, QueryOptions{})
 	must.NoError(t, err)
 	must.Eq(t, got.ModifyIndex, meta.Index)
-	allocs, meta, err := s.NodeAllocations(testCtx(t), node.ID, QueryOptions{})
+	allocs, meta, err := s.NodeAllocations(testCtx(t), node.ID, QueryOptions{ACL: acl.Management()})
 	must.NoError(t, err)
 	must.Eq(t, []string{alloc.ID}, allocIDs(allocs))
 	must.Eq(t, alloc.ModifyIndex, meta.Index)

@@ -48,6 +48,9 @@ type Server struct {
 
 	members *memberTable
 
+	// aclCache holds the ACLs compiled from policies, for ResolveToken.
+	aclCache aclCache
+
 	// The leader's components: created with the server, enabled while it
 	// leads.
 	evalBroker   *EvalBroker
@@ -184,14 +187,16 @@ func (s *Server) setup() error {
 // registerEndpoints publishes the RPC endpoints.
 func (s *Server) registerEndpoints(srv *rpc.Server) error {
 	endpoints := map[string]any{
-		"Status":   &statusRPC{s},
-		"Client":   &clientRPC{srv: s, role: roleServer},
-		"Job":      &jobRPC{s},
-		"Eval":     &evalRPC{s},
-		"Alloc":    &allocRPC{s},
-		"Node":     &nodeRPC{s},
-		"Raft":     &raftRPC{s},
-		"Periodic": &periodicRPC{s},
+		"Status":    &statusRPC{s},
+		"Client":    &clientRPC{srv: s, role: roleServer},
+		"Job":       &jobRPC{s},
+		"Eval":      &evalRPC{s},
+		"Alloc":     &allocRPC{s},
+		"Node":      &nodeRPC{s},
+		"Raft":      &raftRPC{s},
+		"Periodic":  &periodicRPC{s},
+		"ACL":       &aclRPC{s},
+		"Namespace": &namespaceRPC{s},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {

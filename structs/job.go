@@ -1,6 +1,9 @@
 package structs
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Job types.
 const (
@@ -147,4 +150,18 @@ type RestartPolicy struct {
 	Interval time.Duration
 	Delay    time.Duration
 	Mode     string
+}
+
+// Drivers returns the task drivers the job uses, each once, in the order
+// its tasks name them.
+func (j *Job) Drivers() []string {
+	var out []string
+	for _, tg := range j.TaskGroups {
+		for _, task := range tg.Tasks {
+			if !slices.Contains(out, task.Driver) {
+				out = append(out, task.Driver)
+			}
+		}
+	}
+	return out
 }

@@ -37,17 +37,6 @@ func Commands() []Command { return slices.Clone(commands) }
 func Drivers() []Driver { return slices.Clone(drivers) }
 
 var routes = []Route{
-	{"POST", "/v1/acl/bootstrap", "ACL"},
-	{"GET", "/v1/acl/policies", "ACL"},
-	{"GET", "/v1/acl/policy/:name", "ACL"},
-	{"POST", "/v1/acl/policy/:name", "ACL"},
-	{"DELETE", "/v1/acl/policy/:name", "ACL"},
-	{"GET", "/v1/acl/tokens", "ACL"},
-	{"POST", "/v1/acl/token", "ACL"},
-	{"GET", "/v1/acl/token/self", "ACL"},
-	{"GET", "/v1/acl/token/:accessor", "ACL"},
-	{"POST", "/v1/acl/token/:accessor", "ACL"},
-	{"DELETE", "/v1/acl/token/:accessor", "ACL"},
 	{"GET", "/v1/acl/roles", "ACL"},
 	{"GET", "/v1/acl/auth-methods", "ACL"},
 	{"GET", "/v1/acl/binding-rules", "ACL"},
@@ -86,11 +75,6 @@ var routes = []Route{
 	{"POST", "/v1/job/:id/action", "Jobs"},
 	{"PUT", "/v1/job/:id/versions/:version/tag", "Jobs"},
 	{"GET", "/v1/jobs/statuses", "Jobs"},
-
-	{"GET", "/v1/namespaces", "Namespaces"},
-	{"GET", "/v1/namespace/:name", "Namespaces"},
-	{"POST", "/v1/namespace/:name", "Namespaces"},
-	{"DELETE", "/v1/namespace/:name", "Namespaces"},
 
 	{"POST", "/v1/node/:id/evaluate", "Nodes"},
 	{"POST", "/v1/node/:id/purge", "Nodes"},
@@ -144,7 +128,10 @@ var routes = []Route{
 }
 
 var commands = []Command{
-	{Name: "acl", Group: true, What: "ACL tokens, policies, roles, auth methods"},
+	{Name: "acl policy self", What: "the policies of a workload identity"},
+	{Name: "acl role", Group: true, What: "ACL roles"},
+	{Name: "acl auth-method", Group: true, What: "SSO auth methods"},
+	{Name: "acl binding-rule", Group: true, What: "auth method binding rules"},
 	{Name: "alloc exec", What: "run a command in an allocation"},
 	{Name: "alloc fs", What: "read an allocation's files (the HTTP API serves them)"},
 	{Name: "alloc checks", What: "an allocation's service checks"},
@@ -166,7 +153,7 @@ var commands = []Command{
 	{Name: "license", Group: true, What: "Nomad Enterprise licenses"},
 	{Name: "login", What: "log in through an auth method"},
 	{Name: "monitor", What: "stream the agent's logs"},
-	{Name: "namespace", Group: true, What: "namespaces"},
+	{Name: "namespace inspect", What: "a namespace as JSON (namespace status -json shows it)"},
 	{Name: "node config", What: "a client's configuration"},
 	{Name: "node meta", What: "a node's dynamic metadata"},
 	{Name: "node pool", Group: true, What: "node pools"},

@@ -38,6 +38,9 @@ type Agent struct {
 	// tls is the tls block's CA, certificate and key; nil when TLS is
 	// off.
 	tls *tlsutil.Material
+	// tokens resolves ACL secrets when ACLs are enabled: through the
+	// agent's own server, else by asking the servers.
+	tokens tokenResolver
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -92,9 +95,27 @@ func (a *Agent) start() error {
 			return err
 		}
 	}
+	a.setupTokenResolver()
 	a.http.Serve()
 	a.logger.Info("HTTP API listening", "address", a.http.Addr())
 	return nil
+}
+
+// setupTokenResolver picks how the HTTP API resolves ACL secrets.
+func (a *Agent) setupTokenResolver() {
+	if !a.config.ACL.Enabled {
+		return
+	}
+	if a.server != nil {
+		a.tokens = serverResolver{a.server}
+		return
+	}
+	if rc, ok := a.clientConn.(*rpcServerConn); ok && a.client != nil {
+		a.tokens = newRemoteResolver(rc, a.config.ACL, func() client.NodeIdentity {
+			node := a.client.Node()
+			return client.NodeIdentity{ID: node.ID, SecretID: node.SecretID}
+		})
+	}
 }
 
 // setupServer starts the server half from the agent configuration.
@@ -124,6 +145,7 @@ func (a *Agent) setupServer() error {
 		EventBufferSize:      a.config.Server.EventBufferSize,
 		DisableEvents:        !a.config.Server.EnableEventBroker,
 		JobLimits:            a.config.Limits.JobLimits(),
+		ACLEnabled:           a.config.ACL.Enabled,
 	}
 	if a.config.Server.RetryInterval > 0 {
 		cfg.JoinInterval = a.config.Server.RetryInterval

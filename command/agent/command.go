@@ -108,6 +108,9 @@ Options:
 
   -node-pool=<pool>
     The client's node pool (default "default").
+
+  -acl-enabled
+    Check the ACL token of every request (acl { enabled = true }).
 `)
 }
 
@@ -133,6 +136,7 @@ type agentFlags struct {
 	servers         string
 	nodeClass       string
 	nodePool        string
+	aclEnabled      bool
 }
 
 // stringList is a repeatable string flag.
@@ -168,6 +172,7 @@ func (f *agentFlags) flagSet(ui cli.Ui) *flag.FlagSet {
 	fs.StringVar(&f.servers, "servers", "", "")
 	fs.StringVar(&f.nodeClass, "node-class", "", "")
 	fs.StringVar(&f.nodePool, "node-pool", "", "")
+	fs.BoolVar(&f.aclEnabled, "acl-enabled", false, "")
 	return fs
 }
 
@@ -196,6 +201,7 @@ func (f *agentFlags) applyTo(cfg *Config, set map[string]bool) {
 		"servers":          func() { cfg.Client.Servers = splitList(f.servers) },
 		"node-class":       func() { cfg.Client.NodeClass = f.nodeClass },
 		"node-pool":        func() { cfg.Client.NodePool = f.nodePool },
+		"acl-enabled":      func() { cfg.ACL.Enabled = f.aclEnabled },
 	}
 	for name, fn := range apply {
 		if set[name] {

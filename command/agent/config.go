@@ -55,6 +55,8 @@ type Config struct {
 	// Limits bound what one client, request or job may cost the agent.
 	Limits LimitsConfig
 
+	ACL ACLConfig
+
 	// DevMode runs a single in-memory server and a client on this machine.
 	DevMode bool
 
@@ -138,6 +140,15 @@ type PluginConfig struct {
 	Config map[string]any
 }
 
+// ACLConfig is the acl block: whether the agent checks ACL tokens, and,
+// on an agent without a server, how long it keeps what the servers told it
+// of a token and of a policy before it asks again.
+type ACLConfig struct {
+	Enabled   bool
+	TokenTTL  time.Duration
+	PolicyTTL time.Duration
+}
+
 // TelemetryConfig configures metrics.
 type TelemetryConfig struct {
 	CollectionInterval       time.Duration
@@ -173,6 +184,7 @@ func DefaultConfig() *Config {
 			Artifact: *taskrunner.DefaultArtifactConfig(),
 		},
 		Plugins: map[string]*PluginConfig{},
+		ACL:     ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second},
 		Telemetry: TelemetryConfig{
 			CollectionInterval: time.Second,
 			InMemoryRetention:  time.Minute,
@@ -289,6 +301,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Telemetry.InMemoryRetention <= 0 {
 		errs = append(errs, fmt.Errorf("telemetry.in_memory_retention_period must be positive, not %s", c.Telemetry.InMemoryRetention))
+	}
+	if c.ACL.TokenTTL <= 0 {
+		errs = append(errs, fmt.Errorf("acl.token_ttl must be positive, not %s", c.ACL.TokenTTL))
+	}
+	if c.ACL.PolicyTTL <= 0 {
+		errs = append(errs, fmt.Errorf("acl.policy_ttl must be positive, not %s", c.ACL.PolicyTTL))
 	}
 	if c.Telemetry.ServicePrefix == "" {
 		errs = append(errs, errors.New("telemetry.service_prefix must not be empty"))

@@ -39,6 +39,13 @@ type fileConfig struct {
 	Telemetry  *fileTelemetry `hcl:"telemetry,block"`
 	TLS        *fileTLS       `hcl:"tls,block"`
 	Limits     *fileLimits    `hcl:"limits,block"`
+	ACL        *fileACL       `hcl:"acl,block"`
+}
+
+type fileACL struct {
+	Enabled   *bool          `hcl:"enabled,optional"`
+	TokenTTL  *hcl.Attribute `hcl:"token_ttl,optional"`
+	PolicyTTL *hcl.Attribute `hcl:"policy_ttl,optional"`
 }
 
 type filePorts struct {
@@ -262,6 +269,10 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 	// After the server block, so that limits.job_max_count wins over
 	// Nomad's server.job_max_count when a file sets both.
 	errs = append(errs, fc.Limits.applyTo(&cfg.Limits))
+	if a := fc.ACL; a != nil {
+		setBool(&cfg.ACL.Enabled, a.Enabled)
+		errs = append(errs, setDuration(&cfg.ACL.TokenTTL, a.TokenTTL), setDuration(&cfg.ACL.PolicyTTL, a.PolicyTTL))
+	}
 	return errors.Join(errs...)
 }
 

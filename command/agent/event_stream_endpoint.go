@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/stream"
 )
@@ -78,12 +79,21 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 	return nil, nil
 }
 
-// eventAccess is the seam where ACLs decide, per event, what the request's
-// token may read (Nomad: namespace read-job for Job, Evaluation and
-// Allocation events, node:read for Node events). Drover has no ACLs yet:
-// every event is allowed.
-func (s *HTTPServer) eventAccess(*http.Request) func(*stream.Event) bool {
-	return nil
+// eventAccess decides, per event, what the request's token may read, as
+// Nomad does: namespace read-job for Job, Evaluation and Allocation events,
+// node:read for Node and NodePool events, and a management token for any
+// other topic.
+func (s *HTTPServer) eventAccess(r *http.Request) func(*stream.Event) bool {
+	a := requestIdentity(r).acl
+	return func(e *stream.Event) bool {
+		switch e.Topic {
+		case stream.TopicJob, stream.TopicEvaluation, stream.TopicAllocation:
+			return a.AllowNamespaceOperation(e.Namespace, acl.CapReadJob)
+		case stream.TopicNode, stream.TopicNodePool:
+			return a.AllowNodeRead()
+		}
+		return a.IsManagement()
+	}
 }
 
 // streamEvents writes the subscription's batches as they come until the

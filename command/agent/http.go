@@ -124,14 +124,15 @@ func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// handle registers h for a pattern of the form "METHOD /path/{id}", served
-// as the options say.
-func (s *HTTPServer) handle(pattern string, h handlerFunc, opts ...routeOption) {
+// handle registers h for a pattern of the form "METHOD /path/{id}", to be
+// called once the caller's ACL token has been found to grant need, and
+// served as the options say.
+func (s *HTTPServer) handle(pattern string, need access, h handlerFunc, opts ...routeOption) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
 		panic(fmt.Sprintf("route %q has no method", pattern))
 	}
-	rt := &route{h: h, body: defaultBody}
+	rt := &route{h: h, need: need, body: defaultBody}
 	for _, opt := range opts {
 		opt(rt)
 	}
@@ -147,6 +148,31 @@ func (s *HTTPServer) handle(pattern string, h handlerFunc, opts ...routeOption) 
 		panic(fmt.Sprintf("route %q registered twice", pattern))
 	}
 	methods[method] = rt
+}
+
+// registeredRoute is a route as the table lists it.
+type registeredRoute struct {
+	method, path string
+	need         access
+}
+
+// routeTable lists every registered route, sorted by path and method.
+func (s *HTTPServer) routeTable() []registeredRoute {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []registeredRoute
+	for path, methods := range s.routes {
+		for method, rt := range methods {
+			out = append(out, registeredRoute{method: method, path: path, need: rt.need})
+		}
+	}
+	slices.SortFunc(out, func(a, b registeredRoute) int {
+		if c := strings.Compare(a.path, b.path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.method, b.method)
+	})
+	return out
 }
 
 // dispatch picks the handler of the request's method for one path, and
@@ -171,8 +197,9 @@ func (s *HTTPServer) dispatch(path string) http.Handler {
 	})
 }
 
-// serveRoute serves one request of rt: with its body cap, and exempt from
-// the whole-request timeouts when it is long-lived.
+// serveRoute serves one request of rt: with its body cap, exempt from the
+// whole-request timeouts when it is long-lived, and its handler run only
+// once the caller's token has been found to grant what the route needs.
 func (s *HTTPServer) serveRoute(w http.ResponseWriter, r *http.Request, rt *route) {
 	if r.Body != nil && r.Body != http.NoBody {
 		limit, name := rt.body(s.limits)
@@ -188,7 +215,13 @@ func (s *HTTPServer) serveRoute(w http.ResponseWriter, r *http.Request, rt *rout
 		}
 		defer release()
 	}
-	s.serve(w, r, rt.h)
+	s.serve(w, r, func(w http.ResponseWriter, r *http.Request) (any, error) {
+		r, err := s.authorize(r, rt.need)
+		if err != nil {
+			return nil, err
+		}
+		return rt.h(w, r)
+	})
 }
 
 // serve runs one handler: it recovers a panic as a 500 (the agent keeps

@@ -47,6 +47,9 @@ func errorStatus(err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("request body too large: the limit is %d bytes", tooLarge.Limit)
 	case errors.As(err, &invalid):
 		return http.StatusBadRequest, validationReason(invalid)
+	case errors.Is(err, nomad.ErrPermissionDenied), errors.Is(err, nomad.ErrTokenNotFound),
+		errors.Is(err, nomad.ErrTokenExpired):
+		return http.StatusForbidden, forbiddenReason(err)
 	case errors.Is(err, nomad.ErrNotFound):
 		return http.StatusNotFound, oneLine(err.Error())
 	case errors.Is(err, nomad.ErrInvalidRequest):
@@ -58,6 +61,16 @@ func errorStatus(err error) (int, string) {
 		return 499, "request canceled"
 	}
 	return http.StatusInternalServerError, oneLine(err.Error())
+}
+
+// forbiddenReason is the reason of a 403. It starts "Permission denied",
+// capitalised as Nomad's, which clients and scripts look for.
+func forbiddenReason(err error) string {
+	reason := oneLine(err.Error())
+	if rest, ok := strings.CutPrefix(reason, "permission denied"); ok {
+		return "Permission denied" + rest
+	}
+	return reason
 }
 
 // validationReason lists every validation problem on one line.

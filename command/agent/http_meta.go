@@ -72,7 +72,10 @@ func serveRead[T any](s *HTTPServer, w http.ResponseWriter, r *http.Request, opt
 	if err != nil {
 		return zero, err
 	}
-	out, meta, err := read(srv, r.Context(), opts.serverQuery())
+	q := opts.serverQuery()
+	id := requestIdentity(r)
+	q.ACL, q.Token = id.acl, id.token
+	out, meta, err := read(srv, r.Context(), q)
 	if errors.Is(err, nomad.ErrNoLeader) {
 		return zero, newHTTPError(http.StatusInternalServerError, "No cluster leader")
 	}

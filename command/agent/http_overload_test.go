@@ -210,8 +210,8 @@ func TestOverload_longLivedRoutesAreExemptFromTheTimeouts(t *testing.T) {
 		}
 		return nil, nil
 	}
-	a.http.handle("GET /test/stream", slow, longLived)
-	a.http.handle("GET /test/ordinary", slow)
+	a.http.handle("GET /test/stream", public, slow, longLived)
+	a.http.handle("GET /test/ordinary", public, slow)
 
 	resp := do(t, a, http.MethodGet, "/test/stream", nil)
 	must.Eq(t, http.StatusOK, resp.code)

@@ -12,6 +12,8 @@ import (
 // route is one method of one path: its handler and how it is served.
 type route struct {
 	h handlerFunc
+	// need is what the route needs of the caller's ACL token.
+	need access
 	// body is the cap on the request body and the limit's name.
 	body func(LimitsConfig) (int64, string)
 	// longLived marks a route whose answer may take longer than the

@@ -93,7 +93,7 @@ func TestHTTP_IndexIsAtLeastOne(t *testing.T) {
 
 func TestHTTP_PanicIsRecovered(t *testing.T) {
 	a := testAgent(t)
-	a.http.handle("GET /v1/test/panic", func(w http.ResponseWriter, r *http.Request) (any, error) {
+	a.http.handle("GET /v1/test/panic", public, func(w http.ResponseWriter, r *http.Request) (any, error) {
 		panic("boom")
 	})
 

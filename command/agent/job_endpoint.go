@@ -77,6 +77,9 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if err != nil {
 		return nil, err
 	}
+	if err := nomad.AllowJobRegister(requestIdentity(r).acl, job); err != nil {
+		return nil, err
+	}
 	warnings := append(fields.warnings, job.Warnings()...)
 	if req.PreserveCounts {
 		warnings = append(warnings, `Request field "PreserveCounts" is not supported by Drover and was ignored`)
@@ -147,6 +150,9 @@ func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, err
 	}
 	purge, err := parseBoolParam(r, "purge")
 	if err != nil {
+		return nil, err
+	}
+	if err := nomad.AllowJobDeregister(requestIdentity(r).acl, ns, purge); err != nil {
 		return nil, err
 	}
 	resp, err := srv.DeregisterJob(r.Context(), &nomad.JobDeregisterRequest{Namespace: ns, JobID: id, Purge: purge})

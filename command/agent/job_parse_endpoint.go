@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
@@ -49,6 +50,13 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, err
 	}
 	if err := checkSubmittedJob(req.Job, "job validate request", ""); err != nil {
+		return nil, err
+	}
+	ns, err := submittedNamespace(r, req.Job, req.WriteRequest)
+	if err != nil {
+		return nil, err
+	}
+	if err := allowJobNamespace(r, ns, acl.CapReadJob); err != nil {
 		return nil, err
 	}
 	resp := &api.JobValidateResponse{ValidationErrors: []string{}}

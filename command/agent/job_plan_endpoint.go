@@ -11,12 +11,6 @@ import (
 // jobPlanPath is the path of a job's dry run.
 const jobPlanPath = "/v1/job/{id}/plan"
 
-// registerJobPlanRoutes registers PUT and POST /v1/job/:id/plan.
-func (s *HTTPServer) registerJobPlanRoutes() {
-	s.handle("PUT "+jobPlanPath, s.jobPlan, jobBody)
-	s.handle("POST "+jobPlanPath, s.jobPlan, jobBody)
-}
-
 // jobPlan serves PUT and POST /v1/job/:id/plan: what registering the job in
 // the body would do, without registering it. The job is converted,
 // canonicalised and validated as a register's is; the server's scheduler
@@ -36,6 +30,9 @@ func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	}
 	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
 	if err != nil {
+		return nil, err
+	}
+	if err := allowJobNamespace(r, job.Namespace, planJob...); err != nil {
 		return nil, err
 	}
 	warnings := append(fields.warnings, job.Warnings()...)

@@ -54,16 +54,11 @@ func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.Wr
 // checkedJob converts, canonicalises and validates a submitted job.
 func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
 	job := jobFromAPI(in)
-	if job.Namespace == "" {
-		job.Namespace = wr.Namespace
+	ns, err := submittedNamespace(r, in, wr)
+	if err != nil {
+		return nil, err
 	}
-	if job.Namespace == "" {
-		ns, err := writeNamespace(r)
-		if err != nil {
-			return nil, err
-		}
-		job.Namespace = ns
-	}
+	job.Namespace = ns
 	if job.Region == "" {
 		job.Region = firstNonEmpty(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
 	}
@@ -71,6 +66,18 @@ func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteReques
 		return nil, err
 	}
 	return canonicalValid(job, s.limits.JobLimits())
+}
+
+// submittedNamespace is the namespace a submitted job goes to: its own,
+// else the request body's, else the URL's.
+func submittedNamespace(r *http.Request, in *api.Job, wr api.WriteRequest) (string, error) {
+	if in.Namespace != nil && *in.Namespace != "" {
+		return *in.Namespace, nil
+	}
+	if wr.Namespace != "" {
+		return wr.Namespace, nil
+	}
+	return writeNamespace(r)
 }
 
 // ValidJob converts a submitted job into the internal model, fills in its

@@ -20,15 +20,6 @@ const operatorSnapshotPath = "/v1/operator/snapshot"
 // far larger than the JSON bodies of other requests.
 const maxSnapshotBytes = 1 << 30
 
-// registerOperatorSnapshotRoutes registers GET and PUT
-// /v1/operator/snapshot. Both are long-lived: an archive of a large state
-// takes longer than an ordinary request to send.
-func (s *HTTPServer) registerOperatorSnapshotRoutes() {
-	s.handle("GET "+operatorSnapshotPath, s.snapshotSave, longLived)
-	s.handle("PUT "+operatorSnapshotPath, s.snapshotRestore, longLived,
-		bodyLimit(maxSnapshotBytes, "1GiB, the most a snapshot archive may be"))
-}
-
 // snapshotSave serves GET /v1/operator/snapshot: a snapshot archive of the
 // state, from the leader (a follower forwards the request to it) or with
 // ?stale from this server. The archive is written whole to a temporary

@@ -187,6 +187,7 @@ func TestUpdateAllocDesiredStatus(t *testing.T) {
 
 func TestAllocReads(t *testing.T) {
 	s := newStore(t)
+	must.NoError(t, s.UpsertNamespaces(4, []*structs.Namespace{{Name: "other"}}))
 	web := mustUpsertJob(t, s, 5, testJob("web"))
 	webOther := testJob("web")
 	webOther.Namespace = "other"

@@ -10,6 +10,10 @@ import (
 	"github.com/hashicorp/go-memdb"
 )
 
+// ErrNoNamespace is wrapped by a write of a job whose namespace does not
+// exist.
+var ErrNoNamespace = errors.New("no such namespace")
+
 // AllNamespaces, passed as the namespace of a prefix query, matches every
 // namespace.
 const AllNamespaces = "*"
@@ -21,12 +25,19 @@ const AllNamespaces = "*"
 // JobModifyIndex. Re-registering an identical job keeps its version. An
 // empty Status keeps the stored status (pending for a new job). Every
 // upsert also records the job under its version; only the newest
-// JobTrackedVersions versions are kept.
+// JobTrackedVersions versions are kept. The job's namespace must exist.
 func (s *StateStore) UpsertJob(index uint64, job *structs.Job) error {
 	if err := checkJob(job); err != nil {
 		return fmt.Errorf("upsert job: %w", err)
 	}
 	return s.write(func(txn *memdb.Txn) error {
+		exists, err := namespaceExists(txn, job.Namespace)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			return fmt.Errorf("job %q is in namespace %q, which does not exist: %w", job.ID, job.Namespace, ErrNoNamespace)
+		}
 		if err := upsertJob(txn, index, job); err != nil {
 			return fmt.Errorf("upsert job %q in namespace %q: %w", job.ID, job.Namespace, err)
 		}

@@ -217,6 +217,7 @@ func TestDeleteJob(t *testing.T) {
 
 func TestJobsByIDPrefix(t *testing.T) {
 	s := newStore(t)
+	must.NoError(t, s.UpsertNamespaces(9, []*structs.Namespace{{Name: "other"}}))
 	for i, ns := range []struct{ namespace, id string }{
 		{"default", "web"},
 		{"default", "api-2"},

@@ -14,6 +14,9 @@ const (
 	TableAllocs         = "allocs"
 	TableNodes          = "nodes"
 	TablePeriodicLaunch = "periodic_launch"
+	TableACLPolicies    = "acl_policy"
+	TableACLTokens      = "acl_token"
+	TableNamespaces     = "namespaces"
 	TableIndex          = "index"
 )
 
@@ -24,6 +27,7 @@ const (
 	indexNode   = "node"
 	indexEval   = "eval"
 	indexParent = "parent"
+	indexSecret = "secret"
 )
 
 // PeriodicLaunch records when a periodic job last launched a child, so a new
@@ -99,6 +103,25 @@ func schema() *memdb.DBSchema {
 			Name: TablePeriodicLaunch,
 			Indexes: map[string]*memdb.IndexSchema{
 				indexID: {Name: indexID, Unique: true, Indexer: namespaced("ID")},
+			},
+		},
+		TableACLPolicies: {
+			Name: TableACLPolicies,
+			Indexes: map[string]*memdb.IndexSchema{
+				indexID: {Name: indexID, Unique: true, Indexer: stringField("Name")},
+			},
+		},
+		TableACLTokens: {
+			Name: TableACLTokens,
+			Indexes: map[string]*memdb.IndexSchema{
+				indexID:     {Name: indexID, Unique: true, Indexer: stringField("AccessorID")},
+				indexSecret: {Name: indexSecret, Unique: true, Indexer: stringField("SecretID")},
+			},
+		},
+		TableNamespaces: {
+			Name: TableNamespaces,
+			Indexes: map[string]*memdb.IndexSchema{
+				indexID: {Name: indexID, Unique: true, Indexer: stringField("Name")},
 			},
 		},
 		TableIndex: {

@@ -44,6 +44,9 @@ const (
 	recordAlloc          = "alloc"
 	recordNode           = "node"
 	recordPeriodicLaunch = "periodic_launch"
+	recordACLPolicy      = "acl_policy"
+	recordACLToken       = "acl_token"
+	recordNamespace      = "namespace"
 	recordIndex          = "index"
 )
 
@@ -78,6 +81,9 @@ var persistedTables = []struct{ table, record string }{
 	{TableAllocs, recordAlloc},
 	{TableNodes, recordNode},
 	{TablePeriodicLaunch, recordPeriodicLaunch},
+	{TableACLPolicies, recordACLPolicy},
+	{TableACLTokens, recordACLToken},
+	{TableNamespaces, recordNamespace},
 	{TableIndex, recordIndex},
 }
 
@@ -168,6 +174,10 @@ func eachAlloc(txn *memdb.Txn, fn func(*structs.Allocation) error) error {
 // format version. Allocations of one job version share one copy of it, the
 // job versions table's when it holds the version, also when the stream
 // (version 1) held a copy in every allocation.
+//
+// A stream written before namespaces were stored has none: each namespace
+// its jobs use is created, so that they stay readable and the namespace
+// can be managed.
 func Restore(r io.Reader) (*StateStore, error) {
 	s, err := NewStateStore()
 	if err != nil {
@@ -193,6 +203,9 @@ func Restore(r io.Reader) (*StateStore, error) {
 		if err := rs.record(txn, rec); err != nil {
 			return nil, fmt.Errorf("restore state: record %d (%s): %w", n, rec.Type, err)
 		}
+	}
+	if err := createJobNamespaces(txn); err != nil {
+		return nil, fmt.Errorf("restore state: %w", err)
 	}
 	txn.Commit()
 	return s, nil
@@ -248,6 +261,12 @@ func (rs *restoring) record(txn *memdb.Txn, rec record) error {
 		return insertDecoded[structs.Node](txn, TableNodes, rec.Value)
 	case recordPeriodicLaunch:
 		return insertDecoded[PeriodicLaunch](txn, TablePeriodicLaunch, rec.Value)
+	case recordACLPolicy:
+		return insertDecoded[structs.ACLPolicy](txn, TableACLPolicies, rec.Value)
+	case recordACLToken:
+		return insertDecoded[structs.ACLToken](txn, TableACLTokens, rec.Value)
+	case recordNamespace:
+		return insertDecoded[structs.Namespace](txn, TableNamespaces, rec.Value)
 	case recordIndex:
 		return insertDecoded[indexEntry](txn, TableIndex, rec.Value)
 	default:
@@ -315,6 +334,35 @@ func insertDecoded[T any](txn *memdb.Txn, table string, value json.RawMessage) e
 	}
 	if err := txn.Insert(table, obj); err != nil {
 		return fmt.Errorf("insert into %s: %w", table, err)
+	}
+	return nil
+}
+
+// createJobNamespaces creates the namespace of each job that has none, at
+// the job's create index.
+func createJobNamespaces(txn *memdb.Txn) error {
+	it, err := txn.Get(TableJobs, indexID)
+	if err != nil {
+		return fmt.Errorf("read jobs: %w", err)
+	}
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		job := raw.(*structs.Job)
+		exists, err := namespaceExists(txn, job.Namespace)
+		if err != nil {
+			return err
+		}
+		if exists {
+			continue
+		}
+		ns := &structs.Namespace{
+			Name:        job.Namespace,
+			Description: "created for the jobs it held before namespaces were stored",
+			CreateIndex: job.CreateIndex,
+			ModifyIndex: job.CreateIndex,
+		}
+		if err := txn.Insert(TableNamespaces, ns); err != nil {
+			return fmt.Errorf("create namespace %q of job %q: %w", ns.Name, job.ID, err)
+		}
 	}
 	return nil
 }

@@ -35,3 +35,27 @@ func TestRestore_oldSnapshotWithMaxRunDeadline(t *testing.T) {
 	must.StrContains(t, out.String(), alloc.ID)
 	must.StrNotContains(t, out.String(), "MaxRunDeadline")
 }
+
+// TestRestore_oldSnapshotWithoutNamespaces restores a snapshot written
+// before namespaces were stored, with a job outside the default namespace:
+// the default namespace is there, and so is the job's, created for it.
+func TestRestore_oldSnapshotWithoutNamespaces(t *testing.T) {
+	data, err := os.ReadFile("testdata/snapshot_without_namespaces.jsonl")
+	must.NoError(t, err)
+	s, err := Restore(bytes.NewReader(data))
+	must.NoError(t, err)
+
+	job, err := s.JobByID(nil, "legacy", "old")
+	must.NoError(t, err)
+	must.NotNil(t, job)
+	namespaces, err := s.NamespacesByNamePrefix(nil, "")
+	must.NoError(t, err)
+	must.Len(t, 2, namespaces)
+	must.Eq(t, "default", namespaces[0].Name)
+	must.Eq(t, "legacy", namespaces[1].Name)
+	must.Eq(t, 7, namespaces[1].CreateIndex)
+	// The job can be updated in it, and the namespace outlives it only
+	// once the job is purged.
+	must.NoError(t, s.UpsertJob(10, job.Copy()))
+	must.ErrorIs(t, s.DeleteNamespaces(11, []string{"legacy"}), ErrNamespaceInUse)
+}

@@ -13,6 +13,7 @@ import (
 // populate writes something to every table.
 func populate(t *testing.T, s *StateStore) {
 	t.Helper()
+	must.NoError(t, s.UpsertNamespaces(9, []*structs.Namespace{{Name: "other", Description: "more"}}))
 	mustUpsertJob(t, s, 10, testJob("example"))
 	changed := testJob("example")
 	changed.Priority = 70
@@ -44,6 +45,11 @@ func populate(t *testing.T, s *StateStore) {
 	must.NoError(t, s.UpsertPeriodicLaunch(17, &PeriodicLaunch{
 		ID: "example", Namespace: "default", Launch: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
 	}))
+	must.NoError(t, s.UpsertACLPolicies(18, []*structs.ACLPolicy{{Name: "readonly", Rules: `node { policy = "read" }`}}))
+	must.NoError(t, s.BootstrapACLToken(19, 0, testToken(structs.ACLTokenTypeManagement)))
+	reader := testToken(structs.ACLTokenTypeClient)
+	reader.Policies = []string{"readonly"}
+	must.NoError(t, s.UpsertACLTokens(20, []*structs.ACLToken{reader}))
 }
 
 // contents reads every table through the read methods.
@@ -54,6 +60,9 @@ type contents struct {
 	Allocs   []*structs.Allocation
 	Nodes    []*structs.Node
 	Launches []*PeriodicLaunch
+	Policies []*structs.ACLPolicy
+	Tokens   []*structs.ACLToken
+	NSes     []*structs.Namespace
 	Indexes  map[string]uint64
 }
 
@@ -76,8 +85,15 @@ func readContents(t *testing.T, r *reader) contents {
 	must.NoError(t, err)
 	c.Launches, err = r.PeriodicLaunches(nil)
 	must.NoError(t, err)
+	c.Policies, err = r.ACLPoliciesByNamePrefix(nil, "")
+	must.NoError(t, err)
+	c.Tokens, err = r.ACLTokensByAccessorPrefix(nil, "")
+	must.NoError(t, err)
+	c.NSes, err = r.NamespacesByNamePrefix(nil, "")
+	must.NoError(t, err)
 	c.Indexes = map[string]uint64{}
-	for _, table := range []string{TableJobs, TableJobVersions, TableEvals, TableAllocs, TableNodes, TablePeriodicLaunch} {
+	for _, table := range []string{TableJobs, TableJobVersions, TableEvals, TableAllocs, TableNodes, TablePeriodicLaunch,
+		TableACLPolicies, TableACLTokens, TableNamespaces, bootstrapKey} {
 		c.Indexes[table], err = r.Index(table)
 		must.NoError(t, err)
 	}
@@ -106,10 +122,14 @@ func TestSnapshot_PersistRestoreRoundTrip(t *testing.T) {
 	must.Len(t, 2, got.Jobs)
 	must.Len(t, 2, got.Versions[0])
 	must.Len(t, 2, got.Allocs)
+	must.Len(t, 2, got.Tokens)
+	must.Len(t, 1, got.Policies)
+	must.Len(t, 2, got.NSes)
+	must.Eq(t, 19, got.Indexes[bootstrapKey])
 	must.Eq[any](t, float64(0), got.Jobs[0].TaskGroups[0].Tasks[0].Config["exit_code"])
 	latest, err := restored.LatestIndex()
 	must.NoError(t, err)
-	must.Eq(t, 17, latest)
+	must.Eq(t, 20, latest)
 
 	// The restored store carries on where the old one stopped.
 	next := testJob("example")
@@ -128,10 +148,11 @@ func TestSnapshot_PersistFormat(t *testing.T) {
 	must.NoError(t, snap.Persist(&buf))
 
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	must.Len(t, 3, lines)
+	must.Len(t, 4, lines)
 	must.Eq(t, `{"Type":"header","Value":{"Version":2}}`, lines[0])
 	must.StrHasPrefix(t, `{"Type":"node","Value":{"ID":"node-1",`, lines[1])
-	must.Eq(t, `{"Type":"index","Value":{"Key":"nodes","Value":5}}`, lines[2])
+	must.Eq(t, `{"Type":"namespace","Value":{"Name":"default","Description":"Default shared namespace","CreateIndex":1,"ModifyIndex":1}}`, lines[2])
+	must.Eq(t, `{"Type":"index","Value":{"Key":"nodes","Value":5}}`, lines[3])
 }
 
 func TestRestore_BadStreams(t *testing.T) {

@@ -44,6 +44,9 @@ func NewStateStore() (*StateStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create state store: %w", err)
 	}
+	if err := insertDefaultNamespace(db); err != nil {
+		return nil, fmt.Errorf("create state store: %w", err)
+	}
 	return &StateStore{
 		reader:  reader{db: db},
 		abandon: &abandonSignal{ch: make(chan struct{})},

@@ -121,3 +121,15 @@ func tableIndexes(t *testing.T, s *StateStore) map[string]uint64 {
 	}
 	return out
 }
+
+// testToken returns a token of the given type with fresh IDs and no
+// policies.
+func testToken(tokenType string) *structs.ACLToken {
+	return &structs.ACLToken{
+		AccessorID: testID(),
+		SecretID:   testID(),
+		Name:       tokenType + " token",
+		Type:       tokenType,
+		CreateTime: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC),
+	}
+}

@@ -1,0 +1,203 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/structs"
+)
+
+// Where a request's ACL secret is read from: Nomad's header, or a bearer
+// token, as Nomad also takes (Prometheus and other tools send one).
+const (
+	headerToken         = "X-Nomad-Token"
+	headerAuthorization = "Authorization"
+)
+
+// identity is who a request acts for: what it may do, the token (nil for
+// the anonymous caller and without ACLs) and the secret it came with.
+type identity struct {
+	acl    *acl.ACL
+	token  *structs.ACLToken
+	secret string
+}
+
+// identityKey carries the identity in a request's context.
+type identityKey struct{}
+
+// requestIdentity returns the identity the route check resolved. A request
+// that was never checked (a public route) may do nothing.
+func requestIdentity(r *http.Request) *identity {
+	if id, ok := r.Context().Value(identityKey{}).(*identity); ok {
+		return id
+	}
+	return &identity{}
+}
+
+// requestSecret reads the ACL secret a request carries, "" for none.
+func requestSecret(r *http.Request) string {
+	if s := strings.TrimSpace(r.Header.Get(headerToken)); s != "" {
+		return s
+	}
+	if auth := r.Header.Get(headerAuthorization); auth != "" {
+		if s, ok := strings.CutPrefix(auth, "Bearer "); ok {
+			return strings.TrimSpace(s)
+		}
+	}
+	return ""
+}
+
+// tokenResolver says what a secret may do.
+type tokenResolver interface {
+	resolve(ctx context.Context, secret string) (*acl.ACL, *structs.ACLToken, error)
+}
+
+// serverResolver resolves tokens against the agent's own server.
+type serverResolver struct{ srv *nomad.Server }
+
+func (r serverResolver) resolve(_ context.Context, secret string) (*acl.ACL, *structs.ACLToken, error) {
+	return r.srv.ResolveToken(secret)
+}
+
+// resolveIdentity resolves the request's secret. Without ACLs every
+// request may do everything, and the secret is not looked at.
+func (s *HTTPServer) resolveIdentity(r *http.Request) (*identity, error) {
+	if !s.agent.config.ACL.Enabled {
+		return &identity{acl: acl.Management()}, nil
+	}
+	if s.agent.tokens == nil {
+		return nil, newHTTPError(http.StatusInternalServerError, "ACLs are enabled but this agent has no way to resolve tokens")
+	}
+	secret := requestSecret(r)
+	a, token, err := s.agent.tokens.resolve(r.Context(), secret)
+	if err != nil {
+		return nil, err
+	}
+	return &identity{acl: a, token: token, secret: secret}, nil
+}
+
+// authorize resolves the request's identity and checks what the route
+// needs. On success it returns the request with the identity, and the
+// secret for any write the server forwards, in its context.
+func (s *HTTPServer) authorize(r *http.Request, need access) (*http.Request, error) {
+	if need.kind == accessPublic {
+		return r, nil
+	}
+	id, err := s.resolveIdentity(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.check(r, need, id); err != nil {
+		return nil, err
+	}
+	ctx := context.WithValue(r.Context(), identityKey{}, id)
+	ctx = nomad.WithAuthToken(ctx, id.secret)
+	return r.WithContext(ctx), nil
+}
+
+// check answers whether id may call a route that needs need.
+func (s *HTTPServer) check(r *http.Request, need access, id *identity) error {
+	a := id.acl
+	var ok bool
+	switch need.kind {
+	case accessToken:
+		if s.agent.config.ACL.Enabled && id.token == nil {
+			return fmt.Errorf("%w: this endpoint needs a token", nomad.ErrTokenNotFound)
+		}
+		ok = true
+	case accessManagement:
+		ok = a.IsManagement()
+	case accessNamespace:
+		ok = a.AllowNamespaceAny(parseNamespace(r.URL.Query()), need.caps...)
+	case accessJobBody:
+		// The job's namespace is in the body: the handler checks it. Here,
+		// a token that may do this in no namespace at all is turned away.
+		ok = a.AllowNamespaceAny(acl.AllNamespaces, need.caps...)
+	case accessAllocNamespace:
+		ns, found, err := s.allocNamespace(r)
+		if err != nil {
+			return err
+		}
+		ok = !found || a.AllowNamespaceAny(ns, need.caps...)
+	case accessEvalNamespace:
+		ns, found, err := s.evalNamespace(r)
+		if err != nil {
+			return err
+		}
+		ok = !found || a.AllowNamespaceAny(ns, need.caps...)
+	case accessNamespaceNamed:
+		ok = a.AllowNamespace(r.PathValue("name"))
+	case accessNodeRead:
+		ok = a.AllowNodeRead()
+	case accessNodeWrite:
+		ok = a.AllowNodeWrite()
+	case accessAgentRead:
+		ok = a.AllowAgentRead()
+	case accessAgentWrite:
+		ok = a.AllowAgentWrite()
+	case accessOperatorRead:
+		ok = a.AllowOperatorRead()
+	case accessOperatorWrite:
+		ok = a.AllowOperatorWrite()
+	case accessOperatorCapability:
+		ok = a.IsManagement() || a.AllowOperatorCapability(need.caps[0])
+	case accessTokenOwner:
+		ok = a.IsManagement() || (id.token != nil && id.token.AccessorID == r.PathValue("id"))
+	case accessPolicyHolder:
+		ok = nomad.PolicyVisible(nomad.QueryOptions{ACL: a, Token: id.token}, r.PathValue("name"))
+	case accessListed:
+		ok = true
+	default:
+		return fmt.Errorf("route %s %s has an unknown access rule %d", r.Method, r.URL.Path, need.kind)
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s needs %s", nomad.ErrPermissionDenied, r.URL.Path, need)
+	}
+	return nil
+}
+
+// allowJobNamespace is the handler's half of an accessJobBody route: the
+// submitted job's namespace must grant one of caps.
+func allowJobNamespace(r *http.Request, namespace string, caps ...string) error {
+	if !requestIdentity(r).acl.AllowNamespaceAny(namespace, caps...) {
+		return fmt.Errorf("%w: this needs %s in namespace %q", nomad.ErrPermissionDenied, strings.Join(caps, " or "), namespace)
+	}
+	return nil
+}
+
+// allocNamespace is the namespace of the allocation the URL names, as
+// this agent's client runs it or its server knows it; found is false when
+// neither knows it, and the handler then answers that it does not exist.
+func (s *HTTPServer) allocNamespace(r *http.Request) (string, bool, error) {
+	id := r.PathValue("id")
+	if c := s.agent.client; c != nil {
+		if ar, err := c.AllocRunner(id); err == nil {
+			return ar.Alloc().Namespace, true, nil
+		}
+	}
+	if srv := s.agent.server; srv != nil {
+		alloc, _, err := srv.GetAlloc(r.Context(), id, localLookup)
+		if err != nil || alloc == nil {
+			return "", false, err
+		}
+		return alloc.Namespace, true, nil
+	}
+	return "", false, nil
+}
+
+// evalNamespace is the namespace of the evaluation the URL names.
+func (s *HTTPServer) evalNamespace(r *http.Request) (string, bool, error) {
+	srv := s.agent.server
+	if srv == nil {
+		return "", false, nil
+	}
+	info, _, err := srv.GetEval(r.Context(), r.PathValue("id"), false, localLookup)
+	if err != nil || info == nil {
+		return "", false, err
+	}
+	return info.Eval.Namespace, true, nil
+}

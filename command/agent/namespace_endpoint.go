@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/structs"
+)
+
+// namespacesList serves GET /v1/namespaces: the namespaces the caller's
+// token grants anything in.
+func (s *HTTPServer) namespacesList(w http.ResponseWriter, r *http.Request) (any, error) {
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	namespaces, err := serveRead(s, w, r, opts, (*nomad.Server).ListNamespaces)
+	if err != nil {
+		return nil, err
+	}
+	return convertList(namespaces, namespaceToAPI), nil
+}
+
+// namespaceRead serves GET /v1/namespace/:name.
+func (s *HTTPServer) namespaceRead(w http.ResponseWriter, r *http.Request) (any, error) {
+	name := r.PathValue("name")
+	if err := checkID("namespace name", name); err != nil {
+		return nil, err
+	}
+	opts, err := parseQueryOptions(r)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.Namespace, nomad.QueryMeta, error) {
+		return srv.GetNamespace(ctx, name, q)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ns == nil {
+		return nil, notFound("namespace not found")
+	}
+	return namespaceToAPI(ns), nil
+}
+
+// namespaceWrite serves PUT and POST /v1/namespace and
+// /v1/namespace/:name: create or replace the namespace in the body.
+func (s *HTTPServer) namespaceWrite(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, err := s.requireServer()
+	if err != nil {
+		return nil, err
+	}
+	var in api.Namespace
+	if err := decodeBody(r, &in, "namespace"); err != nil {
+		return nil, err
+	}
+	if name := r.PathValue("name"); name != "" {
+		if in.Name != "" && in.Name != name {
+			return nil, badRequest("namespace name %q in the body does not match %q in the URL", in.Name, name)
+		}
+		in.Name = name
+	}
+	if in.Name == "" {
+		return nil, badRequest("missing namespace name")
+	}
+	ns, err := namespaceFromAPI(&in)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := srv.UpsertNamespaces(r.Context(), &nomad.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{ns}})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, resp.Index)
+	return nil, nil
+}
+
+// namespaceDelete serves DELETE /v1/namespace/:name. The default
+// namespace, and one that still has jobs, stay.
+func (s *HTTPServer) namespaceDelete(w http.ResponseWriter, r *http.Request) (any, error) {
+	srv, name, err := s.serverWriteNamed(r, "namespace name")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := srv.DeleteNamespaces(r.Context(), &nomad.NamespaceDeleteRequest{Names: []string{name}})
+	if err != nil {
+		return nil, err
+	}
+	setIndex(w, resp.Index)
+	return nil, nil
+}

@@ -1,0 +1,437 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	nomadapi "github.com/hashicorp/nomad/api"
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/structs"
+)
+
+// routeFixture is what the route test's URLs name: objects of every kind,
+// and scratch ones for the routes that delete.
+type routeFixture struct {
+	t          *testing.T
+	a          *Agent
+	mgmt       string
+	jobID      string
+	periodicID string
+	allocID    string
+	evalID     string
+	nodeID     string
+	// scratchToken is the accessor of a token the token routes may delete.
+	scratchToken string
+
+	mu     sync.Mutex
+	tokens map[string][2]*api.ACLToken
+}
+
+func newRouteFixture(t *testing.T, a *Agent, mgmt string) *routeFixture {
+	fx := &routeFixture{t: t, a: a, mgmt: mgmt, tokens: map[string][2]*api.ACLToken{}}
+	srv := a.Server()
+	job := batchJobJSON("acl-job")
+	job["TaskGroups"].([]any)[0].(map[string]any)["Tasks"].([]any)[0].(map[string]any)["Driver"] = "mock_driver"
+	resp := doAs(t, a, mgmt, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	fx.jobID, fx.evalID = "acl-job", stringField(t, resp, "EvalID")
+
+	periodic := batchJobJSON("acl-periodic")
+	periodic["TaskGroups"].([]any)[0].(map[string]any)["Tasks"].([]any)[0].(map[string]any)["Driver"] = "mock_driver"
+	periodic["Periodic"] = map[string]any{"Enabled": true, "Spec": "0 0 1 1 *", "SpecType": "cron"}
+	resp = doAs(t, a, mgmt, http.MethodPut, "/v1/jobs", map[string]any{"Job": periodic})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	fx.periodicID = "acl-periodic"
+
+	node := &structs.Node{ID: structs.GenerateUUID(), Name: "acl-node", Datacenter: "dc1", Status: structs.NodeStatusReady}
+	_, err := srv.NodeRegister(t.Context(), node)
+	must.NoError(t, err)
+	fx.nodeID = node.ID
+	stored, err := srv.State().JobByID(nil, structs.DefaultNamespace, fx.jobID)
+	must.NoError(t, err)
+	fx.allocID = placeAlloc(t, srv, stored, node.ID).ID
+
+	fx.scratchToken = tokenWith(t, a, mgmt, "scratch", `node { policy = "read" }`).AccessorID
+	resp = doAs(t, a, mgmt, http.MethodPut, "/v1/namespace/scratch-ns", api.Namespace{Name: "scratch-ns"})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	// What the listed routes must show only to those who may see it.
+	resp = doAs(t, a, mgmt, http.MethodPut, "/v1/namespace/hidden-ns", api.Namespace{Name: "hidden-ns"})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	tokenWith(t, a, mgmt, "hidden-policy", `node { policy = "read" }`)
+	return fx
+}
+
+func stringField(t *testing.T, resp response, field string) string {
+	t.Helper()
+	var m map[string]any
+	must.NoError(t, unmarshalBody(resp.body, &m, "response"))
+	v, _ := m[field].(string)
+	return v
+}
+
+// tokensFor returns a token that has what need asks and one that has
+// everything else, made once per need.
+func (fx *routeFixture) tokensFor(need access) (holding, lacking *api.ACLToken) {
+	t := fx.t
+	key := need.String()
+	fx.mu.Lock()
+	defer fx.mu.Unlock()
+	if pair, ok := fx.tokens[key]; ok {
+		return pair[0], pair[1]
+	}
+	name := fmt.Sprintf("route-%d", len(fx.tokens))
+	hold, lack := fx.rules(need)
+	switch need.kind {
+	case accessManagement:
+		holding = managementToken(t, fx.a, fx.mgmt)
+	case accessToken, accessTokenOwner, accessPolicyHolder:
+		holding = tokenWith(t, fx.a, fx.mgmt, name+"-holding", `agent { policy = "read" }`)
+	default:
+		holding = tokenWith(t, fx.a, fx.mgmt, name+"-holding", hold)
+	}
+	if need.kind == accessToken {
+		lacking = &api.ACLToken{SecretID: structs.GenerateUUID()} // no such token
+	} else {
+		lacking = tokenWith(t, fx.a, fx.mgmt, name+"-lacking", lack)
+	}
+	// Token-owner and policy-holder routes name their holder in the URL:
+	// each gets a token of its own.
+	if need.kind != accessTokenOwner && need.kind != accessPolicyHolder {
+		fx.tokens[key] = [2]*api.ACLToken{holding, lacking}
+	}
+	return holding, lacking
+}
+
+// rules are the policies of the holding and the lacking tokens of need.
+func (fx *routeFixture) rules(need access) (holding, lacking string) {
+	switch need.kind {
+	case accessNamespace, accessJobBody, accessAllocNamespace, accessEvalNamespace:
+		return namespaceRules(need.caps[:1]), namespaceRules(allNamespaceCapsBut(need.caps...)) + globalRulesBut("")
+	case accessNamespaceNamed:
+		return `namespace "default" { capabilities = ["list-jobs"] }`,
+			"namespace \"default\" { policy = \"deny\" }\n" + everything
+	case accessNodeRead:
+		return dispositionRules("node", "read", "deny")
+	case accessNodeWrite:
+		return dispositionRules("node", "write", "read")
+	case accessAgentRead:
+		return dispositionRules("agent", "read", "deny")
+	case accessAgentWrite:
+		return dispositionRules("agent", "write", "read")
+	case accessOperatorRead:
+		return dispositionRules("operator", "read", "deny")
+	case accessOperatorWrite:
+		return dispositionRules("operator", "write", "read")
+	case accessOperatorCapability:
+		return fmt.Sprintf("operator { capabilities = [%q] }", need.caps[0]),
+			namespaceRules(allNamespaceCapsBut()) + globalRulesBut("operator") + `operator { policy = "read" }`
+	}
+	return "", everything
+}
+
+// path fills in a route's path parameters.
+func (fx *routeFixture) path(rt registeredRoute, holding *api.ACLToken) string {
+	p := rt.path
+	var id string
+	switch {
+	case strings.HasPrefix(p, "/v1/job/{id}/periodic/"):
+		id = fx.periodicID
+	case strings.HasPrefix(p, "/v1/job/"):
+		id = fx.jobID
+	case strings.HasPrefix(p, "/v1/allocation/"), strings.HasPrefix(p, "/v1/client/"):
+		id = fx.allocID
+	case strings.HasPrefix(p, "/v1/evaluation/"):
+		id = fx.evalID
+	case strings.HasPrefix(p, "/v1/node/"):
+		id = fx.nodeID
+	case p == "/v1/acl/token/{id}" && rt.method == http.MethodGet:
+		id = holding.AccessorID
+	case p == "/v1/acl/token/{id}":
+		id = fx.scratchToken
+	}
+	var name string
+	switch {
+	case p == "/v1/acl/policy/{name}" && rt.method == http.MethodGet:
+		name = holding.Policies[0]
+	case p == "/v1/acl/policy/{name}":
+		name = "scratch"
+	case p == "/v1/namespace/{name}" && rt.method == http.MethodGet:
+		name = "default"
+	case p == "/v1/namespace/{name}":
+		name = "scratch-ns"
+	}
+	if strings.Contains(p, "{id}") && id == "" || strings.Contains(p, "{name}") && name == "" {
+		fx.t.Fatalf("%s %s: the route test has no value for its path parameter; add one to routeFixture.path", rt.method, p)
+	}
+	p = strings.ReplaceAll(p, "{id}", id)
+	return strings.ReplaceAll(p, "{name}", name)
+}
+
+// countCalls wraps every handler of the live route table so that the test
+// sees whether a refused request reached it.
+func countCalls(s *HTTPServer) func(method, path string) int {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for path, methods := range s.routes {
+		for method, rt := range methods {
+			key, h := method+" "+path, rt.h
+			counted := *rt
+			counted.h = func(w http.ResponseWriter, r *http.Request) (any, error) {
+				mu.Lock()
+				calls[key]++
+				mu.Unlock()
+				return h(w, r)
+			}
+			methods[method] = &counted
+		}
+	}
+	return func(method, path string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return calls[method+" "+path]
+	}
+}
+
+// TestRoutes_everyRouteChecksItsCapability reads the route table from a
+// live agent with ACLs on and calls every route three times: without a
+// token, with a token that lacks what the route needs (and has everything
+// else), and with one that has it. The first two are 403 and never reach
+// the handler; the third is anything but 403. A route added without a
+// check cannot be registered (handle takes what it needs); one whose check
+// is wrong fails here.
+func TestRoutes_everyRouteChecksItsCapability(t *testing.T) {
+	a, mgmt := aclAgent(t, func(c *Config) { c.Server.MinHeartbeatTTL = time.Hour })
+	fx := newRouteFixture(t, a, mgmt)
+	routes := a.http.routeTable()
+	must.Greater(t, 60, len(routes))
+	called := countCalls(a.http)
+
+	for _, rt := range routes {
+		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
+			switch rt.need.kind {
+			case accessPublic:
+				for _, secret := range []string{"", structs.GenerateUUID(), mgmt} {
+					resp := doAs(t, a, secret, rt.method, fx.path(rt, nil), nil)
+					must.NotEq(t, http.StatusForbidden, resp.code, must.Sprintf("public route refused: %s", resp))
+				}
+				return
+			case accessListed:
+				checkListed(t, fx, rt)
+				return
+			}
+			holding, lacking := fx.tokensFor(rt.need)
+			path := fx.path(rt, holding)
+			for who, secret := range map[string]string{"no token": "", "a lacking token": lacking.SecretID} {
+				before := called(rt.method, rt.path)
+				resp := doAs(t, a, secret, rt.method, path, nil)
+				must.Eq(t, http.StatusForbidden, resp.code, must.Sprintf("%s: %s", who, resp))
+				must.Eq(t, before, called(rt.method, rt.path), must.Sprintf("%s reached the handler", who))
+			}
+			resp := doAs(t, a, holding.SecretID, rt.method, path, nil)
+			must.NotEq(t, http.StatusForbidden, resp.code, must.Sprintf("holding %s: %s", rt.need, resp))
+		})
+	}
+}
+
+// checkListed calls a route that anyone may call and whose list is
+// filtered: what the caller may not see is not in it.
+func checkListed(t *testing.T, fx *routeFixture, rt registeredRoute) {
+	if rt.path == "/v1/event/stream" {
+		checkEventStream(t, fx)
+		return
+	}
+	hidden := map[string]string{"/v1/namespaces": "hidden-ns", "/v1/acl/policies": "hidden-policy"}[rt.path]
+	if hidden == "" {
+		t.Fatalf("%s %s is listed but the route test does not know what it hides; add it to checkListed", rt.method, rt.path)
+	}
+	reader := tokenWith(t, fx.a, fx.mgmt, "listed-reader", `namespace "default" { policy = "read" }`)
+	for _, secret := range []string{"", reader.SecretID} {
+		resp := doAs(t, fx.a, secret, rt.method, rt.path, nil)
+		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+		must.StrNotContains(t, resp.String(), hidden)
+	}
+	resp := doAs(t, fx.a, fx.mgmt, rt.method, rt.path, nil)
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	must.StrContains(t, resp.String(), hidden)
+}
+
+// TestRoutes_jobBodyNamespace: a route whose namespace is the submitted
+// job's checks that namespace, not the URL's, and raw_exec needs its own
+// capability.
+func TestRoutes_jobBodyNamespace(t *testing.T) {
+	a, mgmt := aclAgent(t)
+	must.Eq(t, http.StatusOK, doAs(t, a, mgmt, http.MethodPut, "/v1/namespace/team", api.Namespace{Name: "team"}).code)
+	team := tokenWith(t, a, mgmt, "team", `namespace "team" { policy = "write" }`)
+	rawTeam := tokenWith(t, a, mgmt, "raw-team", `namespace "team" {
+  policy       = "write"
+  capabilities = ["submit-raw-exec"]
+}`)
+
+	job := batchJobJSON("body-ns") // a raw_exec task
+	for _, path := range []string{"/v1/jobs", "/v1/job/body-ns", "/v1/job/body-ns/plan", "/v1/validate/job"} {
+		resp := doAs(t, a, team.SecretID, http.MethodPut, path, map[string]any{"Job": job})
+		must.Eq(t, http.StatusForbidden, resp.code, must.Sprintf("%s into default: %s", path, resp))
+	}
+	job["Namespace"] = "team"
+	resp := doAs(t, a, team.SecretID, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
+	must.Eq(t, http.StatusForbidden, resp.code, must.Sprint(resp))
+	must.StrContains(t, resp.String(), "submit-raw-exec")
+	stored, err := a.Server().State().JobByID(nil, "team", "body-ns")
+	must.NoError(t, err)
+	must.Nil(t, stored, must.Sprint("a refused register wrote the job"))
+
+	for _, path := range []string{"/v1/job/body-ns/plan", "/v1/validate/job"} {
+		resp := doAs(t, a, team.SecretID, http.MethodPut, path, map[string]any{"Job": job})
+		must.Eq(t, http.StatusOK, resp.code, must.Sprintf("%s: %s", path, resp))
+	}
+	resp = doAs(t, a, rawTeam.SecretID, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+}
+
+// TestRoutes_listsAcrossNamespacesAreFiltered: ?namespace=* shows what the
+// token may read, nothing more.
+func TestRoutes_listsAcrossNamespacesAreFiltered(t *testing.T) {
+	a, mgmt := aclAgent(t)
+	must.Eq(t, http.StatusOK, doAs(t, a, mgmt, http.MethodPut, "/v1/namespace/secret", api.Namespace{Name: "secret"}).code)
+	for _, ns := range []string{"default", "secret"} {
+		job := batchJobJSON("in-" + ns)
+		job["Namespace"] = ns
+		resp := doAs(t, a, mgmt, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
+		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	}
+	reader := tokenWith(t, a, mgmt, "default-reader", `namespace "default" { policy = "read" }`)
+	for _, path := range []string{"/v1/jobs?namespace=*", "/v1/evaluations?namespace=*"} {
+		resp := doAs(t, a, reader.SecretID, http.MethodGet, path, nil)
+		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+		must.StrContains(t, resp.String(), "in-default")
+		must.StrNotContains(t, resp.String(), "in-secret")
+		all := doAs(t, a, mgmt, http.MethodGet, path, nil)
+		must.StrContains(t, all.String(), "in-secret")
+	}
+	resp := doAs(t, a, reader.SecretID, http.MethodGet, "/v1/jobs?namespace=secret", nil)
+	must.Eq(t, http.StatusForbidden, resp.code)
+	must.StrContains(t, resp.String(), "Permission denied")
+}
+
+func TestRoutes_tokenErrors(t *testing.T) {
+	a, mgmt := aclAgent(t)
+	resp := doAs(t, a, structs.GenerateUUID(), http.MethodGet, "/v1/jobs", nil)
+	must.Eq(t, http.StatusForbidden, resp.code)
+	must.StrContains(t, resp.String(), "ACL token not found")
+
+	// A bearer token works as X-Nomad-Token does.
+	req, err := http.NewRequest(http.MethodGet, "http://"+a.HTTPAddr()+"/v1/jobs", nil)
+	must.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+mgmt)
+	r, err := http.DefaultClient.Do(req)
+	must.NoError(t, err)
+	r.Body.Close()
+	must.Eq(t, http.StatusOK, r.StatusCode)
+
+	resp = doAs(t, a, "", http.MethodGet, "/v1/acl/token/self", nil)
+	must.Eq(t, http.StatusForbidden, resp.code)
+}
+
+func TestRoutes_withoutACLsTheTokenIsIgnored(t *testing.T) {
+	a := testAgent(t, unscheduled)
+	resp := doAs(t, a, structs.GenerateUUID(), http.MethodGet, "/v1/jobs", nil)
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	resp = doAs(t, a, "", http.MethodPut, "/v1/acl/bootstrap", nil)
+	must.Eq(t, http.StatusBadRequest, resp.code)
+	must.StrContains(t, resp.String(), "ACL support disabled")
+}
+
+// TestRoutes_anonymousPolicy: requests without a token get the policy named
+// "anonymous".
+func TestRoutes_anonymousPolicy(t *testing.T) {
+	a, mgmt := aclAgent(t)
+	must.Eq(t, http.StatusForbidden, doAs(t, a, "", http.MethodGet, "/v1/jobs", nil).code)
+	resp := doAs(t, a, mgmt, http.MethodPut, "/v1/acl/policy/anonymous", api.ACLPolicy{Rules: `namespace "default" { policy = "read" }`})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	must.Eq(t, http.StatusOK, doAs(t, a, "", http.MethodGet, "/v1/jobs", nil).code)
+	must.Eq(t, http.StatusForbidden, doAs(t, a, "", http.MethodGet, "/v1/nodes", nil).code)
+}
+
+// checkEventStream: the event stream, open to any caller, carries only the
+// events its caller's token may read.
+func checkEventStream(t *testing.T, fx *routeFixture) {
+	reader := tokenWith(t, fx.a, fx.mgmt, "stream-reader", `namespace "default" { policy = "read" }`)
+	client := officialClient(t, fx.a)
+	subscribe := func(secret string) <-chan *nomadapi.Events {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		ch, err := client.EventStream().Stream(ctx, map[nomadapi.Topic][]string{nomadapi.TopicJob: {"*"}}, 0,
+			&nomadapi.QueryOptions{AuthToken: secret, Namespace: "*"})
+		must.NoError(t, err)
+		return ch
+	}
+	anonymous, readerCh, mgmtCh := subscribe(""), subscribe(reader.SecretID), subscribe(fx.mgmt)
+	for _, ns := range []string{"hidden-ns", "default"} {
+		job := batchJobJSON("stream-" + ns)
+		job["Namespace"] = ns
+		job["TaskGroups"].([]any)[0].(map[string]any)["Tasks"].([]any)[0].(map[string]any)["Driver"] = "mock_driver"
+		resp := doAs(t, fx.a, fx.mgmt, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
+		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	}
+	saw := func(events []nomadapi.Event, key string) bool {
+		return slices.ContainsFunc(events, func(e nomadapi.Event) bool { return e.Key == key })
+	}
+	collectEvents(t, mgmtCh, func(got []nomadapi.Event) bool {
+		return saw(got, "stream-hidden-ns") && saw(got, "stream-default")
+	})
+	got := collectEvents(t, readerCh, func(got []nomadapi.Event) bool { return saw(got, "stream-default") })
+	must.False(t, saw(got, "stream-hidden-ns"), must.Sprint("the reader saw a job of a namespace it may not read"))
+	select {
+	case frame := <-anonymous:
+		must.SliceEmpty(t, frame.Events, must.Sprint("the anonymous caller saw events"))
+	default:
+	}
+}
+
+// aclConceptsPage is where the docs list what each endpoint needs.
+const aclConceptsPage = "../../website/content/docs/concepts/acl.md"
+
+// TestRoutes_documented holds the ACL page's table of what each endpoint
+// needs to the live route table, both ways: what the table promises is
+// what the routes check.
+func TestRoutes_documented(t *testing.T) {
+	data, err := os.ReadFile(aclConceptsPage)
+	must.NoError(t, err)
+	documented := map[string]string{}
+	row := regexp.MustCompile("^\\| ((?:`[A-Z]+`(?:, )?)+) \\| `([^`]+)` \\| ([^|]+) \\|$")
+	method := regexp.MustCompile("`([A-Z]+)`")
+	for line := range strings.Lines(string(data)) {
+		m := row.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		for _, mm := range method.FindAllStringSubmatch(m[1], -1) {
+			documented[mm[1]+" "+m[2]] = strings.TrimSpace(m[3])
+		}
+	}
+	a := testAgent(t)
+	live := map[string]string{}
+	for _, rt := range a.http.routeTable() {
+		path := strings.NewReplacer("{id}", ":id", "{name}", ":name").Replace(rt.path)
+		live[rt.method+" "+path] = rt.need.String()
+	}
+	for route, need := range live {
+		must.Eq(t, need, documented[route], must.Sprintf("%s needs %q; %s says %q", route, need, aclConceptsPage, documented[route]))
+	}
+	for route := range documented {
+		_, ok := live[route]
+		must.True(t, ok, must.Sprintf("%s documents %s, which the agent does not register", aclConceptsPage, route))
+	}
+}

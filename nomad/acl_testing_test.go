@@ -1,0 +1,40 @@
+package nomad
+
+import (
+	"testing"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/structs"
+)
+
+// aclConfig is unscheduledConfig with ACLs on.
+func aclConfig(t *testing.T, name string) *Config {
+	cfg := unscheduledConfig(t, name)
+	cfg.ACLEnabled = true
+	return cfg
+}
+
+// aclServer starts a server with ACLs on, bootstraps it and returns it
+// with the management token.
+func aclServer(t *testing.T) (*Server, *structs.ACLToken) {
+	t.Helper()
+	s := startServer(t, aclConfig(t, "acl"))
+	waitForLeader(t, s)
+	resp, err := s.BootstrapACL(testCtx(t), &ACLBootstrapRequest{})
+	must.NoError(t, err)
+	return s, resp.Token
+}
+
+// clientToken writes a policy of the given rules and a client token that
+// names it, and returns the token.
+func clientToken(t *testing.T, s *Server, name, rules string) *structs.ACLToken {
+	t.Helper()
+	ctx := testCtx(t)
+	_, err := s.UpsertACLPolicies(ctx, &ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{{Name: name, Rules: rules}}})
+	must.NoError(t, err)
+	resp, err := s.UpsertACLTokens(ctx, &ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{{Name: name, Policies: []string{name}}}})
+	must.NoError(t, err)
+	must.Len(t, 1, resp.Tokens)
+	return resp.Tokens[0]
+}
