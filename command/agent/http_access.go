@@ -43,9 +43,6 @@ const (
 	accessNodeRead
 	accessNodeWrite
 	accessAgentRead
-	accessAgentWrite
-	accessOperatorRead
-	accessOperatorWrite
 	// accessOperatorCapability: management, or the operator capability
 	// caps[0].
 	accessOperatorCapability
@@ -66,9 +63,6 @@ var (
 	nodeRead      = access{kind: accessNodeRead}
 	nodeWrite     = access{kind: accessNodeWrite}
 	agentRead     = access{kind: accessAgentRead}
-	agentWrite    = access{kind: accessAgentWrite}
-	operatorRead  = access{kind: accessOperatorRead}
-	operatorWrite = access{kind: accessOperatorWrite}
 	tokenOwner    = access{kind: accessTokenOwner}
 	policyHolder  = access{kind: accessPolicyHolder}
 	listed        = access{kind: accessListed}
@@ -109,9 +103,6 @@ func (a access) String() string {
 		accessNodeRead:       "node:read",
 		accessNodeWrite:      "node:write",
 		accessAgentRead:      "agent:read",
-		accessAgentWrite:     "agent:write",
-		accessOperatorRead:   "operator:read",
-		accessOperatorWrite:  "operator:write",
 		accessTokenOwner:     "management, or the token itself",
 		accessPolicyHolder:   "management, or a token holding the policy",
 		accessListed:         "any (filtered)",

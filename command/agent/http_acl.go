@@ -137,12 +137,6 @@ func (s *HTTPServer) check(r *http.Request, need access, id *identity) error {
 		ok = a.AllowNodeWrite()
 	case accessAgentRead:
 		ok = a.AllowAgentRead()
-	case accessAgentWrite:
-		ok = a.AllowAgentWrite()
-	case accessOperatorRead:
-		ok = a.AllowOperatorRead()
-	case accessOperatorWrite:
-		ok = a.AllowOperatorWrite()
 	case accessOperatorCapability:
 		ok = a.IsManagement() || a.AllowOperatorCapability(need.caps[0])
 	case accessTokenOwner:

@@ -126,12 +126,6 @@ func (fx *routeFixture) rules(need access) (holding, lacking string) {
 		return dispositionRules("node", "write", "read")
 	case accessAgentRead:
 		return dispositionRules("agent", "read", "deny")
-	case accessAgentWrite:
-		return dispositionRules("agent", "write", "read")
-	case accessOperatorRead:
-		return dispositionRules("operator", "read", "deny")
-	case accessOperatorWrite:
-		return dispositionRules("operator", "write", "read")
 	case accessOperatorCapability:
 		return fmt.Sprintf("operator { capabilities = [%q] }", need.caps[0]),
 			namespaceRules(allNamespaceCapsBut()) + globalRulesBut("operator") + `operator { policy = "read" }`
