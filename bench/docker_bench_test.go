@@ -49,16 +49,22 @@ func dockerBenchImage(b *testing.B) (*client.Client, string) {
 	return engine, img.Ref
 }
 
-// dockerJob is a batch job of count allocations of one docker task
-// running testapp with args, stopped with SIGTERM, as wire JSON.
+// dockerJob is a batch job of count allocations of one docker task of
+// cpu MHz running testapp with args, stopped with SIGTERM, as wire JSON.
 // A zero budget leaves max_run_duration unset.
-func dockerJob(id string, count int, budget time.Duration, image string, args ...string) map[string]any {
+//
+// The task's CPU is its container's CPU shares: 1000 is about a process's
+// default weight, as raw_exec's tasks have. With less, a container on a
+// loaded machine waits its turn to handle the kill signal, and a kill
+// lateness measures the machine's load, not the driver; with 20 tasks
+// the node has room for less each.
+func dockerJob(id string, count, cpu int, budget time.Duration, image string, args ...string) map[string]any {
 	group := map[string]any{
 		"Name": "g", "Count": count,
 		"Tasks": []any{map[string]any{
 			"Name": "t", "Driver": "docker", "KillSignal": "SIGTERM",
 			"Config":    map[string]any{"image": image, "args": args},
-			"Resources": map[string]any{"CPU": 20, "MemoryMB": 32},
+			"Resources": map[string]any{"CPU": cpu, "MemoryMB": 32},
 		}},
 	}
 	if budget > 0 {
@@ -89,7 +95,7 @@ func BenchmarkDocker_KillLateness(b *testing.B) {
 		p.waitUntil("node ready", pollGap, time.Minute, p.nodeReady)
 		for i := range dockerRuns {
 			jobs := map[string]map[string]any{
-				"docker":   dockerJob(fmt.Sprintf("bench-docker-%d-%02d", n, i), 1, budget, image, sleeper...),
+				"docker":   dockerJob(fmt.Sprintf("bench-docker-%d-%02d", n, i), 1, 1000, budget, image, sleeper...),
 				"raw_exec": maxRunJob(fmt.Sprintf("bench-rawexec-%d-%02d", n, i), 1, budget),
 			}
 			for _, driver := range []string{"docker", "raw_exec"} {
@@ -128,7 +134,7 @@ func BenchmarkDocker_TwentyTogether(b *testing.B) {
 		p := startAgent(b, b.TempDir(), 0, 0, "-dev")
 		p.waitUntil("node ready", pollGap, time.Minute, p.nodeReady)
 		id := fmt.Sprintf("bench-docker-together-%d", n)
-		if err := p.registerJob(dockerJob(id, count, budget, image, sleeper...)); err != nil {
+		if err := p.registerJob(dockerJob(id, count, 100, budget, image, sleeper...)); err != nil {
 			b.Fatal(err)
 		}
 		var allocs []maxRunAlloc
@@ -172,7 +178,7 @@ func BenchmarkDocker_MemoryPerTask(b *testing.B) {
 		p := startAgent(b, b.TempDir(), 0, 0, "-dev")
 		p.waitUntil("node ready", pollGap, time.Minute, p.nodeReady)
 		warm := fmt.Sprintf("bench-docker-warm-%d", n)
-		if err := p.registerJob(dockerJob(warm, 1, 0, image, "exit", "0")); err != nil {
+		if err := p.registerJob(dockerJob(warm, 1, 100, 0, image, "exit", "0")); err != nil {
 			b.Fatal(err)
 		}
 		var allocs []maxRunAlloc
@@ -182,7 +188,7 @@ func BenchmarkDocker_MemoryPerTask(b *testing.B) {
 		idleProcs := len(descendants(p.Pid()))
 
 		id := fmt.Sprintf("bench-docker-mem-%d", n)
-		if err := p.registerJob(dockerJob(id, count, 0, image, sleeper...)); err != nil {
+		if err := p.registerJob(dockerJob(id, count, 100, 0, image, sleeper...)); err != nil {
 			b.Fatal(err)
 		}
 		p.waitUntil("40 allocations running", pollGap, 2*time.Minute, p.jobAllocsAll(id, count, "running", &allocs))
