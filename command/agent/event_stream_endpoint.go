@@ -213,13 +213,11 @@ func parseEventStreamRequest(r *http.Request) (stream.SubscribeRequest, error) {
 	if err := checkID("namespace", req.Namespace); err != nil {
 		return req, err
 	}
-	if s := q.Get("index"); s != "" {
-		index, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return req, badRequest("invalid index %q: must be a non-negative integer", s)
-		}
-		req.Index = index
+	index, err := parseIndex(q)
+	if err != nil {
+		return req, err
 	}
+	req.Index = index
 	topics := q["topic"]
 	if len(topics) > maxEventTopics {
 		return req, badRequest("too many topic filters: %d, the limit is %d", len(topics), maxEventTopics)

@@ -64,13 +64,11 @@ func parseQueryOptions(r *http.Request) (queryOptions, error) {
 	if err := checkPrefix(opts.Prefix); err != nil {
 		return opts, err
 	}
-	if s := q.Get("index"); s != "" {
-		index, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return opts, badRequest("invalid index %q: must be a non-negative integer", s)
-		}
-		opts.MinIndex = index
+	index, err := parseIndex(q)
+	if err != nil {
+		return opts, err
 	}
+	opts.MinIndex = index
 	wait, err := parseWait(q.Get("wait"))
 	if err != nil {
 		return opts, err
@@ -93,6 +91,19 @@ func idQuery(r *http.Request, what string) (string, queryOptions, error) {
 	}
 	opts, err := parseQueryOptions(r)
 	return id, opts, err
+}
+
+// parseIndex reads ?index, a raft index; 0 when absent.
+func parseIndex(q url.Values) (uint64, error) {
+	s := q.Get("index")
+	if s == "" {
+		return 0, nil
+	}
+	index, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, badRequest("invalid index %q: must be a non-negative integer", s)
+	}
+	return index, nil
 }
 
 // parseWait reads a blocking query's wait time: a Go duration such as "5s"
