@@ -53,8 +53,35 @@ func changeEvent(entry logEntry, c memdb.Change) *stream.Event {
 		return &stream.Event{Topic: stream.TopicAllocation, Type: allocEventType(entry), Key: o.ID, Namespace: o.Namespace, FilterKeys: []string{o.JobID}, Payload: o}
 	case *structs.Node:
 		return &stream.Event{Topic: stream.TopicNode, Type: nodeEventType(entry, c.Deleted()), Key: o.ID, Payload: o, Deleted: c.Deleted()}
+	case *structs.ACLToken:
+		if c.Table != state.TableACLTokens {
+			return nil
+		}
+		return objectEvent(c, stream.TopicACLToken, stream.TypeACLTokenUpserted, stream.TypeACLTokenDeleted, o.AccessorID)
+	case *structs.ACLPolicy:
+		if c.Table != state.TableACLPolicies {
+			return nil
+		}
+		return objectEvent(c, stream.TopicACLPolicy, stream.TypeACLPolicyUpserted, stream.TypeACLPolicyDeleted, o.Name)
+	case *structs.Namespace:
+		if c.Table != state.TableNamespaces {
+			return nil
+		}
+		return objectEvent(c, stream.TopicNamespace, stream.TypeNamespaceUpserted, stream.TypeNamespaceDeleted, o.Name)
 	}
 	return nil
+}
+
+// objectEvent is the event of a change to an object that is upserted or
+// deleted, as ACL tokens, policies and namespaces are. Their events
+// belong to no namespace; what a token may see of them the HTTP layer
+// decides (a management token).
+func objectEvent(c memdb.Change, topic stream.Topic, upserted, deleted, key string) *stream.Event {
+	e := &stream.Event{Topic: topic, Type: upserted, Key: key, Payload: c.After}
+	if c.Deleted() {
+		e.Type, e.Payload, e.Deleted = deleted, c.Before, true
+	}
+	return e
 }
 
 // jobEventType names a change to a job: a stop or purge is a

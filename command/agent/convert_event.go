@@ -33,6 +33,10 @@ type eventPayload struct {
 	// topic.
 	Allocation *api.Allocation `json:",omitempty"`
 	Node       *api.Node       `json:",omitempty"`
+	// ACLToken leaves out the token's SecretID, as Nomad's events do.
+	ACLToken  *api.ACLToken  `json:",omitempty"`
+	ACLPolicy *api.ACLPolicy `json:",omitempty"`
+	Namespace *api.Namespace `json:",omitempty"`
 	// Deleted says a job was purged (Nomad's JobDeregistered), or a node
 	// removed, rather than stopped or changed.
 	Deleted bool `json:",omitempty"`
@@ -60,6 +64,13 @@ func encodeEvent(e *stream.Event) ([]byte, error) {
 		w.Payload.Allocation = allocWithoutJobToAPI(o)
 	case *structs.Node:
 		w.Payload.Node = nodeToAPI(o)
+	case *structs.ACLToken:
+		w.Payload.ACLToken = aclTokenToAPI(o)
+		w.Payload.ACLToken.SecretID = ""
+	case *structs.ACLPolicy:
+		w.Payload.ACLPolicy = aclPolicyToAPI(o)
+	case *structs.Namespace:
+		w.Payload.Namespace = namespaceToAPI(o)
 	default:
 		return nil, fmt.Errorf("encode %s event %s of %q: payload of unknown type %T", e.Topic, e.Type, e.Key, e.Payload)
 	}

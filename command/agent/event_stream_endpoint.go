@@ -46,9 +46,9 @@ const maxEventTopics = 64
 // gets no events rather than an error).
 var eventTopics = []stream.Topic{
 	stream.TopicAll, stream.TopicJob, stream.TopicEvaluation, stream.TopicAllocation,
-	stream.TopicNode, stream.TopicNodePool,
-	"Deployment", "Service", "ACLToken", "ACLPolicy", "ACLRole", "Namespace",
-	"CSIVolume", "CSIPlugin", "HostVolume", "Operator",
+	stream.TopicNode, stream.TopicNodePool, stream.TopicACLToken, stream.TopicACLPolicy,
+	stream.TopicNamespace,
+	"Deployment", "Service", "ACLRole", "CSIVolume", "CSIPlugin", "HostVolume", "Operator",
 }
 
 // eventStream serves GET /v1/event/stream: the events of the server's

@@ -18,6 +18,7 @@ import (
 	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
@@ -439,4 +440,45 @@ func TestEventStream_ErrorFrame(t *testing.T) {
 	var frame map[string]string
 	must.NoError(t, json.Unmarshal(errorFrame(fmt.Errorf("fell behind:\nbadly")), &frame))
 	must.Eq(t, map[string]string{"Error": "fell behind:; badly"}, frame)
+}
+
+// TestEventStream_ACLObjects holds that ACL tokens, policies and namespaces
+// have events, that only a management token receives them, and that a
+// token's event never carries its secret.
+func TestEventStream_ACLObjects(t *testing.T) {
+	a, mgmt := aclAgent(t)
+	client := officialClient(t, a)
+	subscribe := func(secret string) <-chan *nomadapi.Events {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		topics := map[nomadapi.Topic][]string{"ACLToken": nil, "ACLPolicy": nil, "Namespace": nil}
+		ch, err := client.EventStream().Stream(ctx, topics, 0, &nomadapi.QueryOptions{AuthToken: secret, Namespace: "*"})
+		must.NoError(t, err)
+		return ch
+	}
+	reader := tokenWith(t, a, mgmt, "ns-reader", `namespace "*" { policy = "read" }`)
+	fromMgmt, fromReader := subscribe(mgmt), subscribe(reader.SecretID)
+
+	resp := doAs(t, a, mgmt, http.MethodPut, "/v1/namespace/batch", api.Namespace{Name: "batch", Description: "batch work"})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	resp = doAs(t, a, mgmt, http.MethodDelete, "/v1/namespace/batch", nil)
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+
+	got := collectEvents(t, fromMgmt, hasEvent("Namespace NamespaceDeleted batch"))
+	inOrder(t, eventLines(got),
+		"ACLPolicy ACLPolicyUpserted ns-reader",
+		"ACLToken ACLTokenUpserted "+reader.AccessorID,
+		"Namespace NamespaceUpserted batch",
+		"Namespace NamespaceDeleted batch")
+	for _, e := range got {
+		if token, ok := e.Payload["ACLToken"].(map[string]any); ok {
+			must.Eq[any](t, "", token["SecretID"], must.Sprint("a token event carries no secret"))
+			must.Eq[any](t, e.Key, token["AccessorID"])
+		}
+	}
+	select {
+	case frame := <-fromReader:
+		must.SliceEmpty(t, frame.Events, must.Sprint("a token that is not management saw ACL objects"))
+	default:
+	}
 }

@@ -23,6 +23,9 @@ const (
 	TopicAllocation Topic = "Allocation"
 	TopicNode       Topic = "Node"
 	TopicNodePool   Topic = "NodePool"
+	TopicACLToken   Topic = "ACLToken"
+	TopicACLPolicy  Topic = "ACLPolicy"
+	TopicNamespace  Topic = "Namespace"
 
 	// TopicAll, in a subscription, selects every topic.
 	TopicAll Topic = "*"
@@ -48,6 +51,13 @@ const (
 	TypeNodeEligibility    = "NodeEligibility"
 	TypeNodeDrain          = "NodeDrain"
 	TypeNodeEvent          = "NodeEvent"
+
+	TypeACLTokenUpserted  = "ACLTokenUpserted"
+	TypeACLTokenDeleted   = "ACLTokenDeleted"
+	TypeACLPolicyUpserted = "ACLPolicyUpserted"
+	TypeACLPolicyDeleted  = "ACLPolicyDeleted"
+	TypeNamespaceUpserted = "NamespaceUpserted"
+	TypeNamespaceDeleted  = "NamespaceDeleted"
 )
 
 // Event is one change to one object. The broker and every subscriber share
