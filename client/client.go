@@ -117,10 +117,19 @@ func New(cfg *Config) (*Client, error) {
 	return c, nil
 }
 
+// allocRootMode lets every user reach the allocation directories (a task
+// may run as another user) but not list them.
+const allocRootMode = 0o711
+
 func (c *Client) setup() error {
 	cfg := c.config
-	if err := os.MkdirAll(cfg.AllocDir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.AllocDir, allocRootMode); err != nil {
 		return fmt.Errorf("create alloc dir: %w", err)
+	}
+	// Set even on a directory that existed (a temporary one is 0700): a
+	// task that runs as another user must be able to reach its directory.
+	if err := os.Chmod(cfg.AllocDir, allocRootMode); err != nil {
+		return fmt.Errorf("set mode of alloc dir: %w", err)
 	}
 	var err error
 	if cfg.StateDir == "" {

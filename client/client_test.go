@@ -256,3 +256,16 @@ func TestClient_ShutdownDestroysInDevMode(t *testing.T) {
 	// The final state reached the servers before Shutdown returned.
 	must.Eq(t, structs.AllocClientStatusComplete, serverStatus(srv, a.ID))
 }
+
+// TestClient_allocRootReachableNotListable: every user may reach the
+// allocation directories (a task may run as another user), none but the
+// agent's may list them, also when the directory existed with a narrower
+// mode.
+func TestClient_allocRootReachableNotListable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "alloc")
+	must.NoError(t, os.Mkdir(dir, 0o700))
+	testClient(t, newFakeServer(), mock.New(nil), func(c *Config) { c.AllocDir = dir })
+	info, err := os.Stat(dir)
+	must.NoError(t, err)
+	must.Eq(t, os.FileMode(0o711), info.Mode().Perm())
+}

@@ -3,6 +3,7 @@ package allocdir
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/shoenig/test/must"
@@ -102,4 +103,35 @@ func TestTaskDir_Resolve(t *testing.T) {
 		must.NoError(t, err)
 		must.Eq(t, c.want, got)
 	}
+}
+
+func TestTaskDir_GiveTo(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("giving directories away needs root; CI runs as root")
+	}
+	d, err := New(t.TempDir(), "4b1c2d3e-0000-4000-8000-000000000001")
+	must.NoError(t, err)
+	must.NoError(t, d.Build())
+	td, err := d.TaskDir("web")
+	must.NoError(t, err)
+	must.NoError(t, td.Build())
+
+	must.NoError(t, td.GiveTo(Owner{UID: 65534, GID: 65534}))
+	for _, dir := range []string{td.Dir, td.LocalDir, td.SecretsDir, td.TmpDir} {
+		info, err := os.Stat(dir)
+		must.NoError(t, err)
+		st := info.Sys().(*syscall.Stat_t)
+		must.Eq(t, uint32(65534), st.Uid, must.Sprint(dir))
+		must.Eq(t, uint32(65534), st.Gid, must.Sprint(dir))
+	}
+	secrets, err := os.Stat(td.SecretsDir)
+	must.NoError(t, err)
+	must.Eq(t, os.FileMode(0o700), secrets.Mode().Perm())
+	data, err := os.Stat(filepath.Join(d.SharedDir, SharedDataName))
+	must.NoError(t, err)
+	must.Eq(t, os.FileMode(0o777)|os.ModeSticky, data.Mode()&(os.ModePerm|os.ModeSticky))
+	// The alloc's own directory and its logs stay the agent's.
+	logs, err := os.Stat(d.LogDir)
+	must.NoError(t, err)
+	must.Eq(t, uint32(0), logs.Sys().(*syscall.Stat_t).Uid)
 }

@@ -44,6 +44,29 @@ func (t *TaskDir) Build() error {
 	return nil
 }
 
+// Owner is a task's user, as its directories are to be owned.
+type Owner struct {
+	UID, GID int
+}
+
+// GiveTo makes the task's directories (the task directory, local/,
+// secrets/ and tmp/) the owner's, for a task that runs as that user, and
+// makes the shared alloc/data writable by every task of the allocation,
+// whichever user it runs as: sticky, as alloc/tmp, so that a task cannot
+// remove another's files. secrets/ keeps its mode, private to its owner.
+// The agent must be root.
+func (t *TaskDir) GiveTo(owner Owner) error {
+	for _, dir := range []string{t.Dir, t.LocalDir, t.SecretsDir, t.TmpDir} {
+		if err := os.Lchown(dir, owner.UID, owner.GID); err != nil {
+			return fmt.Errorf("give directory of task %q to uid %d: %w", t.name, owner.UID, err)
+		}
+	}
+	if err := makeDir(filepath.Join(t.SharedDir, SharedDataName), tmpDirMode); err != nil {
+		return fmt.Errorf("share the data directory with task %q: %w", t.name, err)
+	}
+	return nil
+}
+
 // LogPaths returns the base paths of the task's stdout and stderr logs; the
 // driver appends .0, .1, ... as it rotates them.
 func (t *TaskDir) LogPaths() (stdout, stderr string) {

@@ -1,38 +1,26 @@
 package taskrunner
 
 import (
-	"context"
 	"os"
+	"os/user"
+	"strconv"
 	"testing"
 
 	"github.com/shoenig/test/must"
-
-	"github.com/drover-io/drover/client/allocdir"
-	"github.com/drover-io/drover/structs"
 )
 
-func TestTaskDirHook(t *testing.T) {
-	ad, err := allocdir.New(t.TempDir(), "a1")
+func TestTaskOwner(t *testing.T) {
+	for _, name := range []string{"", "no-such-user-on-this-machine", "root"} {
+		_, ok, err := taskOwner(name)
+		must.NoError(t, err, must.Sprint(name))
+		must.False(t, ok, must.Sprintf("%q keeps the agent's directories", name))
+	}
+	owner, ok, err := taskOwner("nobody")
 	must.NoError(t, err)
-	must.NoError(t, ad.Build())
-	td, err := ad.TaskDir("web")
-	must.NoError(t, err)
-
-	var events []*structs.TaskEvent
-	req := &prestartRequest{TaskDir: td, Emit: func(ev *structs.TaskEvent) { events = append(events, ev) }}
-	done, err := taskDirHook{}.Prestart(context.Background(), req)
-	must.NoError(t, err)
-	must.False(t, done, must.Sprint("the directory is checked before every run"))
-	must.Len(t, 1, events)
-	must.Eq(t, structs.TaskSetup, events[0].Type)
-	must.Eq(t, "Building Task Directory", events[0].DisplayMessage)
-	fi, err := os.Stat(td.SecretsDir)
-	must.NoError(t, err)
-	must.Eq(t, os.FileMode(0o700), fi.Mode().Perm())
-
-	// A directory removed between runs comes back.
-	must.NoError(t, os.RemoveAll(td.LocalDir))
-	_, err = taskDirHook{}.Prestart(context.Background(), req)
-	must.NoError(t, err)
-	must.DirExists(t, td.LocalDir)
+	must.Eq(t, os.Geteuid() == 0, ok, must.Sprint("only a root agent gives directories away"))
+	if ok {
+		u, err := user.Lookup("nobody")
+		must.NoError(t, err)
+		must.Eq(t, u.Uid, strconv.Itoa(owner.UID))
+	}
 }
