@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -112,7 +113,7 @@ func benchNode(i int) *structs.Node {
 			"cpu.arch":        "amd64",
 			"unique.hostname": name,
 		},
-		Drivers: map[string]*structs.DriverInfo{"mock": {Detected: true, Healthy: true}},
+		Drivers: map[string]*structs.DriverInfo{mock.DriverName: {Detected: true, Healthy: true}},
 		NodeResources: &structs.NodeResources{
 			Cpu:    structs.NodeCpuResources{CpuShares: 4000, TotalCpuCores: 4},
 			Memory: structs.NodeMemoryResources{MemoryMB: 8192},
@@ -167,7 +168,7 @@ func benchJob(i int) *structs.Job {
 			Count: benchCountPerJob,
 			Tasks: []*structs.Task{{
 				Name:      "work",
-				Driver:    "mock",
+				Driver:    mock.DriverName,
 				Config:    map[string]any{"run_for": "1s"},
 				Resources: &structs.Resources{CPU: 100, MemoryMB: 256},
 			}},

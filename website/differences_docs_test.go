@@ -89,6 +89,12 @@ func renderDifferences() string {
 		fmt.Fprintf(&b, "| %s | %s |\n", name, escapeCell(c.What))
 	}
 
+	b.WriteString("\n## Agent settings\n\nNomad's agent settings that Drover has no use for: a file that sets them\nis accepted, and the agent logs a warning that names them.\n\n")
+	b.WriteString("| Setting | Why Drover does without it |\n|---|---|\n")
+	for _, s := range unsupported.AgentSettings() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", s.Path, escapeCell(s.Why))
+	}
+
 	b.WriteString("\n## Drivers\n\nNomad's task drivers that Drover does not have:\n\n")
 	b.WriteString("| Driver | What it runs |\n|---|---|\n")
 	for _, d := range unsupported.Drivers() {

@@ -238,3 +238,25 @@ func TestLookupHCL(t *testing.T) {
 	_, ok = unsupported.LookupHCL("group", "task")
 	must.False(t, ok)
 }
+
+func TestAgentSettings_Rows(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range unsupported.AgentSettings() {
+		must.False(t, seen[s.Path], must.Sprintf("agent setting %q is listed twice", s.Path))
+		seen[s.Path] = true
+		must.NotEq(t, "", s.Why, must.Sprintf("agent setting %q says not why", s.Path))
+		block, name := s.Block()
+		must.NotEq(t, "", name)
+		must.SliceContains(t, []string{"", "ports", "addresses", "advertise", "server", "client"}, block,
+			must.Sprintf("agent setting %q: the agent reads Nomad's settings in the top level and the ports, addresses, advertise, server and client blocks only", s.Path))
+	}
+}
+
+func TestAgentSetting_Block(t *testing.T) {
+	block, name := unsupported.AgentSetting{Path: "ports.serf"}.Block()
+	must.Eq(t, "ports", block)
+	must.Eq(t, "serf", name)
+	block, name = unsupported.AgentSetting{Path: "vault"}.Block()
+	must.Eq(t, "", block)
+	must.Eq(t, "vault", name)
+}

@@ -50,7 +50,7 @@ Options:
     Run a server and a client in memory on 127.0.0.1 (dev mode).
 
   -config=<path>
-    A configuration file (HCL, or JSON when it ends in .json) or a
+    A configuration file (HCL or JSON, told apart by content) or a
     directory whose *.hcl and *.json files are read in lexical order.
     Repeatable; later files override earlier ones, and flags override
     files.
@@ -266,6 +266,9 @@ func (c *Command) Run(args []string) int {
 	})
 	for _, file := range cfg.Files {
 		ui.Output(fmt.Sprintf("==> Loaded configuration from %s", file))
+	}
+	for _, w := range cfg.Warnings {
+		logger.Warn(w)
 	}
 	ui.Output("==> Starting Drover agent...")
 	agent, err := NewAgent(cfg, logger)

@@ -62,6 +62,10 @@ type Config struct {
 
 	// Files lists the configuration files that were loaded, in order.
 	Files []string
+	// Warnings are what the agent logs at WARN once it has a logger: the
+	// Nomad settings the files set that Drover has no use for, and values
+	// that mean less than they seem to.
+	Warnings []string
 
 	// TaskSupervisorCmd runs the raw_exec driver's task supervisor; empty
 	// means this executable's hidden "task-supervisor" command. It has no
@@ -235,6 +239,7 @@ func (c *Config) Copy() *Config {
 	out.Client.Meta = maps.Clone(c.Client.Meta)
 	out.Client.Options = maps.Clone(c.Client.Options)
 	out.Files = slices.Clone(c.Files)
+	out.Warnings = slices.Clone(c.Warnings)
 	out.TaskSupervisorCmd = slices.Clone(c.TaskSupervisorCmd)
 	out.Plugins = make(map[string]*PluginConfig, len(c.Plugins))
 	for name, p := range c.Plugins {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -40,6 +40,12 @@ type fileConfig struct {
 	TLS        *fileTLS       `hcl:"tls,block"`
 	Limits     *fileLimits    `hcl:"limits,block"`
 	ACL        *fileACL       `hcl:"acl,block"`
+	// Rest holds the Nomad settings Drover has no use for (nomadOnly).
+	Rest hcl.Body `hcl:",remain"`
+
+	// ignored lists the Nomad settings Rest and the blocks' Rest held,
+	// and notes the values of the file that mean nothing more.
+	ignored, notes []string
 }
 
 type fileACL struct {
@@ -49,13 +55,15 @@ type fileACL struct {
 }
 
 type filePorts struct {
-	HTTP *int `hcl:"http,optional"`
-	RPC  *int `hcl:"rpc,optional"`
+	HTTP *int     `hcl:"http,optional"`
+	RPC  *int     `hcl:"rpc,optional"`
+	Rest hcl.Body `hcl:",remain"`
 }
 
 type fileAddresses struct {
-	HTTP *string `hcl:"http,optional"`
-	RPC  *string `hcl:"rpc,optional"`
+	HTTP *string  `hcl:"http,optional"`
+	RPC  *string  `hcl:"rpc,optional"`
+	Rest hcl.Body `hcl:",remain"`
 }
 
 type fileServer struct {
@@ -79,6 +87,8 @@ type fileServer struct {
 
 	// JobMaxCount is Nomad's spelling of limits.job_max_count.
 	JobMaxCount *int `hcl:"job_max_count,optional"`
+
+	Rest hcl.Body `hcl:",remain"`
 }
 
 // legacyJoin is the join settings written directly in the server block.
@@ -110,8 +120,11 @@ type fileClient struct {
 
 	RegistrationSecret *string `hcl:"registration_secret,optional"`
 	// Rest holds meta and options, which Nomad users write both as a block
-	// (meta { k = "v" }) and as an attribute (meta = { k = "v" }).
+	// (meta { k = "v" }) and as an attribute (meta = { k = "v" }), and the
+	// Nomad settings Drover has no use for.
 	Rest hcl.Body `hcl:",remain"`
+	// settings is Rest without the Nomad settings (nomadOnly).
+	settings hcl.Body
 }
 
 type filePlugin struct {
@@ -137,9 +150,9 @@ type fileTelemetry struct {
 }
 
 // LoadConfig applies the configuration at each path, in order, over a copy
-// of base. A path is a file (HCL, or JSON when it ends in .json) or a
-// directory, whose *.hcl and *.json files are read in lexical order. Later
-// files override what earlier ones set.
+// of base. A path is a file (HCL or JSON, told apart by their content) or
+// a directory, whose *.hcl and *.json files are read in lexical order.
+// Later files override what earlier ones set.
 func LoadConfig(base *Config, paths ...string) (*Config, error) {
 	cfg := base.Copy()
 	for _, path := range paths {
@@ -192,18 +205,24 @@ func applyConfigFile(cfg *Config, path string) error {
 	if err != nil {
 		return err
 	}
-	return fc.applyTo(cfg)
+	if err := fc.applyTo(cfg); err != nil {
+		return err
+	}
+	cfg.Warnings = append(cfg.Warnings, fc.warnings(path)...)
+	return nil
 }
 
-// parseConfig decodes the HCL (or, for a .json name, JSON) source of one
-// configuration file.
+// parseConfig decodes the HCL or JSON source of one configuration file.
+// As Nomad does, it tells them apart by content, not by the file's name: a
+// file that starts with "{" is JSON (Nomad's own test harness writes JSON
+// to a file with no suffix).
 func parseConfig(src []byte, filename string) (*fileConfig, error) {
 	parser := hclparse.NewParser()
 	var file *hcl.File
 	var diags hcl.Diagnostics
 	// The parsers recurse once per level of nesting; the same guard as a
 	// jobspec's keeps a broken file from overflowing the stack.
-	if strings.HasSuffix(filename, ".json") {
+	if isJSON(src) {
 		if diag := jobspec2.CheckJSONNesting(src, filename, jobspec2.DefaultMaxDepth); diag != nil {
 			return nil, fmt.Errorf("parse config: %w", hcl.Diagnostics{diag})
 		}
@@ -221,7 +240,17 @@ func parseConfig(src []byte, filename string) (*fileConfig, error) {
 	if diags := gohcl.DecodeBody(file.Body, nil, &fc); diags.HasErrors() {
 		return nil, fmt.Errorf("parse config: %w", diags)
 	}
+	if err := fc.readNomadOnly(); err != nil {
+		return nil, err
+	}
 	return &fc, nil
+}
+
+// isJSON reports whether src is a JSON document: its first character
+// other than white space is "{".
+func isJSON(src []byte) bool {
+	trimmed := bytes.TrimLeft(src, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{'
 }
 
 // applyTo sets on cfg every value the file sets.
@@ -241,7 +270,7 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 	fc.TLS.applyTo(&cfg.TLS)
 	var errs []error
 	if s := fc.Server; s != nil {
-		setBool(&cfg.Server.Enabled, s.Enabled)
+		fc.enable(&cfg.Server.Enabled, s.Enabled, "server")
 		setInt(&cfg.Server.BootstrapExpect, s.BootstrapExpect)
 		setString(&cfg.Server.EncryptKey, s.Encrypt)
 		if s.NumSchedulers != nil {
@@ -258,6 +287,7 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 		}
 	}
 	if c := fc.Client; c != nil {
+		fc.enable(&cfg.Client.Enabled, c.Enabled, "client")
 		errs = append(errs, c.applyTo(&cfg.Client))
 	}
 	for _, p := range fc.Plugins {
@@ -307,7 +337,6 @@ func (j *fileServerJoin) applyTo(s *ServerConfig) error {
 }
 
 func (fc *fileClient) applyTo(c *ClientConfig) error {
-	setBool(&c.Enabled, fc.Enabled)
 	if fc.Servers != nil {
 		c.Servers = slices.Clone(fc.Servers)
 	}
@@ -319,10 +348,10 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 		return err
 	}
 	setString(&c.RegistrationSecret, fc.RegistrationSecret)
-	if fc.Rest == nil {
+	if fc.settings == nil {
 		return nil
 	}
-	stringMaps, err := decodeStringMaps(fc.Rest, "meta", "options")
+	stringMaps, err := decodeStringMaps(fc.settings, "meta", "options")
 	if err != nil {
 		return err
 	}

@@ -192,7 +192,9 @@ telemetry { collection_interval = "3s" }`)
 	must.NoError(t, err)
 	must.Eq(t, "r2", cfg.Region)
 	must.Eq(t, "/data", cfg.DataDir)
-	must.False(t, cfg.Server.Enabled)
+	// As in Nomad, a later false does not disable the server; it is noted.
+	must.True(t, cfg.Server.Enabled)
+	must.Eq(t, []string{filepath.Join(dir, "30-last.hcl") + ": server.enabled = false leaves the server enabled: as in Nomad, false does not disable what -dev or an earlier file enabled"}, cfg.Warnings)
 	must.True(t, cfg.Client.Enabled)
 	must.Eq(t, map[string]string{"a": "1", "b": "2"}, cfg.Client.Meta)
 	must.Eq(t, 3*time.Second, cfg.Telemetry.CollectionInterval)
@@ -222,8 +224,8 @@ func TestLoadConfig_Errors(t *testing.T) {
 		{
 			name:    "unknown block",
 			file:    "c.hcl",
-			content: "vault {\n  enabled = true\n}\n",
-			want:    []string{"c.hcl:1,1", "vault"},
+			content: "vaults {\n  enabled = true\n}\n",
+			want:    []string{"c.hcl:1,1", "vaults"},
 		},
 		{
 			name:    "wrong type",
