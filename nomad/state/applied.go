@@ -24,19 +24,41 @@ func (s *StateStore) SetAppliedIndex(index uint64) error {
 }
 
 // AppliedIndex returns the raft index of the last log entry applied in
-// full, adding to ws (when not nil) a channel that fires when it moves. A
-// store restored from a snapshot written before the index was recorded
-// answers its latest table index until the next entry is applied.
+// full (0 before the first), adding to ws (when not nil) a channel that
+// fires when it moves. It is never the index of an entry applied in part:
+// a table's index may be.
 func (r *reader) AppliedIndex(ws memdb.WatchSet) (uint64, error) {
 	watchCh, raw, err := r.txn().FirstWatch(TableIndex, indexID, appliedKey)
 	if err != nil {
 		return 0, fmt.Errorf("read applied index: %w", err)
 	}
-	if raw == nil {
-		return r.LatestIndexWatch(ws)
-	}
 	if ws != nil {
 		ws.Add(watchCh)
 	}
+	if raw == nil {
+		return 0, nil
+	}
 	return raw.(*indexEntry).Value, nil
+}
+
+// restoreAppliedIndex records, in a store restored from a snapshot taken
+// before the applied index was recorded, its latest table index as the
+// applied index: a snapshot holds whole entries.
+func restoreAppliedIndex(txn *memdb.Txn) error {
+	raw, err := txn.First(TableIndex, indexID, appliedKey)
+	if err != nil || raw != nil {
+		return err
+	}
+	it, err := txn.Get(TableIndex, indexID)
+	if err != nil {
+		return err
+	}
+	var latest uint64
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		latest = max(latest, raw.(*indexEntry).Value)
+	}
+	if latest == 0 {
+		return nil
+	}
+	return txn.Insert(TableIndex, &indexEntry{Key: appliedKey, Value: latest})
 }

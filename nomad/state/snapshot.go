@@ -204,6 +204,9 @@ func Restore(r io.Reader) (*StateStore, error) {
 			return nil, fmt.Errorf("restore state: record %d (%s): %w", n, rec.Type, err)
 		}
 	}
+	if err := restoreAppliedIndex(txn); err != nil {
+		return nil, fmt.Errorf("restore state: applied index: %w", err)
+	}
 	if err := createJobNamespaces(txn); err != nil {
 		return nil, fmt.Errorf("restore state: %w", err)
 	}
