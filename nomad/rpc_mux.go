@@ -167,7 +167,7 @@ func (m *rpcMux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net
 
 // serveRPC serves the calls of a connection whose peer proved role.
 func (m *rpcMux) serveRPC(conn net.Conn, role connRole) {
-	codec := jsonrpc.NewServerCodec(conn)
+	codec := jsonrpc.NewServerCodec(limitRequests(conn, maxRPCRequestBytes))
 	if role != roleServer {
 		codec = &restrictedCodec{ServerCodec: codec, remote: conn.RemoteAddr(), role: role, logger: m.logger}
 	}
