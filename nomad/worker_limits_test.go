@@ -6,11 +6,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shoenig/test/must"
-	"github.com/shoenig/test/wait"
 
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -30,7 +29,7 @@ func TestWorker_refusesAStoredJobBeyondTheLimits(t *testing.T) {
 	_, err := srv.raftApply(MsgJobRegister, &JobRegisterEntry{Job: job, Eval: eval})
 	must.NoError(t, err)
 
-	must.Wait(t, wait.InitialSuccess(wait.ErrorFunc(func() error {
+	waitfor.NoError(t, "the evaluation failed, naming the limit", func() error {
 		stored, err := srv.State().EvalByID(nil, eval.ID)
 		switch {
 		case err != nil:
@@ -45,7 +44,7 @@ func TestWorker_refusesAStoredJobBeyondTheLimits(t *testing.T) {
 			return fmt.Errorf("description %q", stored.StatusDescription)
 		}
 		return nil
-	}), wait.Timeout(20*time.Second), wait.Gap(20*time.Millisecond)))
+	})
 	growth := int64(heapAlloc()) - int64(heapBefore)
 	t.Logf("heap growth: %d bytes", growth)
 	must.Less(t, int64(32<<20), growth)
@@ -56,13 +55,13 @@ func TestWorker_refusesAStoredJobBeyondTheLimits(t *testing.T) {
 	stopEval := testEval(job.ID)
 	_, err = srv.raftApply(MsgJobRegister, &JobRegisterEntry{Job: stopped, Eval: stopEval})
 	must.NoError(t, err)
-	must.Wait(t, wait.InitialSuccess(wait.ErrorFunc(func() error {
+	waitfor.NoError(t, "the stopped job's evaluation complete", func() error {
 		stored, err := srv.State().EvalByID(nil, stopEval.ID)
 		if err != nil || stored == nil || stored.Status != structs.EvalStatusComplete {
 			return fmt.Errorf("eval %v: %v", stored, err)
 		}
 		return nil
-	}), wait.Timeout(20*time.Second), wait.Gap(20*time.Millisecond)))
+	})
 }
 
 // Raft.Apply, the door other servers forward raw entries through, holds a

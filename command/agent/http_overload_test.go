@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // needFiles raises the soft limit on open files to what the test needs,
@@ -172,21 +175,15 @@ func TestOverload_connectionCapPerClient(t *testing.T) {
 			return d.DialContext(ctx, network, addr)
 		},
 	}}
-	// The agent notices the close when it next reads that connection:
-	// retry until the freed place is taken.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// The agent notices the close when it next reads that connection.
+	waitfor.True(t, "a closed connection's place given back", func() bool {
 		resp, err := client.Get("http://" + addr + "/v1/agent/self")
-		if err == nil {
-			code := resp.StatusCode
-			resp.Body.Close()
-			if code == http.StatusOK {
-				break
-			}
+		if err != nil {
+			return false
 		}
-		must.True(t, time.Now().Before(deadline), must.Sprint("a closed connection's place must be given back"))
-		time.Sleep(50 * time.Millisecond) // polling the agent's accept of a freed place
-	}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}, wait.Gap(50*time.Millisecond))
 }
 
 // Blocking queries and streams outlive the write and read timeouts, which
