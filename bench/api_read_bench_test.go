@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,7 +33,8 @@ const (
 )
 
 // readWay is one way of reaching the HTTP API whose cost the read
-// benchmark measures. A new way (ACL tokens on, say) is one more entry in
+// benchmark measures: plain HTTP, HTTPS with and without client
+// certificates, ACL tokens checked. A new way is one more entry in
 // readWays: its agent configuration, and what each request carries.
 type readWay struct {
 	name string
@@ -41,10 +43,25 @@ type readWay struct {
 	configure func(cfg *agent.Config, pki *benchPKI)
 	// client is the HTTP client of the callers.
 	client func(pki *benchPKI) *http.Client
-	// prepare, when set, adds what the way needs to each request (a
-	// token header).
+	// prepare, when set, adds what the way needs to each request.
 	prepare func(*http.Request)
+	// acl, when set, turns ACLs on: the jobs are registered with the
+	// bootstrap token, and the callers send the token acl returns (the
+	// management token, or a client token made with it).
+	acl func(b *testing.B, tg *readTarget, management string) string
 }
+
+// Ways of calling with ACLs on.
+var (
+	// aclManagement sends the bootstrap token: resolved, no policy to
+	// check.
+	aclManagement = func(_ *testing.B, _ *readTarget, management string) string { return management }
+	// aclClient sends a client token whose policy reads the default
+	// namespace: resolved, its compiled policy checked, the list filtered.
+	aclClient = func(b *testing.B, tg *readTarget, management string) string {
+		return tg.clientToken(b, management, `namespace "default" { policy = "read" }`)
+	}
+)
 
 var readWays = []readWay{
 	{
@@ -63,6 +80,25 @@ var readWays = []readWay{
 		client:    func(pki *benchPKI) *http.Client { return keepAliveClient(pki.cliTLS()) },
 	},
 	{
+		name:      "http_acl_management",
+		configure: func(*agent.Config, *benchPKI) {},
+		client:    func(*benchPKI) *http.Client { return keepAliveClient(nil) },
+		acl:       aclManagement,
+	},
+	{
+		name:      "http_acl_client",
+		configure: func(*agent.Config, *benchPKI) {},
+		client:    func(*benchPKI) *http.Client { return keepAliveClient(nil) },
+		acl:       aclClient,
+	},
+	{
+		// Everything on: HTTPS with client certificates, and ACLs.
+		name:      "https_client_cert_acl_client",
+		configure: func(cfg *agent.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
+		client:    func(pki *benchPKI) *http.Client { return keepAliveClient(pki.cliTLS()) },
+		acl:       aclClient,
+	},
+	{
 		// Every request on a new connection: what a TLS handshake costs.
 		name:      "https_new_connection",
 		configure: func(cfg *agent.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
@@ -75,8 +111,8 @@ var readWays = []readWay{
 }
 
 // BenchmarkHTTPAPI_ReadOverTLS reports requests per second of GET
-// /v1/jobs answered by a dev-mode server, for each way in readWays, side
-// by side in one run.
+// /v1/jobs answered by a dev-mode server, for each way in readWays (TLS
+// and ACLs, off and on), side by side in one run.
 func BenchmarkHTTPAPI_ReadOverTLS(b *testing.B) {
 	for range b.N {
 		pki := newBenchPKI(b)
@@ -102,9 +138,11 @@ func BenchmarkHTTPAPI_ReadOverTLS(b *testing.B) {
 
 // readTarget is an agent configured one way, and the tally of its rounds.
 type readTarget struct {
-	way      readWay
-	url      string
-	client   *http.Client
+	way    readWay
+	url    string
+	client *http.Client
+	// token is the ACL secret the requests send, "" without ACLs.
+	token    string
 	requests int64
 	elapsed  time.Duration
 }
@@ -116,6 +154,7 @@ func startReadTarget(b *testing.B, way readWay, pki *benchPKI) *readTarget {
 	cfg.NodeName = "bench-" + way.name
 	cfg.Client.Enabled = false
 	way.configure(cfg, pki)
+	cfg.ACL.Enabled = way.acl != nil
 	a, err := agent.NewAgent(cfg, hclog.New(&hclog.LoggerOptions{Name: "bench", Level: hclog.Error}))
 	if err != nil {
 		b.Fatalf("%s: start agent: %v", way.name, err)
@@ -132,6 +171,11 @@ func startReadTarget(b *testing.B, way readWay, pki *benchPKI) *readTarget {
 	}
 	tg := &readTarget{way: way, url: scheme + "://" + a.HTTPAddr(), client: way.client(pki)}
 	b.Cleanup(tg.client.CloseIdleConnections)
+	var management string
+	if way.acl != nil {
+		management = tg.bootstrap(b)
+		tg.token = management
+	}
 	for i := range readBenchJobs {
 		body := fmt.Sprintf(`{"Job":{"ID":"read-%d","Name":"read-%d","Type":"batch","Datacenters":["dc1"],`+
 			`"TaskGroups":[{"Name":"g","Count":1,"Tasks":[{"Name":"t","Driver":"raw_exec","Config":{"command":"/bin/true"}}]}]}}`, i, i)
@@ -139,7 +183,37 @@ func startReadTarget(b *testing.B, way readWay, pki *benchPKI) *readTarget {
 			b.Fatalf("%s: register job: %v", way.name, err)
 		}
 	}
+	if way.acl != nil {
+		tg.token = way.acl(b, tg, management)
+	}
 	return tg
+}
+
+// bootstrap bootstraps the target's ACL system and returns the management
+// secret.
+func (tg *readTarget) bootstrap(b *testing.B) string {
+	b.Helper()
+	var token struct{ SecretID string }
+	if err := tg.decode(http.MethodPut, "/v1/acl/bootstrap", "", &token); err != nil {
+		b.Fatalf("%s: bootstrap: %v", tg.way.name, err)
+	}
+	return token.SecretID
+}
+
+// clientToken writes a policy of rules and returns the secret of a client
+// token that holds it, as the management token makes them.
+func (tg *readTarget) clientToken(b *testing.B, management, rules string) string {
+	b.Helper()
+	tg.token = management
+	policy, _ := json.Marshal(map[string]string{"Name": "bench", "Rules": rules})
+	if err := tg.do(http.MethodPut, "/v1/acl/policy/bench", string(policy)); err != nil {
+		b.Fatalf("%s: write policy: %v", tg.way.name, err)
+	}
+	var token struct{ SecretID string }
+	if err := tg.decode(http.MethodPut, "/v1/acl/token", `{"Name":"bench","Type":"client","Policies":["bench"]}`, &token); err != nil {
+		b.Fatalf("%s: create token: %v", tg.way.name, err)
+	}
+	return token.SecretID
 }
 
 // round runs the callers for one round and adds what they did.
@@ -172,12 +246,20 @@ func (tg *readTarget) round(b *testing.B) {
 
 // do sends one request and reads the whole answer, which must be 200.
 func (tg *readTarget) do(method, path, body string) error {
+	return tg.decode(method, path, body, nil)
+}
+
+// decode is do that decodes the JSON answer into out, unless out is nil.
+func (tg *readTarget) decode(method, path, body string, out any) error {
 	req, err := http.NewRequest(method, tg.url+path, strings.NewReader(body))
 	if err != nil {
 		return err
 	}
 	if tg.way.prepare != nil {
 		tg.way.prepare(req)
+	}
+	if tg.token != "" {
+		req.Header.Set("X-Nomad-Token", tg.token)
 	}
 	resp, err := tg.client.Do(req)
 	if err != nil {
@@ -190,6 +272,9 @@ func (tg *readTarget) do(method, path, body string) error {
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, data)
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
 	}
 	return nil
 }

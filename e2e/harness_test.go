@@ -34,6 +34,9 @@ type testAgent struct {
 	api *api.Client
 	// dir is the test's directory: config, data dir, log, job files.
 	dir string
+	// env is added to the environment of every CLI command, such as the
+	// token and TLS settings of a secure cluster.
+	env []string
 }
 
 // skipShort skips an e2e test under -short: it runs real agents in real
@@ -262,7 +265,7 @@ func (a *testAgent) cliWithEnv(env []string, command string, args ...string) (st
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "DROVER_") || strings.HasPrefix(kv, "NOMAD_")
 	})
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(append(cmd.Env, a.env...), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -93,7 +93,7 @@ func denied(format string, args ...any) error {
 // context for any write fn forwards again.
 func (s *Server) serveUserRPC(secret string, allow func(*acl.ACL) error, fn func(ctx context.Context) error) error {
 	return s.serveRPC(func(ctx context.Context) error {
-		a, _, err := s.ResolveToken(secret)
+		a, _, err := s.ResolveToken(ctx, secret)
 		if err != nil {
 			return err
 		}

@@ -36,10 +36,10 @@ func checkACLObjects(t *testing.T, s *Server, mgmt, client *structs.ACLToken) {
 	must.NoError(t, err)
 	must.True(t, done, must.Sprint("the bootstrap is remembered"))
 
-	a, _, err := s.ResolveToken(mgmt.SecretID)
+	a, _, err := s.ResolveToken(testCtx(t), mgmt.SecretID)
 	must.NoError(t, err)
 	must.True(t, a.IsManagement())
-	a, tok, err := s.ResolveToken(client.SecretID)
+	a, tok, err := s.ResolveToken(testCtx(t), client.SecretID)
 	must.NoError(t, err)
 	must.Eq(t, client.AccessorID, tok.AccessorID)
 	must.True(t, a.AllowNamespaceOperation("team", acl.CapSubmitJob))

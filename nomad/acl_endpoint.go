@@ -353,23 +353,20 @@ type ACLResolveTokenResponse struct {
 
 // resolveTokenPolicies is what ACL.ResolveToken answers: the caller must
 // know the secret, so it learns nothing it could not do already.
-func (s *Server) resolveTokenPolicies(secret string) (*ACLResolveTokenResponse, error) {
+func (s *Server) resolveTokenPolicies(ctx context.Context, secret string) (*ACLResolveTokenResponse, error) {
 	if err := s.requireACL(); err != nil {
 		return nil, err
 	}
-	st := s.State()
 	resp := &ACLResolveTokenResponse{}
 	names := []string{structs.AnonymousPolicyName}
 	if secret != "" {
-		token, err := st.ACLTokenBySecretID(nil, secret)
+		token, err := s.lookupToken(ctx, secret)
 		if err != nil {
-			return nil, err
-		}
-		if err := usableToken(token, time.Now()); err != nil {
 			return nil, err
 		}
 		resp.Token, names = token, token.Policies
 	}
+	st := s.State()
 	for _, name := range names {
 		p, err := st.ACLPolicyByName(nil, name)
 		if err != nil {

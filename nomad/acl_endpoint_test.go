@@ -39,7 +39,7 @@ func TestBootstrapACL_chosenSecret(t *testing.T) {
 	resp, err := s.BootstrapACL(testCtx(t), &ACLBootstrapRequest{BootstrapSecret: secret})
 	must.NoError(t, err)
 	must.Eq(t, secret, resp.Token.SecretID)
-	a, _, err := s.ResolveToken(secret)
+	a, _, err := s.ResolveToken(testCtx(t), secret)
 	must.NoError(t, err)
 	must.True(t, a.IsManagement())
 }
@@ -72,7 +72,7 @@ func TestBootstrapACL_disabled(t *testing.T) {
 	waitForLeader(t, s)
 	_, err := s.BootstrapACL(testCtx(t), &ACLBootstrapRequest{})
 	must.ErrorContains(t, err, "ACL support disabled")
-	a, token, err := s.ResolveToken("anything")
+	a, token, err := s.ResolveToken(testCtx(t), "anything")
 	must.NoError(t, err)
 	must.True(t, a.IsManagement())
 	must.Nil(t, token)
@@ -82,16 +82,16 @@ func TestResolveToken(t *testing.T) {
 	s, mgmt := aclServer(t)
 	ctx := testCtx(t)
 
-	a, token, err := s.ResolveToken(mgmt.SecretID)
+	a, token, err := s.ResolveToken(testCtx(t), mgmt.SecretID)
 	must.NoError(t, err)
 	must.True(t, a.IsManagement())
 	must.Eq(t, mgmt.AccessorID, token.AccessorID)
 
-	_, _, err = s.ResolveToken(structs.GenerateUUID())
+	_, _, err = s.ResolveToken(testCtx(t), structs.GenerateUUID())
 	must.ErrorIs(t, err, ErrTokenNotFound)
 
 	// The anonymous caller gets nothing until the anonymous policy exists.
-	anon, token, err := s.ResolveToken("")
+	anon, token, err := s.ResolveToken(testCtx(t), "")
 	must.NoError(t, err)
 	must.Nil(t, token)
 	must.False(t, anon.AllowNamespaceOperation("default", acl.CapListJobs))
@@ -99,28 +99,28 @@ func TestResolveToken(t *testing.T) {
 		Name: structs.AnonymousPolicyName, Rules: `namespace "default" { policy = "read" }`,
 	}}})
 	must.NoError(t, err)
-	anon, _, err = s.ResolveToken("")
+	anon, _, err = s.ResolveToken(testCtx(t), "")
 	must.NoError(t, err)
 	must.True(t, anon.AllowNamespaceOperation("default", acl.CapListJobs))
 	must.False(t, anon.AllowNamespaceOperation("default", acl.CapSubmitJob))
 
 	// A client token has its policies, and sees them change.
 	dev := clientToken(t, s, "dev", `namespace "default" { policy = "read" }`)
-	a, _, err = s.ResolveToken(dev.SecretID)
+	a, _, err = s.ResolveToken(testCtx(t), dev.SecretID)
 	must.NoError(t, err)
 	must.False(t, a.AllowNamespaceOperation("default", acl.CapSubmitJob))
 	_, err = s.UpsertACLPolicies(ctx, &ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{{
 		Name: "dev", Rules: `namespace "default" { policy = "write" }`,
 	}}})
 	must.NoError(t, err)
-	a, _, err = s.ResolveToken(dev.SecretID)
+	a, _, err = s.ResolveToken(testCtx(t), dev.SecretID)
 	must.NoError(t, err)
 	must.True(t, a.AllowNamespaceOperation("default", acl.CapSubmitJob))
 
 	// Deleting the policy takes the rights away; the token stays.
 	_, err = s.DeleteACLPolicies(ctx, &ACLPolicyDeleteRequest{Names: []string{"dev"}})
 	must.NoError(t, err)
-	a, token, err = s.ResolveToken(dev.SecretID)
+	a, token, err = s.ResolveToken(testCtx(t), dev.SecretID)
 	must.NoError(t, err)
 	must.NotNil(t, token)
 	must.False(t, a.AllowNamespaceOperation("default", acl.CapReadJob))
@@ -214,7 +214,7 @@ func TestACLReads_filterByCaller(t *testing.T) {
 	all, _, err := s.ListACLPolicies(ctx, QueryOptions{ACL: acl.Management(), Token: mgmt})
 	must.NoError(t, err)
 	must.Len(t, 2, all)
-	devACL, _, err := s.ResolveToken(dev.SecretID)
+	devACL, _, err := s.ResolveToken(testCtx(t), dev.SecretID)
 	must.NoError(t, err)
 	mine, _, err := s.ListACLPolicies(ctx, QueryOptions{ACL: devACL, Token: dev})
 	must.NoError(t, err)

@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -19,27 +20,47 @@ import (
 // granted the policy named "anonymous" if there is one, else nothing. A
 // secret that no token has is ErrTokenNotFound, an expired token
 // ErrTokenExpired. The secret never appears in an error.
-func (s *Server) ResolveToken(secret string) (*acl.ACL, *structs.ACLToken, error) {
+func (s *Server) ResolveToken(ctx context.Context, secret string) (*acl.ACL, *structs.ACLToken, error) {
 	if !s.config.ACLEnabled {
 		return acl.Management(), nil, nil
 	}
-	st := s.State()
 	if secret == "" {
-		a, err := s.aclCache.compile(st, []string{structs.AnonymousPolicyName})
+		a, err := s.aclCache.compile(s.State(), []string{structs.AnonymousPolicyName})
 		return a, nil, err
 	}
-	token, err := st.ACLTokenBySecretID(nil, secret)
+	token, err := s.lookupToken(ctx, secret)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := usableToken(token, time.Now()); err != nil {
 		return nil, nil, err
 	}
 	if token.IsManagement() {
 		return acl.Management(), token, nil
 	}
-	a, err := s.aclCache.compile(st, token.Policies)
+	a, err := s.aclCache.compile(s.State(), token.Policies)
 	return a, token, err
+}
+
+// lookupToken finds the usable token of secret. A token this server does
+// not hold may have just been written through another server (a token
+// created, or the bootstrap, answered by the leader a moment ago): before
+// saying it does not exist, the server catches up with the cluster, as a
+// read that is not stale does, and looks again.
+func (s *Server) lookupToken(ctx context.Context, secret string) (*structs.ACLToken, error) {
+	token, err := s.State().ACLTokenBySecretID(nil, secret)
+	if err != nil {
+		return nil, err
+	}
+	if token == nil {
+		if err := s.catchUpForRead(ctx); err != nil {
+			return nil, fmt.Errorf("%w (and this server could not catch up with the cluster to be sure: %v)", ErrTokenNotFound, err)
+		}
+		if token, err = s.State().ACLTokenBySecretID(nil, secret); err != nil {
+			return nil, err
+		}
+	}
+	if err := usableToken(token, time.Now()); err != nil {
+		return nil, err
+	}
+	return token, nil
 }
 
 // usableToken checks that a looked-up token exists and has not expired.

@@ -174,7 +174,7 @@ func TestJobRegister_rawExecNeedsItsCapability(t *testing.T) {
 	must.NoError(t, rawCall(t, s, "Job.Register", &JobRegisterRequest{AuthRequest: AuthRequest{writer.SecretID}, Job: mock}, &JobRegisterResponse{}))
 	must.NoError(t, rawCall(t, s, "Job.Register", &JobRegisterRequest{AuthRequest: AuthRequest{trusted.SecretID}, Job: job}, &JobRegisterResponse{}))
 
-	a, _, err := s.ResolveToken(writer.SecretID)
+	a, _, err := s.ResolveToken(testCtx(t), writer.SecretID)
 	must.NoError(t, err)
 	must.ErrorIs(t, AllowJobRegister(a, job), ErrPermissionDenied)
 	must.NoError(t, AllowJobRegister(acl.Management(), job))
@@ -200,4 +200,29 @@ func TestCluster_ACLWritesThroughAFollower(t *testing.T) {
 	_, err = f.RegisterJob(ctx, &JobRegisterRequest{Job: testJob("through-follower")})
 	must.NoError(t, err)
 	c.waitForJob(c.servers, "through-follower")
+}
+
+// TestCluster_newTokenWorksAtOnceOnAFollower: a token the leader has just
+// written works on a follower right away, which catches up before it says
+// the token does not exist.
+func TestCluster_newTokenWorksAtOnceOnAFollower(t *testing.T) {
+	c := startCluster(t, func(cfg *Config) { cfg.ACLEnabled = true; cfg.NumSchedulers = new(0) })
+	leader := c.waitForOneLeader(c.servers)
+	f := follower(c.servers)
+	boot, err := leader.BootstrapACL(testCtx(t), &ACLBootstrapRequest{})
+	must.NoError(t, err)
+	a, _, err := f.ResolveToken(testCtx(t), boot.Token.SecretID)
+	must.NoError(t, err)
+	must.True(t, a.IsManagement())
+	clientToken(t, leader, "reader", `node { policy = "read" }`)
+	for i := range 20 {
+		resp, err := leader.UpsertACLTokens(testCtx(t), &ACLTokenUpsertRequest{Tokens: []*structs.ACLToken{{Policies: []string{"reader"}}}})
+		must.NoError(t, err)
+		a, tok, err := f.ResolveToken(testCtx(t), resp.Tokens[0].SecretID)
+		must.NoError(t, err, must.Sprintf("token %d", i))
+		must.Eq(t, resp.Tokens[0].AccessorID, tok.AccessorID)
+		must.True(t, a.AllowNodeRead())
+	}
+	_, _, err = f.ResolveToken(testCtx(t), structs.GenerateUUID())
+	must.ErrorIs(t, err, ErrTokenNotFound)
 }

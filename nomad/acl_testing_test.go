@@ -28,7 +28,7 @@ func aclServer(t *testing.T) (*Server, *structs.ACLToken) {
 
 // clientToken writes a policy of the given rules and a client token that
 // names it, and returns the token.
-func clientToken(t *testing.T, s *Server, name, rules string) *structs.ACLToken {
+func clientToken(t testing.TB, s *Server, name, rules string) *structs.ACLToken {
 	t.Helper()
 	ctx := testCtx(t)
 	_, err := s.UpsertACLPolicies(ctx, &ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{{Name: name, Rules: rules}}})

@@ -82,7 +82,7 @@ func (e *clientRPC) ResolveToken(args *ACLResolveTokenRequest, reply *ACLResolve
 		if err := e.srv.checkNodeSecret(ctx, args.NodeID, args.SecretID); err != nil {
 			return err
 		}
-		return fill(reply)(e.srv.resolveTokenPolicies(args.Token))
+		return fill(reply)(e.srv.resolveTokenPolicies(ctx, args.Token))
 	})
 }
 

@@ -59,8 +59,8 @@ type tokenResolver interface {
 // serverResolver resolves tokens against the agent's own server.
 type serverResolver struct{ srv *nomad.Server }
 
-func (r serverResolver) resolve(_ context.Context, secret string) (*acl.ACL, *structs.ACLToken, error) {
-	return r.srv.ResolveToken(secret)
+func (r serverResolver) resolve(ctx context.Context, secret string) (*acl.ACL, *structs.ACLToken, error) {
+	return r.srv.ResolveToken(ctx, secret)
 }
 
 // resolveIdentity resolves the request's secret. Without ACLs every
