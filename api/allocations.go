@@ -62,6 +62,22 @@ type Allocation struct {
 	// allocation because it outlived its max_run_duration (its
 	// ClientDescription then says "allocation exceeded max_run_duration").
 	MaxRunExceeded bool `json:",omitempty"`
+	// MaxRunScope is a Drover addition: whose budget MaxRunDuration is,
+	// "group" (the group's max_run_duration) or "allocation" (changed for
+	// this allocation alone).
+	MaxRunScope string `json:",omitempty"`
+	// MaxRunOverride is a Drover addition: the budget changed for this
+	// allocation (PUT /v1/allocation/:id/max-run-duration), as stored;
+	// MaxRunScope says whether it is in force.
+	MaxRunOverride *MaxRunOverride `json:",omitempty"`
+}
+
+// MaxRunOverride is a Drover addition: a budget changed for one
+// allocation, over the group's max_run_duration Replaces (zero: none),
+// both in nanoseconds.
+type MaxRunOverride struct {
+	Budget   time.Duration
+	Replaces time.Duration
 }
 
 // AllocationListStub is the summary of an allocation that list endpoints return.
@@ -96,6 +112,7 @@ type AllocationListStub struct {
 	MaxRunDeadline int64         `json:",omitempty"`
 	MaxRunDuration time.Duration `json:",omitempty"`
 	MaxRunExceeded bool          `json:",omitempty"`
+	MaxRunScope    string        `json:",omitempty"`
 }
 
 // DesiredTransition asks the scheduler to move an allocation.
@@ -160,4 +177,21 @@ type AllocationRestartRequest struct {
 type AllocSignalRequest struct {
 	Task   string
 	Signal string
+}
+
+// AllocMaxRunDurationRequest is the body of PUT
+// /v1/allocation/:id/max-run-duration, a Drover addition: the running
+// allocation's new max_run_duration, counted from its CreateTime as
+// before.
+type AllocMaxRunDurationRequest struct {
+	MaxRunDuration time.Duration
+}
+
+// AllocMaxRunDurationResponse is the answer to PUT
+// /v1/allocation/:id/max-run-duration: the allocation's budget and
+// deadline (Unix nanoseconds) as they now are.
+type AllocMaxRunDurationResponse struct {
+	MaxRunDuration time.Duration
+	MaxRunDeadline int64
+	WriteMeta
 }

@@ -132,7 +132,8 @@ type TaskState struct {
 	// MaxRunDeadline is, in nanoseconds; MaxRunScope says whose it is.
 	MaxRunDuration time.Duration `json:",omitempty"`
 	// MaxRunScope is a Drover addition: "task" when MaxRunDuration is the
-	// task's own max_run_duration, "group" when it is the group's.
+	// task's own max_run_duration, "group" when it is the group's,
+	// "allocation" when it is a budget changed for the allocation alone.
 	MaxRunScope string `json:",omitempty"`
 	// MaxRunExceeded is a Drover addition: the client killed the task
 	// because it outlived its own max_run_duration.

@@ -31,6 +31,10 @@ Usage: drover alloc <subcommand> [options] [args]
       $ drover alloc restart <alloc>
       $ drover alloc signal -s SIGHUP <alloc> <task>
 
+  Move its max_run_duration deadline:
+
+      $ drover alloc deadline <alloc> +30m
+
   Run "drover alloc <subcommand> -h" for help on a subcommand.
 `)
 }

@@ -22,8 +22,12 @@ func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 	if clientStatusEnded(alloc.ClientStatus) && !alloc.MaxRunExceeded {
 		relative = "not reached: allocation " + alloc.ClientStatus
 	}
+	budget := formatDuration(alloc.MaxRunDuration)
+	if alloc.MaxRunScope == "allocation" {
+		budget += " (changed for this allocation)"
+	}
 	return []string{
-		"Max Run Duration|" + formatDuration(alloc.MaxRunDuration),
+		"Max Run Duration|" + budget,
 		"Deadline|" + formatTime(deadline) + " (" + relative + ")",
 		"Time Left|" + timeLeftText(alloc, deadline, now),
 	}

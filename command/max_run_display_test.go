@@ -85,6 +85,13 @@ func TestMaxRunRows(t *testing.T) {
 	}
 }
 
+func TestMaxRunRows_ChangedForTheAllocation(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	alloc := &api.Allocation{ClientStatus: "running", MaxRunDeadline: now.Add(time.Hour).UnixNano(),
+		MaxRunDuration: 2 * time.Hour, MaxRunScope: "allocation"}
+	must.Eq(t, "Max Run Duration|2h (changed for this allocation)", maxRunRows(alloc, now)[0])
+}
+
 func TestMaxRunRows_NoneWithoutDeadline(t *testing.T) {
 	must.SliceEmpty(t, maxRunRows(&api.Allocation{ClientStatus: "running", CreateTime: 1}, time.Now()))
 }

@@ -150,19 +150,20 @@ func retryableForward(method string, err error) bool {
 // the same evaluations. Periodic.Force is not one (each force launches a
 // child), nor is Raft.Apply, whose entries are whatever the caller built.
 var idempotentWrites = map[string]bool{
-	"ACL.UpsertPolicies":     true,
-	"Alloc.Stop":             true,
-	"Alloc.UpdateFromClient": true,
-	"Eval.Upsert":            true,
-	"Job.Deregister":         true,
-	"Job.Register":           true,
-	"Node.Deregister":        true,
-	"Node.Heartbeat":         true,
-	"Node.Register":          true,
-	"Node.UpdateDrain":       true,
-	"Node.UpdateEligibility": true,
-	"Node.UpdateStatus":      true,
-	"Namespace.Upsert":       true,
+	"ACL.UpsertPolicies":      true,
+	"Alloc.SetMaxRunDuration": true,
+	"Alloc.Stop":              true,
+	"Alloc.UpdateFromClient":  true,
+	"Eval.Upsert":             true,
+	"Job.Deregister":          true,
+	"Job.Register":            true,
+	"Node.Deregister":         true,
+	"Node.Heartbeat":          true,
+	"Node.Register":           true,
+	"Node.UpdateDrain":        true,
+	"Node.UpdateEligibility":  true,
+	"Node.UpdateStatus":       true,
+	"Namespace.Upsert":        true,
 }
 
 // connectionLost reports whether err is the connection to the receiver

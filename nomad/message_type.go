@@ -31,6 +31,7 @@ const (
 	MsgACLTokenBootstrap      MessageType = 20
 	MsgNamespaceUpsert        MessageType = 21
 	MsgNamespaceDelete        MessageType = 22
+	MsgAllocMaxRunOverride    MessageType = 23
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -61,6 +62,7 @@ var messageTypes = map[MessageType]struct {
 	MsgACLTokenBootstrap:      {"ACLTokenBootstrap", func() logEntry { return new(ACLTokenBootstrapEntry) }},
 	MsgNamespaceUpsert:        {"NamespaceUpsert", func() logEntry { return new(NamespaceUpsertEntry) }},
 	MsgNamespaceDelete:        {"NamespaceDelete", func() logEntry { return new(NamespaceDeleteEntry) }},
+	MsgAllocMaxRunOverride:    {"AllocMaxRunOverride", func() logEntry { return new(AllocMaxRunEntry) }},
 }
 
 func (t MessageType) String() string {

@@ -54,6 +54,23 @@ type Allocation struct {
 	// holds the allocation is applied.
 	CreateTime int64
 	ModifyTime int64
+
+	// MaxRunOverride is a max_run_duration set for this allocation alone
+	// (PUT /v1/allocation/:id/max-run-duration); nil when none is. Read it
+	// through MaxRun, which says when it applies.
+	MaxRunOverride *MaxRunOverride `json:",omitempty"`
+}
+
+// MaxRunOverride is the budget of one allocation, changed while it runs:
+// it replaces the group's max_run_duration on the same anchor, the
+// allocation's CreateTime.
+type MaxRunOverride struct {
+	// Budget is the allocation's max_run_duration.
+	Budget time.Duration
+	// Replaces is the group's max_run_duration the change was made over,
+	// zero when the group had none. A job version whose group has another
+	// replaces the change in turn.
+	Replaces time.Duration
 }
 
 // TerminalStatus reports whether the allocation is, or is meant to be, done.

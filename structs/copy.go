@@ -114,6 +114,7 @@ func (a *Allocation) CopySkipJob() *Allocation {
 	c.TaskStates = copyMapValues(a.TaskStates, (*TaskState).Copy)
 	c.RescheduleTracker = a.RescheduleTracker.Copy()
 	c.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
+	c.MaxRunOverride = clonePtr(a.MaxRunOverride)
 	return &c
 }
 

@@ -25,6 +25,10 @@ const MaxRunScopeGroup MaxRunScope = "group"
 // task's TaskState.RunnerStartedAt.
 const MaxRunScopeTask MaxRunScope = "task"
 
+// MaxRunScopeAllocation is a budget changed for the allocation alone
+// (Allocation.MaxRunOverride), counted from its CreateTime.
+const MaxRunScopeAllocation MaxRunScope = "allocation"
+
 // MaxRun is a max_run_duration budget as it applies to an allocation: what
 // the client enforces, the metrics report, the HTTP API shows and the CLI
 // prints. Every reader takes it from Allocation.MaxRun rather than working
@@ -59,6 +63,9 @@ type MaxRun struct {
 //     and system jobs), or a max_run_duration of zero or less: no budget,
 //     although validation refuses such jobs, since older state or a
 //     hand-written allocation may still hold one;
+//   - a budget changed for the allocation (MaxRunOverride) replaces the
+//     group's, as long as the group's is still the one it was made over;
+//     a job version with another group limit replaces the change;
 //   - a CreateTime of zero or less (not placed): the budget, no deadline;
 //   - a CreateTime plus budget beyond int64 nanoseconds: the budget, no
 //     deadline.
@@ -68,12 +75,39 @@ func (a *Allocation) MaxRun() MaxRun {
 	}
 	exceeded := a.ClientDescription == AllocTimeoutReasonMaxRunDuration
 	tg := a.LookupTaskGroup()
-	if tg == nil || tg.MaxRunDuration == nil || *tg.MaxRunDuration <= 0 || !AllowsMaxRunDuration(a.Job.Type) {
+	if tg == nil || !AllowsMaxRunDuration(a.Job.Type) {
 		return MaxRun{Exceeded: exceeded}
 	}
-	m := anchoredMaxRun(MaxRunScopeGroup, *tg.MaxRunDuration, a.CreateTime)
+	scope, budget := MaxRunScopeGroup, tg.MaxRunBudget()
+	if a.MaxRunOverrideApplies() {
+		scope, budget = MaxRunScopeAllocation, a.MaxRunOverride.Budget
+	}
+	if budget <= 0 {
+		return MaxRun{Exceeded: exceeded}
+	}
+	m := anchoredMaxRun(scope, budget, a.CreateTime)
 	m.Exceeded = exceeded
 	return m
+}
+
+// MaxRunOverrideApplies reports whether the allocation's MaxRunOverride is
+// in force: it is set, positive, for a job type that allows a budget, and
+// its group's max_run_duration is still the one it was made over.
+func (a *Allocation) MaxRunOverrideApplies() bool {
+	if a == nil || a.MaxRunOverride == nil || a.MaxRunOverride.Budget <= 0 {
+		return false
+	}
+	tg := a.LookupTaskGroup()
+	return tg != nil && AllowsMaxRunDuration(a.Job.Type) && tg.MaxRunBudget() == a.MaxRunOverride.Replaces
+}
+
+// MaxRunBudget is the group's max_run_duration, zero when it has none
+// (or one of zero or less, which validation refuses).
+func (tg *TaskGroup) MaxRunBudget() time.Duration {
+	if tg.MaxRunDuration == nil || *tg.MaxRunDuration <= 0 {
+		return 0
+	}
+	return *tg.MaxRunDuration
 }
 
 // TaskMaxRun returns the task's own max_run_duration budget and its

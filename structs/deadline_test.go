@@ -300,3 +300,48 @@ func TestAllocation_MaxRunOutcome(t *testing.T) {
 	a.ClientStatus, a.ClientDescription = AllocClientStatusFailed, AllocTimeoutReasonMaxRunDuration
 	must.True(t, a.MaxRun().Exceeded)
 }
+
+func TestAllocation_MaxRunOverride(t *testing.T) {
+	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := created.UnixNano()
+	anchor := time.Unix(0, c)
+	ten, twenty := 10*time.Second, 20*time.Second
+	over := func(a *Allocation, budget, replaces time.Duration) *Allocation {
+		a.MaxRunOverride = &MaxRunOverride{Budget: budget, Replaces: replaces}
+		return a
+	}
+	cases := []struct {
+		name  string
+		alloc *Allocation
+		want  MaxRun
+	}{
+		{name: "raised", alloc: over(budgetAlloc(JobTypeBatch, c, &ten), twenty, ten), want: MaxRun{
+			Scope: MaxRunScopeAllocation, Budget: twenty, Anchor: anchor, Deadline: anchor.Add(twenty),
+		}},
+		{name: "lowered", alloc: over(budgetAlloc(JobTypeBatch, c, &twenty), ten, twenty), want: MaxRun{
+			Scope: MaxRunScopeAllocation, Budget: ten, Anchor: anchor, Deadline: anchor.Add(ten),
+		}},
+		{name: "a group without a limit", alloc: over(budgetAlloc(JobTypeBatch, c, nil), ten, 0), want: MaxRun{
+			Scope: MaxRunScopeAllocation, Budget: ten, Anchor: anchor, Deadline: anchor.Add(ten),
+		}},
+		{name: "a job update changed the group's limit: the update wins", alloc: over(budgetAlloc(JobTypeBatch, c, new(time.Minute)), twenty, ten), want: MaxRun{
+			Scope: MaxRunScopeGroup, Budget: time.Minute, Anchor: anchor, Deadline: anchor.Add(time.Minute),
+		}},
+		{name: "a job update dropped the group's limit", alloc: over(budgetAlloc(JobTypeBatch, c, nil), twenty, ten)},
+		{name: "not for a service job", alloc: over(budgetAlloc(JobTypeService, c, nil), twenty, 0)},
+		{name: "a zero budget is none", alloc: over(budgetAlloc(JobTypeBatch, c, &ten), 0, ten), want: MaxRun{
+			Scope: MaxRunScopeGroup, Budget: ten, Anchor: anchor, Deadline: anchor.Add(ten),
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			must.Eq(t, tc.want, tc.alloc.MaxRun())
+			must.Eq(t, tc.want.Scope == MaxRunScopeAllocation, tc.alloc.MaxRunOverrideApplies())
+		})
+	}
+
+	// The task's view follows: the changed deadline is the one it meets.
+	a := over(taskBudgetAlloc(JobTypeBatch, c, &ten, new(time.Hour), created), twenty, ten)
+	must.Eq(t, MaxRunScopeAllocation, a.TaskDeadline("t").Scope)
+	must.Eq(t, anchor.Add(twenty), a.TaskDeadline("t").Deadline)
+}

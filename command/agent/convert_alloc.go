@@ -63,6 +63,8 @@ func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 		MaxRunDeadline:        maxRunDeadlineUnixNano(a),
 		MaxRunDuration:        maxRun.Budget,
 		MaxRunExceeded:        maxRun.Exceeded,
+		MaxRunScope:           string(maxRun.Scope),
+		MaxRunOverride:        (*api.MaxRunOverride)(clonePtr(a.MaxRunOverride)),
 	}
 }
 
@@ -101,6 +103,7 @@ func allocStub(a *structs.Allocation) *api.AllocationListStub {
 		MaxRunDeadline:        maxRunDeadlineUnixNano(a),
 		MaxRunDuration:        maxRun.Budget,
 		MaxRunExceeded:        maxRun.Exceeded,
+		MaxRunScope:           string(maxRun.Scope),
 	}
 	if a.Job != nil {
 		s.JobType = a.Job.Type

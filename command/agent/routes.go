@@ -36,6 +36,9 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/allocations", ns(acl.CapReadJob), s.allocsList)
 	s.handle("GET /v1/allocation/{id}", allocNS(acl.CapReadJob), s.allocRead)
 	write("/v1/allocation/{id}/stop", allocNS(acl.CapAllocLifecycle), s.allocStop)
+	// Drover's: it ends the allocation's tasks sooner or later, so it needs
+	// what stopping the allocation needs.
+	write("/v1/allocation/{id}/max-run-duration", allocNS(acl.CapAllocLifecycle), s.allocMaxRunDuration)
 
 	s.handle("GET /v1/evaluations", ns(acl.CapReadJob), s.evalsList)
 	s.handle("GET /v1/evaluation/{id}", evalNS(acl.CapReadJob), s.evalRead)

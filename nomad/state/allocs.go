@@ -17,8 +17,9 @@ import (
 //
 // An update of a stored allocation keeps what the client owns and what
 // must not move: CreateIndex, CreateTime (the anchor of max_run_duration),
-// TaskStates, and ClientStatus with ClientDescription, unless the server
-// declares the allocation lost or unknown. The scheduler works from a
+// TaskStates, ClientStatus with ClientDescription, unless the server
+// declares the allocation lost or unknown, and MaxRunOverride, unless the
+// update's job changed the group's max_run_duration. The scheduler works from a
 // snapshot, so the client status in a plan may be older than the stored
 // one. ModifyIndex and AllocModifyIndex become index. A new allocation
 // without statuses starts desired "run" and client "pending".
@@ -84,6 +85,7 @@ func upsertAlloc(txn *memdb.Txn, index uint64, alloc *structs.Allocation) error 
 		alloc.ModifyTime = existing.ModifyTime
 	}
 	alloc.TaskStates = existing.TaskStates
+	alloc.MaxRunOverride = keptMaxRunOverride(existing, alloc)
 	switch alloc.ClientStatus {
 	case structs.AllocClientStatusLost, structs.AllocClientStatusUnknown:
 	default:

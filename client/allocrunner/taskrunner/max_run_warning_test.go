@@ -222,3 +222,24 @@ func TestFormatLeadTime(t *testing.T) {
 		must.Eq(t, want, formatLeadTime(d), must.Sprint(d))
 	}
 }
+
+func TestTaskRunner_MaxRunWarningMovesWithTheAllocationsBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The group's 10s would warn at 7s; the allocation's budget is
+		// raised to 20s at 2s.
+		alloc := testAlloc(structs.JobTypeBatch, warned(testTask("web", map[string]any{"run_for": "1h"}), "SIGUSR1", 3*time.Second))
+		alloc.Job.TaskGroups[0].MaxRunDuration = new(10 * time.Second)
+		h := newHarness(t, alloc)
+		start := time.Now()
+		h.run()
+		time.Sleep(2 * time.Second)
+		next := alloc.Copy()
+		next.MaxRunOverride = &structs.MaxRunOverride{Budget: 20 * time.Second, Replaces: 10 * time.Second}
+		h.tr.Update(next)
+
+		time.Sleep(16 * time.Second)
+		must.Eq(t, []string{"SIGUSR1"}, h.signals())
+		mustWarnedAt(t, h.tr.TaskState(), "SIGUSR1", "3s before max_run_duration", start.Add(17*time.Second))
+		h.kill(nil)
+	})
+}

@@ -1,0 +1,98 @@
+package nomad
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/drover-io/drover/structs"
+)
+
+// AllocMaxRunRequest changes the max_run_duration of one running
+// allocation.
+type AllocMaxRunRequest struct {
+	AllocID string
+	// Budget is the allocation's new max_run_duration, counted from its
+	// CreateTime as before.
+	Budget time.Duration
+}
+
+// AllocMaxRunResponse reports the change: the allocation's budget and
+// deadline as they now are (structs.Allocation.MaxRun).
+type AllocMaxRunResponse struct {
+	MaxRun structs.MaxRun
+	Index  uint64
+}
+
+// AllocSetMaxRunDuration gives one running allocation of a batch or
+// sysbatch job a new max_run_duration on the same anchor, its CreateTime,
+// through raft; the allocation's client re-arms its deadline in place. The
+// change replaces the group's max_run_duration for this allocation until a
+// job version changes the group's. An unknown allocation is an ErrNotFound
+// error; one that has ended, of another job type, or a budget that is not
+// positive or puts the deadline beyond the year 2262, an
+// ErrInvalidRequest one.
+func (s *Server) AllocSetMaxRunDuration(ctx context.Context, allocID string, budget time.Duration) (*AllocMaxRunResponse, error) {
+	return leaderWrite(ctx, s, "Alloc.SetMaxRunDuration", &AllocMaxRunRequest{AllocID: allocID, Budget: budget}, s.allocSetMaxRunLocal)
+}
+
+func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunRequest) (*AllocMaxRunResponse, error) {
+	if req.AllocID == "" {
+		return nil, invalidf("alloc max_run_duration: missing allocation ID")
+	}
+	if req.Budget <= 0 {
+		return nil, invalidf("alloc max_run_duration: MaxRunDuration must be greater than zero, got %s", req.Budget)
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	alloc, err := s.State().AllocByID(nil, req.AllocID)
+	if err != nil {
+		return nil, err
+	}
+	if alloc == nil {
+		return nil, fmt.Errorf("allocation %q: %w", req.AllocID, ErrNotFound)
+	}
+	override, err := maxRunOverrideFor(alloc, req.Budget)
+	if err != nil {
+		return nil, err
+	}
+	index, err := s.raftApply(MsgAllocMaxRunOverride, &AllocMaxRunEntry{AllocID: alloc.ID, Override: override})
+	if err != nil {
+		return nil, err
+	}
+	changed := *alloc
+	changed.MaxRunOverride = &override
+	return &AllocMaxRunResponse{MaxRun: changed.MaxRun(), Index: index}, nil
+}
+
+// maxRunOverrideFor is the change that gives alloc the budget, or why it
+// cannot have it: it must run (not have ended, nor be meant to stop), be of
+// a job type that allows a budget, and have a deadline Unix nanoseconds
+// can hold.
+func maxRunOverrideFor(alloc *structs.Allocation, budget time.Duration) (structs.MaxRunOverride, error) {
+	var none structs.MaxRunOverride
+	if alloc.TerminalStatus() {
+		return none, invalidf("alloc max_run_duration: allocation %s has ended (client status %q, desired status %q)",
+			alloc.ID, alloc.ClientStatus, alloc.DesiredStatus)
+	}
+	tg := alloc.LookupTaskGroup()
+	if tg == nil {
+		return none, fmt.Errorf("alloc max_run_duration: allocation %s has no group %q in its job", alloc.ID, alloc.TaskGroup)
+	}
+	if !structs.AllowsMaxRunDuration(alloc.Job.Type) {
+		return none, invalidf("alloc max_run_duration: job type %q does not allow max_run_duration", alloc.Job.Type)
+	}
+	if alloc.CreateTime > 0 && int64(budget) > math.MaxInt64-alloc.CreateTime {
+		return none, invalidf("alloc max_run_duration: %s from the allocation's creation is beyond the year 2262", budget)
+	}
+	return structs.MaxRunOverride{Budget: budget, Replaces: tg.MaxRunBudget()}, nil
+}
+
+// SetMaxRunDuration serves AllocSetMaxRunDuration.
+func (e *allocRPC) SetMaxRunDuration(args *AllocMaxRunRequest, reply *AllocMaxRunResponse) error {
+	return e.srv.serveRPC(func(ctx context.Context) error {
+		return fill(reply)(e.srv.AllocSetMaxRunDuration(ctx, args.AllocID, args.Budget))
+	})
+}
