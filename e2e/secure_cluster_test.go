@@ -16,19 +16,10 @@ import (
 	"github.com/drover-io/drover/e2e/agentproc"
 )
 
-// secureTLSBlock is the tls block of every agent of a secure cluster:
-// HTTPS only, mutual TLS on the RPC port, names checked.
-const secureTLSBlock = `
-tls {
-  http                   = true
-  rpc                    = true
-  ca_file                = %q
-  cert_file              = %q
-  key_file               = %q
-  verify_server_hostname = true
-  verify_https_client    = true
-}
-
+// secureTLSBlock is the tls and acl blocks of every agent of a secure
+// cluster: the TLS test's (HTTPS only, mutual TLS on the RPC port, names
+// checked), and ACLs on.
+const secureTLSBlock = tlsAgentConfig + `
 acl {
   enabled = true
 }

@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -29,34 +27,6 @@ func aclAgent(t *testing.T, mutate ...func(*Config)) (*Agent, string) {
 	var token api.ACLToken
 	must.NoError(t, json.Unmarshal(resp.body, &token))
 	return a, token.SecretID
-}
-
-// doAs is do with the secret as X-Nomad-Token ("" sends none).
-func doAs(t *testing.T, a *Agent, secret, method, path string, body any) response {
-	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		data, err := json.Marshal(b)
-		must.NoError(t, err)
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, "http://"+a.HTTPAddr()+path, rd)
-	must.NoError(t, err)
-	if secret != "" {
-		req.Header.Set(headerToken, secret)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	must.NoError(t, err)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	must.NoError(t, err)
-	return response{code: resp.StatusCode, header: resp.Header, body: data}
 }
 
 // tokenWith writes a policy of the given rules and a client token that

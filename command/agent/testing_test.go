@@ -73,6 +73,12 @@ func (r response) String() string { return string(r.body) }
 // a string or []byte, else encoded as JSON.
 func do(t *testing.T, a *Agent, method, path string, body any) response {
 	t.Helper()
+	return doAs(t, a, "", method, path, body)
+}
+
+// doAs is do with the ACL secret as X-Nomad-Token ("" sends none).
+func doAs(t *testing.T, a *Agent, secret, method, path string, body any) response {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -87,6 +93,9 @@ func do(t *testing.T, a *Agent, method, path string, body any) response {
 	}
 	req, err := http.NewRequest(method, agentURL(a)+path, rd)
 	must.NoError(t, err)
+	if secret != "" {
+		req.Header.Set(headerToken, secret)
+	}
 	resp, err := agentHTTPClient(a).Do(req)
 	must.NoError(t, err)
 	defer resp.Body.Close()
