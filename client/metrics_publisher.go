@@ -36,7 +36,10 @@ type metricsPublisher struct {
 	allocs   func() allocSnapshot
 	// counts is always there, as a Nomad client always emits its
 	// allocation counts; nil only in tests of the loop itself.
-	counts     *allocCountMetrics
+	counts *allocCountMetrics
+	// maxRun is always there too: it keeps the max_run_duration counters,
+	// which are emitted whatever the switches.
+	maxRun     *maxRunCounters
 	collectors []metricsCollector
 }
 
@@ -76,6 +79,7 @@ func (c *Client) newMetricsPublisher() *metricsPublisher {
 	}
 	labels := nodeMetricLabels(c.node)
 	p.counts = newAllocCountMetrics(labels)
+	p.maxRun = &maxRunCounters{node: c.node}
 	if cfg.PublishNodeMetrics {
 		p.collectors = append(p.collectors, newHostMetrics(c.logger.Named("host_metrics"), c.node, cfg.AllocDir, labels))
 	}
@@ -121,6 +125,9 @@ func (p *metricsPublisher) publish() {
 	now := time.Now()
 	if p.counts != nil {
 		p.counts.collect(g, snap)
+	}
+	if p.maxRun != nil {
+		p.maxRun.collect(g, now, snap.active)
 	}
 	for _, c := range p.collectors {
 		c.collect(g, now, snap.active)

@@ -162,6 +162,7 @@ func TestClient_MetricsPublisherFollowsTheSwitches(t *testing.T) {
 			p := c.newMetricsPublisher()
 			must.NotNil(t, p)
 			must.NotNil(t, p.counts, must.Sprint("the allocation counts are emitted whatever the switches"))
+			must.NotNil(t, p.maxRun, must.Sprint("and so are the max_run_duration counters"))
 			got := []string{}
 			for _, coll := range p.collectors {
 				got = append(got, typeName(coll))

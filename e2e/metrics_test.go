@@ -174,6 +174,24 @@ func wantLabels(alloc *api.Allocation, node *api.Node) map[string]string {
 	}
 }
 
+// counterLabels are the labels of the node's max_run_duration counter for
+// alloc's group: the gauges' but alloc_id.
+func counterLabels(alloc *api.Allocation, node *api.Node) map[string]string {
+	labels := wantLabels(alloc, node)
+	delete(labels, "alloc_id")
+	return labels
+}
+
+// findLabels returns the series named name with exactly the labels want.
+func (s scrape) findLabels(name string, want map[string]string) (series, bool) {
+	for _, m := range s {
+		if m.name == name && maps.Equal(m.labels, want) {
+			return m, true
+		}
+	}
+	return series{}, false
+}
+
 // mustHaveLabels checks that m carries the labels want, and no others.
 func mustHaveLabels(t *testing.T, m series, want map[string]string) {
 	t.Helper()
@@ -184,7 +202,8 @@ func mustHaveLabels(t *testing.T, m series, want map[string]string) {
 // a dev agent and reads the max_run_duration series over HTTP, as JSON
 // and as Prometheus text: both gauges, with every label, one series per
 // allocation, while they run; the time left going down between two
-// scrapes; the exceeded counter at expiry; the gauges gone once the
+// scrapes; the node's exceeded counter for the group, at 0 before the
+// expiry and at 2 after it, without alloc_id; the gauges gone once the
 // allocations ended.
 func TestMaxRun_Metrics(t *testing.T) {
 	t.Parallel()
@@ -267,45 +286,53 @@ func TestMaxRun_Metrics(t *testing.T) {
 		return nil
 	})
 
-	// At expiry: the counter, once per allocation. In JSON it is in the
-	// interval it was counted in, so it is looked for from the expiry on.
-	seenJSON := map[string]bool{}
-	done := map[string]bool{}
-	a.waitFor("both allocations to end and their exceeded counters", budget+30*time.Second, func() error {
-		if s, err := a.scrapeJSON(); err == nil {
-			for _, alloc := range allocs {
-				if m, ok := s.find(jsonExceeded, alloc.ID); ok {
-					mustHaveLabels(t, m, wantLabels(alloc, node))
-					must.Eq(t, 1.0, m.value, must.Sprintf("JSON: %s for %s", jsonExceeded, alloc.ID))
-					seenJSON[alloc.ID] = true
-				}
+	// Before the expiry the group's counter is there, at 0, so that
+	// increase() sees its first count; in JSON, in each interval.
+	group := counterLabels(allocs[0], node)
+	a.waitFor("the group's exceeded counter at 0 before the expiry", 10*time.Second, func() error {
+		for format, read := range map[string]func() (scrape, error){"json": a.scrapeJSON, "prometheus": a.scrapePrometheus} {
+			s, err := read()
+			if err != nil {
+				return err
 			}
-		}
-		for _, alloc := range allocs {
-			if !done[alloc.ID] {
-				got, _, err := a.api.Allocations().Info(alloc.ID, nil)
-				if err != nil {
-					return err
-				}
-				if terminal(got) == nil {
-					mustEndByDeadline(t, got)
-					done[alloc.ID] = true
-				}
+			name := map[string]string{"json": jsonExceeded, "prometheus": promExceeded}[format]
+			m, ok := s.findLabels(name, group)
+			if !ok {
+				return fmt.Errorf("%w: %s has no %s for the group", errNotYet, format, name)
 			}
-		}
-		if len(done) < 2 || len(seenJSON) < 2 {
-			return fmt.Errorf("%w: %d ended, counters seen in JSON for %d", errNotYet, len(done), len(seenJSON))
+			must.Eq(t, 0.0, m.value, must.Sprintf("%s: %s before the expiry", format, name))
 		}
 		return nil
 	})
-	prom, err := a.scrapePrometheus()
-	must.NoError(t, err)
-	for _, alloc := range allocs {
-		m, ok := prom.find(promExceeded, alloc.ID)
-		must.True(t, ok, must.Sprintf("Prometheus: no %s for %s", promExceeded, alloc.ID))
-		mustHaveLabels(t, m, wantLabels(alloc, node))
-		must.Eq(t, 1.0, m.value)
+	if time.Now().After(unixTime(allocs[0].MaxRunDeadline)) {
+		t.Fatal("the deadline passed before the counter was read at 0")
 	}
+
+	// At expiry: the node's counter for the group counts both, with no
+	// alloc_id; no series per allocation.
+	a.waitFor("both allocations to end and the counter to count both", budget+30*time.Second, func() error {
+		for _, alloc := range allocs {
+			got, _, err := a.api.Allocations().Info(alloc.ID, nil)
+			if err != nil {
+				return err
+			}
+			if terminal(got) != nil {
+				return fmt.Errorf("%w: alloc %s is %s", errNotYet, alloc.ID, got.ClientStatus)
+			}
+			mustEndByDeadline(t, got)
+		}
+		prom, err := a.scrapePrometheus()
+		if err != nil {
+			return err
+		}
+		if m, _ := prom.findLabels(promExceeded, group); m.value != 2 {
+			return fmt.Errorf("%w: %s = %v", errNotYet, promExceeded, m.value)
+		}
+		for _, alloc := range allocs {
+			must.Eq(t, 0, prom.count(promExceeded, alloc.ID), must.Sprint("no counter series per allocation"))
+		}
+		return nil
+	})
 
 	// After they ended the gauges go: the Prometheus sink drops a gauge
 	// not set for three collection intervals (at least 3 s), the JSON

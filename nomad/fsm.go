@@ -76,6 +76,9 @@ type FSM struct {
 	observer atomic.Pointer[applyObserver]
 	// events, when set, receives the events of every applied entry.
 	events atomic.Pointer[stream.Broker]
+	// maxRunStats, when set, counts the timeouts each applied entry
+	// recorded.
+	maxRunStats atomic.Pointer[maxRunStats]
 }
 
 // applyObserver is told of every entry the FSM applied, with its index, on
@@ -158,12 +161,17 @@ func (f *FSM) Apply(l *raft.Log) any {
 // the stream tells what the state holds.
 func (f *FSM) applyEntry(entry logEntry, index uint64) error {
 	st := f.State()
-	broker := f.events.Load()
-	if broker == nil {
+	broker, stats := f.events.Load(), f.maxRunStats.Load()
+	if broker == nil && stats == nil {
 		return entry.applyTo(st, index)
 	}
 	changes, err := st.RecordChanges(func() error { return entry.applyTo(st, index) })
-	broker.Publish(index, entryEvents(entry, changes))
+	if broker != nil {
+		broker.Publish(index, entryEvents(entry, changes))
+	}
+	if stats != nil {
+		stats.observe(changes)
+	}
 	return err
 }
 

@@ -29,6 +29,9 @@ type Server struct {
 	advertise string   // RPC address other servers dial
 	joinAddrs []string // normalised ServerJoin
 
+	// maxRunStats is the server's max_run_duration view for dashboards.
+	maxRunStats *maxRunStats
+
 	listener  net.Listener
 	raftLayer *raftLayer
 	mux       *rpcMux
@@ -99,10 +102,14 @@ func NewServer(cfg *Config) (*Server, error) {
 		}
 		return nil, err
 	}
-	s.loops.Add(3)
+	s.loops.Add(4)
 	go func() {
 		defer s.loops.Done()
 		s.membershipLoop(s.shutdownCtx)
+	}()
+	go func() {
+		defer s.loops.Done()
+		s.emitMaxRunStats(s.shutdownCtx)
 	}()
 	go func() {
 		defer s.loops.Done()
@@ -138,6 +145,8 @@ func (s *Server) setup() error {
 		s.events = stream.NewBroker(s.config.EventBufferSize, 0)
 		s.fsm.setEventBroker(s.events)
 	}
+	s.maxRunStats = newMaxRunStats(time.Now(), nil)
+	s.fsm.maxRunStats.Store(s.maxRunStats)
 	s.setupLeaderComponents()
 
 	s.listener, err = net.ListenTCP("tcp", s.config.RPCAddr)

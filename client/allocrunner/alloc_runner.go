@@ -25,6 +25,9 @@ type AllocRunner struct {
 	// interpolate with it. It may be nil.
 	node  *structs.Node
 	hooks []RunnerHook
+	// maxRunMetrics emits the allocation's max_run_duration series, the
+	// group hook's and the task runners' alike.
+	maxRunMetrics *maxRunDurationMetrics
 
 	// updateMu serialises Update, and Update with the start of Destroy.
 	updateMu sync.Mutex
@@ -114,6 +117,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 		runDone:     make(chan struct{}),
 		waitCh:      make(chan struct{}),
 	}
+	ar.maxRunMetrics = newMaxRunDurationMetrics(cfg.Metrics, alloc, cfg.Node)
 	for _, task := range tg.Tasks {
 		td, err := dir.TaskDir(task.Name)
 		if err != nil {
@@ -131,6 +135,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 			Node:         cfg.Node,
 			StartGate:    gate,
 			Artifact:     cfg.Artifact,
+			MaxRunEvents: ar.maxRunMetrics,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("new alloc runner for %s: %w", alloc.ID, err)

@@ -6,10 +6,9 @@ import (
 
 // initRunnerHooks returns the runner hooks in the order they run.
 func (ar *AllocRunner) initRunnerHooks(cfg *Config) []RunnerHook {
-	mrd := newMaxRunDurationMetrics(cfg.Metrics, ar.alloc, ar.node)
 	return []RunnerHook{
 		newAllocDirHook(ar.allocDir, ar.logger),
-		newMaxRunDurationHook(ar.alloc, ar, mrd, cfg.MetricsCollectionInterval, ar.logger),
+		newMaxRunDurationHook(ar.alloc, ar, ar.maxRunMetrics, cfg.MetricsCollectionInterval, ar.logger),
 	}
 }
 

@@ -11,37 +11,67 @@ import (
 
 // The max_run_duration metric names, under the agent's service prefix.
 var (
-	metricMaxRunConfigured = []string{"client", "allocs", "max_run_duration", "configured_seconds"}
-	metricMaxRunRemaining  = []string{"client", "allocs", "max_run_duration", "remaining_seconds"}
-	metricMaxRunExceeded   = []string{"client", "allocs", "max_run_duration", "exceeded"}
+	metricMaxRunConfigured   = []string{"client", "allocs", "max_run_duration", "configured_seconds"}
+	metricMaxRunRemaining    = []string{"client", "allocs", "max_run_duration", "remaining_seconds"}
+	metricMaxRunExceeded     = []string{"client", "allocs", "max_run_duration", "exceeded"}
+	metricMaxRunTaskExceeded = []string{"client", "allocs", "max_run_duration", "task_exceeded"}
+	metricMaxRunWarnings     = []string{"client", "allocs", "max_run_duration", "warnings"}
 )
 
-// maxRunDurationMetrics emits one allocation's max_run_duration series. The
-// alloc_id label makes the series the allocation's own: two allocations of
-// one group on one node never share a series.
+// maxRunDurationMetrics emits one allocation's max_run_duration series.
+//
+// The gauges are the allocation's own: the alloc_id label keeps two
+// allocations of one group on one node apart. The counters are the node's,
+// per group (and per task for a task's own limit and warning), without
+// alloc_id: a counter per allocation would start at 1 and never rise, and
+// Prometheus's increase() would never see it. TouchMaxRunCounters makes
+// them exist, at 0, before their first count.
 type maxRunDurationMetrics struct {
 	// m is the metrics instance; nil means go-metrics' global.
-	m      *metrics.Metrics
-	labels []metrics.Label
+	m *metrics.Metrics
+	// labels are the gauges'; counterLabels the group counter's, and
+	// taskLabels the task counters', by task.
+	labels        []metrics.Label
+	counterLabels []metrics.Label
+	taskLabels    map[string][]metrics.Label
 }
 
 func newMaxRunDurationMetrics(m *metrics.Metrics, alloc *structs.Allocation, node *structs.Node) *maxRunDurationMetrics {
-	return &maxRunDurationMetrics{m: m, labels: allocMetricLabels(alloc, node)}
+	mm := &maxRunDurationMetrics{
+		m:             m,
+		labels:        allocMetricLabels(alloc, node),
+		counterLabels: maxRunCounterLabels(alloc, node, ""),
+		taskLabels:    map[string][]metrics.Label{},
+	}
+	if tg := alloc.LookupTaskGroup(); tg != nil {
+		for _, t := range tg.Tasks {
+			mm.taskLabels[t.Name] = maxRunCounterLabels(alloc, node, t.Name)
+		}
+	}
+	return mm
 }
 
 // allocMetricLabels are the labels of an allocation's series: the
 // allocation's and its node's.
 func allocMetricLabels(alloc *structs.Allocation, node *structs.Node) []metrics.Label {
+	return slices.Clip(append([]metrics.Label{{Name: "alloc_id", Value: alloc.ID}}, maxRunCounterLabels(alloc, node, "")...))
+}
+
+// maxRunCounterLabels are the labels of a node's max_run_duration counter
+// for alloc's group, and for one of its tasks unless task is empty.
+func maxRunCounterLabels(alloc *structs.Allocation, node *structs.Node, task string) []metrics.Label {
 	// The job label is the job's name, as on Nomad's allocation metrics.
 	job := alloc.JobID
 	if alloc.Job != nil && alloc.Job.Name != "" {
 		job = alloc.Job.Name
 	}
 	labels := []metrics.Label{
-		{Name: "alloc_id", Value: alloc.ID},
 		{Name: "job", Value: job},
 		{Name: "namespace", Value: alloc.Namespace},
 		{Name: "task_group", Value: alloc.TaskGroup},
+	}
+	if task != "" {
+		labels = append(labels, metrics.Label{Name: "task", Value: task})
 	}
 	var n structs.Node
 	if node != nil {
@@ -78,5 +108,69 @@ func (mm *maxRunDurationMetrics) setGauges(m structs.MaxRun, now time.Time) {
 
 // exceeded counts the allocation's expiry.
 func (mm *maxRunDurationMetrics) exceeded() {
-	mm.target().IncrCounterWithLabels(metricMaxRunExceeded, 1, mm.labels)
+	mm.target().IncrCounterWithLabels(metricMaxRunExceeded, 1, mm.counterLabels)
+}
+
+// TaskMaxRunExceeded counts a task its own max_run_duration killed
+// (taskrunner.MaxRunEvents).
+func (mm *maxRunDurationMetrics) TaskMaxRunExceeded(task string) {
+	mm.target().IncrCounterWithLabels(metricMaxRunTaskExceeded, 1, mm.taskCounterLabels(task))
+}
+
+// TaskMaxRunWarned counts a max_run_warning sent to a task
+// (taskrunner.MaxRunEvents).
+func (mm *maxRunDurationMetrics) TaskMaxRunWarned(task string) {
+	mm.target().IncrCounterWithLabels(metricMaxRunWarnings, 1, mm.taskCounterLabels(task))
+}
+
+func (mm *maxRunDurationMetrics) taskCounterLabels(task string) []metrics.Label {
+	if labels, ok := mm.taskLabels[task]; ok {
+		return labels
+	}
+	return withTask(mm.counterLabels, task)
+}
+
+// withTask is group counter labels with the task's inserted after
+// task_group, in a slice of its own.
+func withTask(group []metrics.Label, task string) []metrics.Label {
+	out := make([]metrics.Label, 0, len(group)+1)
+	out = append(out, group[:3]...)
+	out = append(out, metrics.Label{Name: "task", Value: task})
+	return slices.Clip(append(out, group[3:]...))
+}
+
+// counterSink is what TouchMaxRunCounters adds to: a *metrics.Metrics.
+type counterSink interface {
+	IncrCounterWithLabels(key []string, val float32, labels []metrics.Label)
+}
+
+// TouchMaxRunCounters adds 0 to each max_run_duration counter that may
+// count for alloc on node: the group's when a budget applies to the
+// allocation, a task's when its own limit or a warning applies to it. The
+// client calls it for its running allocations every collection interval,
+// so that each series exists at 0 before its first count and does not go
+// stale while it may still count: Prometheus's increase() sees a count
+// only in a series it has seen before.
+func TouchMaxRunCounters(sink counterSink, alloc *structs.Allocation, node *structs.Node) {
+	tg := alloc.LookupTaskGroup()
+	if tg == nil {
+		return
+	}
+	if alloc.MaxRun().Budget > 0 {
+		sink.IncrCounterWithLabels(metricMaxRunExceeded, 0, maxRunCounterLabels(alloc, node, ""))
+	}
+	for _, t := range tg.Tasks {
+		own := alloc.TaskMaxRun(t.Name).Budget > 0
+		warns := t.MaxRunWarning != nil && structs.AllowsMaxRunDuration(alloc.Job.Type)
+		if !own && !warns {
+			continue
+		}
+		labels := maxRunCounterLabels(alloc, node, t.Name)
+		if own {
+			sink.IncrCounterWithLabels(metricMaxRunTaskExceeded, 0, labels)
+		}
+		if warns {
+			sink.IncrCounterWithLabels(metricMaxRunWarnings, 0, labels)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package allocrunner
 
 import (
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -107,18 +108,19 @@ func inmemGauge(intv *metrics.IntervalMetrics, key []string, allocID string) (me
 	return metrics.GaugeValue{}, false
 }
 
-// inmemCounter is the total of counter key for allocID over every interval.
-func inmemCounter(sink *metrics.InmemSink, key []string, allocID string) float64 {
+// inmemCounter is the total of the counter key with exactly the labels
+// want over every interval, and how many such emissions there were.
+func inmemCounter(sink *metrics.InmemSink, key []string, want map[string]string) (total float64, emissions int) {
 	name := "nomad." + strings.Join(key, ".")
-	total := 0.0
 	for _, intv := range sink.Data() {
 		for _, c := range intv.Counters {
-			if c.Name == name && labelMap(c.Labels)["alloc_id"] == allocID {
+			if c.Name == name && maps.Equal(labelMap(c.Labels), want) {
 				total += c.Sum
+				emissions += c.Count
 			}
 		}
 	}
-	return total
+	return total, emissions
 }
 
 // intervalAt is the sink's interval starting at at, or nil.
@@ -173,15 +175,27 @@ func TestMaxRunDurationMetrics_OneSeriesPerAllocation(t *testing.T) {
 			}
 		}
 
+		// The counter is the node's, per group: no alloc_id.
+		group := map[string]string{
+			"job": "example", "namespace": "default", "task_group": "web",
+			"node_id": "node-1", "datacenter": "dc1", "node_class": "batch", "node_pool": "gpu",
+		}
 		<-h1.ar.WaitCh()
 		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, h1.ar.Alloc().ClientDescription)
-		must.Eq(t, 1.0, inmemCounter(sink, metricMaxRunExceeded, expiring.ID))
+		total, _ := inmemCounter(sink, metricMaxRunExceeded, group)
+		must.Eq(t, 1.0, total)
 		ended := time.Now()
 		must.Eq(t, start.Add(10*time.Second), ended)
 
 		<-h2.ar.WaitCh()
 		must.Eq(t, descComplete, h2.ar.Alloc().ClientDescription)
-		must.Eq(t, 0.0, inmemCounter(sink, metricMaxRunExceeded, finishing.ID))
+		total, _ = inmemCounter(sink, metricMaxRunExceeded, group)
+		must.Eq(t, 1.0, total, must.Sprint("the allocation that finished adds nothing"))
+		for _, intv := range sink.Data() {
+			for _, c := range intv.Counters {
+				must.MapNotContainsKey(t, labelMap(c.Labels), "alloc_id", must.Sprint(c.Name))
+			}
+		}
 
 		// Once an allocation has ended its gauges are no longer set.
 		time.Sleep(5 * time.Second)

@@ -34,6 +34,18 @@ type Config struct {
 	// Artifact bounds what an artifact archive may unpack to; nil means
 	// DefaultArtifactConfig.
 	Artifact *ArtifactConfig
+	// MaxRunEvents is told when the task's own max_run_duration kills it
+	// and when its max_run_warning is sent, for the client's counters. It
+	// may be nil.
+	MaxRunEvents MaxRunEvents
+}
+
+// MaxRunEvents is told what a task's own max_run_duration and its
+// max_run_warning did. Calls come from the task runner's goroutines and
+// must not block.
+type MaxRunEvents interface {
+	TaskMaxRunExceeded(task string)
+	TaskMaxRunWarned(task string)
 }
 
 // StateUpdater is told that a task's state changed. It must not block: the

@@ -53,6 +53,9 @@ func (tr *TaskRunner) kill(ctx context.Context, ev *structs.TaskEvent, maxRunExc
 	if first && tr.updater != nil {
 		tr.updater.TaskStateUpdated()
 	}
+	if first && maxRunExceeded && tr.maxRunEvents != nil {
+		tr.maxRunEvents.TaskMaxRunExceeded(tr.taskName)
+	}
 	tr.killCancel()
 
 	select {

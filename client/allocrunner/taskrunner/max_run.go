@@ -301,6 +301,9 @@ func (tr *TaskRunner) sendMaxRunWarning(warning structs.TaskWarning) error {
 		ts.MaxRunWarnedAt = time.Now()
 		tr.appendEvent(signalingEvent(warning.Signal, reason))
 	})
+	if tr.maxRunEvents != nil {
+		tr.maxRunEvents.TaskMaxRunWarned(tr.taskName)
+	}
 	if err := drv.SignalTask(h.Config.ID, warning.Signal); err != nil {
 		if errors.Is(err, drivers.ErrTaskNotFound) {
 			return nil // it ended meanwhile

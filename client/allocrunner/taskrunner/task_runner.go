@@ -50,8 +50,10 @@ type TaskRunner struct {
 	restarts *restartTracker
 	killing  bool
 
-	// maxRun enforces the task's own max_run_duration.
-	maxRun *maxRunWatch
+	// maxRun enforces the task's own max_run_duration; maxRunEvents, nil
+	// or not, hears what it did.
+	maxRun       *maxRunWatch
+	maxRunEvents MaxRunEvents
 
 	// killCtx is cancelled by Kill; shutdownCtx by Shutdown.
 	killCtx        context.Context
@@ -111,14 +113,15 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 			taskDirHook{},
 			&artifactHook{client: client, limits: artifactLimits},
 		},
-		alloc:     cfg.Alloc,
-		task:      cfg.Task,
-		state:     &structs.TaskState{State: structs.TaskStatePending},
-		local:     &state.TaskRunnerLocalState{},
-		restarts:  newRestartTracker(cfg.Task.RestartPolicy, jobType),
-		restartCh: make(chan restartRequest),
-		started:   make(chan struct{}),
-		waitCh:    make(chan struct{}),
+		alloc:        cfg.Alloc,
+		task:         cfg.Task,
+		state:        &structs.TaskState{State: structs.TaskStatePending},
+		local:        &state.TaskRunnerLocalState{},
+		restarts:     newRestartTracker(cfg.Task.RestartPolicy, jobType),
+		maxRunEvents: cfg.MaxRunEvents,
+		restartCh:    make(chan restartRequest),
+		started:      make(chan struct{}),
+		waitCh:       make(chan struct{}),
 	}
 	tr.maxRun = newMaxRunWatch(tr)
 	tr.killCtx, tr.killCancel = context.WithCancel(context.Background())
