@@ -42,6 +42,10 @@ type browser struct {
 
 	mu       sync.Mutex
 	problems []string
+	// refusals are the HTTP statuses a test expects the agent to answer
+	// some of the page's requests with (403 to a page without a token);
+	// the browser logs each as an error, which is then no problem.
+	refusals map[int]bool
 }
 
 // startBrowser starts Chromium for the agent at origin, stopped when the
@@ -88,7 +92,7 @@ func startBrowser(t *testing.T, origin string) *browser {
 			if err != nil {
 				return
 			}
-			if strings.Contains(m.Text, networkChanged) {
+			if strings.Contains(m.Text, networkChanged) || b.expectedRefusal(m) {
 				t.Logf("ignored: %s", m.Text)
 				continue
 			}
@@ -109,6 +113,35 @@ func startBrowser(t *testing.T, origin string) *browser {
 	}()
 	b.do("start the browser", chromedp.Navigate("about:blank"))
 	return b
+}
+
+// expectRefusals says that the agent will refuse some requests with
+// status, as the test means it to: the browser's log of each such
+// response is not a problem. A script error still is.
+func (b *browser) expectRefusals(status int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.refusals == nil {
+		b.refusals = map[int]bool{}
+	}
+	b.refusals[status] = true
+}
+
+// expectedRefusal reports whether m is the browser's log of a response
+// with a status the test expects (Chromium's words: "Failed to load
+// resource: the server responded with a status of 403 (Forbidden)").
+func (b *browser) expectedRefusal(m chromedp.ConsoleMessage) bool {
+	if m.Source != "network" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for status := range b.refusals {
+		if strings.Contains(m.Text, fmt.Sprintf("the server responded with a status of %d ", status)) {
+			return true
+		}
+	}
+	return false
 }
 
 // problem records what a page must not do.

@@ -54,16 +54,25 @@ func skipShort(t *testing.T) {
 // line and killed when the test ends.
 func startDevAgent(t *testing.T) *testAgent {
 	t.Helper()
+	a, dir := startDevProcess(t, "")
+	return readyAgent(t, a, dir)
+}
+
+// startDevProcess starts `drover agent -dev` as startDevAgent does, with
+// config added to its configuration, and does not wait for it. It
+// returns the agent and the test's directory.
+func startDevProcess(t *testing.T, config string) (*agentproc.Agent, string) {
+	t.Helper()
 	skipShort(t)
 	dir := t.TempDir()
 	allocDir := filepath.Join(dir, "alloc")
-	config := writeFile(t, dir, "agent.hcl", fmt.Sprintf("client {\n  alloc_dir = %q\n}\n", allocDir))
+	path := writeFile(t, dir, "agent.hcl", fmt.Sprintf("client {\n  alloc_dir = %q\n}\n%s", allocDir, config))
 	a := agentproc.Start(t, agentproc.Options{
 		Dir:      dir,
-		Args:     []string{"-dev", "-config", config},
+		Args:     []string{"-dev", "-config", path},
 		TaskPath: allocDir + string(filepath.Separator),
 	})
-	return readyAgent(t, a, dir)
+	return a, dir
 }
 
 // dataDirAgentConfig is a production-shaped agent: server and client in

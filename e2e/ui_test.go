@@ -48,6 +48,9 @@ func TestUI_DeadlineLive(t *testing.T) {
 		return n < start
 	})
 	b.waitText("both tasks' events", "#tasks", func(s string) bool { return strings.Contains(s, "maxrun2") && strings.Contains(s, "Started") })
+	// Each task's log tail: its stdout and its stderr, each in a pane.
+	must.Eq(t, 4, eval[int](b, `document.querySelectorAll('#tasks pre.log').length`))
+	must.StrNotContains(t, b.text("#tasks"), "[object")
 	b.screenshot("ui-allocation-running")
 
 	// At the deadline the page changes by itself.

@@ -1,12 +1,14 @@
 // Package ui is Drover's web UI: server-rendered page shells (html/template)
 // and a small plain-JavaScript program, embedded in the binary, that fills
 // them from the public HTTP API and keeps them live from the event stream.
-// The UI reads only what any API client can read; it holds no state of its
-// own and makes no request outside the agent's origin.
+// The UI reads only what any API client can read, with the ACL token the
+// user set on the token page (kept in the browser, never by the agent); it
+// makes no request outside the agent's origin.
 //
 // The pages live at Nomad's UI paths, so the links that tools print for
 // Nomad land: /ui/jobs, /ui/jobs/<id>@<namespace>, /ui/allocations/<id>,
-// /ui/clients, /ui/clients/<id> and /ui/evaluations.
+// /ui/clients, /ui/clients/<id> and /ui/evaluations; /ui/settings/tokens
+// is where a user sets the ACL token the script sends with every request.
 package ui
 
 import (
@@ -24,6 +26,9 @@ var files embed.FS
 
 // Prefix is the path the UI is served under.
 const Prefix = "/ui/"
+
+// tokensPath is the token page, at Nomad's path: the only settings page.
+const tokensPath = Prefix + "settings/tokens"
 
 // pageData is what a page's template renders: the page's name, which the
 // script picks its code by, and the object it shows.
@@ -44,7 +49,7 @@ type Handler struct {
 // New parses the templates and returns the UI's handler.
 func New() (*Handler, error) {
 	h := &Handler{pages: map[string]*template.Template{}, mux: http.NewServeMux()}
-	for _, name := range []string{"jobs", "job", "allocation", "clients", "client", "evaluations", "notfound"} {
+	for _, name := range []string{"jobs", "job", "allocation", "clients", "client", "evaluations", "tokens", "notfound"} {
 		t, err := template.ParseFS(files, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("parse UI page %s: %w", name, err)
@@ -66,6 +71,12 @@ func New() (*Handler, error) {
 	h.mux.HandleFunc("GET /ui/clients", h.serve("clients", "Clients", nil))
 	h.mux.HandleFunc("GET /ui/clients/{id}", h.serve("client", "Client", plainRef))
 	h.mux.HandleFunc("GET /ui/evaluations", h.serve("evaluations", "Evaluations", nil))
+	h.mux.HandleFunc("GET "+tokensPath, h.serve("tokens", "ACL token", nil))
+	for _, settings := range []string{"GET /ui/settings", "GET /ui/settings/{$}"} {
+		h.mux.HandleFunc(settings, func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, tokensPath, http.StatusFound)
+		})
+	}
 	h.mux.HandleFunc("GET /ui/static/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
 		h.static.ServeHTTP(w, r)

@@ -38,6 +38,7 @@ func TestPages(t *testing.T) {
 		{"/ui/clients", "clients", "", ""},
 		{"/ui/clients/n1", "client", "n1", ""},
 		{"/ui/evaluations", "evaluations", "", ""},
+		{"/ui/settings/tokens", "tokens", "", ""},
 	}
 	for _, tc := range cases {
 		resp := get(t, h, tc.path)
@@ -61,9 +62,48 @@ func TestRedirectsAndNotFound(t *testing.T) {
 	must.Eq(t, http.StatusNotFound, resp.StatusCode)
 	must.StrContains(t, body(t, resp), "There is no page at <code>/ui/nothing/here</code>")
 
+	// Nomad's settings path leads to its only page, the token's.
+	for _, path := range []string{"/ui/settings", "/ui/settings/"} {
+		resp = get(t, h, path)
+		must.Eq(t, http.StatusFound, resp.StatusCode, must.Sprint(path))
+		must.Eq(t, "/ui/settings/tokens", resp.Header.Get("Location"), must.Sprint(path))
+	}
+
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/ui/jobs", nil))
 	must.Eq(t, http.StatusMethodNotAllowed, rec.Code)
+}
+
+// Every page can say that the agent refused it, with a link to the token
+// page, and shows its content until the script learns so; every page
+// links to the token page from its header.
+func TestPages_PermissionDenied(t *testing.T) {
+	h, err := New()
+	must.NoError(t, err)
+	for _, path := range []string{"/ui/jobs", "/ui/jobs/maxrun@default", "/ui/allocations/0a1b", "/ui/clients", "/ui/clients/n1", "/ui/evaluations"} {
+		page := body(t, get(t, h, path))
+		must.StrContains(t, page, `<section id="denied" class="access-denied" role="alert" aria-labelledby="denied-title" hidden>`, must.Sprint(path))
+		must.StrContains(t, page, `Permission denied — <a id="denied-link" href="/ui/settings/tokens">set a token</a>`, must.Sprint(path))
+		must.StrContains(t, page, `<div id="content">`, must.Sprint(path))
+		must.StrContains(t, page, `<a id="token-link" class="token-link" href="/ui/settings/tokens">`, must.Sprint(path))
+	}
+}
+
+// The token page is a form the script handles. Until the script runs it
+// cannot be sent (its only button is disabled, so Enter does nothing
+// either), and were it sent, the secret would go in a POST body to the
+// agent, never in a URL. The field is not one a browser fills in or
+// shows.
+func TestTokensPage(t *testing.T) {
+	h, err := New()
+	must.NoError(t, err)
+	page := body(t, get(t, h, "/ui/settings/tokens"))
+	must.StrContains(t, page, `<title>ACL token · Drover</title>`)
+	must.StrContains(t, page, `<form id="token-form" class="token-form" method="post" action="/ui/settings/tokens" autocomplete="off">`)
+	must.StrContains(t, page, `<button id="token-set" type="submit" disabled>Set token</button>`)
+	must.StrContains(t, page, `<label for="token-secret">Secret ID</label>`)
+	must.StrContains(t, page, `<input id="token-secret" name="secret" type="password" autocomplete="off"`)
+	must.StrContains(t, page, `<a id="token-link" class="token-link" href="/ui/settings/tokens" aria-current="page">`)
 }
 
 // An ID from the URL is text in the page, never markup.

@@ -289,7 +289,13 @@ func (a *Agent) LogTail() string {
 // the test after timeout or as soon as the agent exits.
 func (a *Agent) WaitReady(timeout time.Duration) {
 	a.tb.Helper()
-	c := a.API()
+	a.WaitReadyWith(a.API(), timeout)
+}
+
+// WaitReadyWith is WaitReady asking through c, such as a client with a
+// token that may list nodes on an agent with ACLs.
+func (a *Agent) WaitReadyWith(c *api.Client, timeout time.Duration) {
+	a.tb.Helper()
 	waitfor.NoError(a.tb, fmt.Sprintf("agent %s to have a leader and a ready node", a.Addr), func() error {
 		if a.Exited() {
 			a.tb.Fatalf("agent %s exited before it was ready", a.Addr)

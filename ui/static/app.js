@@ -24,7 +24,7 @@
       if (key === 'class') node.className = value;
       else node.setAttribute(key, value === true ? '' : value);
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === undefined || child === null || child === false) continue;
       node.append(child instanceof Node ? child : String(child));
     }
@@ -37,7 +37,7 @@
   function fill(node, ...children) {
     if (!node) return;
     node.replaceChildren();
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child !== undefined && child !== null && child !== false) node.append(child instanceof Node ? child : String(child));
     }
   }
@@ -59,6 +59,30 @@
     node.textContent = message || '';
   }
 
+  // ---- the ACL token ------------------------------------------------------------
+  // The secret ID the user set on the token page, kept in this browser's
+  // local storage (as Nomad's UI keeps it) and sent as X-Nomad-Token with
+  // every request to the agent. Without one the agent answers as it
+  // answers anyone: what its anonymous policy allows, or everything when
+  // ACLs are off.
+
+  const TOKEN_KEY = 'nomadTokenSecret';
+  const TOKEN_NAME_KEY = 'droverTokenName';
+  const TOKENS_PATH = '/ui/settings/tokens';
+
+  // stored reads and writes local storage, which a browser may refuse
+  // (storage disabled, a private window's quota): then nothing is kept.
+  const stored = {
+    get(key) { try { return window.localStorage.getItem(key) || ''; } catch { return ''; } },
+    set(key, value) { try { window.localStorage.setItem(key, value); return true; } catch { return false; } },
+    remove(key) { try { window.localStorage.removeItem(key); } catch { /* nothing was kept */ } },
+  };
+
+  function tokenSecret() { return stored.get(TOKEN_KEY); }
+
+  // A secret goes in a header: printable ASCII, no spaces (a UUID).
+  const SECRET_FORM = /^[\x21-\x7e]{1,256}$/;
+
   // ---- API ------------------------------------------------------------------
 
   const enc = encodeURIComponent;
@@ -67,12 +91,20 @@
     constructor(path, status, message) {
       super(`${path}: ${status} ${message}`);
       this.status = status;
+      this.reason = message;
     }
   }
 
+  // apiFetch asks the agent, with the token set (or the one given).
+  function apiFetch(path, {secret = tokenSecret(), headers = {}, ...init} = {}) {
+    const h = new Headers(headers);
+    if (secret) h.set('X-Nomad-Token', secret);
+    return fetch(path, {cache: 'no-store', ...init, headers: h});
+  }
+
   // get reads a JSON endpoint and the index its answer reflects.
-  async function get(path) {
-    const resp = await fetch(path, {headers: {Accept: 'application/json'}, cache: 'no-store'});
+  async function get(path, secret) {
+    const resp = await apiFetch(path, {secret, headers: {Accept: 'application/json'}});
     if (!resp.ok) throw new APIError(path, resp.status, (await resp.text()).trim());
     return {body: await resp.json(), index: Number(resp.headers.get('X-Nomad-Index') || 0)};
   }
@@ -364,7 +396,7 @@
   async function logTail(a, task, type) {
     const path = `/v1/client/fs/logs/${enc(a.ID)}?task=${enc(task)}&type=${type}&origin=end&offset=4096&plain=true`;
     try {
-      const resp = await fetch(path, {cache: 'no-store'});
+      const resp = await apiFetch(path);
       if (!resp.ok) return [type, `(logs unavailable: ${(await resp.text()).trim()})`];
       return [type, await resp.text()];
     } catch (err) {
@@ -477,12 +509,196 @@
 
   pages.notfound = {topics: [], async load() { return 0; }};
 
+  // ---- the token page ------------------------------------------------------------
+
+  pages.tokens = {
+    topics: [],
+    async load() {
+      await showToken();
+      return 0;
+    },
+    init() {
+      byID('token-form').addEventListener('submit', (event) => {
+        event.preventDefault();
+        setToken();
+      });
+      // The form is sent by the script alone: the button only works
+      // once the script handles it.
+      byID('token-set').disabled = false;
+    },
+  };
+
+  function tokenMessage(...children) {
+    fill(byID('token-message'), children);
+  }
+
+  // returnPath is the UI page that sent the user here to set a token
+  // (?return=/ui/...), to go back to; only a page of the UI.
+  function returnPath() {
+    const path = new URLSearchParams(window.location.search).get('return') || '';
+    if (!path.startsWith('/ui/') || path.startsWith(TOKENS_PATH) || /[\\\s]/.test(path)) return '';
+    return path;
+  }
+
+  // whoAmI asks the agent who secret is. It answers the token, or why
+  // there is none: acl is 'off' when the agent has no ACLs, 'refused'
+  // when it does not know the secret (or it expired).
+  async function whoAmI(secret) {
+    try {
+      return {token: (await get('/v1/acl/token/self', secret)).body};
+    } catch (err) {
+      if (err.status === 400 && /ACL support disabled/i.test(err.reason)) return {acl: 'off'};
+      if (err.status === 403) return {acl: 'refused', reason: err.reason};
+      throw err;
+    }
+  }
+
+  // showToken shows the token this browser sends, and what the agent
+  // says of it.
+  async function showToken() {
+    const details = byID('token-details');
+    const secret = tokenSecret();
+    const who = await whoAmI(secret);
+    if (who.acl === 'off') {
+      fill(details, el('p', {}, 'ACLs are disabled on this agent: every request may do everything, and the UI needs no token.'),
+        secret ? signOutButton() : null);
+      return;
+    }
+    if (!secret) {
+      fill(details, el('p', {}, 'No token is set. The UI asks the agent as an anonymous user, and sees what the agent\u2019s ',
+        el('code', {}, 'anonymous'), ' policy allows.'));
+      return;
+    }
+    if (who.acl === 'refused') {
+      fill(details, el('p', {class: 'error'}, `The token set in this browser is not valid: ${who.reason}.`), signOutButton());
+      return;
+    }
+    const t = who.token;
+    stored.set(TOKEN_NAME_KEY, t.Name || shortID(t.AccessorID));
+    showSignedIn();
+    const back = returnPath();
+    fill(details,
+      el('dl', {class: 'facts', 'aria-label': 'Token'},
+        el('div', {}, el('dt', {}, 'Name'), el('dd', {id: 'token-name'}, t.Name || '—')),
+        el('div', {}, el('dt', {}, 'Type'), el('dd', {id: 'token-type'}, t.Type)),
+        el('div', {}, el('dt', {}, 'Accessor ID'), el('dd', {class: 'mono'}, t.AccessorID)),
+        el('div', {}, el('dt', {}, 'Created'), el('dd', {}, t.CreateTime ? absolute(Date.parse(t.CreateTime)) : '—')),
+        el('div', {}, el('dt', {}, 'Expires'), el('dd', {}, t.ExpirationTime ? absolute(Date.parse(t.ExpirationTime)) : 'never')),
+        el('div', {class: 'wide'}, el('dt', {}, 'Policies'), el('dd', {id: 'token-policies'}, await policies(t)))),
+      el('p', {class: 'actions'}, signOutButton(), back ? el('a', {href: back}, `Back to ${back}`) : null));
+  }
+
+  // policies lists a token's policies, each with its description and
+  // rules (a token may read the policies it holds).
+  async function policies(t) {
+    if (t.Type === 'management') return 'none needed: a management token may do everything';
+    const names = t.Policies || [];
+    if (!names.length) return el('span', {class: 'empty'}, 'none: this token may do only what needs no token');
+    const read = await Promise.all(names.map((name) => get(`/v1/acl/policy/${enc(name)}`).then((r) => r.body, () => null)));
+    return el('ul', {class: 'policies'}, names.map((name, i) => {
+      const p = read[i];
+      if (!p) return el('li', {}, el('span', {class: 'mono'}, name));
+      return el('li', {}, el('details', {},
+        el('summary', {}, el('span', {class: 'mono'}, name), p.Description ? ` \u2014 ${p.Description}` : null),
+        el('pre', {class: 'rules', 'aria-label': `Rules of ${name}`}, p.Rules || '')));
+    }));
+  }
+
+  function signOutButton() {
+    const button = el('button', {type: 'button', id: 'sign-out'}, 'Sign out');
+    button.addEventListener('click', signOut);
+    return button;
+  }
+
+  // setToken checks the secret pasted in the form with the agent and,
+  // when the agent knows it, keeps it.
+  async function setToken() {
+    const input = byID('token-secret');
+    const secret = input.value.trim();
+    if (!secret) {
+      tokenMessage('Paste the secret ID of a token first.');
+      input.focus();
+      return;
+    }
+    if (!SECRET_FORM.test(secret)) {
+      tokenMessage('A secret ID is printable text without spaces, such as a UUID: this is not one.');
+      input.focus();
+      return;
+    }
+    let who;
+    try {
+      who = await whoAmI(secret);
+    } catch (err) {
+      tokenMessage(`The agent could not check the token: ${err.message}`);
+      return;
+    }
+    if (who.acl === 'off') {
+      tokenMessage('ACLs are disabled on this agent: there is no token to set, and the UI needs none.');
+      return;
+    }
+    if (who.acl === 'refused') {
+      tokenMessage(el('span', {class: 'error'}, `The agent refused this token: ${who.reason}. Nothing was kept.`));
+      input.select();
+      return;
+    }
+    if (!stored.set(TOKEN_KEY, secret)) {
+      tokenMessage(el('span', {class: 'error'}, 'This browser does not let the page keep the token (local storage is disabled).'));
+      return;
+    }
+    input.value = '';
+    tokenMessage(`Signed in as ${who.token.Name || shortID(who.token.AccessorID)}.`);
+    await showToken();
+    byID('token-current').focus();
+  }
+
+  function signOut() {
+    stored.remove(TOKEN_KEY);
+    stored.remove(TOKEN_NAME_KEY);
+    showSignedIn();
+    tokenMessage('Signed out: this browser no longer keeps or sends a token.');
+    refresh(pages.tokens);
+    byID('token-secret').focus();
+  }
+
+  // showSignedIn names the token in the header, or offers to set one.
+  function showSignedIn() {
+    const link = byID('token-link');
+    const name = tokenSecret() ? stored.get(TOKEN_NAME_KEY) || 'token set' : '';
+    link.textContent = name ? `Token: ${name}` : 'ACL token';
+    link.title = name ? 'The ACL token this browser sends; change it or sign out' : 'Set an ACL token';
+  }
+
+  // ---- permission denied ----------------------------------------------------------
+  // A 403 means the agent will not show this page to this token (or to
+  // an anonymous user): the page says so, and where to set a token,
+  // instead of a broken page; it tries again when the token changes.
+
+  let denied = false;
+
+  function showDenied(err) {
+    denied = Boolean(err);
+    byID('denied').hidden = !denied;
+    byID('content').hidden = denied;
+    if (!denied) return;
+    const here = window.location.pathname + window.location.search;
+    byID('denied-link').href = `${TOKENS_PATH}?return=${enc(here)}`;
+    let why = 'No ACL token is set, and the agent\u2019s anonymous policy does not allow this page.';
+    if (tokenSecret()) {
+      why = /token (not found|expired)/i.test(err.reason)
+        ? 'The ACL token set in this browser is no longer valid.'
+        : 'The ACL token set in this browser does not allow this page.';
+    }
+    fill(byID('denied-why'), why);
+    fill(byID('denied-reason'), `The agent said: ${err.reason}`);
+    setIndicator('denied', err.reason);
+  }
+
   // ---- live updates ----------------------------------------------------------------
 
   function setIndicator(state, title) {
     const node = byID('live');
     node.className = `live ${state}`;
-    node.textContent = {on: 'live', paused: 'paused'}[state] || 'reconnecting';
+    node.textContent = {on: 'live', paused: 'paused', denied: 'not live'}[state] || 'reconnecting';
     if (title) node.title = title;
   }
 
@@ -491,11 +707,12 @@
   // breaks or the server ends it, it reloads the page and starts again.
   // Only a visible page streams: a browser allows a handful of
   // connections to one host, and every stream holds one, so a hidden tab
-  // lets go of its stream and catches up when it is shown again.
+  // lets go of its stream and catches up when it is shown again. A page
+  // the agent denies does not stream.
   let stream = null; // the AbortController of the running stream
 
   function follow(page, index) {
-    if (stream || document.visibilityState === 'hidden') return;
+    if (stream || denied || document.visibilityState === 'hidden') return;
     const ctl = new AbortController();
     stream = ctl;
     const params = new URLSearchParams();
@@ -506,8 +723,9 @@
     const schedule = () => {
       if (!pending) pending = setTimeout(() => { pending = null; refresh(page); }, 100);
     };
-    fetch(`/v1/event/stream?${params}`, {cache: 'no-store', signal: ctl.signal}).then(async (resp) => {
-      if (!resp.ok) throw new Error(`event stream: ${resp.status} ${(await resp.text()).trim()}`);
+    const path = `/v1/event/stream?${params}`;
+    apiFetch(path, {signal: ctl.signal}).then(async (resp) => {
+      if (!resp.ok) throw new APIError(path, resp.status, (await resp.text()).trim());
       setIndicator('on', 'Updates from the event stream');
       const reader = resp.body.getReader();
       const decoder = new TextDecoder();
@@ -530,6 +748,10 @@
     }).catch((err) => {
       if (stream === ctl) stream = null;
       if (ctl.signal.aborted) return;
+      if (err.status === 403) {
+        showDenied(err);
+        return;
+      }
       setIndicator('off', err.message);
       setTimeout(async () => follow(page, await refresh(page)), RETRY_MS);
     });
@@ -558,9 +780,15 @@
         again = false;
         try {
           index = await page.load();
+          showDenied(null);
           showError('');
           tick();
         } catch (err) {
+          if (err.status === 403) {
+            // Asking again changes nothing until the token does.
+            showDenied(err);
+            continue;
+          }
           showError(err.status === 404 ? `Not found: ${err.message}` : err.message);
           // The agent may be restarting: try again, but not for what
           // is not there.
@@ -575,10 +803,18 @@
   async function start() {
     const page = pages[pageName];
     if (!page) return;
+    showSignedIn();
+    // A token set or cleared in another tab applies here too: the page
+    // starts again with it.
+    window.addEventListener('storage', (event) => {
+      if (event.key === TOKEN_KEY || event.key === null) window.location.reload();
+    });
+    if (page.init) page.init();
     setInterval(tick, TICK_MS);
     const index = await refresh(page);
     if (!page.topics.length) {
-      setIndicator('on');
+      // Nothing on this page is live.
+      byID('live').hidden = true;
       return;
     }
     follow(page, index);
