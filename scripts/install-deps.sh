@@ -14,6 +14,9 @@ command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 # The headless browser that the web UI's end-to-end tests drive
 # (e2e/ui_test.go); without recommends, it is a browser and its libraries.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# The Prometheus server that the max_run_duration dashboard's end-to-end
+# test scrapes a real agent with (e2e/dashboard_test.go).
+command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 if ((${#need[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "install-deps: missing ${need[*]}; run as root or install them" >&2
