@@ -19,10 +19,12 @@ var secondsLeft = regexp.MustCompile(`^(\d+)s$`)
 // TestUI_DeadlineLive opens the web UI in a real browser on the example job
 // of DESIGN.md: the allocation page counts its time down and, at the
 // deadline, shows the allocation complete with the reason, without a
-// reload; the jobs page lists the job as timed out. Every page runs
-// without a JavaScript error and asks nothing of any origin but the
-// agent's. The screenshots it takes are the docs' (website/content/docs/ui.md;
-// DROVER_SCREENSHOT_DIR=website/content/docs/img renews them).
+// reload; the jobs page lists the job as timed out; the token page says
+// the agent has no ACLs. Every page runs without a JavaScript error and
+// asks nothing of any origin but the agent's; the browser logs no error
+// but the 400 the token page expects. The screenshots it takes are the
+// docs' (website/content/docs/ui.md; DROVER_SCREENSHOT_DIR=website/content/docs/img
+// renews them).
 func TestUI_DeadlineLive(t *testing.T) {
 	t.Parallel()
 	a := startDevAgent(t)
@@ -100,6 +102,17 @@ func TestUI_DeadlineLive(t *testing.T) {
 	b.open("/ui/jobs/maxrun@default", "#allocations tbody")
 	must.False(t, eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth`), must.Sprint("the page fits a 400 px window"))
 	b.screenshot("ui-job-narrow")
+	b.noProblems()
 
+	// Without ACLs the token page says no token is needed, and keeps
+	// none. It asks the agent (GET /v1/acl/token/self), which answers
+	// 400: the one error the browser logs here.
+	b.viewport(1100, 760)
+	b.expectRefusals(400)
+	b.open("/ui/settings/tokens", "#token-details")
+	must.StrContains(t, b.text("#token-details"), "ACLs are disabled on this agent")
+	b.setToken("00000000-0000-0000-0000-000000000000")
+	b.waitText("no token to set", "#token-message", func(s string) bool { return strings.HasPrefix(s, "ACLs are disabled on this agent") })
+	must.Eq(t, "", eval[string](b, `localStorage.getItem('nomadTokenSecret') || ''`))
 	b.noProblems()
 }
