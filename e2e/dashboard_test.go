@@ -113,26 +113,7 @@ var dashboardJobs = map[string]string{
     }
   }
 }`,
-	"warned": `job "warned" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "8s"
-    task "t" {
-      driver = "raw_exec"
-      max_run_warning {
-        signal = "SIGUSR1"
-        before = "4s"
-      }
-      config {
-        command = "/bin/bash"
-        args    = ["-c", <<-EOT
-          ` + trapScript + `
-        EOT
-        ]
-      }
-    }
-  }
-}`,
+	"warned": trappingJob("warned", 1, "8s", "4s"),
 	"long": `job "long" {
   type = "batch"
   group "g" {

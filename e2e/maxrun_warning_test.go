@@ -28,6 +28,30 @@ const warningWithin = 20 * time.Millisecond
 // alloc/warned, and exits 0.
 const trapScript = `trap 'echo $EPOCHREALTIME > "$NOMAD_ALLOC_DIR/warned"; kill $child; exit 0' USR1; sleep 1000 & child=$!; wait $child`
 
+// trappingJob is a batch job of count allocations of a task "t" that runs
+// trapScript, whose group has the budget groupLimit and whose task is
+// warned with SIGUSR1 before ahead of it.
+func trappingJob(id string, count int, groupLimit, before string) string {
+	return fmt.Sprintf(`job %q {
+  type = "batch"
+  group "g" {
+    count            = %d
+    max_run_duration = %q
+    task "t" {
+      driver = "raw_exec"
+      max_run_warning {
+        signal = "SIGUSR1"
+        before = %q
+      }
+      config {
+        command = "/bin/bash"
+        args    = ["-c", %q]
+      }
+    }
+  }
+}`, id, count, groupLimit, before, trapScript)
+}
+
 // warnedAt reads when the allocation's task wrote alloc/warned.
 func (a *testAgent) warnedAt(alloc *api.Allocation) (time.Time, error) {
 	r, err := a.api.AllocFS().Cat(alloc, "alloc/warned", nil)
@@ -59,27 +83,7 @@ func (a *testAgent) warnedAt(alloc *api.Allocation) (time.Time, error) {
 func TestMaxRun_Warning(t *testing.T) {
 	t.Parallel()
 	a := startDevAgent(t)
-	a.runJob(`job "warn" {
-  type = "batch"
-  group "g" {
-    count            = 3
-    max_run_duration = "6s"
-    task "t" {
-      driver = "raw_exec"
-      max_run_warning {
-        signal = "SIGUSR1"
-        before = "3s"
-      }
-      config {
-        command = "/bin/bash"
-        args    = ["-c", <<-EOT
-          ` + trapScript + `
-        EOT
-        ]
-      }
-    }
-  }
-}`)
+	a.runJob(trappingJob("warn", 3, "6s", "3s"))
 	done := a.waitAllocs("warn", 3, "complete", 40*time.Second, clientStatus(api.AllocClientStatusComplete))
 	var lateness []time.Duration
 	for _, alloc := range done {
@@ -125,26 +129,7 @@ func TestMaxRun_WarningAfterAgentDown(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	first := startDataDirAgent(t, dir, 0, 0)
-	first.runJob(`job "warndown" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "20s"
-    task "t" {
-      driver = "raw_exec"
-      max_run_warning {
-        signal = "SIGUSR1"
-        before = "14s"
-      }
-      config {
-        command = "/bin/bash"
-        args    = ["-c", <<-EOT
-          ` + trapScript + `
-        EOT
-        ]
-      }
-    }
-  }
-}`)
+	first.runJob(trappingJob("warndown", 1, "20s", "14s"))
 	running := first.waitAllocs("warndown", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
 	created := unixTime(running.CreateTime)
 	intended := created.Add(6 * time.Second)

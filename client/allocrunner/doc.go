@@ -88,7 +88,7 @@ the reason, through the pure functions of kill_reason.go:
 	stopped           still run        (the default)                           as its tasks' states say
 	not_runnable      never start      (the default)                           as its tasks' states say
 	destroyed         never start      (the default)                           as its tasks' states say
-	max_run_duration  never start      allocation exceeded max_run_duration    complete, with that description
+	max_run_duration  never start      allocation exceeded max_run_duration    the group's max_run_outcome (complete, or failed), with that description
 
 A stop comes from the servers (a desired stop or evict); not_runnable is a
 stop of an allocation none of whose tasks has started; destroyed comes
