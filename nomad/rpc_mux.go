@@ -171,7 +171,7 @@ func (m *rpcMux) serveRPC(conn net.Conn, role connRole) {
 	if role != roleServer {
 		codec = &restrictedCodec{ServerCodec: codec, remote: conn.RemoteAddr(), role: role, logger: m.logger}
 	}
-	m.servers[role].ServeCodec(codec)
+	m.servers[role].ServeCodec(limitCallsInFlight(codec, maxCallsInFlight))
 }
 
 // errMuxClosed: the mux closed while a connection was being accepted.
