@@ -32,7 +32,8 @@ import (
 const envMeasuredAgent = "DROVER_BENCH_MEASURED_AGENT"
 
 // envProfiles, when it names a directory, has each measured agent write
-// its heap profile there when measured after the placement, as <who>.heap.
+// its heap profile there when measured after the placement, as <who>.heap,
+// and its goroutines as <who>.goroutines.
 const envProfiles = "DROVER_BENCH_PROFILES"
 
 // heapStats is what a measured agent reports of its heap after a GC.
@@ -41,10 +42,15 @@ type heapStats struct {
 	// spans that hold them (HeapAlloc plus fragmentation).
 	HeapAlloc uint64
 	HeapInuse uint64
+	// StackInuse is the bytes of goroutine stacks, outside the heap;
+	// Goroutines, how many there are.
+	StackInuse uint64
+	Goroutines int
 }
 
 func (h heapStats) String() string {
-	return fmt.Sprintf("heap alloc %s, in use %s", mib(int64(h.HeapAlloc)), mib(int64(h.HeapInuse)))
+	return fmt.Sprintf("heap alloc %s, in use %s; stacks %s (%d goroutines)",
+		mib(int64(h.HeapAlloc)), mib(int64(h.HeapInuse)), mib(int64(h.StackInuse)), h.Goroutines)
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
@@ -66,15 +72,17 @@ func runMeasuredAgent(encodedArgs string) int {
 		sc := bufio.NewScanner(requests)
 		enc := json.NewEncoder(replies)
 		for sc.Scan() {
+			// Twice: the first collection's finalizers free more, and
+			// what sync.Pools hold survives one collection.
+			runtime.GC()
+			runtime.GC()
 			if path, ok := strings.CutPrefix(sc.Text(), "profile "); ok {
 				writeHeapProfile(path)
 			}
-			// Twice: the first collection's finalizers free more.
-			runtime.GC()
-			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			if err := enc.Encode(heapStats{HeapAlloc: ms.HeapAlloc, HeapInuse: ms.HeapInuse}); err != nil {
+			h := heapStats{HeapAlloc: ms.HeapAlloc, HeapInuse: ms.HeapInuse, StackInuse: ms.StackInuse, Goroutines: runtime.NumGoroutine()}
+			if err := enc.Encode(h); err != nil {
 				return
 			}
 		}
@@ -83,15 +91,19 @@ func runMeasuredAgent(encodedArgs string) int {
 }
 
 // writeHeapProfile writes the heap profile to path, for a look at where
-// the memory went (go tool pprof).
+// the memory went (go tool pprof), and the goroutines, grouped by stack,
+// beside it (path with .goroutines for .heap): each holds a stack.
 func writeHeapProfile(path string) {
-	f, err := os.Create(path)
-	if err != nil {
-		return
+	write := func(path, profile string, debug int) {
+		f, err := os.Create(path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		_ = pprof.Lookup(profile).WriteTo(f, debug)
 	}
-	defer f.Close()
-	runtime.GC()
-	_ = pprof.WriteHeapProfile(f)
+	write(path, "heap", 0)
+	write(strings.TrimSuffix(path, ".heap")+".goroutines", "goroutine", 1)
 }
 
 // measuredAgent is a measured agent process.

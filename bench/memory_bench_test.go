@@ -173,6 +173,8 @@ func reportGrowth(b *testing.B, who string, before, after heapStats, job jobSize
 	grewInuse := int64(after.HeapInuse) - int64(before.HeapInuse)
 	b.ReportMetric(float64(grewInuse)/(1<<20), who+"_heap_inuse_growth_MiB")
 	b.ReportMetric(float64(grewAlloc)/(1<<20), who+"_heap_alloc_growth_MiB")
+	grewStacks := int64(after.StackInuse) - int64(before.StackInuse)
+	b.ReportMetric(float64(grewStacks)/(1<<20), who+"_stack_growth_MiB")
 	verdict := func(size int64) string {
 		goal := jobCopiesGoal*size + int64(allocs)*perAllocGoal
 		perAlloc := float64(0)
@@ -185,8 +187,8 @@ func reportGrowth(b *testing.B, who string, before, after heapStats, job jobSize
 		}
 		return fmt.Sprintf("goal %s, %s (%.0f bytes per allocation beyond %d job copies)", mib(goal), v, perAlloc, jobCopiesGoal)
 	}
-	b.Logf("%s (%d allocations): before %s; after %s; growth: alloc %s, in use %s; job size as JSON: %s; as decoded: %s",
-		who, allocs, before, after, mib(grewAlloc), mib(grewInuse), verdict(job.json), verdict(job.heap))
+	b.Logf("%s (%d allocations): before %s; after %s; growth: alloc %s, in use %s, stacks %s (%d goroutines); job size as JSON: %s; as decoded: %s",
+		who, allocs, before, after, mib(grewAlloc), mib(grewInuse), mib(grewStacks), after.Goroutines-before.Goroutines, verdict(job.json), verdict(job.heap))
 }
 
 // serverHCL and clientHCL configure the measured agents: a server with a
