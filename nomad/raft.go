@@ -19,8 +19,12 @@ const (
 	raftSnapshotsRetained = 2
 
 	// raftLogCacheSize is how many recent log entries stay in memory in
-	// front of the on-disk log.
-	raftLogCacheSize = 512
+	// front of the on-disk log, and raftLogCacheEntryBytes the size of
+	// the largest one that does (raftLogCache): the cache holds at most
+	// 8 MiB, small entries (nodes, evaluations, plans of a few
+	// allocations) in the hundreds.
+	raftLogCacheSize       = 512
+	raftLogCacheEntryBytes = 16 << 10
 
 	// raftTransportMaxPool is how many outbound raft connections are kept
 	// per peer.
@@ -61,7 +65,7 @@ func openRaftStores(cfg *Config) (*raftStores, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open raft log %s: %w", filepath.Join(dir, "raft.db"), err)
 	}
-	cached, err := raft.NewLogCache(raftLogCacheSize, bolt)
+	cached, err := newRaftLogCache(bolt, raftLogCacheSize, raftLogCacheEntryBytes)
 	if err != nil {
 		bolt.Close()
 		return nil, fmt.Errorf("create raft log cache: %w", err)
