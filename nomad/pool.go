@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/rpc"
-	"net/rpc/jsonrpc"
 	"reflect"
 	"sync"
 	"time"
@@ -116,7 +115,7 @@ func (p *connPool) client(ctx context.Context, addr string) (*pooledClient, erro
 	if err != nil {
 		return nil, &dialError{addr: addr, err: err}
 	}
-	c = &pooledClient{Client: jsonrpc.NewClient(conn), conn: conn}
+	c = &pooledClient{Client: newRPCClient(conn), conn: conn}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/rpc/jsonrpc"
 	"sync"
 	"time"
 
@@ -167,7 +166,7 @@ func (m *rpcMux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net
 
 // serveRPC serves the calls of a connection whose peer proved role.
 func (m *rpcMux) serveRPC(conn net.Conn, role connRole) {
-	codec := jsonrpc.NewServerCodec(limitRequests(conn, maxRPCRequestBytes))
+	codec := newRPCServerCodec(limitRequests(conn, maxRPCRequestBytes))
 	if role != roleServer {
 		codec = &restrictedCodec{ServerCodec: codec, remote: conn.RemoteAddr(), role: role, logger: m.logger}
 	}
