@@ -479,6 +479,7 @@ func (h *readyHeap) Push(x any)        { *h = append(*h, x.(*structs.Evaluation)
 func (h *readyHeap) Pop() any {
 	old := *h
 	e := old[len(old)-1]
+	old[len(old)-1] = nil // the backing array must not keep it alive
 	*h = old[:len(old)-1]
 	return e
 }
@@ -493,6 +494,7 @@ func (h *delayHeap) Push(x any)        { *h = append(*h, x.(*structs.Evaluation)
 func (h *delayHeap) Pop() any {
 	old := *h
 	e := old[len(old)-1]
+	old[len(old)-1] = nil // the backing array must not keep it alive
 	*h = old[:len(old)-1]
 	return e
 }

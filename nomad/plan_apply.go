@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-metrics"
@@ -14,7 +15,11 @@ import (
 // planInFlight is a plan whose raft entry is being committed while the
 // applier checks the next one.
 type planInFlight struct {
-	allocs map[string][]*structs.Allocation // by node, as committed
+	// allocs are the plan's allocations by node, as committed, until the
+	// entry is applied and the state holds them: the applier keeps the
+	// last plan while it waits for the next, and a plan of thousands of
+	// allocations must not stay in memory twice.
+	allocs atomic.Pointer[map[string][]*structs.Allocation]
 	done   chan struct{}
 }
 
@@ -77,35 +82,45 @@ func (s *Server) runPlanApplier(ctx context.Context) {
 // planView is the latest state, with the allocations of the plan in
 // flight on top.
 func (s *Server) planView(inflight *planInFlight) (*planView, error) {
+	// The allocations first: once they are gone, the state has them, so
+	// a snapshot taken after has them too.
+	var allocs map[string][]*structs.Allocation
+	if inflight != nil {
+		if p := inflight.allocs.Load(); p != nil {
+			allocs = *p
+		}
+	}
 	snap, err := s.State().Snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state for plan: %w", err)
 	}
-	v := &planView{snap: snap}
-	if inflight != nil {
-		v.inflight = inflight.allocs
-	}
-	return v, nil
+	return &planView{snap: snap, inflight: allocs}, nil
 }
 
 // commitPlan starts the raft commit of what a plan may commit and reports
 // to the worker once it is applied.
 func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, partial bool, start time.Time) *planInFlight {
 	entry := planEntry(pending.plan, result, time.Now().UnixNano())
-	f := &planInFlight{allocs: make(map[string][]*structs.Allocation), done: make(chan struct{})}
+	allocs := make(map[string][]*structs.Allocation)
 	for _, a := range entry.Allocs {
-		f.allocs[a.NodeID] = append(f.allocs[a.NodeID], a)
+		allocs[a.NodeID] = append(allocs[a.NodeID], a)
+	}
+	f := &planInFlight{done: make(chan struct{})}
+	f.allocs.Store(&allocs)
+	finished := func() {
+		f.allocs.Store(nil)
+		close(f.done)
 	}
 	future, err := s.startRaftApply(MsgAllocUpdate, entry)
 	if err != nil {
 		pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
-		close(f.done)
+		finished()
 		return f
 	}
 	s.loops.Add(1)
 	go func() {
 		defer s.loops.Done()
-		defer close(f.done)
+		defer finished()
 		if err := waitRaftApply(future); err != nil {
 			pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
 			return

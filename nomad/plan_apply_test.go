@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -194,4 +195,32 @@ func TestPlanApplier_PartialCommitThroughRaft(t *testing.T) {
 	must.NoError(t, err)
 	must.True(t, stored.Job == current, must.Sprint("the stored version is shared, not copied"))
 	must.Positive(t, s.PlanApplyStats().Count)
+}
+
+// The applier keeps the last plan it committed while it waits for the
+// next; once the entry is applied the state holds its allocations, and
+// the plan must not hold them a second time.
+func TestCommitPlan_forgetsItsAllocationsOnceApplied(t *testing.T) {
+	s := startServer(t, unscheduledConfig(t, "plan-forgets"))
+	waitForLeader(t, s)
+	job := testJob("forgotten")
+	mustRegister(t, s, job)
+	stored, err := s.State().JobByID(nil, job.Namespace, job.ID)
+	must.NoError(t, err)
+	node := registerNodes(t, s, 1)[0]
+
+	alloc := planAlloc(stored, node, 0, 100, 64)
+	plan := &structs.Plan{EvalID: alloc.EvalID, Job: stored}
+	plan.AppendAlloc(alloc)
+	result := &structs.PlanResult{NodeAllocation: plan.NodeAllocation}
+	pending := &pendingPlan{plan: plan, done: make(chan planOutcome, 1)}
+
+	inflight := s.commitPlan(pending, result, false, time.Now())
+	outcome := <-pending.done
+	must.NoError(t, outcome.err)
+	<-inflight.done
+	must.Nil(t, inflight.allocs.Load(), must.Sprint("an applied plan still holds its allocations"))
+	got, err := s.State().AllocByID(nil, alloc.ID)
+	must.NoError(t, err)
+	must.NotNil(t, got)
 }

@@ -120,6 +120,7 @@ func (h *planHeap) Push(x any)   { *h = append(*h, x.(*pendingPlan)) }
 func (h *planHeap) Pop() any {
 	old := *h
 	p := old[len(old)-1]
+	old[len(old)-1] = nil // the backing array must not keep it alive
 	*h = old[:len(old)-1]
 	return p
 }
