@@ -29,6 +29,12 @@ func (s *StateStore) UpsertAllocs(index uint64, allocs []*structs.Allocation) er
 			return fmt.Errorf("upsert allocation %d: %w", i, err)
 		}
 	}
+	// The allocations of a plan have much in common; decoded, each has
+	// its own copy of it.
+	var d structs.Dedup
+	for _, alloc := range allocs {
+		d.Allocation(alloc)
+	}
 	return s.write(func(txn *memdb.Txn) error {
 		for _, alloc := range allocs {
 			if err := upsertAlloc(txn, index, alloc); err != nil {
@@ -129,11 +135,16 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 			return fmt.Errorf("update allocation %d from client: no allocation ID", i)
 		}
 	}
+	// A client's tasks report the same events, in the same words.
+	var d structs.Dedup
+	for _, update := range allocs {
+		d.TaskStates(update.TaskStates)
+	}
 	return s.write(func(txn *memdb.Txn) error {
 		for _, update := range allocs {
 			err := updateAlloc(txn, update.ID, func(alloc *structs.Allocation) {
-				alloc.ClientStatus = update.ClientStatus
-				alloc.ClientDescription = update.ClientDescription
+				alloc.ClientStatus = d.String(update.ClientStatus)
+				alloc.ClientDescription = d.String(update.ClientDescription)
 				alloc.TaskStates = update.TaskStates
 				if update.ModifyTime != 0 {
 					alloc.ModifyTime = update.ModifyTime

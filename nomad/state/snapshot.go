@@ -238,6 +238,9 @@ func readHeader(dec *json.Decoder) (int, error) {
 type restoring struct {
 	version int
 	jobs    map[structs.JobVersionKey]restoredJob
+	// dedup shares what allocations have in common, as the live store
+	// does.
+	dedup structs.Dedup
 }
 
 // restoredJob is a job read from the stream, with the hash of its record,
@@ -305,6 +308,7 @@ func (rs *restoring) alloc(txn *memdb.Txn, rec record) error {
 	if err := json.Unmarshal(rec.Value, alloc); err != nil {
 		return fmt.Errorf("decode: %w", err)
 	}
+	rs.dedup.Allocation(alloc)
 	switch {
 	case rec.Job != nil:
 		seen, ok := rs.jobs[*rec.Job]
