@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -30,14 +31,36 @@ Usage: drover job run [options] <path>
   A periodic job is not evaluated at submission: the command prints when
   it next launches instead.
 
-  Exit codes: 0 when the job was placed, 2 when the scheduler could not
-  place all of its allocations, 1 on any other error, 130 when interrupted.
+  With -wait, a batch or sysbatch job is then followed until it is dead,
+  each allocation's end printed as it happens, and the exit code says how
+  the job ended.
+
+  Exit codes: 0 when the job was placed (with -wait: when every
+  allocation completed), 2 when the scheduler could not place all of its
+  allocations, 1 on any other error (with -wait: when an allocation
+  failed or was stopped), 3 with -wait when max_run_duration, the
+  group's or a task's, stopped an allocation and none failed otherwise,
+  4 when -wait-timeout passed first, 130 when interrupted. After 4 and
+  130 the job goes on.
 ` + clientOptionsHelp + `
 Run Options:
 
   -detach
     Return as soon as the job is submitted, printing the ID of its
     evaluation, instead of following the evaluation.
+
+  -wait
+    Once the job is placed, wait until it is dead, printing each
+    allocation's end, and exit with the code that says how it ended: 0
+    when every allocation completed, 1 when one failed, 3 when
+    max_run_duration stopped one. Only for batch and sysbatch jobs. A
+    failed allocation that is rescheduled counts by its replacement. An
+    unchanged job that had already finished starts nothing: the command
+    prints how its allocations ended and exits as above.
+
+  -wait-timeout=<duration>
+    With -wait, give up after this long (e.g. 30m), exiting 4; the job
+    goes on. 0, the default, waits as long as the job runs.
 
   -check-index=<index>
     Submit the job only if its current job modify index is <index>, so
@@ -63,11 +86,14 @@ func (c *JobRunCommand) Synopsis() string { return "Run a new job or update an e
 
 func (c *JobRunCommand) Run(args []string) int {
 	var jf jobspecFlags
-	var output, detach, verbose bool
+	var output, detach, verbose, wait bool
 	var checkIndex string
+	var waitTimeout time.Duration
 	fs := c.ClientFlagSet("job run")
 	fs.BoolVar(&output, "output", false, "")
 	fs.BoolVar(&detach, "detach", false, "")
+	fs.BoolVar(&wait, "wait", false, "")
+	fs.DurationVar(&waitTimeout, "wait-timeout", 0, "")
 	fs.BoolVar(&verbose, "verbose", false, "")
 	fs.StringVar(&checkIndex, "check-index", "", "")
 	fs.Var(&jf.vars, "var", "")
@@ -92,6 +118,15 @@ func (c *JobRunCommand) Run(args []string) int {
 	}
 	if output {
 		return c.printJSON(job)
+	}
+	if wait {
+		if err := checkWaitable(job, detach, waitTimeout); err != nil {
+			c.Ui.Error(err.Error())
+			return exitError
+		}
+	} else if waitTimeout != 0 {
+		c.Ui.Error("-wait-timeout needs -wait")
+		return exitError
 	}
 
 	client, err := c.Client()
@@ -125,7 +160,51 @@ func (c *JobRunCommand) Run(args []string) int {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	return newEvalMonitor(c.Ui, client, verbose).monitor(ctx, resp.EvalID)
+	if !wait {
+		return newEvalMonitor(c.Ui, client, verbose).monitor(ctx, resp.EvalID)
+	}
+	return runAndWait(ctx, newEvalMonitor(c.Ui, client, verbose), job, resp, waitTimeout)
+}
+
+// checkWaitable refuses -wait where it could never end or makes no sense:
+// a job that does not finish by itself, or one not followed at all.
+func checkWaitable(job *api.Job, detach bool, timeout time.Duration) error {
+	switch {
+	case detach:
+		return errors.New("-wait and -detach exclude each other: -detach returns at once")
+	case timeout < 0:
+		return fmt.Errorf("-wait-timeout must not be negative, not %s", timeout)
+	case job.IsPeriodic():
+		return errors.New("-wait does not apply to a periodic job: it launches a new job at each run; wait for one with 'drover job periodic force' and 'drover job status'")
+	}
+	switch jobType := deref(job.Type); jobType {
+	case "batch", "sysbatch":
+		return nil
+	case "":
+		jobType = "service"
+		fallthrough
+	default:
+		return fmt.Errorf("-wait is for batch and sysbatch jobs: a %s job runs until it is stopped", jobType)
+	}
+}
+
+// runAndWait follows the evaluation the submission created, then the
+// job's allocations until the job is dead, both bounded by timeout when
+// it is not zero.
+func runAndWait(ctx context.Context, m *evalMonitor, job *api.Job, resp *api.JobRegisterResponse, timeout time.Duration) int {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	w := newJobWaiter(m, deref(job.ID), deref(job.Namespace), resp.EvalCreateIndex)
+	if code := m.monitor(ctx, resp.EvalID); code != exitOK {
+		if code == exitInterrupted && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return w.stopped(ctx, "", ctx.Err())
+		}
+		return code
+	}
+	return w.wait(ctx)
 }
 
 // registerOptions turns -check-index into register options; an empty value
