@@ -82,6 +82,8 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"tls cert":        func() (cli.Command, error) { return &TLSCertCommand{Meta: meta}, nil },
 		"tls cert create": func() (cli.Command, error) { return &TLSCertCreateCommand{Meta: meta}, nil },
 
+		"status": func() (cli.Command, error) { return &StatusCommand{Meta: meta}, nil },
+
 		"task-supervisor": func() (cli.Command, error) { return &TaskSupervisorCommand{Meta: meta}, nil },
 
 		"ui": func() (cli.Command, error) { return &UICommand{Meta: meta}, nil },

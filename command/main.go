@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/hashicorp/cli"
 
@@ -19,11 +20,22 @@ func Main(args []string) int {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ui := &safeUi{&cli.BasicUi{Reader: stdin, Writer: stdout, ErrorWriter: stderr}}
+	commands := Commands(Meta{Ui: ui, Stdin: stdin})
+	if len(args) > 0 && args[0] == "help" {
+		// "drover help job run" is "drover job run -h".
+		args = append(slices.Clone(args[1:]), "-h")
+	}
+	if words := commandWords(args); len(words) > 0 {
+		if name, unknown := resolveCommand(commands, words); unknown != "" {
+			fmt.Fprintln(stderr, unknownCommandError(commands, words, name, unknown))
+			return exitError
+		}
+	}
 	c := &cli.CLI{
 		Name:           "drover",
 		Version:        version.String(),
 		Args:           args,
-		Commands:       Commands(Meta{Ui: ui, Stdin: stdin}),
+		Commands:       commands,
 		HiddenCommands: hiddenCommands,
 		Autocomplete:   false,
 		HelpWriter:     stdout,

@@ -2,6 +2,7 @@ package command
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
@@ -25,12 +26,14 @@ type Meta struct {
 	tls       tlsFlags
 }
 
-// FlagSet returns a flag set for the named command whose errors and usage go
-// to the UI, so that a bad flag prints one line and the command exits 1.
+// FlagSet returns a flag set for the named command whose errors go to the
+// UI, so that a bad flag prints what is wrong and the command exits 1: an
+// unknown flag is named with the command, and the flags it has listed.
 func (m *Meta) FlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&uiErrorWriter{ui: m.Ui})
-	fs.Usage = func() {}
+	out := &flagErrorWriter{ui: m.Ui, command: name}
+	fs.SetOutput(out)
+	fs.Usage = func() { out.usage(fs) }
 	return fs
 }
 
@@ -38,12 +41,16 @@ func (m *Meta) FlagSet(name string) *flag.FlagSet {
 // and how: -address, -region, -namespace, -token and the TLS flags.
 func (m *Meta) ClientFlagSet(name string) *flag.FlagSet {
 	fs := m.FlagSet(name)
+	m.registerClientFlags(fs)
+	return fs
+}
+
+func (m *Meta) registerClientFlags(fs *flag.FlagSet) {
 	fs.StringVar(&m.address, "address", "", "")
 	fs.StringVar(&m.region, "region", "", "")
 	fs.StringVar(&m.namespace, "namespace", "", "")
 	fs.StringVar(&m.token, "token", "", "")
 	m.tls.register(fs)
-	return fs
 }
 
 // Client returns a client for the agent the flags name; what the flags leave
@@ -115,14 +122,66 @@ General Options:
     Defaults to $DROVER_SKIP_VERIFY, else $NOMAD_SKIP_VERIFY.
 `
 
-// uiErrorWriter sends what the flag package prints to the UI's error stream.
-type uiErrorWriter struct{ ui cli.Ui }
+// flagErrorWriter sends what the flag package prints about a bad flag to
+// the UI's error stream, naming the command an unknown flag is not one of.
+type flagErrorWriter struct {
+	ui      cli.Ui
+	command string
+	// unknown is set once the flag package reported an unknown flag.
+	unknown bool
+}
 
-var _ io.Writer = (*uiErrorWriter)(nil)
+var _ io.Writer = (*flagErrorWriter)(nil)
 
-func (w *uiErrorWriter) Write(p []byte) (int, error) {
-	if s := strings.TrimRight(string(p), "\n"); s != "" {
+// undefinedFlag begins the flag package's message for an unknown flag.
+const undefinedFlag = "flag provided but not defined: "
+
+func (w *flagErrorWriter) Write(p []byte) (int, error) {
+	s := strings.TrimRight(string(p), "\n")
+	if name, ok := strings.CutPrefix(s, undefinedFlag); ok {
+		w.unknown = true
+		s = fmt.Sprintf("%s is not a flag of %q", name, "drover "+w.command)
+	}
+	if s != "" {
 		w.ui.Error(s)
 	}
 	return len(p), nil
+}
+
+// usage follows the flag package's message: after an unknown flag, the
+// flags the command has, its own apart from the general ones.
+func (w *flagErrorWriter) usage(fs *flag.FlagSet) {
+	if !w.unknown {
+		w.ui.Error(fmt.Sprintf("Run 'drover %s -h' for its usage.", w.command))
+		return
+	}
+	general := generalFlagNames()
+	var own, shared []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if general[f.Name] {
+			shared = append(shared, "-"+f.Name)
+		} else {
+			own = append(own, "-"+f.Name)
+		}
+	})
+	switch {
+	case len(own) > 0:
+		w.ui.Error(fmt.Sprintf("Its flags: %s", strings.Join(own, ", ")))
+	case len(shared) == 0:
+		w.ui.Error(fmt.Sprintf("It takes no flags. Run 'drover %s -h' for its usage.", w.command))
+		return
+	}
+	if len(shared) > 0 {
+		w.ui.Error(fmt.Sprintf("General options: %s", strings.Join(shared, ", ")))
+	}
+	w.ui.Error(fmt.Sprintf("Run 'drover %s -h' for what each one does.", w.command))
+}
+
+// generalFlagNames are the names of the flags ClientFlagSet adds.
+func generalFlagNames() map[string]bool {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	names := map[string]bool{}
+	(&Meta{}).registerClientFlags(fs)
+	fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
+	return names
 }

@@ -171,7 +171,6 @@ var commands = []Command{
 	{Name: "server join", What: "join servers (the server_join block does)"},
 	{Name: "service", Group: true, What: "Nomad services"},
 	{Name: "setup", Group: true, What: "set up Consul and Vault for Nomad"},
-	{Name: "status", What: "the status of any object by ID"},
 	{Name: "system", Group: true, What: "garbage collection and summary reconciliation"},
 	{Name: "var", Group: true, What: "variables"},
 	{Name: "volume", Group: true, What: "CSI and host volumes"},
