@@ -28,6 +28,9 @@ func parseJobspec(path string, stdin io.Reader, f jobspecFlags) (*api.Job, error
 		// work here, relative to the jobspec's folder; the server's
 		// /v1/jobs/parse never enables them.
 		AllowFS: true,
+		// A typo in a task's config is reported here, at its line, rather
+		// than when a client starts the task.
+		CheckDrivers: true,
 	}
 	if path == "-" {
 		body, err := io.ReadAll(stdin)

@@ -16,6 +16,9 @@ type decoder struct {
 	layout *layoutFix // set when line breaks were added to the jobspec
 	budget *budget    // bounds the work of every evaluation; nil: none
 	diags  hcl.Diagnostics
+
+	// checkDrivers: see ParseConfig.CheckDrivers.
+	checkDrivers bool
 }
 
 // budgetFailed reports, once, why evaluation stopped, at rng: where the

@@ -33,6 +33,11 @@ type ParseConfig struct {
 	// parsing specs from untrusted sources, such as an HTTP request.
 	AllowFS bool
 
+	// CheckDrivers refuses a task whose driver Drover does not have, and
+	// holds each task's config to its driver's schema, every problem at
+	// the key it concerns (job validate, plan and run do).
+	CheckDrivers bool
+
 	// Limits bound the parse; zero fields take DefaultLimits.
 	Limits Limits
 }
@@ -157,7 +162,7 @@ func (p *parser) parse(body *hclsyntax.Body) *api.Job {
 	}
 	// The decoder continues the parser's diagnostics, so it knows when
 	// earlier errors explain an unknown value.
-	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), ctx: ctx, layout: p.layout, budget: p.budget, diags: p.diags}
+	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), ctx: ctx, layout: p.layout, budget: p.budget, diags: p.diags, checkDrivers: p.cfg.CheckDrivers}
 	ctx.Variables["local"] = d.locals(blocksOfType(content, "locals"))
 
 	var job *api.Job

@@ -38,9 +38,11 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 	if leader := d.bool(attrs["leader"]); leader != nil {
 		t.Leader = *leader
 	}
-	if b := d.single(blocksOfType(content, "config")); b != nil {
-		t.Config = d.freeform(b.Body)
+	config := d.single(blocksOfType(content, "config"))
+	if config != nil {
+		t.Config = d.freeform(config.Body)
 	}
+	d.checkDriver(t.Name, attrs["driver"], t.Driver, config, t.Config)
 	if b := d.single(blocksOfType(content, "resources")); b != nil {
 		t.Resources = d.resources(b)
 	}

@@ -159,9 +159,10 @@ func TestExamples_SlowArtifactVariable(t *testing.T) {
 func validExample(t *testing.T, name string, vars []string) *structs.Job {
 	t.Helper()
 	apiJob, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{
-		Path:    filepath.Join(examplesDir, name),
-		ArgVars: vars,
-		Strict:  true,
+		Path:         filepath.Join(examplesDir, name),
+		ArgVars:      vars,
+		Strict:       true,
+		CheckDrivers: true,
 	})
 	must.NoError(t, err)
 	job, err := agent.ValidJob(apiJob)

@@ -108,7 +108,7 @@ func TestDocExamples_Valid(t *testing.T) {
 			}
 			checked++
 			name := fmt.Sprintf("%s#%d", rel, i+1)
-			apiJob, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{Path: name, Body: []byte(block), Strict: true})
+			apiJob, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{Path: name, Body: []byte(block), Strict: true, CheckDrivers: true})
 			if err != nil {
 				t.Errorf("example %d of %s does not parse: %v", i+1, rel, err)
 				continue

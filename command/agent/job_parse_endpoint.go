@@ -24,11 +24,12 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 		return nil, badRequest("JobHCL is empty: send the jobspec's HCL in JobHCL")
 	}
 	job, err := jobspec2.ParseWithContext(r.Context(), &jobspec2.ParseConfig{
-		Path:       "input.hcl",
-		Body:       []byte(req.JobHCL),
-		VarContent: req.Variables,
-		Strict:     true,
-		Limits:     s.limits.HCLLimits(),
+		Path:         "input.hcl",
+		Body:         []byte(req.JobHCL),
+		VarContent:   req.Variables,
+		Strict:       true,
+		CheckDrivers: true,
+		Limits:       s.limits.HCLLimits(),
 	})
 	if err != nil {
 		return nil, badRequest("%v", err)
@@ -59,7 +60,7 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 	if err := allowJobNamespace(r, ns, acl.CapReadJob); err != nil {
 		return nil, err
 	}
-	resp := &api.JobValidateResponse{ValidationErrors: []string{}}
+	resp := &api.JobValidateResponse{ValidationErrors: []string{}, DriverConfigValidated: true}
 	warnings := fields.warnings
 	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
 	var invalid *structs.ValidationError

@@ -95,7 +95,7 @@ func ValidJob(in *api.Job) (*structs.Job, error) {
 // limits included: every problem comes back in one *structs.ValidationError.
 func canonicalValid(job *structs.Job, limits structs.JobLimits) (*structs.Job, error) {
 	job.Canonicalize()
-	if err := structs.JoinValidation(job.Validate(), job.CheckLimits(limits)); err != nil {
+	if err := structs.JoinValidation(job.Validate(), taskConfigProblems(job), job.CheckLimits(limits)); err != nil {
 		return nil, err
 	}
 	return job, nil

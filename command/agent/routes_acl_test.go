@@ -41,13 +41,13 @@ func newRouteFixture(t *testing.T, a *Agent, mgmt string) *routeFixture {
 	fx := &routeFixture{t: t, a: a, mgmt: mgmt, tokens: map[string][2]*api.ACLToken{}}
 	srv := a.Server()
 	job := batchJobJSON("acl-job")
-	job["TaskGroups"].([]any)[0].(map[string]any)["Tasks"].([]any)[0].(map[string]any)["Driver"] = "mock_driver"
+	onMockDriver(job)
 	resp := doAs(t, a, mgmt, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	fx.jobID, fx.evalID = "acl-job", stringField(t, resp, "EvalID")
 
 	periodic := batchJobJSON("acl-periodic")
-	periodic["TaskGroups"].([]any)[0].(map[string]any)["Tasks"].([]any)[0].(map[string]any)["Driver"] = "mock_driver"
+	onMockDriver(periodic)
 	periodic["Periodic"] = map[string]any{"Enabled": true, "Spec": "0 0 1 1 *", "SpecType": "cron"}
 	resp = doAs(t, a, mgmt, http.MethodPut, "/v1/jobs", map[string]any{"Job": periodic})
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
@@ -375,7 +375,7 @@ func checkEventStream(t *testing.T, fx *routeFixture) {
 	for _, ns := range []string{"hidden-ns", "default"} {
 		job := batchJobJSON("stream-" + ns)
 		job["Namespace"] = ns
-		job["TaskGroups"].([]any)[0].(map[string]any)["Tasks"].([]any)[0].(map[string]any)["Driver"] = "mock_driver"
+		onMockDriver(job)
 		resp := doAs(t, fx.a, fx.mgmt, http.MethodPut, "/v1/jobs", map[string]any{"Job": job})
 		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	}
@@ -428,4 +428,12 @@ func TestRoutes_documented(t *testing.T) {
 		_, ok := live[route]
 		must.True(t, ok, must.Sprintf("%s documents %s, which the agent does not register", aclConceptsPage, route))
 	}
+}
+
+// onMockDriver makes the job's task a mock driver task with an empty
+// config (the mock driver's keys are not raw_exec's).
+func onMockDriver(job map[string]any) {
+	task := job["TaskGroups"].([]any)[0].(map[string]any)["Tasks"].([]any)[0].(map[string]any)
+	task["Driver"] = "mock_driver"
+	task["Config"] = map[string]any{}
 }

@@ -112,7 +112,7 @@ func TestUnsupportedFields_NomadsClient(t *testing.T) {
 // the differences are listed.
 func TestUnsupportedFields_ParseNamesNomadBlocks(t *testing.T) {
 	a := testAgent(t)
-	hcl := "job \"web\" {\n  parameterized {\n    payload = \"required\"\n  }\n  group \"g\" {\n    task \"t\" {\n      driver = \"raw_exec\"\n    }\n  }\n}\n"
+	hcl := "job \"web\" {\n  parameterized {\n    payload = \"required\"\n  }\n  group \"g\" {\n    task \"t\" {\n      driver = \"raw_exec\"\n      config {\n        command = \"/bin/true\"\n      }\n    }\n  }\n}\n"
 	resp := do(t, a, http.MethodPut, "/v1/jobs/parse", map[string]any{"JobHCL": hcl})
 	must.Eq(t, http.StatusBadRequest, resp.code, must.Sprint(resp))
 	must.Eq(t, `input.hcl:2,3-16: "parameterized" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs: the job would run at once instead of waiting to be dispatched.`+"\n",

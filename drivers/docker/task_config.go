@@ -1,15 +1,12 @@
 package docker
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/distribution/reference"
 	units "github.com/docker/go-units"
 
-	"github.com/drover-io/drover/drivers/shared/taskconfig"
+	"github.com/drover-io/drover/drivers/configschema"
 )
 
 // defaultImagePullTimeout bounds a pull when the task gives no
@@ -50,19 +47,15 @@ type authConfig struct {
 }
 
 // volumeSpec is one `volumes` entry, "source:target[:ro|rw]".
-type volumeSpec struct {
-	Source, Target string
-	ReadOnly       bool
-}
+type volumeSpec = configschema.DockerVolume
 
-var taskKeys = []string{
-	"image", "force_pull", "image_pull_timeout", "auth",
-	"command", "args", "entrypoint", "work_dir", "labels",
-	"network_mode", "volumes", "privileged", "cap_add", "cap_drop", "ulimit", "shm_size", "init",
-}
-
+// parseTaskConfig reads a task's config, which configschema.Docker
+// defines.
 func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
-	r := taskconfig.NewReader(raw, taskKeys...)
+	r, err := configschema.Docker.Read(raw)
+	if err != nil {
+		return nil, err
+	}
 	c := &taskConfig{
 		ForcePull:        r.Bool("force_pull"),
 		ImagePullTimeout: defaultImagePullTimeout,
@@ -76,103 +69,35 @@ func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
 		CapAdd:           r.StringList("cap_add"),
 		CapDrop:          r.StringList("cap_drop"),
 		Init:             r.Bool("init"),
+		ShmSize:          int64(r.Int("shm_size")),
 	}
-	c.Image = readImage(r)
+	if c.Image, err = configschema.NormalizeImage(r.String("image")); err != nil {
+		r.Fail(fmt.Errorf("config key %q: %w", "image", err))
+	}
 	if r.Has("image_pull_timeout") {
 		c.ImagePullTimeout = r.Duration("image_pull_timeout")
-		if c.ImagePullTimeout <= 0 && r.Err() == nil {
-			r.Fail(errors.New(`config key "image_pull_timeout": must be positive`))
-		}
 	}
 	if r.Has("auth") {
-		a := r.Child("auth", "username", "password", "server_address")
+		a := r.Nested("auth")
 		c.Auth = &authConfig{
 			Username:      a.String("username"),
 			Password:      a.String("password"),
 			ServerAddress: a.String("server_address"),
 		}
 	}
-	if c.WorkDir != "" && !strings.HasPrefix(c.WorkDir, "/") {
-		r.Fail(fmt.Errorf(`config key "work_dir": %q is not an absolute path`, c.WorkDir))
-	}
-	for i, v := range r.StringList("volumes") {
-		spec, err := parseVolume(v)
-		if err != nil {
-			r.Fail(fmt.Errorf(`config key "volumes": entry %d: %w`, i, err))
-			continue
-		}
+	for _, v := range r.StringList("volumes") {
+		spec, err := configschema.ParseDockerVolume(v)
+		r.Fail(err)
 		c.Volumes = append(c.Volumes, spec)
 	}
-	c.Ulimits = readUlimits(r)
-	if n := r.Int("shm_size"); n < 0 {
-		r.Fail(fmt.Errorf(`config key "shm_size": must not be negative, got %d`, n))
-	} else {
-		c.ShmSize = int64(n)
+	ulimits := r.StringMap("ulimit")
+	for _, name := range sortedKeys(ulimits) {
+		u, err := configschema.DockerUlimit(name, ulimits[name])
+		r.Fail(err)
+		c.Ulimits = append(c.Ulimits, u)
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-// readImage reads and normalises the image reference: "redis" is
-// docker.io/library/redis:latest.
-func readImage(r *taskconfig.Reader) string {
-	if !r.Has("image") {
-		r.Fail(errors.New(`config key "image" is required`))
-		return ""
-	}
-	s := r.String("image")
-	if s == "" {
-		if _, ok := r.Raw("image").(string); ok {
-			r.Fail(errors.New(`config key "image" must not be empty`))
-		}
-		return ""
-	}
-	named, err := reference.ParseNormalizedNamed(s)
-	if err != nil {
-		r.Fail(fmt.Errorf(`config key "image": %q is not a valid image reference: %w`, s, err))
-		return ""
-	}
-	return reference.TagNameOnly(named).String()
-}
-
-func parseVolume(v string) (volumeSpec, error) {
-	parts := strings.Split(v, ":")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" {
-		return volumeSpec{}, fmt.Errorf("%q is not source:target or source:target:mode", v)
-	}
-	spec := volumeSpec{Source: parts[0], Target: parts[1]}
-	if !strings.HasPrefix(spec.Target, "/") {
-		return volumeSpec{}, fmt.Errorf("%q: target %q is not an absolute path", v, spec.Target)
-	}
-	if len(parts) == 3 {
-		switch parts[2] {
-		case "ro":
-			spec.ReadOnly = true
-		case "rw":
-		default:
-			return volumeSpec{}, fmt.Errorf("%q: mode %q is neither ro nor rw", v, parts[2])
-		}
-	}
-	return spec, nil
-}
-
-// readUlimits reads `ulimit { nofile = "1024:2048" nproc = "64" }`.
-func readUlimits(r *taskconfig.Reader) []*units.Ulimit {
-	m := r.StringMap("ulimit")
-	var out []*units.Ulimit
-	for _, name := range sortedKeys(m) {
-		spec := m[name]
-		if !strings.Contains(spec, ":") {
-			spec += ":" + spec
-		}
-		u, err := units.ParseUlimit(name + "=" + spec)
-		if err != nil {
-			r.Fail(fmt.Errorf(`config key "ulimit": %q: %w`, name, err))
-			continue
-		}
-		out = append(out, u)
-	}
-	return out
 }

@@ -67,13 +67,13 @@ func TestParseTaskConfig_Errors(t *testing.T) {
 		want []string
 	}{
 		{name: "no image", raw: map[string]any{}, want: []string{`config key "image" is required`}},
-		{name: "empty image", raw: map[string]any{"image": ""}, want: []string{`config key "image" must not be empty`}},
+		{name: "empty image", raw: map[string]any{"image": ""}, want: []string{`config key "image": must not be empty`}},
 		{name: "bad image", raw: map[string]any{"image": "Prom/Prometheus"},
 			want: []string{`config key "image": "Prom/Prometheus" is not a valid image reference`}},
 		{name: "unknown keys", raw: map[string]any{"image": "redis", "port_map": 1, "dns_servers": []any{"1.1.1.1"}},
-			want: []string{`unsupported config key(s) "dns_servers", "port_map"`}},
+			want: []string{`unsupported config key "dns_servers"`, `unsupported config key "port_map"`}},
 		{name: "auth key", raw: map[string]any{"image": "redis", "auth": map[string]any{"email": "me@example"}},
-			want: []string{`block "auth": unsupported config key(s) "email"`}},
+			want: []string{`block "auth": unsupported config key "email"`}},
 		{name: "pull timeout", raw: map[string]any{"image": "redis", "image_pull_timeout": "0s"},
 			want: []string{`config key "image_pull_timeout": must be positive`}},
 		{name: "work dir", raw: map[string]any{"image": "redis", "work_dir": "data"},

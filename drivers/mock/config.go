@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/configschema"
 	"github.com/drover-io/drover/drivers/shared/taskconfig"
 )
 
@@ -41,16 +42,12 @@ type taskConfig struct {
 	SignalError string
 }
 
-var configKeys = []string{
-	"run_for", "exit_code", "exit_signal", "exit_err_msg",
-	"start_error", "start_error_recoverable", "start_block_for",
-	"kill_after",
-	"stdout_string", "stdout_repeat", "stdout_repeat_duration",
-	"signal_error",
-}
-
+// parseConfig reads a task's config, which configschema.Mock defines.
 func parseConfig(raw map[string]any) (*taskConfig, error) {
-	r := taskconfig.NewReader(raw, configKeys...)
+	r, err := configschema.Mock.Read(raw)
+	if err != nil {
+		return nil, err
+	}
 	c := &taskConfig{
 		RunFor:                r.Duration("run_for"),
 		ExitCode:              r.Int("exit_code"),
@@ -64,9 +61,6 @@ func parseConfig(raw map[string]any) (*taskConfig, error) {
 		StdoutRepeat:          r.Int("stdout_repeat"),
 		StdoutRepeatDuration:  r.Duration("stdout_repeat_duration"),
 		SignalError:           r.String("signal_error"),
-	}
-	if c.StdoutRepeat < 0 {
-		r.Fail(fmt.Errorf("config key %q: must not be negative, got %d", "stdout_repeat", c.StdoutRepeat))
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -83,11 +77,7 @@ func readExitSignal(r *taskconfig.Reader) int {
 		}
 		return int(sig)
 	}
-	n := r.Int("exit_signal")
-	if n < 0 {
-		r.Fail(fmt.Errorf("config key %q: must not be negative, got %d", "exit_signal", n))
-	}
-	return n
+	return r.Int("exit_signal")
 }
 
 // exitResult is the result of a task that ran its full RunFor.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/drivers"
-	"github.com/drover-io/drover/drivers/shared/taskconfig"
+	"github.com/drover-io/drover/drivers/configschema"
 )
 
 // taskConfig is a raw_exec task's `config` block.
@@ -25,27 +25,18 @@ type taskConfig struct {
 	WorkDir string
 }
 
-var configKeys = []string{"command", "args", "work_dir"}
-
+// parseConfig reads a task's config, which configschema.RawExec defines.
 func parseConfig(raw map[string]any) (*taskConfig, error) {
-	r := taskconfig.NewReader(raw, configKeys...)
+	r, err := configschema.RawExec.Read(raw)
+	if err != nil {
+		return nil, err
+	}
 	c := &taskConfig{
 		Command: r.String("command"),
 		Args:    r.StringList("args"),
 		WorkDir: r.String("work_dir"),
 	}
-	if !r.Has("command") {
-		r.Fail(errors.New(`config key "command" is required`))
-	} else if s, ok := r.Raw("command").(string); ok && strings.TrimSpace(s) == "" {
-		r.Fail(errors.New(`config key "command" must not be empty`))
-	}
-	if c.WorkDir != "" && !filepath.IsAbs(c.WorkDir) {
-		r.Fail(fmt.Errorf(`config key "work_dir": %q is not an absolute path`, c.WorkDir))
-	}
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c, r.Err()
 }
 
 // buildSpec turns a task into what its supervisor runs.

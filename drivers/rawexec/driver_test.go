@@ -103,10 +103,10 @@ func TestDriver_InvalidConfig(t *testing.T) {
 		want string
 	}{
 		{"missing command", map[string]any{"args": []string{"x"}}, `config key "command" is required`},
-		{"empty command", map[string]any{"command": " "}, `config key "command" must not be empty`},
+		{"empty command", map[string]any{"command": " "}, `config key "command": must not be empty`},
 		{"command not a string", map[string]any{"command": 3}, `config key "command": want a string`},
 		{"args not strings", map[string]any{"command": "/bin/sh", "args": []any{"-c", 1}}, `config key "args": element 1`},
-		{"unknown key", map[string]any{"command": "/bin/sh", "image": "x"}, `unsupported config key(s) "image"`},
+		{"unknown key", map[string]any{"command": "/bin/sh", "image": "x"}, `unsupported config key "image"`},
 		{"relative work_dir", map[string]any{"command": "/bin/sh", "work_dir": "tmp"}, `config key "work_dir": "tmp" is not an absolute path`},
 		{"missing executable", map[string]any{"command": "/no/such/binary"}, `config key "command": executable /no/such/binary: no such file`},
 		{"not in PATH", map[string]any{"command": "no-such-binary-here"}, `executable "no-such-binary-here" not found in PATH`},

@@ -84,3 +84,9 @@ func (r *Reader) Child(key string, known ...string) *Reader {
 	c.add(b.CheckKeys(known...))
 	return c
 }
+
+// Nested returns a Reader over the nested block at key, for a block the
+// schema has checked already; it reads an empty block when key is absent.
+func (r *Reader) Nested(key string) *Reader {
+	return &Reader{m: r.Block(key), parent: r, prefix: key}
+}

@@ -1,0 +1,36 @@
+// Package configschema declares the `config` block of each of Drover's
+// built-in drivers. It is the one definition of what a task's config may
+// hold: the drivers read their config with it, and the jobspec parser and
+// the agent check a submitted job against it, so that a typo is refused
+// before anything runs rather than when the client starts the task.
+//
+// It imports no driver, so that the parser and the server can use it.
+package configschema
+
+import (
+	"slices"
+
+	"github.com/drover-io/drover/drivers/shared/taskconfig"
+)
+
+var builtin = []*taskconfig.Schema{RawExec, Docker, Mock}
+
+// Lookup returns the schema of the built-in driver name.
+func Lookup(name string) (*taskconfig.Schema, bool) {
+	for _, s := range builtin {
+		if s.Driver == name {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Drivers returns the names of the built-in drivers, sorted.
+func Drivers() []string {
+	out := make([]string, len(builtin))
+	for i, s := range builtin {
+		out[i] = s.Driver
+	}
+	slices.Sort(out)
+	return out
+}

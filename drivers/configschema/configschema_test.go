@@ -1,0 +1,64 @@
+package configschema_test
+
+import (
+	"testing"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/drivers/configschema"
+	"github.com/drover-io/drover/drivers/docker"
+	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/drivers/rawexec"
+	"github.com/drover-io/drover/structs"
+)
+
+// TestDrivers_AreTheBuiltInDrivers holds the schemas to the drivers the
+// client builds and to the names job validation accepts.
+func TestDrivers_AreTheBuiltInDrivers(t *testing.T) {
+	for _, name := range []string{rawexec.DriverName, docker.DriverName, mock.DriverName} {
+		_, ok := configschema.Lookup(name)
+		must.True(t, ok, must.Sprintf("driver %q has no config schema", name))
+	}
+	must.Eq(t, structs.Drivers, configschema.Drivers())
+	_, ok := configschema.Lookup("exec")
+	must.False(t, ok)
+}
+
+func TestDocker_Checks(t *testing.T) {
+	problems := configschema.Docker.CheckSubmitted(map[string]any{
+		"image":              "Prom/Prometheus",
+		"image_pull_timeout": "0s",
+		"volumes":            []any{"/a:/b", "nope"},
+		"ulimit":             []any{map[string]any{"nofiles": "1"}},
+		"work_dir":           "data",
+	})
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.Error())
+	}
+	must.Len(t, 5, got)
+	must.StrContains(t, got[0], `config key "image": "Prom/Prometheus" is not a valid image reference`)
+	must.Eq(t, `config key "image_pull_timeout": must be positive`, got[1])
+	must.Eq(t, `config key "work_dir": "data" is not an absolute path`, got[2])
+	must.Eq(t, `config key "volumes": entry 1: "nope" is not source:target or source:target:mode`, got[3])
+	must.StrContains(t, got[4], `config key "ulimit": "nofiles": invalid ulimit type`)
+
+	image, err := configschema.NormalizeImage("redis")
+	must.NoError(t, err)
+	must.Eq(t, "docker.io/library/redis:latest", image)
+}
+
+func TestRawExec_Checks(t *testing.T) {
+	var got []string
+	for _, p := range configschema.RawExec.CheckSubmitted(map[string]any{"command": " ", "work_dir": "tmp"}) {
+		got = append(got, p.Error())
+	}
+	must.Eq(t, []string{`config key "command": must not be empty`, `config key "work_dir": "tmp" is not an absolute path`}, got)
+}
+
+func TestMock_ExitSignal(t *testing.T) {
+	must.SliceEmpty(t, configschema.Mock.CheckSubmitted(map[string]any{"exit_signal": "SIGTERM"}))
+	must.SliceEmpty(t, configschema.Mock.CheckSubmitted(map[string]any{"exit_signal": 9}))
+	must.Len(t, 1, configschema.Mock.CheckSubmitted(map[string]any{"exit_signal": -1}))
+	must.Len(t, 1, configschema.Mock.CheckSubmitted(map[string]any{"exit_signal": true}))
+}

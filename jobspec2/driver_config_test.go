@@ -1,0 +1,74 @@
+package jobspec2
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/shoenig/test/must"
+)
+
+func parseCheckingDrivers(src string) error {
+	_, err := ParseWithConfig(&ParseConfig{Path: "job.hcl", Body: []byte(src), CheckDrivers: true})
+	return err
+}
+
+func TestCheckDrivers_ConfigProblemsAtTheirKey(t *testing.T) {
+	err := parseCheckingDrivers(`job "j" {
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config {
+        comand = "/bin/true"
+        args   = "-x"
+      }
+    }
+    task "d" {
+      driver = "docker"
+      config {
+        image = "busybox"
+        auth {
+          usernme = "u"
+        }
+      }
+    }
+  }
+}
+`)
+	must.Eq(t, `job.hcl:5,7-13: Invalid raw_exec config; Task "t": config key "command" is required.
+job.hcl:6,9-15: Invalid raw_exec config; Task "t": unsupported config key "comand": did you mean "command"? (supported: command, args, work_dir).
+job.hcl:7,9-13: Invalid raw_exec config; Task "t": config key "args": want a list of strings, got string (-x).
+job.hcl:15,11-18: Invalid docker config; Task "d": block "auth": unsupported config key "usernme": did you mean "username"? (supported: username, password, server_address).`, err.Error())
+}
+
+func TestCheckDrivers_MissingConfigBlock(t *testing.T) {
+	err := parseCheckingDrivers("job \"j\" {\n  group \"g\" {\n    task \"t\" {\n      driver = \"raw_exec\"\n    }\n  }\n}\n")
+	must.Eq(t, `job.hcl:4,7-26: Invalid raw_exec config; Task "t": config key "command" is required.`, err.Error())
+}
+
+func TestCheckDrivers_UnknownDriver(t *testing.T) {
+	src := "job \"j\" {\n  group \"g\" {\n    task \"t\" {\n      driver = %q\n      config {}\n    }\n  }\n}\n"
+	err := parseCheckingDrivers(fmt.Sprintf(src, "rawexec"))
+	must.Eq(t, `job.hcl:4,16-25: Unknown driver "rawexec"; Task "t": did you mean "raw_exec"? Drover's drivers are docker, mock_driver, raw_exec.`, err.Error())
+	err = parseCheckingDrivers(fmt.Sprintf(src, "exec"))
+	must.Eq(t, `job.hcl:4,16-22: "exec" is a Nomad driver that Drover does not support yet; see website/content/docs/differences.md. Task "t": Drover's drivers are docker, mock_driver, raw_exec.`, err.Error())
+}
+
+func TestCheckDrivers_ReferencesAreTheClients(t *testing.T) {
+	must.NoError(t, parseCheckingDrivers(`job "j" {
+  group "g" {
+    task "t" {
+      driver = "raw_exec"
+      config {
+        command  = "${NOMAD_TASK_DIR}/run"
+        work_dir = "${NOMAD_ALLOC_DIR}"
+      }
+    }
+  }
+}
+`))
+}
+
+func TestCheckDrivers_OffByDefault(t *testing.T) {
+	_, err := parseString(t, "job \"j\" {\n  group \"g\" {\n    task \"t\" {\n      driver = \"exce\"\n      config {\n        comand = 1\n      }\n    }\n  }\n}\n")
+	must.NoError(t, err)
+}
