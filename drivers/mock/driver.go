@@ -112,7 +112,7 @@ func (d *Driver) WaitTask(ctx context.Context, taskID string) (<-chan *drivers.E
 	if err != nil {
 		return nil, err
 	}
-	return drivers.WaitExit(ctx, t.done, func() *drivers.ExitResult { return t.result }), nil
+	return t.exit.Wait(ctx), nil
 }
 
 func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) error {

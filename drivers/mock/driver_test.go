@@ -3,8 +3,10 @@ package mock
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -492,4 +494,30 @@ func TestDriver_RecoverTask_BadHandle(t *testing.T) {
 	must.ErrorContains(t, err, "no driver state")
 	err = d.RecoverTask(&drivers.TaskHandle{Config: &drivers.TaskConfig{ID: "a/web"}, DriverState: []byte("nope")})
 	must.True(t, err != nil && !errors.Is(err, drivers.ErrTaskNotFound))
+}
+
+// A running task, and a WaitTask on it, keep no goroutine: a client runs
+// thousands of mock tasks in the memory benchmarks. Timers end them.
+func TestDriver_RunningTaskKeepsNoGoroutine(t *testing.T) {
+	const tasks = 200
+	d := New(nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	before := runtime.NumGoroutine()
+	waits := make([]<-chan *drivers.ExitResult, tasks)
+	for i := range tasks {
+		id := fmt.Sprintf("a%d/web", i)
+		cfg := newTaskConfig(t, id, map[string]any{"run_for": "1h", "kill_after": "10ms"})
+		_, err := d.StartTask(cfg)
+		must.NoError(t, err)
+		waits[i], err = d.WaitTask(ctx, id)
+		must.NoError(t, err)
+	}
+	must.Less(t, before+tasks/10, runtime.NumGoroutine())
+
+	for i := range tasks {
+		must.NoError(t, d.SignalTask(fmt.Sprintf("a%d/web", i), "SIGKILL"))
+		res := <-waits[i]
+		must.Eq(t, 9, res.Signal)
+	}
 }

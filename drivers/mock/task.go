@@ -25,10 +25,9 @@ type task struct {
 	cancelStart     chan struct{}
 	cancelStartOnce sync.Once
 
-	// kill delivers a terminating signal to the running task.
-	kill chan syscall.Signal
-	// done is closed once result is set.
+	// done is closed once exit is set.
 	done chan struct{}
+	exit drivers.Exit
 
 	mu          sync.Mutex
 	state       string
@@ -36,6 +35,11 @@ type task struct {
 	completedAt time.Time
 	result      *drivers.ExitResult
 	signals     []string
+	// runTimer ends the run after run_for; graceTimer ends it kill_after
+	// after the first terminating signal. Each calls finish on a goroutine
+	// of its own when it fires: a running task keeps none.
+	runTimer   *time.Timer
+	graceTimer *time.Timer
 }
 
 // stateStarting is a task whose StartTask has not returned yet.
@@ -47,7 +51,6 @@ func newTask(cfg *drivers.TaskConfig, conf *taskConfig) *task {
 		conf:        conf,
 		starting:    make(chan struct{}),
 		cancelStart: make(chan struct{}),
-		kill:        make(chan syscall.Signal),
 		done:        make(chan struct{}),
 		state:       stateStarting,
 	}
@@ -93,41 +96,15 @@ func (t *task) start() error {
 	t.startedAt = time.Now()
 	t.mu.Unlock()
 
-	go t.run(time.NewTimer(t.conf.RunFor))
+	t.mu.Lock()
+	if t.result == nil {
+		t.runTimer = time.AfterFunc(t.conf.RunFor, func() { t.finish(t.conf.exitResult(), time.Now()) })
+	}
+	t.mu.Unlock()
 	if stdout != nil {
 		go t.writeRepeats(stdout)
 	}
 	return nil
-}
-
-// run waits for the task's natural end or a terminating signal.
-func (t *task) run(exit *time.Timer) {
-	defer exit.Stop()
-
-	var (
-		grace   <-chan time.Time // fires kill_after after the first signal
-		pending syscall.Signal
-	)
-	for {
-		select {
-		case <-exit.C:
-			t.finish(t.conf.exitResult(), time.Now())
-			return
-		case sig := <-t.kill:
-			if sig == syscall.SIGKILL || t.conf.KillAfter <= 0 {
-				t.finish(signalled(sig), time.Now())
-				return
-			}
-			if grace == nil {
-				timer := time.NewTimer(t.conf.KillAfter)
-				defer timer.Stop()
-				grace, pending = timer.C, sig
-			}
-		case <-grace:
-			t.finish(signalled(pending), time.Now())
-			return
-		}
-	}
 }
 
 // signalled is the result of a task terminated by sig, with the exit code
@@ -137,7 +114,7 @@ func signalled(sig syscall.Signal) *drivers.ExitResult {
 }
 
 // finish records the task's end at the given time, which the result
-// carries too, as a real driver's does.
+// carries too, as a real driver's does. Only the first end counts.
 func (t *task) finish(result *drivers.ExitResult, at time.Time) {
 	if result.ExitedAt.IsZero() {
 		r := *result
@@ -145,19 +122,36 @@ func (t *task) finish(result *drivers.ExitResult, at time.Time) {
 		result = &r
 	}
 	t.mu.Lock()
+	if t.result != nil {
+		t.mu.Unlock()
+		return
+	}
 	t.state = drivers.TaskStateExited
 	t.completedAt = at
 	t.result = result
+	for _, timer := range []*time.Timer{t.runTimer, t.graceTimer} {
+		if timer != nil {
+			timer.Stop()
+		}
+	}
 	t.mu.Unlock()
 	close(t.done)
+	t.exit.Set(result)
 }
 
-// terminate delivers sig to the running task; it returns at once if the
-// task has already exited.
+// terminate delivers sig to the running task: SIGKILL, or any signal when
+// kill_after is not set, ends it at once; otherwise the first signal ends
+// it kill_after later and further ones change nothing. It does nothing to
+// a task that has already exited.
 func (t *task) terminate(sig syscall.Signal) {
-	select {
-	case t.kill <- sig:
-	case <-t.done:
+	if sig == syscall.SIGKILL || t.conf.KillAfter <= 0 {
+		t.finish(signalled(sig), time.Now())
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.result == nil && t.graceTimer == nil {
+		t.graceTimer = time.AfterFunc(t.conf.KillAfter, func() { t.finish(signalled(sig), time.Now()) })
 	}
 }
 
