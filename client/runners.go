@@ -85,15 +85,16 @@ func (c *Client) startRunner(e *runnerEntry) {
 		return
 	}
 	c.runners[id] = e
-	c.runWG.Add(2)
+	c.runWG.Add(1)
 	c.mu.Unlock()
 
+	// One goroutine per allocation: Run returns once the allocation has
+	// finished (WaitCh is closed), or once the agent detached it. In the
+	// rare case that Destroy ran it first, this one returns at once and
+	// waits for the end like the others.
 	go func() {
 		defer c.runWG.Done()
 		e.ar.Run()
-	}()
-	go func() {
-		defer c.runWG.Done()
 		select {
 		case <-e.ar.WaitCh():
 		case <-c.ctx.Done():

@@ -20,7 +20,6 @@ type AllocRunner struct {
 	logger   hclog.Logger
 	stateDB  state.StateDB
 	allocDir *allocdir.AllocDir
-	handler  AllocStateHandler
 	// node is the node the allocation runs on, for hooks that label or
 	// interpolate with it. It may be nil.
 	node  *structs.Node
@@ -54,10 +53,11 @@ type AllocRunner struct {
 	runCalled   bool
 	destroying  bool
 
-	// taskStateCh wakes the run loop when a task's state changed; notifyCh
-	// wakes the state notifier. Both hold at most one pending wake-up.
+	// taskStateCh wakes the run loop when a task's state changed; it
+	// holds at most one pending wake-up.
 	taskStateCh chan struct{}
-	notifyCh    chan struct{}
+	// notifier tells the state handler of the client state.
+	notifier *stateNotifier
 
 	shutdownCh   chan struct{}
 	shutdownOnce sync.Once
@@ -106,17 +106,16 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 		logger:      logger,
 		stateDB:     cfg.StateDB,
 		allocDir:    dir,
-		handler:     cfg.StateUpdater,
 		node:        cfg.Node,
 		alloc:       alloc,
 		arState:     &state.AllocRunnerState{},
 		byName:      make(map[string]*taskEntry, len(tg.Tasks)),
 		taskStateCh: make(chan struct{}, 1),
-		notifyCh:    make(chan struct{}, 1),
 		shutdownCh:  make(chan struct{}),
 		runDone:     make(chan struct{}),
 		waitCh:      make(chan struct{}),
 	}
+	ar.notifier = newStateNotifier(cfg.StateUpdater, ar.Alloc)
 	ar.maxRunMetrics = newMaxRunDurationMetrics(cfg.Metrics, alloc, cfg.Node)
 	for _, task := range tg.Tasks {
 		td, err := dir.TaskDir(task.Name)
@@ -174,14 +173,6 @@ func (ar *AllocRunner) WaitCh() <-chan struct{} { return ar.waitCh }
 func (ar *AllocRunner) TaskStateUpdated() {
 	select {
 	case ar.taskStateCh <- struct{}{}:
-	default:
-	}
-}
-
-// notify wakes the state notifier.
-func (ar *AllocRunner) notify() {
-	select {
-	case ar.notifyCh <- struct{}{}:
 	default:
 	}
 }

@@ -1,42 +1,112 @@
 package allocrunner
 
 import (
-	"reflect"
+	"encoding/json"
+	"hash/maphash"
+	"sync"
 
 	"github.com/drover-io/drover/structs"
 )
 
-// runNotifier hands the allocation's client state to the state handler
-// whenever it changed, until stop is closed; it then sends the final state
-// and closes done.
-func (ar *AllocRunner) runNotifier(stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	if ar.handler == nil {
-		<-stop
+// stateNotifier hands the allocation's client state to the state handler
+// whenever it changed: one call at a time, from a goroutine that runs only
+// while a change waits to be sent, so that a slow handler never holds up
+// the runner and a runner at rest keeps no goroutine for it. What was last
+// sent is remembered by a hash of it alone, not a copy of the task states.
+type stateNotifier struct {
+	// state returns the allocation with its current client state.
+	state   func() *structs.Allocation
+	handler AllocStateHandler
+
+	mu sync.Mutex
+	// dirty is set by notify and cleared as the sender takes it up;
+	// sending is set while a sender goroutine runs; stopped, once stop
+	// has begun.
+	dirty, sending, stopped bool
+	// senders counts the sender goroutines, for stop to wait out.
+	senders sync.WaitGroup
+
+	// lastSum is the hash of the client state the handler got last, valid
+	// once sentAny is set. Only the sender touches them, and stop after the
+	// senders have ended.
+	seed    maphash.Seed
+	lastSum uint64
+	sentAny bool
+}
+
+func newStateNotifier(handler AllocStateHandler, state func() *structs.Allocation) *stateNotifier {
+	return &stateNotifier{state: state, handler: handler, seed: maphash.MakeSeed()}
+}
+
+// notify says that the client state may have changed. It never blocks.
+func (n *stateNotifier) notify() {
+	if n.handler == nil {
 		return
 	}
-	var last *structs.Allocation
-	send := func() {
-		a := ar.Alloc()
-		if last != nil && sameClientState(last, a) {
-			return
-		}
-		ar.handler.AllocStateUpdated(a)
-		last = a
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.stopped {
+		return
 	}
+	n.dirty = true
+	if n.sending {
+		return
+	}
+	n.sending = true
+	n.senders.Add(1)
+	go n.sendWhileDirty()
+}
+
+// sendWhileDirty sends the current state until no change is left unsent.
+func (n *stateNotifier) sendWhileDirty() {
+	defer n.senders.Done()
 	for {
-		select {
-		case <-ar.notifyCh:
-			send()
-		case <-stop:
-			send()
+		n.mu.Lock()
+		if !n.dirty {
+			n.sending = false
+			n.mu.Unlock()
 			return
 		}
+		n.dirty = false
+		n.mu.Unlock()
+		n.send()
 	}
 }
 
-func sameClientState(a, b *structs.Allocation) bool {
-	return a.ClientStatus == b.ClientStatus &&
-		a.ClientDescription == b.ClientDescription &&
-		reflect.DeepEqual(a.TaskStates, b.TaskStates)
+// stop waits for a send under way, then sends the final state. Later
+// notifications are ignored.
+func (n *stateNotifier) stop() {
+	if n.handler == nil {
+		return
+	}
+	n.mu.Lock()
+	n.stopped = true
+	n.mu.Unlock()
+	n.senders.Wait()
+	n.send()
+}
+
+// send hands the current state to the handler unless it is the one sent
+// last.
+func (n *stateNotifier) send() {
+	a := n.state()
+	sum, ok := n.sum(a)
+	if ok && n.sentAny && sum == n.lastSum {
+		return
+	}
+	n.handler.AllocStateUpdated(a)
+	n.lastSum, n.sentAny = sum, ok
+}
+
+// sum is the hash of a's client state; ok is false if it could not be
+// encoded, which makes the state count as changed.
+func (n *stateNotifier) sum(a *structs.Allocation) (uint64, bool) {
+	encoded, err := json.Marshal(struct {
+		Status, Description string
+		TaskStates          map[string]*structs.TaskState
+	}{a.ClientStatus, a.ClientDescription, a.TaskStates})
+	if err != nil {
+		return 0, false
+	}
+	return maphash.Bytes(n.seed, encoded), true
 }

@@ -2,6 +2,7 @@ package allocrunner
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/client/state"
@@ -27,13 +28,6 @@ func (ar *AllocRunner) Run() {
 	default:
 	}
 
-	stopNotifier, notifierDone := make(chan struct{}), make(chan struct{})
-	go ar.runNotifier(stopNotifier, notifierDone)
-	stopNotifying := func() {
-		close(stopNotifier)
-		<-notifierDone
-	}
-
 	ar.mu.Lock()
 	alloc := ar.alloc
 	ar.mu.Unlock()
@@ -49,10 +43,7 @@ func (ar *AllocRunner) Run() {
 	ar.mu.Lock()
 	ar.carryOutKills = true
 	ar.mu.Unlock()
-	for _, e := range ar.tasks {
-		go e.runner.Run()
-	}
-	tasksDone := ar.watchTaskRunners()
+	tasksDone := ar.runTasks()
 	ar.killOnStart()
 	ar.coordinate()
 
@@ -64,12 +55,12 @@ func (ar *AllocRunner) Run() {
 			ar.endKills()
 			if ar.shuttingDown() {
 				ar.shutdownHooks()
-				stopNotifying()
+				ar.notifier.stop()
 				return
 			}
 			ar.coordinate()
 			ar.postrun()
-			stopNotifying()
+			ar.notifier.stop()
 			close(ar.waitCh)
 			return
 		case <-ar.shutdownCh:
@@ -79,7 +70,7 @@ func (ar *AllocRunner) Run() {
 			<-tasksDone
 			ar.endKills()
 			ar.shutdownHooks()
-			stopNotifying()
+			ar.notifier.stop()
 			return
 		}
 	}
@@ -112,16 +103,24 @@ func (ar *AllocRunner) killOnStart() {
 	}
 }
 
-// watchTaskRunners returns a channel closed once every task runner's Run
-// has returned.
-func (ar *AllocRunner) watchTaskRunners() <-chan struct{} {
+// runTasks runs every task runner, each on its goroutine, and returns a
+// channel closed once all of them have returned. The last to return closes
+// it: no goroutine waits on them.
+func (ar *AllocRunner) runTasks() <-chan struct{} {
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for _, e := range ar.tasks {
-			<-e.runner.WaitCh()
-		}
-	}()
+	running := atomic.Int64{}
+	running.Store(int64(len(ar.tasks)))
+	if len(ar.tasks) == 0 {
+		close(done)
+	}
+	for _, e := range ar.tasks {
+		go func() {
+			e.runner.Run()
+			if running.Add(-1) == 0 {
+				close(done)
+			}
+		}()
+	}
 	return done
 }
 
@@ -174,7 +173,7 @@ func (ar *AllocRunner) coordinate() {
 	for _, k := range kills {
 		go k.runner.Kill(context.Background(), k.event)
 	}
-	ar.notify()
+	ar.notifier.notify()
 }
 
 func (ar *AllocRunner) shuttingDown() bool {
