@@ -122,6 +122,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	start("job status", s.jobStatus.run)
 	start("drainer", s.runDrainer)
 	start("stats", s.emitLeaderStats)
+	start("keyring", s.initializeKeyring)
 	for i := range *s.config.NumSchedulers {
 		w := &worker{srv: s, logger: s.logger.Named("worker").With("worker", i)}
 		start("worker", w.run)

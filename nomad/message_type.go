@@ -32,6 +32,8 @@ const (
 	MsgNamespaceUpsert        MessageType = 21
 	MsgNamespaceDelete        MessageType = 22
 	MsgAllocMaxRunOverride    MessageType = 23
+	MsgRootKeyUpsert          MessageType = 24
+	MsgRootKeyDelete          MessageType = 25
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -63,6 +65,8 @@ var messageTypes = map[MessageType]struct {
 	MsgNamespaceUpsert:        {"NamespaceUpsert", func() logEntry { return new(NamespaceUpsertEntry) }},
 	MsgNamespaceDelete:        {"NamespaceDelete", func() logEntry { return new(NamespaceDeleteEntry) }},
 	MsgAllocMaxRunOverride:    {"AllocMaxRunOverride", func() logEntry { return new(AllocMaxRunEntry) }},
+	MsgRootKeyUpsert:          {"RootKeyUpsert", func() logEntry { return new(RootKeyUpsertEntry) }},
+	MsgRootKeyDelete:          {"RootKeyDelete", func() logEntry { return new(RootKeyDeleteEntry) }},
 }
 
 func (t MessageType) String() string {

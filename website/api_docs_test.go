@@ -221,7 +221,7 @@ func normalizePath(p string) string {
 
 var (
 	methodSpan = regexp.MustCompile("`([A-Z]+)`")
-	pathSpan   = regexp.MustCompile("^`(/v1/[^`]*|/v1)`$")
+	pathSpan   = regexp.MustCompile("^`(/v1/[^`]*|/v1|/\\.well-known/[^`]*)`$")
 )
 
 // documentedRoutes reads the routes from the reference's tables: rows

@@ -60,6 +60,8 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/event/stream", listed, s.eventStream, longLived)
 
 	s.handle("GET /v1/metrics", public, s.metricsHandler)
+	s.handle("GET "+jwksPath, public, s.jwksRead)
+	s.handle("GET "+oidcConfigPath, public, s.oidcConfigRead)
 	// Both snapshot routes are long-lived: an archive of a large state
 	// takes longer than an ordinary request to send.
 	s.handle("GET "+operatorSnapshotPath, operatorCap(acl.OperatorSnapshotSave), s.snapshotSave, longLived)

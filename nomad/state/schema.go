@@ -124,6 +124,7 @@ func schema() *memdb.DBSchema {
 				indexID: {Name: indexID, Unique: true, Indexer: stringField("Name")},
 			},
 		},
+		TableRootKeys: rootKeysTable(),
 		TableIndex: {
 			Name: TableIndex,
 			Indexes: map[string]*memdb.IndexSchema{

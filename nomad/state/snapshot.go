@@ -84,6 +84,7 @@ var persistedTables = []struct{ table, record string }{
 	{TableACLPolicies, recordACLPolicy},
 	{TableACLTokens, recordACLToken},
 	{TableNamespaces, recordNamespace},
+	{TableRootKeys, recordRootKey},
 	{TableIndex, recordIndex},
 }
 
@@ -273,6 +274,8 @@ func (rs *restoring) record(txn *memdb.Txn, rec record) error {
 		return insertDecoded[structs.ACLToken](txn, TableACLTokens, rec.Value)
 	case recordNamespace:
 		return insertDecoded[structs.Namespace](txn, TableNamespaces, rec.Value)
+	case recordRootKey:
+		return insertDecoded[structs.RootKey](txn, TableRootKeys, rec.Value)
 	case recordIndex:
 		return insertDecoded[indexEntry](txn, TableIndex, rec.Value)
 	default:
