@@ -19,9 +19,16 @@ deps:
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-## dev: build and start the agent in dev mode.
-dev: deps build
-	./$(BIN) agent -dev
+## dev: build and start the agent in dev mode, saying what it does on the
+## way (the first run downloads the modules and compiles them, a minute or
+## two). ARGS are added to the agent's command line:
+##   make dev ARGS="-bind 127.0.0.2 -http-port 5646"
+ARGS ?=
+dev: deps
+	@echo "==> building $(BIN) (the first build compiles every dependency: a minute or two)"
+	@$(MAKE) --no-print-directory build
+	@echo "==> starting the agent in dev mode (Ctrl-C stops it): ./$(BIN) agent -dev $(ARGS)"
+	@./$(BIN) agent -dev $(ARGS)
 
 ## The packages that run goroutines of their own are tested under the race
 ## detector, which needs cgo (gcc); the others run without it, faster.

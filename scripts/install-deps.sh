@@ -22,6 +22,7 @@ if ((${#need[@]})); then
 		echo "install-deps: missing ${need[*]}; run as root or install them" >&2
 		exit 1
 	fi
+	echo "==> installing ${need[*]} with apt-get" >&2
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
@@ -30,4 +31,9 @@ if ! command -v go >/dev/null 2>&1; then
 	echo "install-deps: Go 1.26 is required at /usr/local/go/bin or on PATH" >&2
 	exit 1
 fi
-go mod download
+# go mod download is silent: say so when it has something to fetch (the
+# first run), which GOPROXY=off tells apart by failing.
+if ! GOPROXY=off go mod download >/dev/null 2>&1; then
+	echo "==> downloading the Go modules that go.mod names (first run only)" >&2
+	go mod download
+fi

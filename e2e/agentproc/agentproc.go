@@ -119,6 +119,10 @@ type Options struct {
 	// Dir receives the agent's log file; a new temporary directory when
 	// empty.
 	Dir string
+	// Host is the address the agent's HTTP API is reached at, and its free
+	// ports are found on: 127.0.0.1 when empty. An agent on another
+	// address is told so in Args (-bind).
+	Host string
 	// HTTPPort and RPCPort are the ports to listen on; free ones when zero.
 	// A restarted agent reuses its predecessor's.
 	HTTPPort, RPCPort int
@@ -158,11 +162,14 @@ func Start(tb testing.TB, opts Options) *Agent {
 	if opts.Dir == "" {
 		opts.Dir = tb.TempDir()
 	}
+	if opts.Host == "" {
+		opts.Host = "127.0.0.1"
+	}
 	if opts.HTTPPort == 0 {
-		opts.HTTPPort = FreePort(tb)
+		opts.HTTPPort = FreePortOn(tb, opts.Host)
 	}
 	if opts.RPCPort == 0 {
-		opts.RPCPort = FreePort(tb)
+		opts.RPCPort = FreePortOn(tb, opts.Host)
 	}
 	bin := Binary(tb)
 	logPath := filepath.Join(opts.Dir, fmt.Sprintf("agent-%d.log", time.Now().UnixNano()))
@@ -182,7 +189,7 @@ func Start(tb testing.TB, opts Options) *Agent {
 		opts:     opts,
 		logPath:  logPath,
 		done:     make(chan struct{}),
-		Addr:     fmt.Sprintf("%s://127.0.0.1:%d", scheme(opts.TLS), opts.HTTPPort),
+		Addr:     fmt.Sprintf("%s://%s", scheme(opts.TLS), net.JoinHostPort(opts.Host, strconv.Itoa(opts.HTTPPort))),
 		HTTPPort: opts.HTTPPort,
 		RPCPort:  opts.RPCPort,
 	}
