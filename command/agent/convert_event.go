@@ -3,7 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"slices"
 	"strconv"
 
 	"github.com/drover-io/drover/api"
@@ -81,45 +81,29 @@ func encodeEvent(e *stream.Event) ([]byte, error) {
 	return out, nil
 }
 
-// writeEventFrame writes the frame of one batch, a line of NDJSON,
-// {"Index":N,"Events":[...]}, straight from the events' shared encodings:
-// a stream holds no copy of them. It encodes every event before it writes
-// anything, so that a failed encoding leaves no partial line.
-func writeEventFrame(w io.Writer, b *stream.Batch) (int, error) {
-	encoded := make([][]byte, len(b.Events))
+// appendEventFrame appends the frame of one batch, a line of NDJSON,
+// {"Index":N,"Events":[...]}, to buf, from the events' shared encodings.
+// It encodes every event before it appends anything, so that a failed
+// encoding leaves buf as it was: no partial line.
+func appendEventFrame(buf []byte, b *stream.Batch) ([]byte, error) {
+	size := len(`{"Index":,"Events":[]}`) + 21
+	for _, e := range b.Events {
+		encoded, err := e.Encoded(encodeEvent)
+		if err != nil {
+			return buf, err
+		}
+		size += len(encoded) + 1
+	}
+	buf = slices.Grow(buf, size)
+	buf = append(buf, `{"Index":`...)
+	buf = strconv.AppendUint(buf, b.Index, 10)
+	buf = append(buf, `,"Events":[`...)
 	for i, e := range b.Events {
-		var err error
-		if encoded[i], err = e.Encoded(encodeEvent); err != nil {
-			return 0, err
-		}
-	}
-	var head [64]byte
-	h := append(head[:0], `{"Index":`...)
-	h = strconv.AppendUint(h, b.Index, 10)
-	h = append(h, `,"Events":[`...)
-	written := 0
-	write := func(p []byte) error {
-		n, err := w.Write(p)
-		written += n
-		return err
-	}
-	if err := write(h); err != nil {
-		return written, err
-	}
-	for i, e := range encoded {
 		if i > 0 {
-			if err := write(comma); err != nil {
-				return written, err
-			}
+			buf = append(buf, ',')
 		}
-		if err := write(e); err != nil {
-			return written, err
-		}
+		encoded, _ := e.Encoded(encodeEvent) // encoded above
+		buf = append(buf, encoded...)
 	}
-	return written, write(frameEnd)
+	return append(buf, "]}\n"...), nil
 }
-
-var (
-	comma    = []byte{','}
-	frameEnd = []byte("]}\n")
-)

@@ -22,12 +22,13 @@ func TestEncodeEvent(t *testing.T) {
 	e := &stream.Event{Topic: stream.TopicAllocation, Type: stream.TypeAllocationUpdated, Key: "a1",
 		Namespace: "default", FilterKeys: []string{"maxrun"}, Index: 42, Payload: alloc}
 
-	var out bytes.Buffer
-	n, err := writeEventFrame(&out, &stream.Batch{Index: 42, Events: []*stream.Event{e, e}})
+	prefix := []byte("before\n")
+	out, err := appendEventFrame(prefix, &stream.Batch{Index: 42, Events: []*stream.Event{e, e}})
 	must.NoError(t, err)
-	frame := out.Bytes()
-	must.Eq(t, len(frame), n)
+	must.Eq(t, "before\n", string(out[:len(prefix)]), must.Sprint("appended after what the buffer held"))
+	frame := out[len(prefix):]
 	must.Eq(t, '\n', frame[len(frame)-1])
+	must.Eq(t, 1, bytes.Count(frame, []byte{'\n'}), must.Sprint("one line"))
 	var got struct {
 		Index  uint64
 		Events []struct {
@@ -57,8 +58,7 @@ func TestEncodeEvent(t *testing.T) {
 	bad := &stream.Event{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: "x", Payload: "what"}
 	_, err = encodeEvent(bad)
 	must.ErrorContains(t, err, "payload of unknown type string")
-	out.Reset()
-	_, err = writeEventFrame(&out, &stream.Batch{Index: 43, Events: []*stream.Event{purged, bad}})
+	out, err = appendEventFrame(prefix, &stream.Batch{Index: 43, Events: []*stream.Event{purged, bad}})
 	must.ErrorContains(t, err, "payload of unknown type string")
-	must.Eq(t, 0, out.Len(), must.Sprint("no partial frame"))
+	must.Eq(t, "before\n", string(out), must.Sprint("no partial frame"))
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/drover-io/drover/acl"
@@ -35,7 +36,7 @@ const eventHeartbeatEvery = 10 * time.Second
 // little more.
 const (
 	eventWriteGap = 10 * time.Millisecond
-	maxEventWrite = 256 << 10
+	maxEventWrite = 64 << 10
 )
 
 // maxEventTopics bounds the topic filters of one request.
@@ -159,26 +160,44 @@ func (s *HTTPServer) streamEvents(w http.ResponseWriter, r *http.Request, sub *s
 var heartbeatFrame = []byte("{}\n")
 
 // writeReadyFrames writes the frame of batch and of every batch after it
-// that is ready now, up to maxEventWrite bytes. It returns the write's
-// error, and the error that ends the subscription, if one came.
+// that is ready now, up to maxEventWrite bytes (a larger frame goes
+// whole), in one write: each write of a response is a chunk of its own and
+// one or more system calls, so one per wake-up, however many events it
+// carries, is what keeps a hundred streams of a busy cluster cheap. The
+// frames are assembled in a pooled buffer, so a stream holds no bytes of
+// its own between writes. It returns the write's error, and the error
+// that ends the subscription, if one came.
 func writeReadyFrames(w io.Writer, batch *stream.Batch, sub *stream.Subscription) (werr, end error) {
-	written := 0
-	for batch != nil {
-		n, err := writeEventFrame(w, batch)
-		written += n
-		switch {
-		case err != nil && n > 0:
-			return err, nil
-		case err != nil:
-			return nil, err // an event that cannot be encoded
-		case written >= maxEventWrite:
-			return nil, nil
+	bufp := frameBufs.Get().(*[]byte)
+	defer putFrameBuf(bufp)
+	buf := (*bufp)[:0]
+	for {
+		if buf, end = appendEventFrame(buf, batch); end != nil || len(buf) >= maxEventWrite {
+			break
 		}
-		if batch, err = sub.TryNext(); err != nil {
-			return nil, err
+		if batch, end = sub.TryNext(); batch == nil || end != nil {
+			break
 		}
 	}
-	return nil, nil
+	*bufp = buf
+	if len(buf) > 0 {
+		_, werr = w.Write(buf)
+	}
+	return werr, end
+}
+
+// frameBufs holds the buffers that writeReadyFrames assembles writes in.
+var frameBufs = sync.Pool{New: func() any {
+	buf := make([]byte, 0, 16<<10)
+	return &buf
+}}
+
+// putFrameBuf returns a buffer to frameBufs, unless one outsized frame
+// grew it far past a write's usual size.
+func putFrameBuf(bufp *[]byte) {
+	if cap(*bufp) <= 2*maxEventWrite {
+		frameBufs.Put(bufp)
+	}
 }
 
 // pause waits d, or until ctx ends, which it reports as false.

@@ -382,6 +382,7 @@ func TestEventStream_HeartbeatWhenIdle(t *testing.T) {
 		lines := strings.Split(strings.TrimSpace(w.body()), "\n")
 		must.Len(t, 3, lines)
 		must.Eq(t, 3, w.flushCount(), must.Sprint("the headers, the heartbeat, then both frames at once"))
+		must.Eq(t, 2, w.writeCount(), must.Sprint("the heartbeat, then both frames in one write"))
 		var frame nomadapi.Events
 		must.NoError(t, json.Unmarshal([]byte(lines[1]), &frame))
 		must.Eq(t, 7, frame.Index)
@@ -407,6 +408,7 @@ type syncRecorder struct {
 	header  http.Header
 	buf     strings.Builder
 	flushes int
+	writes  int
 }
 
 func (r *syncRecorder) Header() http.Header { return r.header }
@@ -420,7 +422,14 @@ func (r *syncRecorder) Flush() {
 func (r *syncRecorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.writes++
 	return r.buf.Write(p)
+}
+
+func (r *syncRecorder) writeCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.writes
 }
 
 func (r *syncRecorder) flushCount() int {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Errors that end a subscription or refuse one.
@@ -89,7 +90,7 @@ func (b *Broker) Publish(index uint64, events []*Event) {
 	// but only past its length, which its readers never look at; the
 	// dropped batches before the new view's start are released when the
 	// array is next reallocated.
-	next.batches = append(old.batches, &Batch{Index: index, Events: events})
+	next.batches = append(old.batches, &Batch{Index: index, Events: events, Published: time.Now()})
 	next.last = index
 	b.held += len(events)
 	for b.held > b.size && len(next.batches) > 1 {

@@ -306,3 +306,23 @@ func TestEvent_EncodedOnce(t *testing.T) {
 	}
 	must.Eq(t, 1, calls)
 }
+
+// TestBroker_BatchPublishedAt holds that a batch carries when it was
+// published, which is what a consumer's lag is measured from, however
+// late a subscriber reads it and whether or not its filter trims it.
+func TestBroker_BatchPublishedAt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := NewBroker(10, 0)
+		all, err := b.Subscribe(SubscribeRequest{})
+		must.NoError(t, err)
+		jobs, err := b.Subscribe(SubscribeRequest{Topics: map[Topic][]string{TopicJob: nil}})
+		must.NoError(t, err)
+		published := time.Now()
+		b.Publish(1, []*Event{jobEvent("j", "default"), allocEvent("a", "j", "default")})
+		time.Sleep(time.Minute)
+		must.Eq(t, published, next(t, all).Published)
+		trimmed := next(t, jobs)
+		must.Len(t, 1, trimmed.Events)
+		must.Eq(t, published, trimmed.Published)
+	})
+}

@@ -11,7 +11,10 @@
 // a slow or stalled reader costs the server nothing but its cursor.
 package stream
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Topic is the kind of object an event is about, as Nomad names it.
 type Topic string
@@ -101,4 +104,7 @@ func (e *Event) Encoded(encode func(*Event) ([]byte, error)) ([]byte, error) {
 type Batch struct {
 	Index  uint64
 	Events []*Event
+	// Published is when the FSM published the batch, right after it
+	// applied the entry: what a consumer's lag is measured from.
+	Published time.Time
 }

@@ -80,5 +80,5 @@ func (f *filter) apply(b *Batch) *Batch {
 	case len(kept) == 0:
 		return nil
 	}
-	return &Batch{Index: b.Index, Events: kept}
+	return &Batch{Index: b.Index, Events: kept, Published: b.Published}
 }
