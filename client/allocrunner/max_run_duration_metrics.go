@@ -2,6 +2,7 @@ package allocrunner
 
 import (
 	"slices"
+	"sync"
 	"time"
 
 	metrics "github.com/hashicorp/go-metrics"
@@ -26,49 +27,70 @@ var (
 // alloc_id: a counter per allocation would start at 1 and never rise, and
 // Prometheus's increase() would never see it. TouchMaxRunCounters makes
 // them exist, at 0, before their first count.
+//
+// Most allocations have no max_run_duration: their labels (nine strings
+// each, for a few series) are made on the first emission, not for every
+// allocation the client runs.
 type maxRunDurationMetrics struct {
 	// m is the metrics instance; nil means go-metrics' global.
 	m *metrics.Metrics
-	// labels are the gauges'; counterLabels the group counter's, and
-	// taskLabels the task counters', by task.
+	// of and node are what the labels are made of: the allocation's ID,
+	// job, namespace and group do not change.
+	of   allocLabels
+	node *structs.Node
+
+	// labels are the gauges', counterLabels the group counter's, made
+	// once by labelsOnce.
+	labelsOnce    sync.Once
 	labels        []metrics.Label
 	counterLabels []metrics.Label
-	taskLabels    map[string][]metrics.Label
 }
 
 func newMaxRunDurationMetrics(m *metrics.Metrics, alloc *structs.Allocation, node *structs.Node) *maxRunDurationMetrics {
-	mm := &maxRunDurationMetrics{
-		m:             m,
-		labels:        allocMetricLabels(alloc, node),
-		counterLabels: maxRunCounterLabels(alloc, node, ""),
-		taskLabels:    map[string][]metrics.Label{},
-	}
-	if tg := alloc.LookupTaskGroup(); tg != nil {
-		for _, t := range tg.Tasks {
-			mm.taskLabels[t.Name] = maxRunCounterLabels(alloc, node, t.Name)
-		}
-	}
-	return mm
+	return &maxRunDurationMetrics{m: m, of: allocLabelsOf(alloc), node: node}
 }
 
-// allocMetricLabels are the labels of an allocation's series: the
-// allocation's and its node's.
-func allocMetricLabels(alloc *structs.Allocation, node *structs.Node) []metrics.Label {
-	return slices.Clip(append([]metrics.Label{{Name: "alloc_id", Value: alloc.ID}}, maxRunCounterLabels(alloc, node, "")...))
+// makeLabels makes the labels on the first emission.
+func (mm *maxRunDurationMetrics) makeLabels() {
+	mm.labelsOnce.Do(func() {
+		mm.labels = mm.of.gauge(mm.node)
+		mm.counterLabels = mm.of.counter(mm.node, "")
+	})
 }
 
-// maxRunCounterLabels are the labels of a node's max_run_duration counter
-// for alloc's group, and for one of its tasks unless task is empty.
-func maxRunCounterLabels(alloc *structs.Allocation, node *structs.Node, task string) []metrics.Label {
+// allocLabels is what an allocation's series are labelled with.
+type allocLabels struct{ id, job, namespace, group string }
+
+func allocLabelsOf(alloc *structs.Allocation) allocLabels {
 	// The job label is the job's name, as on Nomad's allocation metrics.
 	job := alloc.JobID
 	if alloc.Job != nil && alloc.Job.Name != "" {
 		job = alloc.Job.Name
 	}
+	return allocLabels{id: alloc.ID, job: job, namespace: alloc.Namespace, group: alloc.TaskGroup}
+}
+
+// allocMetricLabels are the labels of an allocation's series: the
+// allocation's and its node's.
+func allocMetricLabels(alloc *structs.Allocation, node *structs.Node) []metrics.Label {
+	return allocLabelsOf(alloc).gauge(node)
+}
+
+func (a allocLabels) gauge(node *structs.Node) []metrics.Label {
+	return slices.Clip(append([]metrics.Label{{Name: "alloc_id", Value: a.id}}, a.counter(node, "")...))
+}
+
+// maxRunCounterLabels are the labels of a node's max_run_duration counter
+// for alloc's group, and for one of its tasks unless task is empty.
+func maxRunCounterLabels(alloc *structs.Allocation, node *structs.Node, task string) []metrics.Label {
+	return allocLabelsOf(alloc).counter(node, task)
+}
+
+func (a allocLabels) counter(node *structs.Node, task string) []metrics.Label {
 	labels := []metrics.Label{
-		{Name: "job", Value: job},
-		{Name: "namespace", Value: alloc.Namespace},
-		{Name: "task_group", Value: alloc.TaskGroup},
+		{Name: "job", Value: a.job},
+		{Name: "namespace", Value: a.namespace},
+		{Name: "task_group", Value: a.group},
 	}
 	if task != "" {
 		labels = append(labels, metrics.Label{Name: "task", Value: task})
@@ -101,6 +123,7 @@ func (mm *maxRunDurationMetrics) target() *metrics.Metrics {
 // setGauges reports m's budget and the seconds left of it at now, never
 // below zero.
 func (mm *maxRunDurationMetrics) setGauges(m structs.MaxRun, now time.Time) {
+	mm.makeLabels()
 	t := mm.target()
 	t.SetGaugeWithLabels(metricMaxRunConfigured, float32(m.Budget.Seconds()), mm.labels)
 	t.SetGaugeWithLabels(metricMaxRunRemaining, float32(m.Remaining(now).Seconds()), mm.labels)
@@ -108,6 +131,7 @@ func (mm *maxRunDurationMetrics) setGauges(m structs.MaxRun, now time.Time) {
 
 // exceeded counts the allocation's expiry.
 func (mm *maxRunDurationMetrics) exceeded() {
+	mm.makeLabels()
 	mm.target().IncrCounterWithLabels(metricMaxRunExceeded, 1, mm.counterLabels)
 }
 
@@ -124,9 +148,7 @@ func (mm *maxRunDurationMetrics) TaskMaxRunWarned(task string) {
 }
 
 func (mm *maxRunDurationMetrics) taskCounterLabels(task string) []metrics.Label {
-	if labels, ok := mm.taskLabels[task]; ok {
-		return labels
-	}
+	mm.makeLabels()
 	return withTask(mm.counterLabels, task)
 }
 

@@ -230,3 +230,19 @@ func TestMaxRunDurationMetrics_LabelsWithoutNode(t *testing.T) {
 	must.Eq(t, "", labels["node_id"])
 	must.MapLen(t, 8, labels)
 }
+
+// The labels are made on the first emission: the allocations that never
+// emit (no max_run_duration) do not each keep nine labels, and none keeps
+// the allocation itself.
+func TestMaxRunDurationMetrics_LabelsMadeOnFirstEmission(t *testing.T) {
+	a := boundedAlloc(time.Now(), time.Minute)
+	mm := newMaxRunDurationMetrics(newTestMetrics(t, &metrics.BlackholeSink{}), a, &structs.Node{ID: "n1"})
+	must.Nil(t, mm.labels)
+	must.Nil(t, mm.counterLabels)
+
+	mm.setGauges(a.MaxRun(), time.Now())
+	must.Eq(t, labelMap(allocMetricLabels(a, &structs.Node{ID: "n1"})), labelMap(mm.labels))
+	must.Eq(t, labelMap(maxRunCounterLabels(a, &structs.Node{ID: "n1"}, "")), labelMap(mm.counterLabels))
+	must.Eq(t, "n1", labelMap(mm.taskCounterLabels("web"))["node_id"])
+	must.Eq(t, "web", labelMap(mm.taskCounterLabels("web"))["task"])
+}
