@@ -1,7 +1,9 @@
 package client
 
 import (
+	"encoding/json"
 	"testing"
+	"unsafe"
 
 	"github.com/shoenig/test/must"
 
@@ -58,4 +60,26 @@ func TestClient_keepsOneCopyPerJobVersion(t *testing.T) {
 
 	second := testClient(t, srv, drv, withState)
 	mustShare(second)
+}
+
+// The allocations of one pull, decoded each with copies of their own, share
+// their equal parts once the client has them.
+func TestShareParts(t *testing.T) {
+	var allocs []*structs.Allocation
+	for range 3 {
+		a := mockAlloc("node-1", map[string]any{"run_for": "1h"})
+		a.EvalID = "eval-1"
+		a.Resources = &structs.Resources{CPU: 100, MemoryMB: 32}
+		encoded, err := json.Marshal(a)
+		must.NoError(t, err)
+		var decoded structs.Allocation
+		must.NoError(t, json.Unmarshal(encoded, &decoded))
+		allocs = append(allocs, &decoded)
+	}
+	must.False(t, allocs[0].Resources == allocs[1].Resources)
+	shareParts(allocs)
+	for _, a := range allocs[1:] {
+		must.True(t, a.Resources == allocs[0].Resources, must.Sprint("one copy of equal resources"))
+		must.True(t, unsafe.StringData(a.EvalID) == unsafe.StringData(allocs[0].EvalID), must.Sprint("one copy of the evaluation ID"))
+	}
 }

@@ -22,6 +22,7 @@ func (c *Client) restoreRunners() {
 		c.logger.Error("skipping unreadable allocation in the client state", "alloc_id", id, "error", err)
 	}
 	c.jobs.ShareAll(allocs)
+	shareParts(allocs)
 	for _, alloc := range allocs {
 		ar, err := c.newRunner(alloc)
 		if err != nil {
@@ -34,6 +35,17 @@ func (c *Client) restoreRunners() {
 		}
 		c.logger.Info("restored allocation", "alloc_id", alloc.ID)
 		c.startRunner(&runnerEntry{ar: ar, index: alloc.AllocModifyIndex})
+	}
+}
+
+// shareParts makes the allocations of one pull (or of the client state)
+// share their equal parts: decoded, each has its own copy of the
+// evaluation, job and group names, of its resources and of its metric's
+// counts (see structs.Dedup). Nothing the runners hold is modified in place.
+func shareParts(allocs []*structs.Allocation) {
+	var d structs.Dedup
+	for _, a := range allocs {
+		d.Allocation(a)
 	}
 }
 

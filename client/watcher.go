@@ -84,6 +84,7 @@ func (c *Client) reconcile(ctx context.Context, server map[string]uint64) error 
 		return err
 	}
 	c.jobs.ShareAll(allocs)
+	shareParts(allocs)
 	for _, alloc := range allocs {
 		if alloc.NodeID != c.node.ID {
 			continue

@@ -2,6 +2,7 @@ package drivers
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -13,9 +14,15 @@ import (
 type Exit struct {
 	mu     sync.Mutex
 	result *ExitResult
-	// waiters maps each waiting channel to the stop function of the
-	// context.AfterFunc that closes it when its context ends.
-	waiters map[chan *ExitResult]func() bool
+	// waiters are the channels waiting, with the stop function of the
+	// context.AfterFunc that closes each when its context ends. There is
+	// usually one: a slice is a fraction of a map's size.
+	waiters []exitWaiter
+}
+
+type exitWaiter struct {
+	ch   chan *ExitResult
+	stop func() bool
 }
 
 // Wait returns a channel that yields the result once it is set, at once
@@ -29,12 +36,9 @@ func (e *Exit) Wait(ctx context.Context) <-chan *ExitResult {
 		close(ch)
 		return ch
 	}
-	if e.waiters == nil {
-		e.waiters = make(map[chan *ExitResult]func() bool)
-	}
 	// The AfterFunc runs on a goroutine of its own, only once ctx ends,
 	// and takes the lock we hold: it cannot act before ch is registered.
-	e.waiters[ch] = context.AfterFunc(ctx, func() { e.abandon(ch) })
+	e.waiters = append(e.waiters, exitWaiter{ch: ch, stop: context.AfterFunc(ctx, func() { e.abandon(ch) })})
 	return ch
 }
 
@@ -42,9 +46,12 @@ func (e *Exit) Wait(ctx context.Context) <-chan *ExitResult {
 func (e *Exit) abandon(ch chan *ExitResult) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.waiters[ch]; ok {
-		delete(e.waiters, ch)
-		close(ch)
+	for i, w := range e.waiters {
+		if w.ch == ch {
+			e.waiters = slices.Delete(e.waiters, i, i+1)
+			close(ch)
+			return
+		}
 	}
 }
 
@@ -57,10 +64,10 @@ func (e *Exit) Set(result *ExitResult) bool {
 		return false
 	}
 	e.result = result
-	for ch, stop := range e.waiters {
-		stop()
-		ch <- result
-		close(ch)
+	for _, w := range e.waiters {
+		w.stop()
+		w.ch <- result
+		close(w.ch)
 	}
 	e.waiters = nil
 	return true

@@ -46,6 +46,7 @@ func TestExit_CancelledWaiterIsClosed(t *testing.T) {
 		synctest.Wait()
 		_, ok := <-cancelled
 		must.False(t, ok, must.Sprint("a waiter whose context ended is closed without a result"))
+		must.SliceLen(t, 1, e.waiters, must.Sprint("a waiter whose context ended is let go"))
 
 		res := &ExitResult{ExitCode: 1}
 		must.True(t, e.Set(res))
@@ -73,5 +74,5 @@ func TestExit_WaitersKeepNoGoroutine(t *testing.T) {
 	for _, ch := range chans {
 		<-ch
 	}
-	must.MapEmpty(t, e.waiters, must.Sprint("the exit lets go of its waiters"))
+	must.SliceEmpty(t, e.waiters, must.Sprint("the exit lets go of its waiters"))
 }
