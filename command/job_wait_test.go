@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/shoenig/test/must"
@@ -215,4 +216,25 @@ func TestJobRunWait_throughAFollower(t *testing.T) {
 	r := <-done
 	must.Eq(t, exitOK, r.code, must.Sprint(r.out, r.errOut))
 	must.StrContains(t, r.out, `: Job "wait-follower" finished: 1 allocation, 1 complete`+"\n")
+}
+
+// Ctrl-C ends the wait with 130 and leaves the job running.
+func TestJobRunWait_interruptExits130(t *testing.T) {
+	a, addr := testAgent(t)
+	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingEligible)
+	runDetached(t, addr, waitJobSpec(t, "wait-interrupt", 1))
+	placedAllocs(t, a, "wait-interrupt", 1)
+
+	client, err := (&Meta{address: addr}).Client()
+	must.NoError(t, err)
+	ui := newTestUi()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() { done <- newJobWaiter(newEvalMonitor(ui, client, false), "wait-interrupt", "", 0).wait(ctx) }()
+	waitfor.True(t, "the wait to begin", func() bool {
+		return strings.Contains(uiOutput(ui), `Waiting for job "wait-interrupt" to finish`)
+	})
+	cancel()
+	must.Eq(t, exitInterrupted, <-done)
+	must.StrContains(t, uiOutput(ui), `: Stopped waiting: job "wait-interrupt" goes on`+"\n")
 }
