@@ -18,7 +18,10 @@ const (
 
 // Node is a client machine that runs allocations.
 type Node struct {
-	ID                    string
+	ID string
+	// SecretID is always empty: a node's secret is never shown. Nomad's
+	// answer has the field, empty, and its clients look for it.
+	SecretID              string
 	Datacenter            string
 	Name                  string
 	HTTPAddr              string

@@ -88,7 +88,9 @@ func (s *Server) bootstrapACLLocal(ctx context.Context, req *ACLBootstrapRequest
 	}
 	secret := req.BootstrapSecret
 	if secret != "" && !validSecret.MatchString(secret) {
-		return nil, invalidf("ACL bootstrap: the bootstrap secret must be a UUID")
+		// Nomad's wording, which its clients match: the secret of the
+		// token to create is invalid (it must be a UUID).
+		return nil, invalidf("invalid acl token")
 	}
 	if err := s.leaderBarrier(ctx); err != nil {
 		return nil, err

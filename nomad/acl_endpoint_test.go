@@ -34,6 +34,8 @@ func TestBootstrapACL_chosenSecret(t *testing.T) {
 	waitForLeader(t, s)
 	_, err := s.BootstrapACL(testCtx(t), &ACLBootstrapRequest{BootstrapSecret: "not-a-uuid"})
 	must.ErrorIs(t, err, ErrInvalidRequest)
+	// Nomad's wording, which its API client's tests match exactly.
+	must.EqError(t, err, "invalid acl token")
 
 	secret := structs.GenerateUUID()
 	resp, err := s.BootstrapACL(testCtx(t), &ACLBootstrapRequest{BootstrapSecret: secret})

@@ -17,8 +17,15 @@ func (s *Server) ListACLPolicies(ctx context.Context, q QueryOptions) ([]*struct
 	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.ACLPolicy, uint64, error) {
 		policies, err := st.ACLPoliciesByNamePrefix(ws, q.Prefix)
 		policies = slices.DeleteFunc(policies, func(p *structs.ACLPolicy) bool { return !PolicyVisible(q, p.Name) })
-		return resultAt(st, policies, err, state.TableACLPolicies)
+		return atLeastOne(resultAt(st, policies, err, state.TableACLPolicies))
 	})
+}
+
+// atLeastOne floors the index of an ACL list at 1, as Nomad's ACL
+// endpoints do (its client's tests expect it): a list of a table nothing
+// was written to yet is at index 1, on which a blocking query blocks.
+func atLeastOne[T any](result T, index uint64, err error) (T, uint64, error) {
+	return result, max(index, 1), err
 }
 
 // PolicyVisible reports whether the caller may read the named policy: a
@@ -50,7 +57,7 @@ func (s *Server) ListACLTokens(ctx context.Context, q QueryOptions) ([]*structs.
 		if !q.ACL.IsManagement() {
 			tokens = nil
 		}
-		return resultAt(st, tokens, err, state.TableACLTokens)
+		return atLeastOne(resultAt(st, tokens, err, state.TableACLTokens))
 	})
 }
 

@@ -63,7 +63,7 @@ func TestACLPolicy_Validate(t *testing.T) {
 
 func TestNamespace_Validate(t *testing.T) {
 	must.NoError(t, DefaultNamespaceObject().Validate())
-	must.ErrorContains(t, (&Namespace{Name: "*"}).Validate(), `invalid namespace name "*"`)
+	must.ErrorContains(t, (&Namespace{Name: "*"}).Validate(), `invalid name "*". A namespace name is 1 to 128 letters, digits and dashes`)
 	both := &Namespace{Name: "x", Capabilities: &NamespaceCapabilities{
 		EnabledTaskDrivers: []string{"docker"}, DisabledTaskDrivers: []string{"docker"},
 	}}

@@ -51,7 +51,8 @@ func ValidNamespaceName(name string) bool { return validNamespaceName.MatchStrin
 func (n *Namespace) Validate() error {
 	var errs []error
 	if !ValidNamespaceName(n.Name) {
-		errs = append(errs, fmt.Errorf("invalid namespace name %q: 1 to 128 letters, digits and dashes", n.Name))
+		// "invalid name %q." is Nomad's wording, which its clients match.
+		errs = append(errs, fmt.Errorf("invalid name %q. A namespace name is 1 to 128 letters, digits and dashes", n.Name))
 	}
 	if len(n.Description) > maxNamespaceDescriptionLength {
 		errs = append(errs, fmt.Errorf("namespace %q: description is longer than %d bytes", n.Name, maxNamespaceDescriptionLength))

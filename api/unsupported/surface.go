@@ -76,8 +76,6 @@ var routes = []Route{
 	{"PUT", "/v1/job/:id/versions/:version/tag", "Jobs"},
 	{"GET", "/v1/jobs/statuses", "Jobs"},
 
-	{"POST", "/v1/node/:id/evaluate", "Nodes"},
-	{"POST", "/v1/node/:id/purge", "Nodes"},
 	{"GET", "/v1/node/pools", "Node pools"},
 	{"GET", "/v1/node/pool/:name", "Node pools"},
 	{"POST", "/v1/node/pool/:name", "Node pools"},
@@ -115,7 +113,6 @@ var routes = []Route{
 	{"PUT", "/v1/agent/force-leave", "Agent"},
 	{"GET", "/v1/agent/servers", "Agent"},
 	{"PUT", "/v1/agent/servers", "Agent"},
-	{"GET", "/v1/agent/health", "Agent"},
 	{"GET", "/v1/agent/host", "Agent"},
 	{"GET", "/v1/agent/monitor", "Agent"},
 	{"GET", "/v1/agent/pprof/profile", "Agent"},

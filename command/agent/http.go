@@ -261,6 +261,12 @@ func (s *HTTPServer) serve(w http.ResponseWriter, r *http.Request, h handlerFunc
 // writeJSON encodes obj whole before writing anything, so that an encoding
 // failure is still a clean 500.
 func (s *HTTPServer) writeJSON(w http.ResponseWriter, r *http.Request, obj any) {
+	s.writeJSONStatus(w, r, http.StatusOK, obj)
+}
+
+// writeJSONStatus is writeJSON with another status than 200, for an answer
+// whose body says what is wrong (an unhealthy agent).
+func (s *HTTPServer) writeJSONStatus(w http.ResponseWriter, r *http.Request, code int, obj any) {
 	var body []byte
 	var err error
 	if flagSet(r.URL.Query(), "pretty") {
@@ -276,7 +282,7 @@ func (s *HTTPServer) writeJSON(w http.ResponseWriter, r *http.Request, obj any) 
 	body = append(body, '\n')
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(code)
 	w.Write(body)
 }
 

@@ -87,8 +87,9 @@ func serveRead[T any](s *HTTPServer, w http.ResponseWriter, r *http.Request, opt
 }
 
 // setQueryMeta sets the headers every read carries: the index the data
-// reflects (at least 1, which Nomad's clients take as "some data"), whether
-// a leader is known and how long ago this server heard from it.
+// reflects, whether a leader is known and how long ago this server heard
+// from it. As in Nomad, a list of a table nothing was ever written to is
+// at index 0 (its clients poll rather than block on it).
 func setQueryMeta(w http.ResponseWriter, meta nomad.QueryMeta) {
 	setIndex(w, meta.Index)
 	h := w.Header()
@@ -98,7 +99,7 @@ func setQueryMeta(w http.ResponseWriter, meta nomad.QueryMeta) {
 
 // setIndex sets X-Nomad-Index, which writes carry too.
 func setIndex(w http.ResponseWriter, index uint64) {
-	w.Header().Set(headerIndex, strconv.FormatUint(max(index, 1), 10))
+	w.Header().Set(headerIndex, strconv.FormatUint(index, 10))
 }
 
 // setLatestMeta sets the read headers for a response that is not a state

@@ -217,7 +217,9 @@ func TestOverload_longLivedRoutesAreExemptFromTheTimeouts(t *testing.T) {
 	must.False(t, fullAnswer(a.HTTPAddr()+"/test/ordinary", "tick\ntick\ntick\n"),
 		must.Sprint("an ordinary route must be cut at the write timeout"))
 
-	// A blocking query waits out its ?wait, three times the timeouts.
+	// A blocking query waits out its ?wait, three times the timeouts. It
+	// blocks on a list that was written to: one at index 0 answers at once.
+	registerJob(t, a, batchJobJSON("listed"))
 	index := do(t, a, http.MethodGet, "/v1/jobs", nil).header.Get("X-Nomad-Index")
 	start := time.Now()
 	resp = do(t, a, http.MethodGet, "/v1/jobs?wait=3s&index="+index, nil)

@@ -84,13 +84,6 @@ func TestHTTP_BlockingQueryTimesOut(t *testing.T) {
 	must.GreaterEq(t, 200*time.Millisecond, time.Since(start))
 }
 
-func TestHTTP_IndexIsAtLeastOne(t *testing.T) {
-	a := testAgent(t)
-	resp := get(t, a, "/v1/nodes", nil)
-	must.GreaterEq(t, uint64(1), indexOf(t, resp))
-	must.Eq(t, "[]\n", resp.String())
-}
-
 func TestHTTP_PanicIsRecovered(t *testing.T) {
 	a := testAgent(t)
 	a.http.handle("GET /v1/test/panic", public, func(w http.ResponseWriter, r *http.Request) (any, error) {

@@ -102,3 +102,15 @@ func TestNodeEndpoints(t *testing.T) {
 		must.Eq(t, structs.NodeSchedulingEligible, node.SchedulingEligibility)
 	})
 }
+
+// A node is shown with an empty SecretID, as Nomad shows it: never the
+// node's secret, and never without the field, which Nomad's clients read.
+func TestNodeRead_SecretIDEmpty(t *testing.T) {
+	a := testAgent(t)
+	node := upsertNode(t, a, "6b3a1f7e-0000-4000-8000-000000000003", "secret")
+	var raw map[string]any
+	get(t, a, "/v1/node/"+node.ID, &raw)
+	secret, ok := raw["SecretID"]
+	must.True(t, ok, must.Sprint("no SecretID field"))
+	must.Eq(t, any(""), secret)
+}

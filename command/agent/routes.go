@@ -49,6 +49,8 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/node/{id}/allocations", nodeRead, s.nodeAllocations)
 	write("/v1/node/{id}/eligibility", nodeWrite, s.nodeEligibility)
 	write("/v1/node/{id}/drain", nodeWrite, s.nodeDrain)
+	write("/v1/node/{id}/evaluate", nodeWrite, s.nodeEvaluate)
+	write("/v1/node/{id}/purge", nodeWrite, s.nodePurge)
 
 	s.handle("GET /v1/status/leader", public, s.statusLeader)
 	s.handle("GET /v1/status/peers", public, s.statusPeers)
@@ -56,6 +58,7 @@ func (s *HTTPServer) registerRoutes() {
 
 	s.handle("GET /v1/agent/self", agentRead, s.agentSelfHandler)
 	s.handle("GET /v1/agent/members", nodeRead, s.agentMembers)
+	s.handle("GET /v1/agent/health", public, s.agentHealthHandler)
 
 	s.handle("GET /v1/event/stream", listed, s.eventStream, longLived)
 

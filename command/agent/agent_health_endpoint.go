@@ -1,0 +1,46 @@
+package agent
+
+import (
+	"net/http"
+)
+
+// agentHealth is the answer to GET /v1/agent/health, as Nomad's: the
+// health of the agent's server and client, each absent when the agent
+// runs none.
+type agentHealth struct {
+	Client *componentHealth `json:"client,omitempty"`
+	Server *componentHealth `json:"server,omitempty"`
+}
+
+type componentHealth struct {
+	Ok      bool   `json:"ok"`
+	Message string `json:"message"`
+}
+
+// agentHealthHandler serves GET /v1/agent/health: a server is healthy
+// when it knows a leader, a client once it has registered its node with
+// the servers. The answer is a 500 when either is not, so that a load
+// balancer or a service manager's check needs only the status.
+func (s *HTTPServer) agentHealthHandler(w http.ResponseWriter, r *http.Request) (any, error) {
+	var h agentHealth
+	if srv := s.agent.server; srv != nil {
+		h.Server = &componentHealth{Ok: true, Message: "ok"}
+		if !srv.KnownLeader() {
+			h.Server = &componentHealth{Message: "no known leader"}
+		}
+	}
+	if c := s.agent.client; c != nil {
+		h.Client = &componentHealth{Message: "node not registered with the servers yet"}
+		select {
+		case <-c.Registered():
+			h.Client = &componentHealth{Ok: true, Message: "ok"}
+		default:
+		}
+	}
+	code := http.StatusOK
+	if (h.Server != nil && !h.Server.Ok) || (h.Client != nil && !h.Client.Ok) {
+		code = http.StatusInternalServerError
+	}
+	s.writeJSONStatus(w, r, code, h)
+	return nil, nil
+}
