@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/drover-io/drover/structs"
 	"github.com/hashicorp/go-memdb"
@@ -232,8 +233,25 @@ func (r *reader) AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allo
 	return allocs, wrapRead(err, "allocations of node %q", nodeID)
 }
 
-// AllocsByEval returns the allocations an evaluation placed or updated.
+// AllocsByEval returns the allocations an evaluation placed or updated,
+// sorted by ID: those of its job that name it. A job has few evaluations
+// and may have thousands of allocations, so the store keeps no index of
+// allocations by evaluation (it cost a radix-tree entry, about 470 bytes,
+// per allocation); the allocations of an evaluation no longer stored are
+// found by a scan of them all.
 func (r *reader) AllocsByEval(ws memdb.WatchSet, evalID string) ([]*structs.Allocation, error) {
-	allocs, err := list[*structs.Allocation](r, ws, TableAllocs, indexEval, evalID)
-	return allocs, wrapRead(err, "allocations of evaluation %q", evalID)
+	eval, err := r.EvalByID(ws, evalID)
+	if err != nil {
+		return nil, err
+	}
+	var allocs []*structs.Allocation
+	if eval != nil {
+		allocs, err = r.AllocsByJob(ws, eval.Namespace, eval.JobID)
+	} else {
+		allocs, err = r.Allocs(ws)
+	}
+	if err != nil {
+		return nil, wrapRead(err, "allocations of evaluation %q", evalID)
+	}
+	return slices.DeleteFunc(allocs, func(a *structs.Allocation) bool { return a.EvalID != evalID }), nil
 }

@@ -1,9 +1,13 @@
 package state
 
 import (
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/drover-io/drover/structs"
+	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 )
 
@@ -229,4 +233,42 @@ func TestAllocReads(t *testing.T) {
 			must.Eq(t, tc.want, tc.got)
 		})
 	}
+}
+
+// An evaluation's allocations are those of its job that name it; once the
+// evaluation is gone they are still found.
+func TestAllocsByEval(t *testing.T) {
+	s := newStore(t)
+	job := mustUpsertJob(t, s, 5, testJob("web"))
+	other := mustUpsertJob(t, s, 6, testJob("api"))
+	eval, later := testEval(job), testEval(job)
+	must.NoError(t, s.UpsertEvals(7, []*structs.Evaluation{eval, later}))
+	placed := []*structs.Allocation{testAlloc(job, eval.ID, "node-1"), testAlloc(job, eval.ID, "node-2")}
+	slices.SortFunc(placed, func(a, b *structs.Allocation) int { return strings.Compare(a.ID, b.ID) })
+	replaced := testAlloc(job, later.ID, "node-1")
+	// Another job's allocation naming the evaluation is none of its own.
+	stray := testAlloc(other, eval.ID, "node-1")
+	must.NoError(t, s.UpsertAllocs(8, append([]*structs.Allocation{replaced, stray}, placed...)))
+
+	ws := memdb.NewWatchSet()
+	got, err := s.AllocsByEval(ws, eval.ID)
+	must.NoError(t, err)
+	must.Eq(t, []string{placed[0].ID, placed[1].ID}, allocIDs(got))
+
+	// A new allocation of the job wakes a watcher of the evaluation's.
+	must.NoError(t, s.UpsertAllocs(9, []*structs.Allocation{testAlloc(job, eval.ID, "node-3")}))
+	must.False(t, ws.Watch(time.After(5*time.Second)), must.Sprint("the watch fired"))
+
+	must.NoError(t, s.DeleteEvals(10, []string{eval.ID}, nil))
+	got, err = s.AllocsByEval(nil, eval.ID)
+	must.NoError(t, err)
+	must.Len(t, 4, got, must.Sprint("a deleted evaluation's allocations, the stray one too, by a scan"))
+}
+
+func allocIDs(allocs []*structs.Allocation) []string {
+	out := make([]string, len(allocs))
+	for i, a := range allocs {
+		out[i] = a.ID
+	}
+	return out
 }

@@ -25,7 +25,6 @@ const (
 	indexID     = "id"
 	indexJob    = "job"
 	indexNode   = "node"
-	indexEval   = "eval"
 	indexParent = "parent"
 	indexSecret = "secret"
 )
@@ -90,7 +89,6 @@ func schema() *memdb.DBSchema {
 				indexID:   {Name: indexID, Unique: true, Indexer: stringField("ID")},
 				indexJob:  {Name: indexJob, Indexer: namespaced("JobID")},
 				indexNode: {Name: indexNode, AllowMissing: true, Indexer: stringField("NodeID")},
-				indexEval: {Name: indexEval, AllowMissing: true, Indexer: stringField("EvalID")},
 			},
 		},
 		TableNodes: {
