@@ -73,6 +73,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"operator snapshot restore": func() (cli.Command, error) { return &OperatorSnapshotRestoreCommand{Meta: meta}, nil },
 		"operator snapshot save":    func() (cli.Command, error) { return &OperatorSnapshotSaveCommand{Meta: meta}, nil },
 
+		"operator root":                func() (cli.Command, error) { return &OperatorRootCommand{Meta: meta}, nil },
+		"operator root keyring":        func() (cli.Command, error) { return &OperatorRootKeyringCommand{Meta: meta}, nil },
+		"operator root keyring list":   func() (cli.Command, error) { return &OperatorRootKeyringListCommand{Meta: meta}, nil },
+		"operator root keyring remove": func() (cli.Command, error) { return &OperatorRootKeyringRemoveCommand{Meta: meta}, nil },
+		"operator root keyring rotate": func() (cli.Command, error) { return &OperatorRootKeyringRotateCommand{Meta: meta}, nil },
+
 		"server":         func() (cli.Command, error) { return &ServerCommand{Meta: meta}, nil },
 		"server members": func() (cli.Command, error) { return &ServerMembersCommand{Meta: meta}, nil },
 

@@ -48,15 +48,28 @@ func TestKeyring_firstLeaderMakesOneKey(t *testing.T) {
 func TestKeyring_replicatedToEveryServer(t *testing.T) {
 	c := startCluster(t)
 	leader := c.waitForOneLeader(c.servers)
-	key := waitForRootKey(t, leader)
+	first := waitForRootKey(t, leader)
 	for _, s := range c.servers {
 		waitfor.True(t, fmt.Sprintf("the leader's key on %s", s.config.NodeName), func() bool {
 			public, _, err := s.KeyringPublicKeys(testCtx(t), QueryOptions{AllowStale: true})
-			return err == nil && len(public) == 1 && public[0].KeyID == key.KeyID && public[0].Key.Equal(key.PublicKey())
+			return err == nil && len(public) == 1 && public[0].KeyID == first.KeyID && public[0].Key.Equal(first.PublicKey())
 		})
 	}
 
-	// A new leader keeps the key it finds.
+	// A rotation through a follower reaches the leader and every server.
+	rotated, err := follower(c.servers).RotateRootKey(testCtx(t), &RootKeyRotateRequest{})
+	must.NoError(t, err)
+	must.Positive(t, rotated.Index)
+	must.Eq(t, 0, rotated.Key.CreateIndex)
+	for _, s := range c.servers {
+		waitfor.True(t, fmt.Sprintf("the rotated key on %s", s.config.NodeName), func() bool {
+			active, err := s.State().ActiveRootKey(nil)
+			return err == nil && active != nil && active.KeyID == rotated.Key.KeyID
+		})
+	}
+	key := rotated.Key
+
+	// A new leader keeps the keys it finds.
 	must.NoError(t, leader.Shutdown())
 	rest := []*Server{}
 	for _, s := range c.servers {
@@ -67,6 +80,6 @@ func TestKeyring_replicatedToEveryServer(t *testing.T) {
 	next := c.waitForOneLeader(rest)
 	waitfor.Always(t, "one key after the election", leaderWait/10, func() bool {
 		keys, err := next.State().RootKeys(nil)
-		return err == nil && len(keys) == 1 && keys[0].KeyID == key.KeyID
+		return err == nil && len(keys) == 2 && keys[1].KeyID == key.KeyID && keys[1].Active()
 	})
 }

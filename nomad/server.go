@@ -206,6 +206,7 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 		"Periodic":  &periodicRPC{s},
 		"ACL":       &aclRPC{s},
 		"Namespace": &namespaceRPC{s},
+		"Keyring":   &keyringRPC{s},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {

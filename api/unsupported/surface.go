@@ -89,8 +89,6 @@ var routes = []Route{
 	{"GET", "/v1/operator/autopilot/health", "Operator"},
 	{"GET", "/v1/operator/scheduler/configuration", "Operator"},
 	{"POST", "/v1/operator/scheduler/configuration", "Operator"},
-	{"GET", "/v1/operator/keyring/keys", "Operator"},
-	{"PUT", "/v1/operator/keyring/rotate", "Operator"},
 
 	{"GET", "/v1/plugins", "CSI plugins and volumes"},
 	{"GET", "/v1/plugin/csi/:id", "CSI plugins and volumes"},
@@ -159,7 +157,6 @@ var commands = []Command{
 	{Name: "operator debug", What: "collect a debug bundle"},
 	{Name: "operator raft", Group: true, What: "raft peers and state"},
 	{Name: "operator scheduler", Group: true, What: "the scheduler's configuration"},
-	{Name: "operator root keyring", Group: true, What: "the variables and identity keyring"},
 	{Name: "plugin", Group: true, What: "CSI plugins"},
 	{Name: "quota", Group: true, What: "resource quotas (Enterprise)"},
 	{Name: "scaling", Group: true, What: "scaling policies"},

@@ -63,6 +63,9 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/event/stream", listed, s.eventStream, longLived)
 
 	s.handle("GET /v1/metrics", public, s.metricsHandler)
+	s.handle("GET "+keyringKeysPath, management, s.keyringList)
+	write(keyringRotatePath, management, s.keyringRotate)
+	s.handle("DELETE "+keyringKeyPath, management, s.keyringDelete)
 	s.handle("GET "+jwksPath, public, s.jwksRead)
 	s.handle("GET "+oidcConfigPath, public, s.oidcConfigRead)
 	// Both snapshot routes are long-lived: an archive of a large state

@@ -152,6 +152,8 @@ func (fx *routeFixture) path(rt registeredRoute, holding *api.ACLToken) string {
 		id = holding.AccessorID
 	case p == "/v1/acl/token/{id}":
 		id = fx.scratchToken
+	case p == keyringKeyPath:
+		id = "00000000-0000-4000-8000-000000000000" // a key that is not there
 	}
 	var name string
 	switch {
