@@ -159,11 +159,22 @@ func TestAllocSignalRestartStop(t *testing.T) {
 	must.StrContains(t, errOut, "unknown signal")
 
 	ui = cli.NewMockUi()
-	code, _, errOut = runCommand(&AllocRestartCommand{Meta: Meta{Ui: ui}}, ui, "-address="+addr, "-task", "svc", alloc.ID)
+	code, out, errOut := runCommand(&AllocRestartCommand{Meta: Meta{Ui: ui}}, ui, "-address="+addr, "-task", "svc", alloc.ID)
 	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.Eq(t, `Restarted task "svc" of allocation `+alloc.ID[:8]+" in place; the restart does not count against the restart policy.\n", out)
 	waitAllocState(t, a, alloc.ID, func(al *structs.Allocation) bool {
 		ts := al.TaskStates["svc"]
 		return ts.Restarts == 1 && ts.State == structs.TaskStateRunning
+	})
+
+	// No task named: every running one.
+	ui = cli.NewMockUi()
+	code, out, errOut = runCommand(&AllocRestartCommand{Meta: Meta{Ui: ui}}, ui, "-address="+addr, alloc.ID[:8])
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.Eq(t, `Restarted task "svc" of allocation `+alloc.ID[:8]+" in place; the restart does not count against the restart policy.\n", out)
+	waitAllocState(t, a, alloc.ID, func(al *structs.Allocation) bool {
+		ts := al.TaskStates["svc"]
+		return ts.Restarts == 2 && ts.State == structs.TaskStateRunning
 	})
 
 	ui = cli.NewMockUi()
@@ -172,7 +183,7 @@ func TestAllocSignalRestartStop(t *testing.T) {
 	must.StrContains(t, errOut, "-all-tasks cannot be used with a task name")
 
 	ui = cli.NewMockUi()
-	code, out, errOut := runCommand(&JobAllocsCommand{Meta: Meta{Ui: ui}}, ui, "-address="+addr, "control")
+	code, out, errOut = runCommand(&JobAllocsCommand{Meta: Meta{Ui: ui}}, ui, "-address="+addr, "control")
 	must.Eq(t, 0, code, must.Sprint(errOut))
 	must.StrContains(t, out, alloc.ID[:8])
 	must.StrContains(t, out, "running")

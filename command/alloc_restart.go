@@ -3,6 +3,8 @@ package command
 import (
 	"fmt"
 	"strings"
+
+	"github.com/drover-io/drover/api"
 )
 
 // AllocRestartCommand restarts tasks of an allocation in place.
@@ -64,7 +66,36 @@ func (c *AllocRestartCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "restarting allocation", err))
 		return exitError
 	}
+	c.Ui.Output(restarted(alloc, taskName))
 	return exitOK
+}
+
+// restarted says which tasks of the allocation a restart restarted: the
+// named one, or those that were running.
+func restarted(alloc *api.Allocation, taskName string) string {
+	tasks := []string{taskName}
+	if taskName == "" {
+		tasks = tasks[:0]
+		for _, name := range allocTaskNames(alloc) {
+			if ts := alloc.TaskStates[name]; ts != nil && ts.State == "running" {
+				tasks = append(tasks, name)
+			}
+		}
+	}
+	what := "its running tasks"
+	switch len(tasks) {
+	case 0:
+	case 1:
+		what = fmt.Sprintf("task %q", tasks[0])
+	default:
+		quoted := make([]string, len(tasks))
+		for i, t := range tasks {
+			quoted[i] = fmt.Sprintf("%q", t)
+		}
+		what = "tasks " + strings.Join(quoted, ", ")
+	}
+	return fmt.Sprintf("Restarted %s of allocation %s in place; the restart does not count against the restart policy.",
+		what, shortID(alloc.ID, false))
 }
 
 // taskArg is the task a command names by -task or by its second argument;

@@ -61,6 +61,9 @@ func (c *JobPeriodicForceCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "forcing periodic job", err))
 		return exitError
 	}
+	if note := relaunchNote(client, evalID); note != "" {
+		c.Ui.Output(note)
+	}
 	if detach {
 		c.Ui.Output("Force periodic successful")
 		c.Ui.Output("Evaluation ID: " + evalID)
@@ -91,4 +94,22 @@ func (c *JobPeriodicForceCommand) resolvePeriodicJob(client *api.Client, id stri
 		}
 	}
 	return resolvePrefix(c.Ui, id, "periodic job", periodic, func(j *api.JobListStub) string { return j.ID }, jobListTable)
+}
+
+// relaunchNote says, when a forced launch found its child already there,
+// that nothing new was launched, and why: a periodic job's children are
+// named by the second of their launch, so a second force within the same
+// second re-evaluates the child the first one launched. It is "" for a
+// launch that registered a new child (the child is older than its
+// evaluation only when it was there before).
+func relaunchNote(client *api.Client, evalID string) string {
+	eval, _, err := client.Evaluations().Info(evalID, nil)
+	if err != nil || eval == nil {
+		return ""
+	}
+	child, _, err := client.Jobs().Info(eval.JobID, nil)
+	if err != nil || child == nil || deref(child.CreateIndex) >= eval.CreateIndex {
+		return ""
+	}
+	return fmt.Sprintf("No new job was launched: %q was already launched within this second (children are named by the second they launch in), so this evaluation re-evaluates it. Force again in a second to launch another.", eval.JobID)
 }

@@ -74,3 +74,40 @@ func TestSchedulingCommands_Usage(t *testing.T) {
 		must.NotEq(t, "", cmd.Synopsis())
 	}
 }
+
+// TestJobPeriodicForce_SameSecondSaysNothingWasLaunched: a force within
+// the second of the previous one finds that second's child already there
+// and says that it launched nothing new; one that launches a child says
+// nothing of the kind.
+func TestJobPeriodicForce_SameSecondSaysNothingWasLaunched(t *testing.T) {
+	a, addr := testAgent(t)
+	code, _, errOut := runCLI(t, "", "job", "run", "-address", addr, "-detach",
+		writeJob(t, "nightly", `periodic {
+    crons = ["0 3 * * *"]
+  }`))
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	evalRE := regexp.MustCompile(`Evaluation ID: ([0-9a-f-]{36})\n$`)
+	force := func() (out, child string) {
+		code, out, errOut := runOneCommand(t, newJobPeriodicForce, "", "-address", addr, "-detach", "nightly")
+		must.Eq(t, 0, code, must.Sprint(errOut))
+		m := evalRE.FindStringSubmatch(out)
+		must.Len(t, 2, m, must.Sprintf("output %q", out))
+		eval, err := a.Server().State().EvalByID(nil, m[1])
+		must.NoError(t, err)
+		return out, eval.JobID
+	}
+	seen := map[string]bool{}
+	for attempt := 0; ; attempt++ {
+		must.Less(t, 10, attempt, must.Sprint("no two forces fell within one second"))
+		out, child := force()
+		if !seen[child] {
+			seen[child] = true
+			must.StrHasPrefix(t, "Force periodic successful\n", out)
+			continue
+		}
+		must.StrHasPrefix(t, `No new job was launched: "`+child+`" was already launched within this second (children are named by the second they launch in), so this evaluation re-evaluates it. Force again in a second to launch another.
+Force periodic successful
+`, out)
+		return
+	}
+}

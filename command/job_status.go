@@ -116,7 +116,16 @@ func (v *jobStatusView) show(stub *api.JobListStub) int {
 		v.Ui.Error(apiErrorLine(v.client, "querying job", err))
 		return exitError
 	}
-	v.Ui.Output(formatKV(v.jobRows(job, stub.ParameterizedJob)))
+	rows := v.jobRows(job, stub.ParameterizedJob)
+	if job.IsPeriodic() && deref(job.ParentID) == "" {
+		skip, err := v.skippedLaunchRow(job)
+		if err != nil {
+			v.Ui.Error(apiErrorLine(v.client, "querying job evaluations", err))
+			return exitError
+		}
+		rows = append(rows, skip...)
+	}
+	v.Ui.Output(formatKV(rows))
 	if v.short {
 		return exitOK
 	}
@@ -174,6 +183,30 @@ func (v *jobStatusView) nextLaunchText(job *api.Job) string {
 		return "none"
 	}
 	return fmt.Sprintf("%s (%s from now)", formatTime(next), formatDuration(next.Sub(v.now)))
+}
+
+// skippedLaunchPrefix begins the StatusDescription of the evaluation the
+// server records a periodic job's last skipped launch with (its
+// CreateTime is the launch's time); the reason follows.
+const skippedLaunchPrefix = "launch skipped: "
+
+// skippedLaunchRow says when a periodic job last skipped a launch and
+// why (prohibit_overlap), or nothing if it never did.
+func (v *jobStatusView) skippedLaunchRow(job *api.Job) ([]string, error) {
+	evals, _, err := v.client.Jobs().Evaluations(deref(job.ID), nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range evals {
+		reason, skipped := strings.CutPrefix(e.StatusDescription, skippedLaunchPrefix)
+		if !skipped || e.TriggeredBy != "periodic-job" || e.Status != "canceled" {
+			continue
+		}
+		at := time.Unix(0, e.CreateTime)
+		return []string{fmt.Sprintf("Last Skipped Launch|%s (%s): %s (evaluation %s)",
+			formatTime(at), prettyTimeDiff(at, v.now), reason, shortID(e.ID, v.verbose))}, nil
+	}
+	return nil, nil
 }
 
 // showSummary prints the allocation counts per group and, for a job that

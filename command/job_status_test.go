@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -158,4 +159,31 @@ func TestAllocTable(t *testing.T) {
 	// Without a max_run_duration anywhere, there is no Deadline column.
 	allocs[0].MaxRunDeadline, allocs[1].MaxRunDeadline = 0, 0
 	must.StrNotContains(t, allocTable(allocs, false, now), "Deadline")
+}
+
+// TestJobStatus_PeriodicSkippedLaunch: a launch prohibit_overlap skipped
+// shows in the parent's status, with its time, the child that still ran
+// and the evaluation that records it.
+func TestJobStatus_PeriodicSkippedLaunch(t *testing.T) {
+	a, addr := testAgent(t)
+	// No client runs the first child: it stays pending, and every later
+	// launch is skipped.
+	path := writeJob(t, "ticker", `periodic {
+    crons            = ["* * * * * * *"]
+    prohibit_overlap = true
+  }`)
+	code, _, errOut := runCLI(t, "", "job", "run", "-address", addr, path)
+	must.Eq(t, 0, code, must.Sprint(errOut))
+
+	skipped := regexp.MustCompile(`\nLast Skipped Launch  = \S+T\S+ \(\d+s ago\): (ticker/periodic-\d+) was still running and the job prohibits overlap \(evaluation [0-9a-f]{8}\)\n`)
+	waitfor.True(t, "a skipped launch", func() bool {
+		evals, err := a.Server().State().EvalsByJob(nil, structs.DefaultNamespace, "ticker")
+		must.NoError(t, err)
+		return len(evals) > 0
+	})
+	code, out, errOut := runCLI(t, "", "job", "status", "-address", addr, "ticker")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.RegexMatch(t, skipped, out)
+	child := skipped.FindStringSubmatch(out)[1]
+	must.RegexMatch(t, regexp.MustCompile(`\nPreviously Launched Jobs\nID +Status\n`+child+` +pending\n`), out)
 }

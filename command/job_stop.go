@@ -2,7 +2,10 @@ package command
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/drover-io/drover/api"
 )
 
 // JobStopCommand stops a job: the scheduler stops its allocations. With
@@ -82,7 +85,9 @@ func (c *JobStopCommand) Run(args []string) int {
 		return exitError
 	}
 	if evalID == "" {
-		// A periodic job has no allocations of its own to stop.
+		// A periodic job has no allocations of its own to stop, and
+		// so no evaluation: say what stopping it did.
+		c.Ui.Output(periodicStopped(client, job.ID, purge))
 		return exitOK
 	}
 	if detach {
@@ -92,4 +97,34 @@ func (c *JobStopCommand) Run(args []string) int {
 	ctx, stop := interruptContext()
 	defer stop()
 	return newEvalMonitor(c.Ui, client, verbose).monitor(ctx, evalID)
+}
+
+// periodicStopped says what stopping (or purging) a periodic job did: it
+// launches no more children, and the children it launched, which it does
+// not stop, are listed with how to stop them.
+func periodicStopped(client *api.Client, id string, purge bool) string {
+	done := "stopped"
+	if purge {
+		done = "purged"
+	}
+	head := fmt.Sprintf("Periodic job %q %s: it launches no more children.", id, done)
+	found, _, err := client.Jobs().PrefixList(id + "/periodic-")
+	if err != nil {
+		return fmt.Sprintf("%s\nThe jobs it launched are not stopped (listing them failed: %v).", head, err)
+	}
+	var live []string
+	for _, j := range found {
+		if j.ParentID == id && j.Status != "dead" && !j.Stop {
+			live = append(live, j.ID)
+		}
+	}
+	switch len(live) {
+	case 0:
+		return head + " None of the jobs it launched is still running."
+	case 1:
+		return fmt.Sprintf("%s\nThe job it launched keeps running; stop it with \"drover job stop %s\".", head, live[0])
+	}
+	slices.Sort(live)
+	return fmt.Sprintf("%s\nThe %d jobs it launched keep running; stop each with \"drover job stop <id>\":\n  %s",
+		head, len(live), strings.Join(live, "\n  "))
 }

@@ -63,3 +63,28 @@ func TestJobStop_UnknownJob(t *testing.T) {
 	must.Eq(t, 1, code)
 	must.StrContains(t, errOut, "one argument")
 }
+
+// TestJobStop_PeriodicSaysWhatItDid: a periodic job has no evaluation to
+// follow; stopping it says that it launches no more children and which of
+// its children keep running.
+func TestJobStop_PeriodicSaysWhatItDid(t *testing.T) {
+	_, addr := testAgent(t)
+	for id, cron := range map[string]string{"nightly": "0 3 * * *", "weekly": "0 3 * * 0"} {
+		code, _, errOut := runCLI(t, "", "job", "run", "-address", addr, "-detach",
+			writeJob(t, id, `periodic {
+    crons = ["`+cron+`"]
+  }`))
+		must.Eq(t, 0, code, must.Sprint(errOut))
+	}
+	code, _, errOut := runOneCommand(t, newJobPeriodicForce, "", "-address", addr, "-detach", "nightly")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+
+	code, out, errOut := runCLI(t, "", "job", "stop", "-address", addr, "nightly")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.RegexMatch(t, regexp.MustCompile(`^Periodic job "nightly" stopped: it launches no more children.\n`+
+		`The job it launched keeps running; stop it with "drover job stop nightly/periodic-\d+".\n$`), out)
+
+	code, out, errOut = runCLI(t, "", "job", "stop", "-address", addr, "-purge", "weekly")
+	must.Eq(t, 0, code, must.Sprint(errOut))
+	must.Eq(t, "Periodic job \"weekly\" purged: it launches no more children. None of the jobs it launched is still running.\n", out)
+}

@@ -30,6 +30,9 @@ type JobRegisterResponse struct {
 	EvalCreateIndex uint64
 	JobModifyIndex  uint64
 	Index           uint64
+	// Warnings say what the register will not do that its caller may
+	// expect (rerunWarning).
+	Warnings []string `json:",omitempty"`
 }
 
 // JobDeregisterRequest stops a job, or purges it from the state.
@@ -78,6 +81,10 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		}
 	}
 
+	rerun, err := rerunWarning(existing, job)
+	if err != nil {
+		return nil, err
+	}
 	now := time.Now().UnixNano()
 	job.SubmitTime = now
 	if existing == nil || existing.Stop || existing.Status == structs.JobStatusDead {
@@ -103,6 +110,9 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		return nil, err
 	}
 	resp := &JobRegisterResponse{Index: index, JobModifyIndex: index}
+	if rerun != "" {
+		resp.Warnings = append(resp.Warnings, rerun)
+	}
 	if entry.Eval != nil {
 		resp.EvalID = entry.Eval.ID
 		resp.EvalCreateIndex = index

@@ -16,8 +16,12 @@ import (
 type periodicLauncher interface {
 	// launch creates the child of a periodic job for the launch time.
 	launch(ctx context.Context, job *structs.Job, at time.Time) error
-	// runningChildren reports whether a child of the job is not dead.
-	runningChildren(job *structs.Job) (bool, error)
+	// runningChild returns the ID of a child of the job that is not dead,
+	// or "" when every child is.
+	runningChild(job *structs.Job) (string, error)
+	// skipped records that the launch at at was skipped because the child
+	// still runs, where users can see it.
+	skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error
 }
 
 // periodicDispatcher launches, on the leader, the children of periodic jobs
@@ -179,14 +183,17 @@ func (d *periodicDispatcher) dispatchDue(ctx context.Context) {
 // prohibits overlap and an earlier child is not dead yet.
 func (d *periodicDispatcher) launchUnlessOverlapping(ctx context.Context, job *structs.Job, at time.Time) {
 	if job.Periodic.ProhibitOverlap {
-		running, err := d.launcher.runningChildren(job)
+		child, err := d.launcher.runningChild(job)
 		if err != nil {
 			d.logger.Error("check periodic job's children", "job_id", job.ID, "error", err)
 			return
 		}
-		if running {
+		if child != "" {
 			d.logger.Info("skipping periodic launch: a previous child is still running and the job prohibits overlap",
-				"job_id", job.ID, "launch", at)
+				"job_id", job.ID, "launch", at, "child", child)
+			if err := d.launcher.skipped(ctx, job, at, child); err != nil {
+				d.logger.Error("record skipped periodic launch", "job_id", job.ID, "launch", at, "error", err)
+			}
 			return
 		}
 	}

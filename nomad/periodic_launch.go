@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/drover-io/drover/acl"
@@ -46,17 +47,61 @@ func (l serverLauncher) launch(ctx context.Context, job *structs.Job, at time.Ti
 	return err
 }
 
-func (l serverLauncher) runningChildren(job *structs.Job) (bool, error) {
+func (l serverLauncher) runningChild(job *structs.Job) (string, error) {
 	children, err := l.srv.State().JobChildren(nil, job.Namespace, job.ID)
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	for _, c := range children {
 		if c.Status != structs.JobStatusDead {
-			return true, nil
+			return c.ID, nil
 		}
 	}
-	return false, nil
+	return "", nil
+}
+
+func (l serverLauncher) skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error {
+	return l.srv.recordSkippedLaunch(ctx, job, at, child)
+}
+
+// SkippedLaunchPrefix begins the StatusDescription of the evaluation that
+// records a periodic job's last skipped launch; the reason follows it.
+const SkippedLaunchPrefix = "launch skipped: "
+
+// recordSkippedLaunch makes a launch that prohibit_overlap skipped
+// visible: the parent gets a canceled evaluation, triggered by
+// "periodic-job", whose CreateTime is the launch time and whose
+// StatusDescription says why (`eval status`, `job status` and the event
+// stream show it). A parent has at most one: each skip updates it, so
+// that a long-running child does not pile up an evaluation per tick.
+func (s *Server) recordSkippedLaunch(ctx context.Context, parent *structs.Job, at time.Time, child string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	eval := newJobEval(parent, structs.EvalTriggerPeriodicJob, time.Now().UnixNano())
+	eval.Status = structs.EvalStatusCancelled
+	eval.StatusDescription = fmt.Sprintf("%s%s was still running and the job prohibits overlap", SkippedLaunchPrefix, child)
+	eval.CreateTime = at.UnixNano()
+	evals, err := s.State().EvalsByJob(nil, parent.Namespace, parent.ID)
+	if err != nil {
+		return err
+	}
+	for _, e := range evals {
+		if isSkippedLaunch(e) {
+			eval.ID = e.ID
+			break
+		}
+	}
+	if _, err := s.raftApply(MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+		return fmt.Errorf("record skipped launch of periodic job %q: %w", parent.ID, err)
+	}
+	return nil
+}
+
+// isSkippedLaunch reports whether e records a skipped periodic launch.
+func isSkippedLaunch(e *structs.Evaluation) bool {
+	return e.TriggeredBy == structs.EvalTriggerPeriodicJob && e.Status == structs.EvalStatusCancelled &&
+		strings.HasPrefix(e.StatusDescription, SkippedLaunchPrefix)
 }
 
 // launchPeriodicChild registers the child of a periodic job for a launch

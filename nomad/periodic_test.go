@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -55,6 +56,7 @@ func TestNextLaunch(t *testing.T) {
 type fakeLauncher struct {
 	mu       sync.Mutex
 	launches []time.Time
+	skips    []time.Time
 	running  bool
 }
 
@@ -65,10 +67,26 @@ func (f *fakeLauncher) launch(_ context.Context, _ *structs.Job, at time.Time) e
 	return nil
 }
 
-func (f *fakeLauncher) runningChildren(*structs.Job) (bool, error) {
+func (f *fakeLauncher) runningChild(*structs.Job) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.running, nil
+	if f.running {
+		return "p/periodic-1", nil
+	}
+	return "", nil
+}
+
+func (f *fakeLauncher) skipped(_ context.Context, _ *structs.Job, at time.Time, _ string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.skips = append(f.skips, at)
+	return nil
+}
+
+func (f *fakeLauncher) skipList() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.skips)
 }
 
 func (f *fakeLauncher) setRunning(running bool) {
@@ -139,16 +157,19 @@ func TestPeriodicDispatcher_ProhibitOverlapSkips(t *testing.T) {
 		overlapping := periodicJob("q", "* * * * *")
 		d.Add(overlapping)
 
-		// Both come due; only the job that allows overlap launches.
+		// Both come due; only the job that allows overlap launches, and
+		// the skip of the other is recorded.
 		time.Sleep(90 * time.Second)
 		synctest.Wait()
 		must.Len(t, 1, l.list())
+		must.Len(t, 1, l.skipList())
 
 		// Once the child is dead, the next launch goes ahead.
 		l.setRunning(false)
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		must.Len(t, 3, l.list())
+		must.Len(t, 1, l.skipList())
 	})
 }
 
@@ -230,6 +251,19 @@ func TestPeriodic_LaunchesOnScheduleAndProhibitsOverlap(t *testing.T) {
 	waitfor.True(t, "two launches skipped", func() bool { return skipped.n.Load() >= 2 })
 	kids := children(t, s, "every-second")
 	must.Len(t, 1, kids, must.Sprintf("overlapping launches: %v", jobIDs(kids)))
+
+	// The parent's one evaluation of kind says when and why.
+	var skips []*structs.Evaluation
+	waitfor.True(t, "the skip recorded", func() bool {
+		evals, err := s.State().EvalsByJob(nil, structs.DefaultNamespace, "every-second")
+		must.NoError(t, err)
+		skips = evals
+		return len(evals) == 1 && evals[0].ModifyIndex > evals[0].CreateIndex
+	})
+	must.Eq(t, structs.EvalStatusCancelled, skips[0].Status)
+	must.Eq(t, structs.EvalTriggerPeriodicJob, skips[0].TriggeredBy)
+	must.Eq(t, SkippedLaunchPrefix+kids[0].ID+" was still running and the job prohibits overlap", skips[0].StatusDescription)
+	must.True(t, skips[0].CreateTime > kids[0].SubmitTime, must.Sprint("the skipped launch's time"))
 
 	// Once it is dead, the schedule goes on.
 	_, err := s.DeregisterJob(testCtx(t), &JobDeregisterRequest{Namespace: structs.DefaultNamespace, JobID: kids[0].ID})

@@ -96,6 +96,7 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if err != nil {
 		return nil, err
 	}
+	warnings = append(warnings, resp.Warnings...)
 	setIndex(w, resp.Index)
 	return &jobRegisterResponse{
 		EvalID:          resp.EvalID,
