@@ -76,6 +76,7 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 	case err != nil:
 		return nil, err
 	}
+	defer sub.Close()
 	s.streamEvents(w, r, sub)
 	return nil, nil
 }
@@ -124,9 +125,10 @@ func (s *HTTPServer) streamEvents(w http.ResponseWriter, r *http.Request, sub *s
 			}
 		}
 		if batch == nil && err == nil && !heartbeat {
-			// Woken by events this stream does not send: nothing to
-			// write, but the same pause, so that a stream that filters
-			// wakes at most once a gap however busy the cluster.
+			// Woken with nothing to send (the broker wakes a stream
+			// only for events it sends, but a wake-up may outlive the
+			// batch it was for): the same pause all the same, so that
+			// a stream wakes at most once a gap.
 			if !pause(ctx, eventWriteGap) {
 				return
 			}

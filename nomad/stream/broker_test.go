@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -209,20 +211,101 @@ func TestSubscription_Wait(t *testing.T) {
 		synctest.Wait()
 		must.False(t, woke.Load())
 
-		// Any publish wakes it, even one it would pass over.
+		// A publish it would pass over does not wake it; one that
+		// matches does.
 		b.Publish(1, []*Event{allocEvent("a", "j", "default")})
+		synctest.Wait()
+		must.False(t, woke.Load())
+		b.Publish(2, []*Event{jobEvent("j", "default")})
 		synctest.Wait()
 		must.True(t, woke.Load())
 
-		// With an unread batch there is nothing to wait for; once read
-		// past, Wait waits again, until ctx ends.
+		// With an unread batch there is nothing to wait for; once it is
+		// read, Wait waits again, until ctx ends.
 		must.NoError(t, sub.Wait(context.Background()))
 		batch, err := sub.TryNext()
 		must.NoError(t, err)
-		must.Nil(t, batch)
+		must.Eq(t, 2, batch.Index)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		must.ErrorIs(t, sub.Wait(ctx), context.DeadlineExceeded)
+	})
+}
+
+// TestBroker_FilteredSubscriberNotBehindForOthersEvents holds that a
+// subscription that follows one key does not fall behind, however many
+// events of other keys go through the buffer while it waits: it missed
+// none of its own.
+func TestBroker_FilteredSubscriberNotBehindForOthersEvents(t *testing.T) {
+	b := NewBroker(10, 0)
+	watcher, err := b.Subscribe(SubscribeRequest{Topics: map[Topic][]string{TopicJob: {"mine"}, TopicAllocation: {"mine"}}})
+	must.NoError(t, err)
+	everything, err := b.Subscribe(SubscribeRequest{})
+	must.NoError(t, err)
+	for i := uint64(1); i <= 1000; i++ {
+		b.Publish(i, []*Event{jobEvent(fmt.Sprint(i), "default")})
+	}
+	b.Publish(1001, []*Event{allocEvent("a", "mine", "default")})
+	batch := next(t, watcher)
+	must.Eq(t, 1001, batch.Index)
+	must.Eq(t, []string{"a"}, keys(batch))
+	noneReady(t, watcher)
+
+	// One that wanted those events fell behind.
+	_, err = everything.Next(context.Background())
+	must.ErrorIs(t, err, ErrBehind)
+}
+
+// TestBroker_WakesOnlyConcernedSubscribers holds that a publish wakes the
+// subscriptions whose filters select one of its events, by key, filter
+// key, topic or all, and leaves the others asleep.
+func TestBroker_WakesOnlyConcernedSubscribers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := NewBroker(100, 0)
+		reqs := map[string]SubscribeRequest{
+			"its key":          {Topics: map[Topic][]string{TopicAllocation: {"a"}}},
+			"its job":          {Topics: map[Topic][]string{TopicAllocation: {"j"}}},
+			"its topic":        {Topics: map[Topic][]string{TopicAllocation: {Wildcard}}},
+			"any topic, key":   {Topics: map[Topic][]string{TopicAll: {"j"}}},
+			"everything":       {},
+			"another key":      {Topics: map[Topic][]string{TopicAllocation: {"b"}}},
+			"another topic":    {Topics: map[Topic][]string{TopicJob: {Wildcard}}},
+			"another job":      {Topics: map[Topic][]string{TopicJob: {"j"}}},
+			"another ns":       {Namespace: "prod"},
+			"not allowed":      {Allow: func(*Event) bool { return false }},
+			"closed, its key":  {Topics: map[Topic][]string{TopicAllocation: {"a"}}},
+			"closed, anything": {},
+		}
+		woken := map[string]*atomic.Bool{}
+		for name, req := range reqs {
+			sub, err := b.Subscribe(req)
+			must.NoError(t, err)
+			if strings.HasPrefix(name, "closed") {
+				sub.Close()
+				_, err := sub.TryNext()
+				must.ErrorIs(t, err, ErrClosed)
+				continue
+			}
+			woken[name] = new(atomic.Bool)
+			go func() {
+				if sub.Wait(context.Background()) == nil {
+					woken[name].Store(true)
+				}
+			}()
+		}
+		synctest.Wait()
+		b.Publish(1, []*Event{allocEvent("a", "j", "default")})
+		synctest.Wait()
+		var got []string
+		for name, w := range woken {
+			if w.Load() {
+				got = append(got, name)
+			}
+		}
+		slices.Sort(got)
+		must.Eq(t, []string{"any topic, key", "everything", "its job", "its key", "its topic"}, got)
+		must.Eq(t, 0, len(b.subs.all())-len(woken), must.Sprint("closed subscriptions are off the index"))
+		b.Close()
 	})
 }
 
@@ -325,4 +408,28 @@ func TestBroker_BatchPublishedAt(t *testing.T) {
 		must.Len(t, 1, trimmed.Events)
 		must.Eq(t, published, trimmed.Published)
 	})
+}
+
+// TestBroker_DispatchBacklogBounded holds that events the dispatcher has
+// not handed out yet are bounded: past the bound they are let go and the
+// subscriptions end as fallen behind, while Publish goes on.
+func TestBroker_DispatchBacklogBounded(t *testing.T) {
+	b := NewBroker(10, 0)
+	sub, err := b.Subscribe(SubscribeRequest{Topics: map[Topic][]string{TopicJob: {"nothing"}}})
+	must.NoError(t, err)
+	b.subsMu.Lock() // the dispatcher cannot run
+	for i := uint64(1); i <= uint64(b.maxPending())+1; i++ {
+		b.Publish(i, []*Event{jobEvent(fmt.Sprint(i), "default")})
+	}
+	must.Eq(t, 0, b.work.events, must.Sprint("the backlog was let go"))
+	b.subsMu.Unlock()
+	_, err = sub.Next(context.Background())
+	must.ErrorIs(t, err, ErrBehind)
+	must.StrContains(t, err.Error(), "faster than it could hand them out")
+
+	// Later subscriptions are served as usual.
+	after, err := b.Subscribe(SubscribeRequest{Index: b.Stats().Last})
+	must.NoError(t, err)
+	b.Publish(uint64(b.maxPending())+2, []*Event{jobEvent("next", "default")})
+	must.Eq(t, []string{"next"}, keys(next(t, after)))
 }

@@ -4,11 +4,16 @@
 // subscriptions read them at their own pace, filtered by topic, key and
 // namespace.
 //
-// Publishing never waits for a subscriber: a batch is appended and the
-// oldest dropped once the buffer holds more events than its size. A
-// subscription that falls so far behind that the batches it has still to
-// read are dropped ends with ErrBehind; it holds no events of its own, so
-// a slow or stalled reader costs the server nothing but its cursor.
+// Publishing never waits for a subscriber, nor does any subscriber's
+// work: a batch is appended, the oldest dropped once the buffer holds more
+// events than its size, and the batch left for the broker's dispatcher,
+// which queues it, trimmed to what each wants, for the subscriptions whose
+// filters select some of its events, and wakes those alone. A queue holds
+// shared batches, at most the buffer's size of events: a subscription
+// with more of its events waiting than that ends with ErrBehind, so a
+// slow or stalled reader costs the server at most a buffer's worth of
+// pointers. A subscription that filters is never dropped for events it
+// did not ask for.
 package stream
 
 import (
