@@ -118,11 +118,11 @@ func (c budgetChange) apply(current time.Duration) (time.Duration, error) {
 		return 0, errors.New("it has no max_run_duration to change; give the whole budget, such as 2h")
 	case c.sign > 0:
 		if c.d > time.Duration(1<<63-1)-current {
-			return 0, fmt.Errorf("%s plus %s is too long", formatDuration(current), formatDuration(c.d))
+			return 0, fmt.Errorf("%s plus %s is too long", exactDuration(current), exactDuration(c.d))
 		}
 		return current + c.d, nil
 	case c.d >= current:
-		return 0, fmt.Errorf("its budget is %s: taking %s leaves nothing", formatDuration(current), formatDuration(c.d))
+		return 0, fmt.Errorf("its budget is %s: taking %s leaves nothing", exactDuration(current), exactDuration(c.d))
 	}
 	return current - c.d, nil
 }
@@ -132,11 +132,11 @@ func (c budgetChange) apply(current time.Duration) (time.Duration, error) {
 func formatDeadlineChange(alloc *api.Allocation, resp *api.AllocMaxRunDurationResponse, verbose bool, now time.Time) string {
 	before := "none"
 	if alloc.MaxRunDuration > 0 {
-		before = formatDuration(alloc.MaxRunDuration)
+		before = exactDuration(alloc.MaxRunDuration)
 	}
 	rows := []string{
 		"ID|" + shortID(alloc.ID, verbose),
-		"Max Run Duration|" + before + " => " + formatDuration(resp.MaxRunDuration),
+		"Max Run Duration|" + before + " => " + exactDuration(resp.MaxRunDuration),
 	}
 	if resp.MaxRunDeadline != 0 {
 		deadline := time.Unix(0, resp.MaxRunDeadline)

@@ -114,10 +114,16 @@ func prettyUnixNano(ns int64, now time.Time) string {
 	return prettyTimeDiff(time.Unix(0, ns), now)
 }
 
-// formatDuration shows d in whole seconds with at most its two largest
+// formatDuration shows a span of time measured against now (time left,
+// "5s ago", the next launch) in whole seconds with at most its two largest
 // units, such as "12s", "5m3s", "1h2m", "2h" or "3d4h": precise enough to
-// read at a glance.
+// read at a glance. A span under a second shows in milliseconds ("350ms"),
+// so that a short budget's time left does not read "0s". Durations a user
+// configured are exactDuration's.
 func formatDuration(d time.Duration) string {
+	if d != 0 && d > -time.Second && d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
 	d = d.Round(time.Second)
 	if d < 0 {
 		return "-" + formatDuration(-d)
@@ -146,4 +152,30 @@ func formatDuration(d time.Duration) string {
 		return out
 	}
 	return "0s" // unreachable: the seconds unit always answers
+}
+
+// exactDuration shows a duration a user configured (a max_run_duration, a
+// wait) exactly, as Go's duration syntax writes it but without zero
+// units: "500ms", "1h30m30s", "2h", "1h5s", "1.5s". time.ParseDuration
+// reads it back to the same value.
+func exactDuration(d time.Duration) string {
+	if d < 0 {
+		return "-" + exactDuration(-d)
+	}
+	if d == 0 {
+		return "0s"
+	}
+	var b strings.Builder
+	if h := d / time.Hour; h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+		d -= h * time.Hour
+	}
+	if m := d / time.Minute; m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+		d -= m * time.Minute
+	}
+	if d > 0 {
+		b.WriteString(d.String()) // under a minute: "30s", "1.5s", "500ms"
+	}
+	return b.String()
 }

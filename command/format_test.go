@@ -43,8 +43,10 @@ func TestFormatDuration(t *testing.T) {
 		want string
 	}{
 		{0, "0s"},
-		{400 * time.Millisecond, "0s"},
-		{600 * time.Millisecond, "1s"},
+		{400 * time.Millisecond, "400ms"},
+		{600*time.Millisecond + 400*time.Microsecond, "600ms"},
+		{-250 * time.Millisecond, "-250ms"},
+		{1400 * time.Millisecond, "1s"},
 		{12 * time.Second, "12s"},
 		{5*time.Minute + 3*time.Second, "5m3s"},
 		{5 * time.Minute, "5m"},
@@ -94,4 +96,33 @@ func TestLimit(t *testing.T) {
 	must.Eq(t, "", limit("", 8))
 	must.Eq(t, "1a2b3c4d", shortID("1a2b3c4d-5e6f", false))
 	must.Eq(t, "1a2b3c4d-5e6f", shortID("1a2b3c4d-5e6f", true))
+}
+
+// TestExactDuration: a configured duration shows exactly, and reads back
+// to the same value.
+func TestExactDuration(t *testing.T) {
+	cases := []struct {
+		in   time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{500 * time.Millisecond, "500ms"},
+		{1500 * time.Millisecond, "1.5s"},
+		{10 * time.Second, "10s"},
+		{90*time.Minute + 30*time.Second, "1h30m30s"},
+		{2 * time.Hour, "2h"},
+		{time.Hour + 5*time.Second, "1h5s"},
+		{36 * time.Hour, "36h"},
+		{time.Minute + 1, "1m1ns"},
+		{-90 * time.Second, "-1m30s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			got := exactDuration(tc.in)
+			must.Eq(t, tc.want, got)
+			back, err := time.ParseDuration(got)
+			must.NoError(t, err)
+			must.Eq(t, tc.in, back)
+		})
+	}
 }

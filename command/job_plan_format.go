@@ -153,7 +153,7 @@ func fieldLines(fields []*api.FieldDiff, durations bool) []diffLine {
 func fieldValue(v string, duration bool) string {
 	if duration {
 		if ns, err := strconv.ParseInt(v, 10, 64); err == nil {
-			v = time.Duration(ns).String()
+			v = exactDuration(time.Duration(ns))
 		}
 	}
 	return strconv.Quote(v)

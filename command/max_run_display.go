@@ -22,7 +22,7 @@ func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 	if clientStatusEnded(alloc.ClientStatus) && !alloc.MaxRunExceeded {
 		relative = "not reached: allocation " + alloc.ClientStatus
 	}
-	budget := formatDuration(alloc.MaxRunDuration)
+	budget := exactDuration(alloc.MaxRunDuration)
 	if alloc.MaxRunScope == "allocation" {
 		budget += " (changed for this allocation)"
 	}
@@ -50,7 +50,7 @@ func timeLeftText(alloc *api.Allocation, deadline, now time.Time) string {
 	case clientStatusEnded(alloc.ClientStatus):
 		return "none (allocation " + alloc.ClientStatus + ")"
 	}
-	return formatDuration(left)
+	return timeLeft(left)
 }
 
 // clientStatusEnded reports whether a client status is one of an ended
@@ -99,7 +99,7 @@ func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []s
 	if ts.MaxRunDuration == 0 {
 		return nil
 	}
-	rows := []string{"Max Run Duration|" + formatDuration(ts.MaxRunDuration) + " (" + ts.MaxRunScope + ")"}
+	rows := []string{"Max Run Duration|" + exactDuration(ts.MaxRunDuration) + " (" + ts.MaxRunScope + ")"}
 	if ts.MaxRunDeadline == 0 {
 		return append(rows, "Deadline|none yet (counts from the task's start)")
 	}
@@ -111,19 +111,19 @@ func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []s
 	dead := ts.State == api.TaskStateDead
 	relative := prettyTimeDiff(deadline, now)
 	left := deadline.Sub(now)
-	timeLeft := formatDuration(left)
+	leftText := timeLeft(left)
 	switch {
 	case exceeded && left > 0:
-		timeLeft = "none (exceeded)"
+		leftText = "none (exceeded)"
 	case exceeded || (left <= 0 && !dead):
-		timeLeft = "none (exceeded " + relative + ")"
+		leftText = "none (exceeded " + relative + ")"
 	case dead:
 		relative = "not reached: task dead"
-		timeLeft = "none (task dead)"
+		leftText = "none (task dead)"
 	}
 	rows = append(rows,
 		"Deadline|"+formatTime(deadline)+" ("+relative+")",
-		"Time Left|"+timeLeft,
+		"Time Left|"+leftText,
 	)
 	switch {
 	case !ts.MaxRunWarnedAt.IsZero():
@@ -133,4 +133,14 @@ func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []s
 		rows = append(rows, "Warning|due "+formatTime(at)+" ("+prettyTimeDiff(at, now)+")")
 	}
 	return rows
+}
+
+// timeLeft shows what is left of a budget to the second, in every unit
+// ("1h30m29s", not "1h30m", next to a budget of 1h30m30s), and under a
+// second in milliseconds.
+func timeLeft(d time.Duration) string {
+	if d > -time.Second && d < time.Second {
+		return formatDuration(d)
+	}
+	return exactDuration(d.Round(time.Second))
 }

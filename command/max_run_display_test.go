@@ -233,3 +233,40 @@ func TestTaskMaxRunRows(t *testing.T) {
 		})
 	}
 }
+
+// TestFormatAllocStatus_ExactBudgets: a budget shows as configured, not
+// rounded ("500ms" was "1s", "1h30m30s" was "1h30m"), with -verbose or
+// not; a time left under a second shows in milliseconds.
+func TestFormatAllocStatus_ExactBudgets(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		budget   time.Duration
+		left     time.Duration
+		shown    string
+		timeLeft string
+	}{
+		{500 * time.Millisecond, 300 * time.Millisecond, "500ms", "300ms"},
+		{90*time.Minute + 30*time.Second, 90*time.Minute + 29*time.Second, "1h30m30s", "1h30m29s"},
+	} {
+		t.Run(tc.shown, func(t *testing.T) {
+			alloc := &api.Allocation{
+				ID: "0a1b2c3d-0000-0000-0000-000000000000", TaskGroup: "g", ClientStatus: "running",
+				Job: &api.Job{TaskGroups: []*api.TaskGroup{{
+					Name: ptr("g"), MaxRunDuration: &tc.budget, Tasks: []*api.Task{{Name: "t"}},
+				}}},
+				CreateTime: now.Add(tc.left - tc.budget).UnixNano(), ModifyTime: now.UnixNano(),
+				MaxRunDeadline: now.Add(tc.left).UnixNano(), MaxRunDuration: tc.budget,
+				TaskStates: map[string]*api.TaskState{"t": {
+					State: "running", MaxRunDuration: tc.budget, MaxRunScope: "group", MaxRunDeadline: now.Add(tc.left).UnixNano(),
+				}},
+			}
+			for _, verbose := range []bool{false, true} {
+				out := formatAllocStatus(alloc, false, verbose, now)
+				must.StrContains(t, out, "\nMax Run Duration    = "+tc.shown+"\n")
+				must.StrContains(t, out, "\nTime Left           = "+tc.timeLeft+"\n")
+				must.StrContains(t, out, "\nMax Run Duration = "+tc.shown+" (group)\n")
+				must.StrContains(t, out, "\nTime Left        = "+tc.timeLeft+"\n")
+			}
+		})
+	}
+}

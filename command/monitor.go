@@ -67,7 +67,7 @@ func (m *evalMonitor) monitor(ctx context.Context, evalID string) int {
 		}
 		evalID = eval.NextEval
 		if eval.Wait > 0 {
-			m.headline("Monitoring next evaluation %q in %s", m.id(evalID), formatDuration(eval.Wait))
+			m.headline("Monitoring next evaluation %q in %s", m.id(evalID), exactDuration(eval.Wait))
 		} else {
 			m.headline("Monitoring next evaluation %q", m.id(evalID))
 		}

@@ -79,6 +79,13 @@ func TestUI_DeadlineLive(t *testing.T) {
 	must.StrContains(t, b.text("#groups tbody"), "10s")
 	b.screenshot("ui-job")
 
+	// A budget shows as configured, not rounded.
+	exact := strings.NewReplacer(`job "maxrun"`, `job "exact"`, `max_run_duration = "10s"`, `max_run_duration = "1h30m30s"`).Replace(designExample)
+	a.mustCLI("job run", "-detach", writeFile(t, a.dir, "exact.hcl", exact))
+	b.open("/ui/jobs/exact@default", "#groups tbody")
+	b.waitText("the exact budget", "#groups tbody", func(s string) bool { return strings.Contains(s, "1h30m30s") })
+	a.mustCLI("job stop", "-purge", "exact")
+
 	// The other pages render, and / leads to the UI.
 	b.open("/", "#jobs tbody")
 	b.open("/ui/clients", "#clients tbody")

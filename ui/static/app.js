@@ -190,8 +190,23 @@
     return duration(Math.ceil(left / 1000) * 1000);
   }
 
-  // budget renders a max_run_duration in nanoseconds.
-  function budget(ns) { return ns ? duration(nsToMs(ns)) : '—'; }
+  // exact renders a configured duration in nanoseconds exactly, as the
+  // CLI does and Go's duration syntax reads: 500ms, 1h30m30s, 2h, 1.5s.
+  function exact(ns) {
+    const hour = 3600e9, minute = 60e9;
+    const h = Math.floor(ns / hour);
+    const m = Math.floor((ns - h * hour) / minute);
+    const rest = ns - h * hour - m * minute;
+    let out = (h ? `${h}h` : '') + (m ? `${m}m` : '');
+    if (rest >= 1e9) out += `${+(rest / 1e9).toFixed(9)}s`;
+    else if (rest >= 1e6) out += `${+(rest / 1e6).toFixed(6)}ms`;
+    else if (rest >= 1e3) out += `${+(rest / 1e3).toFixed(3)}µs`;
+    else if (rest > 0) out += `${rest}ns`;
+    return out || '0s';
+  }
+
+  // budget renders a max_run_duration in nanoseconds, exactly.
+  function budget(ns) { return ns ? exact(ns) : '—'; }
 
   // ---- pieces -----------------------------------------------------------------
 
