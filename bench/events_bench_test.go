@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -230,27 +231,25 @@ func waitTerminal(b *testing.B, f *frames, jobID string) uint64 {
 	}
 }
 
-// BenchmarkEvents_HundredConsumers measures, side by side in one run on one
-// agent process (a dev server with no client, so that the registrations'
-// evaluations stay blocked and no task runs), what eventConsumers event
-// stream consumers cost the server, in two shapes:
+// BenchmarkEvents_HundredConsumers measures what eventConsumers event
+// stream consumers cost a server, in two shapes:
 //
 //   - watching: each follows one job of its own (topic=Job:<id> and
 //     Allocation:<id>), as a browser tab on a job's page does;
 //   - everything: each reads every event (topic=*), so the server sends
 //     eventConsumers times every event it publishes.
 //
-// For each it reports the agent's memory (PSS) with the consumers
-// connected and caught up, against just before they connected, and the
-// throughput of job registrations over HTTP while they are connected,
-// against without them. The rounds alternate (without, with, without,
-// ...) so that the load of the machine weighs on both alike; the slowdown
-// is the median of the rounds'. On a shared machine the throughput moves
-// with whatever else runs, so each round also measures the CPU time the
-// agent spent per registration (user and system, from /proc), which the
-// load of other processes moves far less: what the consumers cost the
-// server, apart from the CPU their own reading takes from it on the same
-// cores.
+// Two agents run side by side (dev servers with no client, so that the
+// registrations' evaluations stay blocked and no task runs): the measured
+// one, which the consumers connect to, and its twin, which none does. The
+// same registrations go to both, interleaved, so that whatever else the
+// machine runs weighs on both alike at every moment; the slowdown is how
+// much the measured agent's registration throughput falls behind its
+// twin's with the consumers connected, against the same ratio without
+// them (rounds alternate, without, with, ...; the median round counts).
+// The agents' CPU time per registration (from /proc) is compared the same
+// way. Memory is the measured agent's PSS with the consumers connected and
+// caught up, against just before they connected.
 func BenchmarkEvents_HundredConsumers(b *testing.B) {
 	dir := b.TempDir()
 	config := filepath.Join(dir, "agent.hcl")
@@ -264,23 +263,30 @@ func BenchmarkEvents_HundredConsumers(b *testing.B) {
 	everything := func(int) string { return "/v1/event/stream?topic=*" }
 	cost := map[string][]float64{}
 	for n := range b.N {
-		p := startAgent(b, dir, 0, 0, "-dev", "-config", config)
-		p.waitUntil("a leader", pollGap, time.Minute, func() (bool, error) {
-			var leader string
-			err := p.getJSON("/v1/status/leader", &leader)
-			return leader != "", err
-		})
-		registerRate(b, p, fmt.Sprintf("bench-warmup-%d", n), 300)
+		var pair agentPair
+		for i := range pair {
+			pair[i] = startAgent(b, dir, 0, 0, "-dev", "-config", config)
+		}
+		for _, p := range pair {
+			p.waitUntil("a leader", pollGap, time.Minute, func() (bool, error) {
+				var leader string
+				err := p.getJSON("/v1/status/leader", &leader)
+				return leader != "", err
+			})
+		}
+		pair.register(b, fmt.Sprintf("bench-warmup-%d", n), 300)
 		for _, shape := range []struct {
 			name string
 			url  func(int) string
 		}{{"watching", watching}, {"everything", everything}} {
-			c := consumerCost(b, p, fmt.Sprintf("%s-%d", shape.name, n), shape.url)
+			c := consumerCost(b, pair, fmt.Sprintf("%s-%d", shape.name, n), shape.url)
 			cost[shape.name+"_MiB"] = append(cost[shape.name+"_MiB"], c.mib)
 			cost[shape.name+"_slowdown_pct"] = append(cost[shape.name+"_slowdown_pct"], 100*c.slowdown)
 			cost[shape.name+"_cpu_pct"] = append(cost[shape.name+"_cpu_pct"], 100*c.cpu)
 		}
-		p.stop()
+		for _, p := range pair {
+			p.stop()
+		}
 	}
 	for _, name := range []string{"watching", "everything"} {
 		mib, pct, cpu := meanOf(cost[name+"_MiB"]), meanOf(cost[name+"_slowdown_pct"]), meanOf(cost[name+"_cpu_pct"])
@@ -292,6 +298,9 @@ func BenchmarkEvents_HundredConsumers(b *testing.B) {
 	}
 }
 
+// agentPair is the measured agent, then its twin.
+type agentPair [2]*agentProc
+
 // consumersCost is what eventConsumers consumers cost an agent: memory in
 // MiB, how much slower registrations go and how much more agent CPU each
 // takes, as fractions.
@@ -300,39 +309,41 @@ type consumersCost struct {
 }
 
 // consumerCost measures eventConsumers consumers of the streams at url(i)
-// on p.
-func consumerCost(b *testing.B, p *agentProc, name string, url func(int) string) consumersCost {
+// on the pair's measured agent.
+func consumerCost(b *testing.B, pair agentPair, name string, url func(int) string) consumersCost {
 	b.Helper()
 	const (
 		rounds = 7
-		jobs   = 400
+		jobs   = 300
 	)
 	// The watched jobs exist, so that each consumer is sent its own.
 	for i := range eventConsumers {
-		if err := p.registerJob(unplaceableJob(fmt.Sprintf("bench-watched-%03d", i))); err != nil {
-			b.Fatal(err)
+		for _, p := range pair {
+			if err := p.registerJob(unplaceableJob(fmt.Sprintf("bench-watched-%03d", i))); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
+	measured := pair[0]
 	var cost consumersCost
 	// Slowdowns in ppm, as durations for median.
 	slowdowns, cpus := make([]time.Duration, rounds), make([]time.Duration, rounds)
 	for r := range rounds {
-		without := measureRegistrations(b, p, fmt.Sprintf("bench-%s-%d-without", name, r), jobs)
-		idle := settledPSS(p.Pid())
-		c := startConsumers(b, eventConsumers, func(i int) string { return p.Addr + url(i) })
+		without := pair.register(b, fmt.Sprintf("bench-%s-%d-without", name, r), jobs)
+		idle := settledPSS(measured.Pid())
+		c := startConsumers(b, eventConsumers, func(i int) string { return measured.Addr + url(i) })
 		c.waitAllRead(b, 1)
 		if r == 0 {
-			connected := settledPSS(p.Pid())
+			connected := settledPSS(measured.Pid())
 			cost.mib = float64(connected-idle) / 1024
 			b.Logf("%s: %d consumers connected: PSS %d → %d KiB, %.2f MiB", name, eventConsumers, idle, connected, cost.mib)
 		}
-		with := measureRegistrations(b, p, fmt.Sprintf("bench-%s-%d-with", name, r), jobs)
+		with := pair.register(b, fmt.Sprintf("bench-%s-%d-with", name, r), jobs)
 		c.stop()
-		slowdowns[r] = time.Duration(1e6 * (1 - with.rate/without.rate))
-		cpus[r] = time.Duration(1e6 * (float64(with.cpuPerJob)/float64(without.cpuPerJob) - 1))
-		b.Logf("%s round %d: %.0f registrations/s without consumers (agent CPU %s each), %.0f/s with %d (%s each; they read %d frames, %.1f MiB; %d streams ended early)",
-			name, r, without.rate, without.cpuPerJob, with.rate, eventConsumers, with.cpuPerJob,
-			c.frames.Load(), float64(c.bytes())/(1<<20), c.ended.Load())
+		slowdowns[r] = time.Duration(1e6 * (1 - with.relativeRate()/without.relativeRate()))
+		cpus[r] = time.Duration(1e6 * (with.relativeCPU()/without.relativeCPU() - 1))
+		b.Logf("%s round %d: without consumers %s; with %d %s (they read %d frames, %.1f MiB; %d streams ended early)",
+			name, r, without, eventConsumers, with, c.frames.Load(), float64(c.bytes())/(1<<20), c.ended.Load())
 		if n := c.ended.Load(); n > 0 {
 			b.Errorf("%s round %d: %d of %d streams ended before the round did (dropped: fell behind the buffer?)", name, r, n, eventConsumers)
 		}
@@ -342,19 +353,97 @@ func consumerCost(b *testing.B, p *agentProc, name string, url func(int) string)
 	return cost
 }
 
-// registrations is the measure of one run of registrations.
-type registrations struct {
-	rate      float64       // per second
-	cpuPerJob time.Duration // agent CPU time, user and system
+// pairedRegistrations is the measure of registrations made on both agents
+// of a pair, interleaved: per agent, how long each of its requests took
+// and the CPU time it spent meanwhile (user and system).
+type pairedRegistrations struct {
+	jobs int
+	took [2][]time.Duration
+	cpu  [2]time.Duration
 }
 
-// measureRegistrations is registerRate with the agent's CPU time per
-// registration.
-func measureRegistrations(b *testing.B, p *agentProc, prefix string, jobs int) registrations {
+// rate is the registrations per second of agent i: with pairedWorkers
+// requests in flight, pairedWorkers over the time one took, as the mean
+// of the middle 80% (a request that waited for the machine, not for the
+// agent, such as one whose process was descheduled for a while by
+// another's, is at the edges).
+func (r pairedRegistrations) rate(i int) float64 {
+	return float64(pairedWorkers) / trimmedMean(r.took[i], 0.1).Seconds()
+}
+
+// trimmedMean is the mean of d without its lowest and highest fraction.
+func trimmedMean(d []time.Duration, fraction float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	cut := int(float64(len(s)) * fraction)
+	s = s[cut : len(s)-cut]
+	var sum time.Duration
+	for _, x := range s {
+		sum += x
+	}
+	return sum / time.Duration(len(s))
+}
+
+// relativeRate is the measured agent's throughput over its twin's.
+func (r pairedRegistrations) relativeRate() float64 { return r.rate(0) / r.rate(1) }
+
+// relativeCPU is the measured agent's CPU time over its twin's.
+func (r pairedRegistrations) relativeCPU() float64 { return float64(r.cpu[0]) / float64(r.cpu[1]) }
+
+func (r pairedRegistrations) String() string {
+	per := func(i int) time.Duration { return r.cpu[i] / time.Duration(r.jobs) }
+	return fmt.Sprintf("%.0f registrations/s, CPU %s each (twin: %.0f/s, %s each)", r.rate(0), per(0), r.rate(1), per(1))
+}
+
+// pairedWorkers is how many registrations are in flight on each agent.
+const pairedWorkers = 4
+
+// register registers jobs unplaceable jobs on both agents, each job on
+// both in turn (the first of the two alternating), pairedWorkers at a
+// time.
+func (pair agentPair) register(b *testing.B, prefix string, jobs int) pairedRegistrations {
 	b.Helper()
-	before := cpuTime(b, p.Pid())
-	rate := registerRate(b, p, prefix, jobs)
-	return registrations{rate: rate, cpuPerJob: (cpuTime(b, p.Pid()) - before) / time.Duration(jobs)}
+	next := make(chan int)
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		failed atomic.Value
+	)
+	out := pairedRegistrations{jobs: jobs}
+	var cpuBefore [2]time.Duration
+	for i, p := range pair {
+		cpuBefore[i] = cpuTime(b, p.Pid())
+	}
+	for range pairedWorkers {
+		wg.Go(func() {
+			for n := range next {
+				job := unplaceableJob(fmt.Sprintf("%s-%03d", prefix, n))
+				for k := range pair {
+					i := (n + k) % 2
+					start := time.Now()
+					if err := pair[i].registerJob(job); err != nil {
+						failed.Store(err)
+					}
+					took := time.Since(start)
+					mu.Lock()
+					out.took[i] = append(out.took[i], took)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for n := range jobs {
+		next <- n
+	}
+	close(next)
+	wg.Wait()
+	if err, ok := failed.Load().(error); ok {
+		b.Fatal(err)
+	}
+	for i, p := range pair {
+		out.cpu[i] = cpuTime(b, p.Pid()) - cpuBefore[i]
+	}
+	return out
 }
 
 // cpuTime is the user and system CPU time a process has used, from
@@ -390,35 +479,6 @@ func unplaceableJob(id string) map[string]any {
 	job := rawExecJob(id, "batch", 1, 20, 32, "/bin/true")
 	job["Constraints"] = []any{map[string]any{"LTarget": "${attr.kernel.name}", "RTarget": "no-such-kernel", "Operand": "="}}
 	return job
-}
-
-// registerRate registers jobs unplaceable jobs over HTTP, four at a time,
-// and returns how many it registered per second.
-func registerRate(b *testing.B, p *agentProc, prefix string, jobs int) float64 {
-	b.Helper()
-	const workers = 4
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	start := time.Now()
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				if err := p.registerJob(unplaceableJob(fmt.Sprintf("%s-%03d", prefix, i))); err != nil {
-					failed.Store(err)
-				}
-			}
-		})
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err, ok := failed.Load().(error); ok {
-		b.Fatal(err)
-	}
-	return float64(jobs) / time.Since(start).Seconds()
 }
 
 // settledPSS is the agent process's PSS in KiB once the Go runtime has had
