@@ -375,3 +375,24 @@ func TestTaskRunner_KillCutsSlowDownload(t *testing.T) {
 	must.True(t, ts.StartedAt.IsZero())
 	must.Nil(t, lastEvent(ts, structs.TaskArtifactDownloadFailed))
 }
+
+// The agent stopping cuts a download short too, and leaves the task to the
+// next agent: not started, not dead.
+func TestTaskRunner_ShutdownCutsSlowDownload(t *testing.T) {
+	arrived := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+
+	task := testTask("web", map[string]any{"run_for": "1s"})
+	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/huge.bin"}}
+	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h.run()
+	<-arrived
+	h.tr.Shutdown()
+	ts := h.tr.TaskState()
+	must.NotEq(t, structs.TaskStateDead, ts.State)
+	must.True(t, ts.StartedAt.IsZero())
+}

@@ -57,6 +57,7 @@ func (tr *TaskRunner) kill(ctx context.Context, ev *structs.TaskEvent, maxRunExc
 		tr.maxRunEvents.TaskMaxRunExceeded(tr.taskName)
 	}
 	tr.killCancel()
+	tr.cancelSetup()
 
 	select {
 	case <-tr.waitCh:

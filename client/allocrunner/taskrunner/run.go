@@ -1,7 +1,6 @@
 package taskrunner
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -85,11 +84,9 @@ func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 	alloc, task := tr.snapshot()
 	env := buildTaskEnv(tr.withOwnState(alloc), task, tr.taskDir, tr.node)
 
-	ctx, cancel := context.WithCancel(tr.killCtx)
-	stop := context.AfterFunc(tr.shutdownCtx, cancel)
+	ctx, endSetup := tr.setupContext()
 	err := tr.runPrestartHooks(ctx, &prestartRequest{Task: task, TaskDir: tr.taskDir, Env: env, Emit: func(ev *structs.TaskEvent) { tr.emit(ev) }})
-	stop()
-	cancel()
+	endSetup()
 	switch {
 	case tr.killed():
 		tr.finishIdle()
@@ -201,9 +198,11 @@ func (tr *TaskRunner) superviseRun(h *drivers.TaskHandle) bool {
 	if !ok {
 		return tr.afterExit(h, &drivers.ExitResult{Err: fmt.Errorf("driver %q is not available on this node", h.Driver)})
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	exitCh, err := drv.WaitTask(ctx, h.Config.ID)
+	// Every way out of the select below but the agent's stop reads the
+	// channel (afterExit, or the stop of a kill or restart), and the stop
+	// closes it: no context of the run's own is needed, nor the map of
+	// children it would hold for as long as the task runs.
+	exitCh, err := drv.WaitTask(tr.shutdownCtx, h.Config.ID)
 	if err != nil {
 		return tr.afterExit(h, &drivers.ExitResult{Err: fmt.Errorf("wait for task: %w", err)})
 	}
