@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/internal/lazylog"
 )
 
 // allocDirHook builds the allocation directory before the tasks run and
@@ -15,7 +16,7 @@ type allocDirHook struct {
 }
 
 func newAllocDirHook(dir *allocdir.AllocDir, logger hclog.Logger) *allocDirHook {
-	return &allocDirHook{dir: dir, logger: logger.Named("alloc_dir")}
+	return &allocDirHook{dir: dir, logger: lazylog.New(logger, "alloc_dir")}
 }
 
 func (*allocDirHook) Name() string { return "alloc_dir" }

@@ -10,6 +10,7 @@ import (
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/internal/lazylog"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -95,7 +96,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	logger = logger.Named("alloc_runner").With("alloc_id", alloc.ID)
+	logger = lazylog.New(logger, "alloc_runner", "alloc_id", alloc.ID)
 	dir, err := allocdir.New(cfg.AllocDirRoot, alloc.ID)
 	if err != nil {
 		return nil, fmt.Errorf("new alloc runner: %w", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/internal/lazylog"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -81,7 +82,7 @@ func newMaxRunDurationHook(alloc *structs.Allocation, runner deadlineRunner, m *
 		interval = DefaultMetricsCollectionInterval
 	}
 	return &maxRunDurationHook{
-		logger:     logger.Named("max_run_duration"),
+		logger:     lazylog.New(logger, "max_run_duration"),
 		runner:     runner,
 		metrics:    m,
 		interval:   interval,

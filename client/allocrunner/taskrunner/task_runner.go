@@ -17,6 +17,7 @@ import (
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/lazylog"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -106,7 +107,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 	tr := &TaskRunner{
 		allocID:   cfg.Alloc.ID,
 		taskName:  cfg.Task.Name,
-		logger:    logger.Named("task_runner").With("task", cfg.Task.Name),
+		logger:    lazylog.New(logger, "task_runner", "task", cfg.Task.Name),
 		taskDir:   cfg.TaskDir,
 		drivers:   cfg.Drivers,
 		stateDB:   cfg.StateDB,
