@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -87,10 +88,13 @@ type fileOperator struct {
 }
 
 // Names a rule may apply to: letters, digits, dashes, and * as a
-// wildcard; host volumes and node pools also allow underscores.
+// wildcard; host volumes and node pools also allow underscores. They are
+// compiled on first use: a bounded repetition compiles to a large program,
+// and every process of the binary (each raw_exec task supervisor too)
+// would otherwise build and keep it at start-up.
 var (
-	validNamespacePattern = regexp.MustCompile(`^[a-zA-Z0-9*-]{1,128}$`)
-	validVolumePattern    = regexp.MustCompile(`^[a-zA-Z0-9_*-]{1,128}$`)
+	validNamespacePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9*-]{1,128}$`) })
+	validVolumePattern    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_*-]{1,128}$`) })
 )
 
 // Parse reads a policy written in the policy language, as HCL or, when it
@@ -174,7 +178,7 @@ func (p *Policy) empty() bool {
 
 func (ns *fileNamespace) compile() (*Rule, error) {
 	what := fmt.Sprintf("namespace %q", ns.Name)
-	if !validNamespacePattern.MatchString(ns.Name) {
+	if !validNamespacePattern().MatchString(ns.Name) {
 		return nil, fmt.Errorf("%s: a namespace rule's name is 1 to 128 letters, digits, dashes and * wildcards", what)
 	}
 	if err := checkDisposition(what, ns.Policy, true, PolicyDeny, PolicyRead, PolicyWrite, PolicyScale); err != nil {
@@ -215,7 +219,7 @@ func (v *fileVariables) check(what string) error {
 
 func (l *fileLabeled) compile(kind string, valid []string, expand func(string) []string) (*Rule, error) {
 	what := fmt.Sprintf("%s %q", kind, l.Name)
-	if !validVolumePattern.MatchString(l.Name) {
+	if !validVolumePattern().MatchString(l.Name) {
 		return nil, fmt.Errorf("%s: the name is 1 to 128 letters, digits, dashes, underscores and * wildcards", what)
 	}
 	if err := checkDisposition(what, l.Policy, true, PolicyDeny, PolicyRead, PolicyWrite); err != nil {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/drover-io/drover/nomad/state"
@@ -21,7 +22,11 @@ import (
 const BootstrapResetFile = "acl-bootstrap-reset"
 
 // validSecret is the shape of a secret ID an operator may choose: a UUID.
-var validSecret = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// It is compiled on first use, not by every process of the binary at
+// start-up.
+var validSecret = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // ACLBootstrapRequest bootstraps the ACL system. BootstrapSecret, when
 // set, is the secret ID the management token gets.
@@ -87,7 +92,7 @@ func (s *Server) bootstrapACLLocal(ctx context.Context, req *ACLBootstrapRequest
 		return nil, err
 	}
 	secret := req.BootstrapSecret
-	if secret != "" && !validSecret.MatchString(secret) {
+	if secret != "" && !validSecret().MatchString(secret) {
 		// Nomad's wording, which its clients match: the secret of the
 		// token to create is invalid (it must be a UUID).
 		return nil, invalidf("invalid acl token")
@@ -287,14 +292,14 @@ func sameTime(a, b *time.Time) bool {
 func newTokenFields(st *state.StateStore, t, in *structs.ACLToken, now time.Time) error {
 	if in.AccessorID != "" {
 		switch {
-		case !validSecret.MatchString(in.AccessorID) || !validSecret.MatchString(in.SecretID):
+		case !validSecret().MatchString(in.AccessorID) || !validSecret().MatchString(in.SecretID):
 			return invalidf("a token created with a chosen accessor ID needs a secret ID, both UUIDs")
 		case t.Type == structs.ACLTokenTypeManagement:
 			return invalidf("a management token cannot be created with chosen IDs")
 		}
 	} else {
 		t.AccessorID = structs.GenerateUUID()
-		if in.SecretID != "" && !validSecret.MatchString(in.SecretID) {
+		if in.SecretID != "" && !validSecret().MatchString(in.SecretID) {
 			return invalidf("a chosen secret ID must be a UUID")
 		}
 		if t.SecretID == "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -25,8 +26,9 @@ const (
 	maxACLTokenPolicies     = 64
 )
 
-// validACLPolicyName is what a policy name may be, as in Nomad.
-var validACLPolicyName = regexp.MustCompile(`^[a-zA-Z0-9-]{1,128}$`)
+// validACLPolicyName is what a policy name may be, as in Nomad. It is
+// compiled on first use, not by every process of the binary at start-up.
+var validACLPolicyName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9-]{1,128}$`) })
 
 // ACLPolicy is a named set of rules in Nomad's policy language (package
 // acl parses them).
@@ -42,7 +44,7 @@ type ACLPolicy struct {
 // acl package's to check.
 func (p *ACLPolicy) Validate() error {
 	var errs []error
-	if !validACLPolicyName.MatchString(p.Name) {
+	if !validACLPolicyName().MatchString(p.Name) {
 		errs = append(errs, fmt.Errorf("invalid policy name %q: 1 to %d letters, digits and dashes", p.Name, maxACLNameLength))
 	}
 	if len(p.Description) > maxACLDescriptionLength {
@@ -116,7 +118,7 @@ func (t *ACLToken) Validate() error {
 		errs = append(errs, fmt.Errorf("token has %d policies; the limit is %d", len(t.Policies), maxACLTokenPolicies))
 	}
 	for _, name := range t.Policies {
-		if !validACLPolicyName.MatchString(name) {
+		if !validACLPolicyName().MatchString(name) {
 			errs = append(errs, fmt.Errorf("token policy %q is not a valid policy name", name))
 		}
 	}

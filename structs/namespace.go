@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 )
 
-// validNamespaceName is what a namespace name may be, as in Nomad.
-var validNamespaceName = regexp.MustCompile(`^[a-zA-Z0-9-]{1,128}$`)
+// validNamespaceName is what a namespace name may be, as in Nomad. It is
+// compiled on first use, not by every process of the binary at start-up.
+var validNamespaceName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9-]{1,128}$`) })
 
 // Bounds of a namespace.
 const (
@@ -45,7 +47,7 @@ func DefaultNamespaceObject() *Namespace {
 }
 
 // ValidNamespaceName reports whether name may name a namespace.
-func ValidNamespaceName(name string) bool { return validNamespaceName.MatchString(name) }
+func ValidNamespaceName(name string) bool { return validNamespaceName().MatchString(name) }
 
 // Validate reports every problem with the namespace.
 func (n *Namespace) Validate() error {

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // DocsPage is the documentation page that lists what the table holds,
@@ -81,13 +82,13 @@ func Fields() []Field {
 
 // indexPattern matches the element indexes and map keys of a concrete
 // JSON path: [0], ["web"].
-var indexPattern = regexp.MustCompile(`\[(\d+|"(?:[^"\\]|\\.)*")\]`)
+var indexPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[(\d+|"(?:[^"\\]|\\.)*")\]`) })
 
 // GenericPath writes a concrete JSON path, with element indexes and map
 // keys ("TaskGroups[0].Tasks[1].Templates"), the way the table does
 // ("TaskGroups[].Tasks[].Templates").
 func GenericPath(path string) string {
-	return indexPattern.ReplaceAllString(path, "[]")
+	return indexPattern().ReplaceAllString(path, "[]")
 }
 
 // LookupJSON finds the field at path, a concrete or generic JSON path
