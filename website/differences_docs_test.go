@@ -73,7 +73,7 @@ func renderDifferences() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", json, hclForms(f), decision, escapeCell(f.Reason))
 	}
 
-	b.WriteString("\n## HTTP API routes\n\nNomad's routes that the agent does not serve (it answers 404):\n\n")
+	b.WriteString("\n## HTTP API routes\n\nNomad's routes that the agent does not serve (it answers 404, naming the route as Nomad's and pointing here):\n\n")
 	b.WriteString("| Area | Method | Path |\n|---|---|---|\n")
 	for _, r := range unsupported.Routes() {
 		fmt.Fprintf(&b, "| %s | `%s` | `%s` |\n", r.Area, r.Method, r.Path)

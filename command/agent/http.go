@@ -74,7 +74,7 @@ func newHTTPServer(agent *Agent, ln net.Listener, logger hclog.Logger) *HTTPServ
 	}
 	s.forwarders = agent.forwardTransports()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeErrorReason(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
+		writeErrorReason(w, http.StatusNotFound, notFoundReason(r.Method, r.URL.Path))
 	})
 	s.registerRoutes()
 	s.registerUI()
