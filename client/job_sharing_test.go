@@ -70,6 +70,7 @@ func TestShareParts(t *testing.T) {
 		a := mockAlloc("node-1", map[string]any{"run_for": "1h"})
 		a.EvalID = "eval-1"
 		a.Resources = &structs.Resources{CPU: 100, MemoryMB: 32}
+		a.Metrics = &structs.AllocMetric{NodesEvaluated: 1, Scores: map[string]float64{"node-1.binpack": 0.5}}
 		encoded, err := json.Marshal(a)
 		must.NoError(t, err)
 		var decoded structs.Allocation
@@ -81,5 +82,8 @@ func TestShareParts(t *testing.T) {
 	for _, a := range allocs[1:] {
 		must.True(t, a.Resources == allocs[0].Resources, must.Sprint("one copy of equal resources"))
 		must.True(t, unsafe.StringData(a.EvalID) == unsafe.StringData(allocs[0].EvalID), must.Sprint("one copy of the evaluation ID"))
+	}
+	for _, a := range allocs {
+		must.Nil(t, a.Metrics, must.Sprint("the client keeps no scheduler metric"))
 	}
 }

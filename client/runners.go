@@ -42,9 +42,14 @@ func (c *Client) restoreRunners() {
 // share their equal parts: decoded, each has its own copy of the
 // evaluation, job and group names, of its resources and of its metric's
 // counts (see structs.Dedup). Nothing the runners hold is modified in place.
+// The scheduler's metric itself is dropped: the client never reads it, and
+// it was a third of what a decoded allocation held.
 func shareParts(allocs []*structs.Allocation) {
 	var d structs.Dedup
 	for _, a := range allocs {
+		if a != nil {
+			a.Metrics = nil
+		}
 		d.Allocation(a)
 	}
 }
