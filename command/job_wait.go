@@ -384,9 +384,14 @@ func (w *jobWaiter) stopped(ctx context.Context, what string, err error) int {
 		w.headline("Stopped waiting: job %q goes on", w.jobID)
 		return exitInterrupted
 	case api.IsNotFound(err):
-		w.ui.Error(fmt.Sprintf("Job %q was purged while waiting for it", w.jobID))
+		return w.purged()
 	default:
 		w.ui.Error(apiErrorLine(w.client, what, err))
 	}
+	return exitError
+}
+
+func (w *jobWaiter) purged() int {
+	w.ui.Error(fmt.Sprintf("Job %q was purged while waiting for it", w.jobID))
 	return exitError
 }

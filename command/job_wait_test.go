@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -46,10 +47,23 @@ func runWaiting(t *testing.T, addr, path string, args ...string) <-chan cliResul
 	done := make(chan cliResult, 1)
 	go func() {
 		var r cliResult
-		r.code, r.out, r.errOut = runCLIWithin(t, "", append(append([]string{"job", "run", "-address", addr, "-wait"}, args...), path)...)
+		r.code, r.out, r.errOut = runCLI(t, "", append(append([]string{"job", "run", "-address", addr, "-wait"}, args...), path)...)
 		done <- r
 	}()
 	return done
+}
+
+// result waits for the command runWaiting started, failing the test if
+// it has not exited within cliTimeout.
+func result(t *testing.T, done <-chan cliResult) cliResult {
+	t.Helper()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(cliTimeout):
+		t.Fatalf("job run -wait did not exit within %s", cliTimeout)
+		return cliResult{}
+	}
 }
 
 type cliResult struct {
@@ -103,7 +117,7 @@ func TestJobRunWait_allComplete(t *testing.T) {
 	}
 	endAlloc(t, a, allocs[1], structs.AllocClientStatusComplete, "All tasks have completed", deadTask(false, 0))
 
-	r := <-done
+	r := result(t, done)
 	must.Eq(t, exitOK, r.code, must.Sprint(r.out, r.errOut))
 	must.RegexMatch(t, regexp.MustCompile(`(?s)`+
 		`==> \S+: Evaluation "[0-9a-f]{8}" finished with status "complete"\n`+
@@ -135,7 +149,7 @@ func TestJobRunWait_failureExitsOne(t *testing.T) {
 	endAlloc(t, a, allocs[0], structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration, deadTask(false, 130))
 	endAlloc(t, a, allocs[1], structs.AllocClientStatusFailed, "Failed tasks", deadTask(true, 3))
 
-	r := <-done
+	r := result(t, done)
 	must.Eq(t, exitError, r.code, must.Sprint(r.out, r.errOut))
 	must.StrContains(t, r.out, `: Allocation "`+allocs[1].ID[:8]+`" failed: Failed tasks; task "t": Exit Code: 3`+"\n")
 	must.StrContains(t, r.out, `: Allocation "`+allocs[0].ID[:8]+`" timed out: allocation exceeded max_run_duration (client status complete)`+"\n")
@@ -157,7 +171,7 @@ func TestJobRunWait_deadlineExitsThree(t *testing.T) {
 	task["t"].MaxRunExceeded = true
 	endAlloc(t, a, allocs[1], structs.AllocClientStatusComplete, "task exceeded max_run_duration", task)
 
-	r := <-done
+	r := result(t, done)
 	must.Eq(t, exitDeadline, r.code, must.Sprint(r.out, r.errOut))
 	must.StrContains(t, r.out, `: Allocation "`+allocs[0].ID+`" timed out: allocation exceeded max_run_duration (client status failed)`+"\n")
 	must.StrContains(t, r.out, `: Allocation "`+allocs[1].ID+`" timed out: task exceeded max_run_duration (client status complete)`+"\n")
@@ -168,7 +182,7 @@ func TestJobRunWait_deadlineExitsThree(t *testing.T) {
 func TestJobRunWait_timeoutExitsFour(t *testing.T) {
 	a, addr := testAgent(t)
 	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingEligible)
-	r := <-runWaiting(t, addr, waitJobSpec(t, "wait-timeout", 1), "-wait-timeout", "2s")
+	r := result(t, runWaiting(t, addr, waitJobSpec(t, "wait-timeout", 1), "-wait-timeout", "2s"))
 	must.Eq(t, exitWaitTimeout, r.code, must.Sprint(r.out, r.errOut))
 	must.StrContains(t, r.out, `: Stopped waiting at -wait-timeout: job "wait-timeout" goes on`+"\n")
 	job, err := a.Server().State().JobByID(nil, structs.DefaultNamespace, "wait-timeout")
@@ -213,7 +227,7 @@ func TestJobRunWait_throughAFollower(t *testing.T) {
 	done := runWaiting(t, "http://"+f.HTTPAddr(), waitJobSpec(t, "wait-follower", 1))
 	alloc := placedAllocs(t, f, "wait-follower", 1)[0]
 	endAlloc(t, f, alloc, structs.AllocClientStatusComplete, "All tasks have completed", deadTask(false, 0))
-	r := <-done
+	r := result(t, done)
 	must.Eq(t, exitOK, r.code, must.Sprint(r.out, r.errOut))
 	must.StrContains(t, r.out, `: Job "wait-follower" finished: 1 allocation, 1 complete`+"\n")
 }
@@ -237,4 +251,38 @@ func TestJobRunWait_interruptExits130(t *testing.T) {
 	cancel()
 	must.Eq(t, exitInterrupted, <-done)
 	must.StrContains(t, uiOutput(ui), `: Stopped waiting: job "wait-interrupt" goes on`+"\n")
+}
+
+// A job stopped while the wait follows it ends the wait with 1 once its
+// allocations have stopped: they did not complete their work.
+func TestJobRunWait_stoppedExitsOne(t *testing.T) {
+	a, addr := testAgent(t)
+	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingEligible)
+	done := runWaiting(t, addr, waitJobSpec(t, "wait-stopped", 1))
+	alloc := placedAllocs(t, a, "wait-stopped", 1)[0]
+	code, out, errOut := runCLIWithin(t, "", "job", "stop", "-address", addr, "-purge", "-yes", "wait-stopped")
+	must.Eq(t, 0, code, must.Sprint(out, errOut))
+	// The client stops the allocation, as it was told.
+	waitfor.True(t, "the allocation to be told to stop", func() bool {
+		got, err := a.Server().State().AllocByID(nil, alloc.ID)
+		must.NoError(t, err)
+		return got.DesiredStatus == structs.AllocDesiredStatusStop
+	})
+	endAlloc(t, a, alloc, structs.AllocClientStatusComplete, "All tasks have completed", deadTask(false, 130))
+
+	r := result(t, done)
+	must.Eq(t, exitError, r.code, must.Sprint(r.out, r.errOut))
+	must.RegexMatch(t, regexp.MustCompile(`: Allocation "`+alloc.ID[:8]+`" stopped: \S.*\n`), r.out)
+	must.StrContains(t, r.out, `: Job "wait-stopped" finished: 1 allocation, 1 stopped`+"\n")
+}
+
+// A job that is gone when the wait begins is said to be purged.
+func TestJobRunWait_purgedJob(t *testing.T) {
+	_, addr := testAgent(t)
+	client, err := (&Meta{address: addr}).Client()
+	must.NoError(t, err)
+	ui := newTestUi()
+	code := newJobWaiter(newEvalMonitor(ui, client, false), "gone", "", 0).wait(context.Background())
+	must.Eq(t, exitError, code)
+	must.Eq(t, "Job \"gone\" was purged while waiting for it\n", ui.ErrorWriter.String())
 }
