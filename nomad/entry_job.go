@@ -85,16 +85,21 @@ func createLegacyNamespace(s *state.StateStore, index uint64, name string) error
 	}})
 }
 
+// enforceIndexPrefix starts the errors of an index-enforcing register, in
+// Nomad's wording: Nomad's client exports it as
+// RegisterEnforceIndexErrPrefix and its CLI matches it.
+const enforceIndexPrefix = "Enforcing job modify index"
+
 // checkJobModifyIndex compares a stored job (nil if none) with the
 // JobModifyIndex an index-enforcing register expects.
 func checkJobModifyIndex(existing *structs.Job, want uint64) error {
 	switch {
 	case existing == nil && want != 0:
-		return withKind(ErrIndexConflict, fmt.Errorf("enforcing job modify index %d: job does not exist", want))
+		return withKind(ErrIndexConflict, fmt.Errorf("%s %d: job does not exist", enforceIndexPrefix, want))
 	case existing != nil && existing.JobModifyIndex != want:
 		return withKind(ErrIndexConflict, fmt.Errorf(
-			"enforcing job modify index %d: job exists with conflicting job modify index: %d",
-			want, existing.JobModifyIndex))
+			"%s %d: job exists with conflicting job modify index: %d",
+			enforceIndexPrefix, want, existing.JobModifyIndex))
 	}
 	return nil
 }

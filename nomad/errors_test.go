@@ -19,7 +19,7 @@ func TestRPCError_RoundTripKeepsKindAndMessage(t *testing.T) {
 	}{
 		{"not found", fmt.Errorf("job %q: %w", "web", ErrNotFound), ErrNotFound},
 		{"invalid", invalidf("job %q: Missing driver", "web"), ErrInvalidRequest},
-		{"index conflict", withKind(ErrIndexConflict, errors.New("enforcing job modify index 3")), ErrIndexConflict},
+		{"index conflict", withKind(ErrIndexConflict, errors.New("Enforcing job modify index 3")), ErrIndexConflict},
 		{"no leader", fmt.Errorf("forward: %w", ErrNoLeader), ErrNoLeader},
 		{"not leader", errNotLeader, errNotLeader},
 		{"leadership lost", fmt.Errorf("apply: %w", raft.ErrLeadershipLost), raft.ErrLeadershipLost},
@@ -60,7 +60,7 @@ func TestRPCError_TransportErrorsPassThrough(t *testing.T) {
 }
 
 func TestWithKind_KeepsMessage(t *testing.T) {
-	err := withKind(ErrIndexConflict, errors.New("enforcing job modify index 5: job exists with conflicting job modify index: 8"))
-	must.EqError(t, err, "enforcing job modify index 5: job exists with conflicting job modify index: 8")
+	err := withKind(ErrIndexConflict, errors.New("Enforcing job modify index 5: job exists with conflicting job modify index: 8"))
+	must.EqError(t, err, "Enforcing job modify index 5: job exists with conflicting job modify index: 8")
 	must.ErrorIs(t, err, ErrIndexConflict)
 }

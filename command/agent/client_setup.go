@@ -111,8 +111,9 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 // clientDrivers builds the task drivers the client offers: raw_exec
 // (enabled by its plugin block, the legacy driver.raw_exec.enable option,
 // or dev mode), docker (unless its plugin block sets enabled = false; it
-// is healthy where an engine answers) and, when its plugin block enables
-// it, the mock driver.
+// is healthy where an engine answers) and the mock driver, when its plugin
+// block enables it or in dev mode unless its plugin block sets enabled =
+// false (Nomad's dev builds have it there too, and its API tests use it).
 func (a *Agent) clientDrivers() (*drivers.Catalog, error) {
 	raw := rawexec.New(a.logger, rawexec.Config{
 		Enabled:       a.config.DevMode || a.pluginEnabled(rawexec.DriverName) || a.optionEnabled("driver.raw_exec.enable"),
@@ -126,7 +127,7 @@ func (a *Agent) clientDrivers() (*drivers.Catalog, error) {
 		}
 		list = append(list, docker.New(a.logger, cfg))
 	}
-	if a.pluginEnabled(mock.DriverName) {
+	if a.pluginEnabled(mock.DriverName) || (a.config.DevMode && !a.pluginDisabled(mock.DriverName)) {
 		list = append(list, mock.New(a.logger))
 	}
 	return drivers.NewCatalog(list...), nil
