@@ -6,7 +6,7 @@ BIN := bin/drover
 VERSION ?= 0.1.0-dev
 LDFLAGS := -X github.com/drover-io/drover/version.GitCommit=$(shell git rev-parse --short HEAD 2>/dev/null)
 
-.PHONY: all deps build dev test bench lint clean
+.PHONY: all deps build dev test test-compat bench lint clean
 
 all: build
 
@@ -41,6 +41,13 @@ test: deps lint
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 30m $$(grep -vxFf <($(GO) list $(RACE_PKGS)) <($(GO) list ./...))
 	$(GO) test -count=1 -run '^TestSupervisor_Footprint$$' ./drivers/rawexec
+
+## test-compat: run the test suite of Nomad's client module
+## (github.com/hashicorp/nomad/api, the version in go.mod) against
+## bin/drover, on PATH as `nomad`, and hold the outcome to the tests
+## e2e/compat/expected-failures.txt expects to fail, each with its reason.
+test-compat: build
+	$(GO) run ./e2e/compat -drover $(BIN)
 
 ## bench: run the benchmarks in bench/ and print their figures.
 bench: deps

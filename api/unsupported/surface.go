@@ -40,6 +40,8 @@ var routes = []Route{
 	{"GET", "/v1/acl/roles", "ACL"},
 	{"GET", "/v1/acl/auth-methods", "ACL"},
 	{"GET", "/v1/acl/binding-rules", "ACL"},
+	{"POST", "/v1/acl/auth-method", "ACL"},
+	{"POST", "/v1/acl/identity/client-introduction-token", "ACL"},
 	{"POST", "/v1/acl/login", "ACL"},
 
 	{"GET", "/v1/allocation/:id/services", "Allocations"},
@@ -50,6 +52,8 @@ var routes = []Route{
 	{"GET", "/v1/client/allocation/:id/gc", "Client"},
 	{"GET", "/v1/client/gc", "Client"},
 	{"GET", "/v1/client/metadata", "Client"},
+	{"GET", "/v1/client/identity", "Client"},
+	{"POST", "/v1/client/identity/renew", "Client"},
 
 	{"GET", "/v1/deployments", "Deployments"},
 	{"GET", "/v1/deployment/:id", "Deployments"},
@@ -114,7 +118,11 @@ var routes = []Route{
 	{"GET", "/v1/agent/host", "Agent"},
 	{"GET", "/v1/agent/monitor", "Agent"},
 	{"GET", "/v1/agent/pprof/profile", "Agent"},
+	{"GET", "/v1/agent/pprof/heap", "Agent"},
+	{"GET", "/v1/agent/pprof/trace", "Agent"},
 	{"GET", "/v1/agent/schedulers", "Agent"},
+	{"GET", "/v1/agent/schedulers/config", "Agent"},
+	{"POST", "/v1/agent/schedulers/config", "Agent"},
 
 	{"GET", "/v1/vars", "Variables"},
 	{"GET", "/v1/var/:path", "Variables"},
