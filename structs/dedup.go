@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unique"
 )
 
 // Allocations decoded from JSON each have a copy of everything: the
@@ -20,7 +21,6 @@ import (
 // what it remembers is bounded by the batch. Its zero value is ready to
 // use; it is not safe for concurrent use.
 type Dedup struct {
-	strings       map[string]string
 	resources     map[Resources]*Resources
 	taskResources map[string]map[string]*Resources
 	counts        map[string]map[string]int
@@ -28,19 +28,16 @@ type Dedup struct {
 	key           strings.Builder
 }
 
-// String returns the copy of s handed out first.
+// String returns the canonical copy of s: strings are interned process
+// wide (package unique), not only within the batch, because a server
+// takes its clients' updates a few allocations at a time and a client
+// pulls its allocations as they are placed. The interned copy is freed
+// once no one holds it.
 func (d *Dedup) String(s string) string {
 	if s == "" {
 		return ""
 	}
-	if c, ok := d.strings[s]; ok {
-		return c
-	}
-	if d.strings == nil {
-		d.strings = make(map[string]string)
-	}
-	d.strings[s] = s
-	return s
+	return unique.Make(s).Value()
 }
 
 // Allocation makes a's parts share what earlier allocations hold equal:

@@ -104,3 +104,20 @@ func TestDedup_mapContentsAreToldApartByKeysAndValues(t *testing.T) {
 	must.NotNil(t, empty, must.Sprint("an empty map is not nil"))
 	must.Nil(t, d.detailsOf(nil), must.Sprint("nil is not an empty map"))
 }
+
+// Strings are shared across batches too: each of a client's updates is a
+// batch of its own, and so is each of its pulls.
+func TestDedup_stringsSharedAcrossBatches(t *testing.T) {
+	decoded := func() *Allocation {
+		var a Allocation
+		must.NoError(t, json.Unmarshal([]byte(`{"ID":"a1","EvalID":"eval-00000000-0000-4000-8000-000000000001","TaskGroup":"web"}`), &a))
+		return &a
+	}
+	a, b := decoded(), decoded()
+	must.False(t, sameString(a.EvalID, b.EvalID))
+	var first, second Dedup
+	first.Allocation(a)
+	second.Allocation(b)
+	must.True(t, sameString(a.EvalID, b.EvalID))
+	must.True(t, sameString(a.TaskGroup, b.TaskGroup))
+}

@@ -45,7 +45,8 @@ func decodedCopy(t *testing.T, allocs []*structs.Allocation) []*structs.Allocati
 }
 
 // clientUpdates are a client's updates of allocs as a task of each starts:
-// received, set up, started, each batch decoded of its own.
+// received, set up, started, in batches of ten allocations, each decoded
+// of its own.
 func clientUpdates(t *testing.T, allocs []*structs.Allocation) [][]*structs.Allocation {
 	t.Helper()
 	at := time.Unix(1_700_000_000, 0)
@@ -66,7 +67,11 @@ func clientUpdates(t *testing.T, allocs []*structs.Allocation) [][]*structs.Allo
 			batch[i] = &structs.Allocation{ID: a.ID, ClientStatus: status, ModifyTime: at.UnixNano() + int64(i),
 				TaskStates: map[string]*structs.TaskState{"sleep": state}}
 		}
-		batches = append(batches, decodedCopy(t, batch))
+		// A client sends its updates a few allocations at a time, each
+		// batch a raft entry decoded of its own.
+		for i := 0; i < len(batch); i += 10 {
+			batches = append(batches, decodedCopy(t, batch[i:min(i+10, len(batch))]))
+		}
 	}
 	return batches
 }
