@@ -14,6 +14,9 @@ const AllNamespaces = "*"
 // and safe for concurrent use. A nil *ACL allows nothing.
 type ACL struct {
 	management bool
+	// workload, for a workload identity, is the one allocation it may
+	// read (see workload.go); such an ACL has no rules.
+	workload *Workload
 
 	namespaces  ruleSet
 	hostVolumes ruleSet

@@ -52,6 +52,23 @@ type Task struct {
 	// MaxRunWarning is a Drover addition: a signal sent to the task ahead
 	// of the first deadline that applies to it, once.
 	MaxRunWarning *MaxRunWarning `json:",omitempty"`
+	// Identity is the task's default workload identity: how the client
+	// hands the task the token the servers sign for it.
+	Identity *WorkloadIdentity `json:",omitempty"`
+}
+
+// WorkloadIdentity is a task's identity block. Drover signs the default
+// identity only: Name is empty or "default".
+type WorkloadIdentity struct {
+	Name string `json:",omitempty"`
+	// Audience is the token's "aud"; empty means ["nomad.io"].
+	Audience []string `json:",omitempty"`
+	// Env puts the token in the task's environment as NOMAD_TOKEN.
+	Env bool
+	// File writes the token to secrets/nomad_token.
+	File bool
+	// TTL is how long a token is valid; zero means it does not expire.
+	TTL time.Duration
 }
 
 // MaxRunWarning is a Drover addition: the task's max_run_warning block.

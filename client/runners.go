@@ -64,6 +64,7 @@ func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner,
 		StateUpdater: c.batcher,
 		Node:         c.node,
 		Artifact:     c.config.Artifact,
+		Identities:   identitySigner{c},
 
 		MetricsCollectionInterval: c.config.MetricsInterval,
 	})

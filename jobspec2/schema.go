@@ -43,6 +43,7 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"logs":            logsSchema,
 	"max_run_warning": maxRunWarningSchema,
 	"artifact":        artifactSchema,
+	"identity":        identitySchema,
 	"variable":        variableSchema,
 	"validation":      validationSchema,
 }

@@ -16,6 +16,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
 		{Type: "constraint"}, {Type: "lifecycle"}, {Type: "restart"},
 		{Type: "artifact"}, {Type: "logs"}, {Type: "max_run_warning"},
+		{Type: "identity"},
 	},
 }
 
@@ -57,6 +58,9 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 	}
 	if b := d.single(blocksOfType(content, "logs")); b != nil {
 		t.LogConfig = d.logs(b)
+	}
+	if b := d.single(blocksOfType(content, "identity")); b != nil {
+		t.Identity = d.identity(b)
 	}
 	for _, b := range blocksOfType(content, "artifact") {
 		t.Artifacts = append(t.Artifacts, d.artifact(b))

@@ -1,9 +1,12 @@
 package jobspec2
 
 import (
+	"fmt"
+
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/api/unsupported"
 )
 
 var resourcesSchema = &hcl.BodySchema{
@@ -84,4 +87,32 @@ func (d *decoder) maxRunWarning(block *hcl.Block) *api.MaxRunWarning {
 		Signal: d.stringValue(attrs["signal"]),
 		Before: d.duration(attrs["before"]),
 	}
+}
+
+var identitySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "name"}, {Name: "aud"}, {Name: "env"}, {Name: "file"}, {Name: "ttl"},
+	},
+}
+
+// identity decodes a task's identity block. Drover signs the default
+// identity only: a block with a name other than "default" is an error.
+func (d *decoder) identity(block *hcl.Block) *api.WorkloadIdentity {
+	attrs := d.content(block.Body, identitySchema).Attributes
+	w := &api.WorkloadIdentity{
+		Name:     d.stringValue(attrs["name"]),
+		Audience: d.strings(attrs["aud"]),
+		TTL:      d.durationValue(attrs["ttl"]),
+	}
+	if env := d.bool(attrs["env"]); env != nil {
+		w.Env = *env
+	}
+	if file := d.bool(attrs["file"]); file != nil {
+		w.File = *file
+	}
+	if w.Name != "" && w.Name != "default" {
+		d.add(errorAt(attrs["name"].Expr.Range(), "Unsupported identity",
+			fmt.Sprintf("Drover signs the default identity only (an identity block without a name, or named \"default\"), not %q; see %s.", w.Name, unsupported.DocsPage)))
+	}
+	return w
 }

@@ -19,13 +19,19 @@ import (
 // ACLs everything is allowed. An empty secret is the anonymous caller,
 // granted the policy named "anonymous" if there is one, else nothing. A
 // secret that no token has is ErrTokenNotFound, an expired token
-// ErrTokenExpired. The secret never appears in an error.
+// ErrTokenExpired. A workload identity (a JWT the keyring signed) is the
+// ACL of its workload (ResolveWorkloadIdentity), with no token. The secret
+// never appears in an error.
 func (s *Server) ResolveToken(ctx context.Context, secret string) (*acl.ACL, *structs.ACLToken, error) {
 	if !s.config.ACLEnabled {
 		return acl.Management(), nil, nil
 	}
 	if secret == "" {
 		a, err := s.aclCache.compile(s.State(), []string{structs.AnonymousPolicyName})
+		return a, nil, err
+	}
+	if structs.LooksLikeJWT(secret) {
+		a, err := s.ResolveWorkloadIdentity(ctx, secret)
 		return a, nil, err
 	}
 	token, err := s.lookupToken(ctx, secret)

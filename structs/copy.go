@@ -59,6 +59,7 @@ func (t *Task) Copy() *Task {
 	c.Artifacts = copyEach(t.Artifacts, (*TaskArtifact).Copy)
 	c.MaxRunDuration = clonePtr(t.MaxRunDuration)
 	c.MaxRunWarning = clonePtr(t.MaxRunWarning)
+	c.Identity = t.Identity.Copy()
 	return &c
 }
 

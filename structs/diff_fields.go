@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -167,6 +168,13 @@ func (t *Task) diffFields() map[string]string {
 	if w := t.MaxRunWarning; w != nil {
 		m["MaxRunWarning.Signal"] = w.Signal
 		m["MaxRunWarning.Before"] = durationField(w.Before)
+	}
+	if id := t.Identity; id != nil {
+		m["Identity.Name"] = id.Name
+		m["Identity.Audience"] = strings.Join(id.Audience, ",")
+		m["Identity.Env"] = strconv.FormatBool(id.Env)
+		m["Identity.File"] = strconv.FormatBool(id.File)
+		m["Identity.TTL"] = durationField(id.TTL)
 	}
 	addKeyed(m, "Env", t.Env)
 	addKeyed(m, "Meta", t.Meta)

@@ -83,6 +83,10 @@ type Task struct {
 	// deadline that applies to it (Allocation.TaskWarning). Nil means no
 	// warning.
 	MaxRunWarning *MaxRunWarning
+	// Identity is the task's default workload identity block: how the
+	// client hands the task the token the servers sign for it. Nil means
+	// the defaults (WorkloadIdentity's zero value): no token is handed over.
+	Identity *WorkloadIdentity `json:",omitempty"`
 }
 
 // MaxRunWarning is a task's max_run_warning block: Signal goes to the task

@@ -217,6 +217,7 @@ func (t *Task) validate(p *problems, where string) {
 	validateRestart(p, where, t.RestartPolicy)
 	t.Resources.validate(p, where)
 	t.LogConfig.validate(p, where)
+	t.Identity.validate(p, where)
 	for i, a := range t.Artifacts {
 		a.validate(p, fmt.Sprintf("%s artifact #%d", where, i+1))
 	}

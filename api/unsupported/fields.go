@@ -19,7 +19,7 @@ const (
 	reasonConsul     = "it configures Consul for services and templates only, which Drover refuses"
 	reasonRender     = "it concerns templates only, which Drover refuses"
 	reasonScaling    = "only an external autoscaler acts on it; the group runs its count either way"
-	reasonIdentities = "the task would not get the workload identity tokens it asks for"
+	reasonIdentities = "Drover signs the default identity only (Task.Identity, an identity block without a name): the task would not get the tokens of the named identities it asks for"
 )
 
 // fields is the table. Each Nomad job field Drover's job has no place for
@@ -82,8 +82,17 @@ var fields = []Field{
 		Reason: "the task would run without its Vault token and secrets"},
 	{JSON: "TaskGroups[].Tasks[].Secrets", HCL: []string{"task.secret"}, Block: true, Decision: Refuse,
 		Reason: "the secrets it fetches for the task would not exist"},
-	{JSON: "TaskGroups[].Tasks[].Identities", HCL: []string{"task.identity"}, Block: true, Decision: Refuse, Reason: reasonIdentities},
-	{JSON: "TaskGroups[].Tasks[].Identity", Decision: Refuse, Reason: reasonIdentities},
+	{JSON: "TaskGroups[].Tasks[].Identities", Decision: Refuse, Reason: reasonIdentities},
+	{JSON: "TaskGroups[].Tasks[].Identity.ChangeMode", HCL: []string{"identity.change_mode"}, Decision: Refuse,
+		Reason: "Drover does not renew a token while the task runs, so there is no change to act on"},
+	{JSON: "TaskGroups[].Tasks[].Identity.ChangeSignal", HCL: []string{"identity.change_signal"}, Decision: Refuse,
+		Reason: "Drover does not renew a token while the task runs, so there is no change to signal"},
+	{JSON: "TaskGroups[].Tasks[].Identity.Filepath", HCL: []string{"identity.filepath"}, Decision: Refuse,
+		Reason: "the token would be written to secrets/nomad_token, not where it says"},
+	{JSON: "TaskGroups[].Tasks[].Identity.ServiceName", HCL: []string{"identity.service_name"}, Decision: Refuse,
+		Reason: "it names a service identity, and Drover registers no services"},
+	{JSON: "TaskGroups[].Tasks[].Identity.ExtraClaims", HCL: []string{"identity.extra_claims"}, Decision: Refuse,
+		Reason: "the token would not carry the claims it adds"},
 	{JSON: "TaskGroups[].Tasks[].VolumeMounts", HCL: []string{"task.volume_mount"}, Block: true, Decision: Refuse,
 		Reason: "the task would run without the volume it mounts"},
 	{JSON: "TaskGroups[].Tasks[].DispatchPayload", HCL: []string{"task.dispatch_payload"}, Block: true, Decision: Refuse,

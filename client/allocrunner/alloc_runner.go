@@ -136,6 +136,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 			StartGate:    gate,
 			Artifact:     cfg.Artifact,
 			MaxRunEvents: ar.maxRunMetrics,
+			Identities:   cfg.Identities,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("new alloc runner for %s: %w", alloc.ID, err)

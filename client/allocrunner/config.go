@@ -37,6 +37,9 @@ type Config struct {
 	// (max_run_duration's remaining seconds) are refreshed. Zero means
 	// DefaultMetricsCollectionInterval.
 	MetricsCollectionInterval time.Duration
+	// Identities signs the workload identities the tasks' identity blocks
+	// ask for. It may be nil.
+	Identities taskrunner.IdentitySigner
 }
 
 // DefaultMetricsCollectionInterval is the agent's default telemetry

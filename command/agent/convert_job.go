@@ -144,6 +144,9 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 	if w := in.MaxRunWarning; w != nil {
 		t.MaxRunWarning = &structs.MaxRunWarning{Signal: w.Signal, Before: deref(w.Before)}
 	}
+	if id := in.Identity; id != nil {
+		t.Identity = &structs.WorkloadIdentity{Name: id.Name, Audience: slices.Clone(id.Audience), Env: id.Env, File: id.File, TTL: id.TTL}
+	}
 	if in.Lifecycle != nil {
 		t.Lifecycle = &structs.TaskLifecycle{Hook: in.Lifecycle.Hook, Sidecar: in.Lifecycle.Sidecar}
 	}

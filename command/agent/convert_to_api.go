@@ -100,6 +100,9 @@ func taskToAPI(t *structs.Task) *api.Task {
 	if w := t.MaxRunWarning; w != nil {
 		out.MaxRunWarning = &api.MaxRunWarning{Signal: w.Signal, Before: new(w.Before)}
 	}
+	if id := t.Identity; id != nil {
+		out.Identity = &api.WorkloadIdentity{Name: id.Name, Audience: slices.Clone(id.Audience), Env: id.Env, File: id.File, TTL: id.TTL}
+	}
 	if t.Lifecycle != nil {
 		out.Lifecycle = &api.TaskLifecycle{Hook: t.Lifecycle.Hook, Sidecar: t.Lifecycle.Sidecar}
 	}

@@ -112,7 +112,7 @@ func (s *HTTPServer) check(r *http.Request, need access, id *identity) error {
 	case accessManagement:
 		ok = a.IsManagement()
 	case accessNamespace:
-		ok = a.AllowNamespaceAny(parseNamespace(r.URL.Query()), need.caps...)
+		ok = a.AllowNamespaceAny(parseNamespace(r.URL.Query()), need.caps...) || workloadAllowed(r, a, "")
 	case accessJobBody:
 		// The job's namespace is in the body: the handler checks it. Here,
 		// a token that may do this in no namespace at all is turned away.
@@ -122,7 +122,7 @@ func (s *HTTPServer) check(r *http.Request, need access, id *identity) error {
 		if err != nil {
 			return err
 		}
-		ok = !found || a.AllowNamespaceAny(ns, need.caps...)
+		ok = !found || a.AllowNamespaceAny(ns, need.caps...) || workloadAllowed(r, a, ns)
 	case accessEvalNamespace:
 		ns, found, err := s.evalNamespace(r)
 		if err != nil {

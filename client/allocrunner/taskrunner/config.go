@@ -38,6 +38,9 @@ type Config struct {
 	// and when its max_run_warning is sent, for the client's counters. It
 	// may be nil.
 	MaxRunEvents MaxRunEvents
+	// Identities signs the task's workload identity when its identity
+	// block asks for one. It may be nil: such a task then fails to start.
+	Identities IdentitySigner
 }
 
 // MaxRunEvents is told what a task's own max_run_duration and its

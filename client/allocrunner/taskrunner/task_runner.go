@@ -117,6 +117,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		prestartHooks: []prestartHook{
 			taskDirHook{},
 			&artifactHook{client: client, limits: artifactLimits},
+			&identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID},
 		},
 		alloc:        cfg.Alloc,
 		task:         cfg.Task,
