@@ -16,6 +16,10 @@ var Drivers = []string{"docker", "mock_driver", "raw_exec"}
 // KnownDriver reports whether name is one of Drivers.
 func KnownDriver(name string) bool { return slices.Contains(Drivers, name) }
 
+// differencesPage lists Nomad's drivers that Drover does not have (it is
+// api/unsupported.DocsPage; the documentation's tests hold them equal).
+const differencesPage = "website/content/docs/differences.md"
+
 func unknownDriverProblem(name string) string {
-	return fmt.Sprintf("Unknown driver %q (Drover's drivers: %s)", name, strings.Join(Drivers, ", "))
+	return fmt.Sprintf("Unknown driver %q (Drover's drivers: %s; Nomad's others: see %s)", name, strings.Join(Drivers, ", "), differencesPage)
 }

@@ -13,8 +13,10 @@ import (
 	"github.com/hashicorp/cli"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/api/unsupported"
 	"github.com/drover-io/drover/command"
+	"github.com/drover-io/drover/command/agent"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated part of differences.md from api/unsupported's table")
@@ -177,5 +179,17 @@ func TestDifferences_DriversAreNotBuiltIn(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(docsDir, "drivers", d.Name+".md")); err == nil {
 			t.Errorf("drivers/%s.md documents the %s driver: remove its row from api/unsupported (surface.go, drivers) and run %s", d.Name, d.Name, regenerate)
 		}
+	}
+}
+
+// TestDifferences_JSONJobWithANomadDriver: a job submitted as JSON with
+// one of the table's drivers is refused pointing at this page.
+func TestDifferences_JSONJobWithANomadDriver(t *testing.T) {
+	for _, d := range unsupported.Drivers() {
+		_, err := agent.ValidJob(&api.Job{
+			ID: new("j"), Type: new("batch"),
+			TaskGroups: []*api.TaskGroup{{Name: new("g"), Tasks: []*api.Task{{Name: "t", Driver: d.Name}}}},
+		})
+		must.ErrorContains(t, err, fmt.Sprintf(`Task group "g" task "t": Unknown driver %q (Drover's drivers: docker, mock_driver, raw_exec; Nomad's others: see %s)`, d.Name, unsupported.DocsPage))
 	}
 }
