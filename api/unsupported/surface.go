@@ -71,7 +71,6 @@ var routes = []Route{
 	{"POST", "/v1/job/:id/dispatch", "Jobs"},
 	{"POST", "/v1/job/:id/revert", "Jobs"},
 	{"POST", "/v1/job/:id/stable", "Jobs"},
-	{"POST", "/v1/job/:id/evaluate", "Jobs"},
 	{"GET", "/v1/job/:id/scale", "Jobs"},
 	{"POST", "/v1/job/:id/scale", "Jobs"},
 	{"GET", "/v1/job/:id/services", "Jobs"},
