@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -105,4 +107,63 @@ func TestIdentityHook_failures(t *testing.T) {
 
 	_, err = (&identityHook{allocID: "alloc-1"}).Prestart(t.Context(), req)
 	must.ErrorContains(t, err, "no way to ask the servers")
+}
+
+func (f *fakeSigner) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.asked)
+}
+
+// TestIdentityHook_renewsTheFileAtHalfItsTTL: a token with a ttl in the
+// file is replaced at half its ttl for as long as the runner runs; the
+// next run, and the runner's end, stop the renewals of the one before.
+func TestIdentityHook_renewsTheFileAtHalfItsTTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		signer := &fakeSigner{}
+		done := make(chan struct{})
+		h := &identityHook{signer: signer, allocID: "alloc-1", done: done}
+		req := identityRequest(t, &structs.WorkloadIdentity{File: true, TTL: time.Hour})
+		path := filepath.Join(req.TaskDir.SecretsDir, "nomad_token")
+		_, err := h.Prestart(t.Context(), req)
+		must.NoError(t, err)
+
+		time.Sleep(29 * time.Minute)
+		synctest.Wait()
+		must.Eq(t, 1, signer.count())
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		must.Eq(t, 2, signer.count())
+		data, err := os.ReadFile(path)
+		must.NoError(t, err)
+		must.Eq(t, "eyJ.token-2.sig", string(data))
+		time.Sleep(30 * time.Minute)
+		synctest.Wait()
+		must.Eq(t, 3, signer.count())
+
+		// A new run takes over: one renewal chain, not two.
+		_, err = h.Prestart(t.Context(), req)
+		must.NoError(t, err)
+		must.Eq(t, 4, signer.count())
+		time.Sleep(31 * time.Minute)
+		synctest.Wait()
+		must.Eq(t, 5, signer.count())
+
+		// A failed renewal is tried again sooner.
+		signer.mu.Lock()
+		signer.err = errors.New("no leader")
+		signer.mu.Unlock()
+		time.Sleep(30 * time.Minute)
+		synctest.Wait()
+		must.Eq(t, 6, signer.count())
+		time.Sleep(6*time.Minute + time.Second)
+		synctest.Wait()
+		must.Eq(t, 7, signer.count())
+
+		// Once the runner is done, renewals stop.
+		close(done)
+		time.Sleep(10 * time.Hour)
+		synctest.Wait()
+		must.Eq(t, 7, signer.count(), must.Sprint("the renewal pending at the end sees the runner done and asks for nothing"))
+	})
 }

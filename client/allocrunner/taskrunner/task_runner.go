@@ -117,7 +117,6 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		prestartHooks: []prestartHook{
 			taskDirHook{},
 			&artifactHook{client: client, limits: artifactLimits},
-			&identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID},
 		},
 		alloc:        cfg.Alloc,
 		task:         cfg.Task,
@@ -129,6 +128,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		started:      make(chan struct{}),
 		waitCh:       make(chan struct{}),
 	}
+	tr.prestartHooks = append(tr.prestartHooks, &identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID, done: tr.waitCh})
 	tr.maxRun = newMaxRunWatch(tr)
 	tr.killCtx, tr.killCancel = context.WithCancel(context.Background())
 	tr.shutdownCtx, tr.shutdownCancel = context.WithCancel(context.Background())
