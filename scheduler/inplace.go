@@ -43,6 +43,9 @@ func taskNeedsNewAlloc(old, next *structs.Task) bool {
 		return true
 	case !equalArtifacts(old.Artifacts, next.Artifacts):
 		return true
+	case !reflect.DeepEqual(old.Identity, next.Identity):
+		// The token is handed over as the task starts.
+		return true
 	}
 	return !equalConfig(old.Config, next.Config)
 }

@@ -233,6 +233,7 @@ func TestNeedsNewAlloc(t *testing.T) {
 			tg.Tasks[0].Artifacts = []*structs.TaskArtifact{{GetterSource: "https://example.com/a"}}
 		}, true},
 		{"lifecycle", func(tg *structs.TaskGroup) { tg.Tasks[0].Lifecycle = &structs.TaskLifecycle{Hook: "prestart"} }, true},
+		{"identity", func(tg *structs.TaskGroup) { tg.Tasks[0].Identity = &structs.WorkloadIdentity{Env: true} }, true},
 		{"renamed task", func(tg *structs.TaskGroup) { tg.Tasks[0].Name = "other" }, true},
 		{"added task", func(tg *structs.TaskGroup) { tg.Tasks = append(tg.Tasks, tg.Tasks[0].Copy()) }, true},
 	}
