@@ -202,7 +202,8 @@ func (w *jobWaiter) skipSuperseded(allocs, latest []*api.AllocationListStub) {
 
 // sayIfAlreadyFinished explains a wait that ends at once: the submission
 // changed nothing, so the scheduler started nothing, and the job's
-// allocations had all ended before.
+// allocations had all ended before. The server's warning, printed above,
+// already says why nothing started; this line only introduces the ends.
 func (w *jobWaiter) sayIfAlreadyFinished(latest []*api.AllocationListStub) {
 	if len(latest) == 0 || !allEnded(latest) {
 		return
@@ -212,7 +213,7 @@ func (w *jobWaiter) sayIfAlreadyFinished(latest []*api.AllocationListStub) {
 			return
 		}
 	}
-	w.event("Job %q had already finished and is unchanged: nothing new was started; its allocations ended as follows", w.jobID)
+	w.event("Job %q had already finished; its allocations ended as follows", w.jobID)
 }
 
 // reportEnds prints, oldest first, the allocations that have ended and

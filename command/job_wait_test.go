@@ -132,7 +132,7 @@ func TestJobRunWait_allComplete(t *testing.T) {
 	must.Eq(t, exitOK, code, must.Sprint(out, errOut))
 	must.RegexMatch(t, regexp.MustCompile(`(?s)`+
 		`==> \S+: Waiting for job "wait-ok" to finish\n`+
-		`    \S+: Job "wait-ok" had already finished and is unchanged: nothing new was started; its allocations ended as follows\n`+
+		`    \S+: Job "wait-ok" had already finished; its allocations ended as follows\n`+
 		`    \S+: Allocation "[0-9a-f]{8}" complete\n`+
 		`    \S+: Allocation "[0-9a-f]{8}" complete\n`+
 		`==> \S+: Job "wait-ok" finished: 2 allocations, 2 complete\n$`), out)

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/cli"
 
 	"github.com/drover-io/drover/api/unsupported"
+	"github.com/drover-io/drover/internal/editdist"
 )
 
 // commandWords returns the leading words of args that can name a command:
@@ -114,7 +115,7 @@ func closestWords(word string, candidates []string) []string {
 	limit := max(len(word)/3, 1)
 	best, out := limit+1, []string(nil)
 	for _, c := range candidates {
-		d := editDistance(word, c)
+		d := editdist.Distance(word, c)
 		if strings.HasPrefix(c, word) && d > limit {
 			d = limit
 		}
@@ -129,26 +130,4 @@ func closestWords(word string, candidates []string) []string {
 		out = out[:3]
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes:
-// command names are ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -100,6 +100,4 @@ func TestClosestWords(t *testing.T) {
 	must.Eq(t, []string{"status", "stop"}, closestWords("st", words))
 	must.Eq(t, []string{"run"}, closestWords("rn", words))
 	must.SliceEmpty(t, closestWords("xyzzy", words))
-	must.Eq(t, 3, editDistance("kitten", "sitting"))
-	must.Eq(t, 0, editDistance("", ""))
 }

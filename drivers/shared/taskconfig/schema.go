@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/drover-io/drover/internal/editdist"
 )
 
 // Type is the kind of value a config key holds.
@@ -174,32 +176,11 @@ func unknownKey(name string, known []string) error {
 func Closest(name string, known []string) string {
 	best, bestDist := "", max(2, len(name)/3)+1
 	for _, k := range known {
-		if d := editDistance(name, k); d < bestDist {
+		if d := editdist.Distance(name, k); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // holdsReference reports whether v holds a string with a runtime
