@@ -69,7 +69,6 @@ var routes = []Route{
 
 	{"GET", "/v1/job/:id/deployments", "Jobs"},
 	{"POST", "/v1/job/:id/dispatch", "Jobs"},
-	{"POST", "/v1/job/:id/revert", "Jobs"},
 	{"POST", "/v1/job/:id/stable", "Jobs"},
 	{"GET", "/v1/job/:id/scale", "Jobs"},
 	{"POST", "/v1/job/:id/scale", "Jobs"},

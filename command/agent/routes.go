@@ -32,6 +32,7 @@ func (s *HTTPServer) registerRoutes() {
 	s.handle("GET /v1/job/{id}/deployment", ns(acl.CapReadJob), s.jobDeployment)
 	write("/v1/job/{id}/periodic/force", ns(forcePeriodic...), s.jobPeriodicForce)
 	write("/v1/job/{id}/evaluate", ns(acl.CapSubmitJob), s.jobEvaluate)
+	write("/v1/job/{id}/revert", ns(acl.CapSubmitJob), s.jobRevert)
 	write(jobPlanPath, jobNS(planJob...), s.jobPlan, jobBody)
 
 	s.handle("GET /v1/allocations", ns(acl.CapReadJob), s.allocsList)
