@@ -30,13 +30,17 @@ const eventHeartbeatEvery = 10 * time.Second
 // stream sends what piled up in the gap in one write instead of one write
 // per raft index, which bounds what each consumer costs the server (a
 // wake-up and a write per gap, not per event) and keeps the FSM's pace
-// its own. maxEventWrite bounds one such write (the rest waits for the
-// next gap). The frames are written straight from the events' shared
-// encodings, so an idle consumer costs the server its connection and
-// little more.
+// its own. While the burst lasts (each wake-up finds frames ready), the
+// gap doubles, up to maxEventWriteGap: a write's cost is mostly its
+// system calls, whatever it carries, so a hundred streams of every event
+// of a busy cluster cost the server a quarter of the writes, for a
+// latency that stays below what a person watching notices.
+// maxEventWrite bounds one write (the rest waits for the next gap). An
+// idle consumer costs the server its connection and little more.
 const (
-	eventWriteGap = 10 * time.Millisecond
-	maxEventWrite = 64 << 10
+	eventWriteGap    = 10 * time.Millisecond
+	maxEventWriteGap = 40 * time.Millisecond
+	maxEventWrite    = 64 << 10
 )
 
 // maxEventTopics bounds the topic filters of one request.
@@ -110,10 +114,12 @@ func (s *HTTPServer) streamEvents(w http.ResponseWriter, r *http.Request, sub *s
 		return
 	}
 	ctx := r.Context()
+	gap := eventWriteGap
 	for {
 		batch, err := sub.TryNext()
 		heartbeat := false
 		if batch == nil && err == nil {
+			gap = eventWriteGap // quiet: the next burst starts afresh
 			err = waitForEvents(ctx, sub)
 			switch {
 			case ctx.Err() != nil:
@@ -153,9 +159,10 @@ func (s *HTTPServer) streamEvents(w http.ResponseWriter, r *http.Request, sub *s
 			s.logger.Debug("event stream consumer gone", "remote", r.RemoteAddr, "error", werr)
 			return
 		}
-		if end != nil || !pause(ctx, eventWriteGap) {
+		if end != nil || !pause(ctx, gap) {
 			return
 		}
+		gap = min(2*gap, maxEventWriteGap)
 	}
 }
 

@@ -207,11 +207,11 @@ func TestEventStream_ResumeFromIndex(t *testing.T) {
 }
 
 // TestEventStream_StalledConsumerDropped holds that a consumer that stops
-// reading holds up no write, and that its stream ends: it fell behind the
-// bounded buffer.
+// reading holds up no write, and that its stream ends: more of its events
+// than the broker lets wait for one subscription (four buffers) piled up.
 func TestEventStream_StalledConsumerDropped(t *testing.T) {
 	a := testAgent(t, func(c *Config) {
-		c.Server.EventBufferSize = 10
+		c.Server.EventBufferSize = 5
 		c.Server.NumSchedulers = new(0)
 	})
 	resp, err := http.Get("http://" + a.HTTPAddr() + "/v1/event/stream?topic=Job")
@@ -395,6 +395,52 @@ func TestEventStream_HeartbeatWhenIdle(t *testing.T) {
 		broker.Publish(9, job("c"))
 		synctest.Wait()
 		must.StrContains(t, w.body(), `"Key":"c"`)
+
+		cancel()
+		<-done
+	})
+}
+
+// TestEventStream_GapGrowsInABurst holds that while events keep coming a
+// stream writes less and less often, down to once every
+// maxEventWriteGap, sending every frame all the same, and that after a
+// quiet spell the next event goes out at once again.
+func TestEventStream_GapGrowsInABurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		broker := stream.NewBroker(10_000, 0)
+		sub, err := broker.Subscribe(stream.SubscribeRequest{})
+		must.NoError(t, err)
+		s := &HTTPServer{logger: hclog.NewNullLogger()}
+		ctx, cancel := context.WithCancel(context.Background())
+		w := &syncRecorder{header: http.Header{}}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.streamEvents(w, httptest.NewRequest(http.MethodGet, "/v1/event/stream", nil).WithContext(ctx), sub)
+		}()
+		job := func(id string) []*stream.Event {
+			return []*stream.Event{{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: id, Namespace: "default", Payload: &structs.Job{ID: id}}}
+		}
+
+		// An event a millisecond for a second.
+		const burst = 1000
+		for i := range burst {
+			broker.Publish(uint64(i+1), job(fmt.Sprint(i)))
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(maxEventWriteGap)
+		synctest.Wait()
+		must.Eq(t, burst, strings.Count(w.body(), "\n"), must.Sprint("every frame sent"))
+		writes := w.writeCount()
+		must.Less(t, 2*int(time.Second/maxEventWriteGap), writes,
+			must.Sprintf("%d writes in a second: the gap did not grow past %s", writes, eventWriteGap))
+
+		// After a quiet spell an event goes out at once.
+		time.Sleep(time.Second)
+		broker.Publish(burst+1, job("after"))
+		synctest.Wait()
+		must.Eq(t, writes+1, w.writeCount())
+		must.StrContains(t, w.body(), `"Key":"after"`)
 
 		cancel()
 		<-done

@@ -38,7 +38,8 @@ var (
 // do any work, for the events of other jobs, however many there are.
 type Broker struct {
 	// size bounds the events held; the newest batch is held whatever its
-	// size. It also bounds the events queued for one subscription.
+	// size. queuedPerSize times it bounds the events queued for one
+	// subscription.
 	size int
 
 	mu   sync.Mutex // serialises the writers: Publish, Reset, Close
@@ -71,6 +72,15 @@ const (
 )
 
 func (b *Broker) maxPending() int { return max(minMaxPending, pendingPerSize*b.size) }
+
+// queuedPerSize bounds the events queued for one subscription, in buffer
+// sizes: a reader that keeps up but reads in bursts (an HTTP stream
+// writes at most every few tens of milliseconds) does not fall behind
+// when the buffer turns over faster than that, while one that stopped
+// reading holds a few buffers' worth of shared batches at most.
+const queuedPerSize = 4
+
+func (b *Broker) maxQueued() int { return queuedPerSize * b.size }
 
 // dispatchWork is what the writers left for the dispatcher.
 type dispatchWork struct {
@@ -333,16 +343,16 @@ type Subscription struct {
 }
 
 // queue adds a batch for the subscription to read and wakes it. One that
-// has more than the buffer's size of events queued fell behind: it ends
-// with ErrBehind, and its queue is let go.
+// has more than maxQueued events queued fell behind: it ends with
+// ErrBehind, and its queue is let go.
 func (s *Subscription) queue(batch *Batch) {
 	s.mu.Lock()
 	if s.err == nil {
 		s.queued = append(s.queued, batch)
 		s.queuedEvents += len(batch.Events)
-		if s.queuedEvents > s.broker.size && len(s.queued) > 1 {
-			s.err = fmt.Errorf("%w: more of the events it asked for than the buffer holds (%d) were waiting for it after index %d",
-				ErrBehind, s.broker.size, s.read)
+		if s.queuedEvents > s.broker.maxQueued() && len(s.queued) > 1 {
+			s.err = fmt.Errorf("%w: more than %d of the events it asked for (%d times the buffer's size) were waiting for it after index %d",
+				ErrBehind, s.broker.maxQueued(), queuedPerSize, s.read)
 			s.queued, s.queuedEvents = nil, 0
 			s.broker.subs.remove(s)
 		}

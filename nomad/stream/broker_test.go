@@ -433,3 +433,25 @@ func TestBroker_DispatchBacklogBounded(t *testing.T) {
 	b.Publish(uint64(b.maxPending())+2, []*Event{jobEvent("next", "default")})
 	must.Eq(t, []string{"next"}, keys(next(t, after)))
 }
+
+// TestBroker_QueueBound holds that a subscription may have up to
+// queuedPerSize times the buffer's size of its events waiting, more than
+// the buffer itself holds, and falls behind past that.
+func TestBroker_QueueBound(t *testing.T) {
+	b := NewBroker(10, 0)
+	sub, err := b.Subscribe(SubscribeRequest{})
+	must.NoError(t, err)
+	for i := uint64(1); i <= uint64(b.maxQueued()); i++ {
+		b.Publish(i, []*Event{jobEvent(fmt.Sprint(i), "default")})
+	}
+	must.Eq(t, 10, b.Stats().Events)
+	for i := uint64(1); i <= uint64(b.maxQueued()); i++ {
+		must.Eq(t, i, next(t, sub).Index)
+	}
+	for i := uint64(b.maxQueued()) + 1; i <= uint64(2*b.maxQueued())+1; i++ {
+		b.Publish(i, []*Event{jobEvent(fmt.Sprint(i), "default")})
+	}
+	_, err = sub.Next(context.Background())
+	must.ErrorIs(t, err, ErrBehind)
+	must.StrContains(t, err.Error(), fmt.Sprintf("after index %d", b.maxQueued()))
+}

@@ -9,10 +9,10 @@
 // events than its size, and the batch left for the broker's dispatcher,
 // which queues it, trimmed to what each wants, for the subscriptions whose
 // filters select some of its events, and wakes those alone. A queue holds
-// shared batches, at most the buffer's size of events: a subscription
+// shared batches, at most a few buffer sizes of events: a subscription
 // with more of its events waiting than that ends with ErrBehind, so a
-// slow or stalled reader costs the server at most a buffer's worth of
-// pointers. A subscription that filters is never dropped for events it
+// slow or stalled reader costs the server at most a few buffers' worth
+// of pointers. A subscription that filters is never dropped for events it
 // did not ask for.
 package stream
 
