@@ -127,7 +127,10 @@ func releaseReadOnlyMappings() {
 type addressRange struct{ start, end uintptr }
 
 // releasableMappings reads /proc/<pid>/smaps and returns the private,
-// never-writable file mappings that hold no anonymous pages.
+// never-writable file mappings that hold no anonymous pages. It allocates
+// nothing per line: it runs after the supervisor handed its free memory
+// back, and garbage would land on fresh pages that stay resident until
+// the next collection.
 func releasableMappings(smaps io.Reader) ([]addressRange, error) {
 	var (
 		out       []addressRange
@@ -136,7 +139,7 @@ func releasableMappings(smaps io.Reader) ([]addressRange, error) {
 	)
 	scanner := bufio.NewScanner(smaps)
 	for scanner.Scan() {
-		line := scanner.Text()
+		line := scanner.Bytes()
 		if start, end, isHeader, ok := parseMapsHeader(line); isHeader {
 			current, candidate = addressRange{start, end}, ok
 			continue
@@ -144,8 +147,8 @@ func releasableMappings(smaps io.Reader) ([]addressRange, error) {
 		if !candidate {
 			continue
 		}
-		if value, found := strings.CutPrefix(line, "Anonymous:"); found {
-			if strings.TrimSpace(value) == "0 kB" {
+		if value, found := bytes.CutPrefix(line, []byte("Anonymous:")); found {
+			if string(bytes.TrimSpace(value)) == "0 kB" {
 				out = append(out, current)
 			}
 			candidate = false
@@ -155,25 +158,63 @@ func releasableMappings(smaps io.Reader) ([]addressRange, error) {
 }
 
 // parseMapsHeader parses a mapping's first line in /proc/<pid>/smaps (the
-// /proc/<pid>/maps format). isHeader reports whether line is one; ok
-// whether it is a private, never-writable mapping of a file.
-func parseMapsHeader(line string) (start, end uintptr, isHeader, ok bool) {
-	fields := strings.Fields(line)
-	if len(fields) < 5 || strings.HasSuffix(fields[0], ":") {
+// /proc/<pid>/maps format: range, permissions, offset, device, inode and
+// an optional path). isHeader reports whether line is one; ok whether it
+// is a private, never-writable mapping of a file.
+func parseMapsHeader(line []byte) (start, end uintptr, isHeader, ok bool) {
+	addrs, rest := nextField(line)
+	perms, rest := nextField(rest)
+	_, rest = nextField(rest) // offset
+	_, rest = nextField(rest) // device
+	inode, rest := nextField(rest)
+	path, _ := nextField(rest)
+	if len(inode) == 0 || bytes.HasSuffix(addrs, []byte(":")) {
 		return 0, 0, false, false
 	}
-	from, to, found := strings.Cut(fields[0], "-")
+	from, to, found := bytes.Cut(addrs, []byte("-"))
 	if !found {
 		return 0, 0, false, false
 	}
-	s, err1 := strconv.ParseUint(from, 16, 64)
-	e, err2 := strconv.ParseUint(to, 16, 64)
-	if err1 != nil || err2 != nil || e <= s {
+	s, ok1 := parseHex(from)
+	e, ok2 := parseHex(to)
+	if !ok1 || !ok2 || e <= s {
 		return 0, 0, false, false
 	}
-	perms := fields[1]
-	isFile := len(fields) >= 6 && strings.HasPrefix(fields[5], "/")
-	return uintptr(s), uintptr(e), true, isFile && (perms == "r-xp" || perms == "r--p")
+	isFile := bytes.HasPrefix(path, []byte("/"))
+	readOnly := string(perms) == "r-xp" || string(perms) == "r--p"
+	return uintptr(s), uintptr(e), true, isFile && readOnly
+}
+
+// nextField returns the first space-separated field of b and what follows
+// it.
+func nextField(b []byte) (field, rest []byte) {
+	b = bytes.TrimLeft(b, " \t")
+	if i := bytes.IndexAny(b, " \t"); i >= 0 {
+		return b[:i], b[i:]
+	}
+	return b, nil
+}
+
+// parseHex parses a non-empty hexadecimal number of at most 64 bits.
+func parseHex(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		n = n<<4 | uint64(c)
+	}
+	return n, true
 }
 
 // supervisorNice is how much a supervisor lowers its priority once its

@@ -55,6 +55,48 @@ func TestReleasableMappings(t *testing.T) {
 	}, got)
 }
 
+// The parse runs after the supervisor handed its free memory back: it may
+// not allocate per line, or a real smaps file (thousands of lines) would
+// leave its garbage on fresh pages.
+func TestReleasableMappings_allocatesNothingPerLine(t *testing.T) {
+	anonymous := "7f3435202000-7f34352b2000 rw-p 00000000 00:00 0\nRss:                 564 kB\nAnonymous:           564 kB\nVmFlags: rd wr mr mw me ac sd\n"
+	large := sampleSmaps + strings.Repeat(anonymous, 500)
+	var r strings.Reader
+	allocs := testing.AllocsPerRun(10, func() {
+		r.Reset(large)
+		if _, err := releasableMappings(&r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The scanner, its buffer and the result: not one per line.
+	must.LessEq(t, 6, allocs)
+}
+
+func TestParseMapsHeader(t *testing.T) {
+	for _, tc := range []struct {
+		line         string
+		start, end   uintptr
+		isHeader, ok bool
+	}{
+		{"00400000-00750000 r-xp 00000000 fe:00 9982355    /usr/bin/drover", 0x400000, 0x750000, true, true},
+		{"7f3435202000-7f34352b2000 rw-p 00000000 00:00 0", 0x7f3435202000, 0x7f34352b2000, true, false},
+		{"7f343552a000-7f343552c000 r-xp 00000000 00:00 0                          [vdso]", 0x7f343552a000, 0x7f343552c000, true, false},
+		{"7f3400000000-7f3400001000 r--s 00000000 fe:00 12    /dev/shm/x", 0x7f3400000000, 0x7f3400001000, true, false},
+		{"Anonymous:             0 kB", 0, 0, false, false},
+		{"VmFlags: rd ex mr mw me dw sd", 0, 0, false, false},
+		{"00750000-00400000 r--p 00000000 fe:00 1 /x", 0, 0, false, false}, // end before start
+		{"0040000g-00750000 r--p 00000000 fe:00 1 /x", 0, 0, false, false}, // not hex
+		{"00400000 r--p 00000000 fe:00 1 /x", 0, 0, false, false},          // no range
+		{"", 0, 0, false, false},
+	} {
+		start, end, isHeader, ok := parseMapsHeader([]byte(tc.line))
+		if start != tc.start || end != tc.end || isHeader != tc.isHeader || ok != tc.ok {
+			t.Errorf("parseMapsHeader(%q) = %#x, %#x, %v, %v; want %#x, %#x, %v, %v",
+				tc.line, start, end, isHeader, ok, tc.start, tc.end, tc.isHeader, tc.ok)
+		}
+	}
+}
+
 // Releasing the mappings must leave the process working: its code and
 // read-only data fault back in from the page cache.
 func TestReleaseReadOnlyMappings(t *testing.T) {
