@@ -6,14 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 )
 
-// validKeyID is what a root key ID is: a UUID in its hex form.
-var validKeyID = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+// validKeyID is what a root key ID is: a UUID in its hex form. It is
+// compiled on first use, not by every process of the binary at start-up.
+var validKeyID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+})
 
 // ValidRootKeyID reports whether id may name a root key.
-func ValidRootKeyID(id string) bool { return validKeyID.MatchString(id) }
+func ValidRootKeyID(id string) bool { return validKeyID().MatchString(id) }
 
 // RootKeyAlgorithmEd25519 is the algorithm of Drover's root keys: each is an
 // Ed25519 key pair that signs workload identities (EdDSA). Drover has no
