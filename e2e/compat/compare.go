@@ -20,6 +20,9 @@ type verdict struct {
 	// missing lists the suite's tests that never ended: the test binary
 	// panicked or timed out first.
 	missing []string
+	// flaky lists the tests that failed unlisted and passed when run
+	// again.
+	flaky []string
 }
 
 // ok reports whether the run is what the list says.
@@ -111,6 +114,43 @@ func listedAncestor(ex *expectations, test string) *reason {
 		}
 	}
 	return nil
+}
+
+// maxRetried bounds the tests run again: more unlisted failures than this
+// are no load's doing.
+const maxRetried = 10
+
+// retryable lists the top-level tests of the unlisted failures, to be run
+// once more; none when there are more than maxRetried.
+func retryable(v *verdict) []string {
+	var tops []string
+	for _, t := range v.unexpectedFail {
+		top, _, _ := strings.Cut(t, "/")
+		if !slices.Contains(tops, top) {
+			tops = append(tops, top)
+		}
+	}
+	if len(tops) > maxRetried {
+		return nil
+	}
+	return tops
+}
+
+// forgive takes off the unlisted failures those whose top-level test
+// passed when run again, as flaky.
+func (v *verdict) forgive(again *results) {
+	kept := v.unexpectedFail[:0]
+	for _, t := range v.unexpectedFail {
+		top, _, _ := strings.Cut(t, "/")
+		if again.outcome[top] == "pass" {
+			if !slices.Contains(v.flaky, top) {
+				v.flaky = append(v.flaky, top)
+			}
+			continue
+		}
+		kept = append(kept, t)
+	}
+	v.unexpectedFail = kept
 }
 
 func parentOf(test string) (string, bool) {

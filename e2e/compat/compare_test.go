@@ -121,3 +121,23 @@ func TestReport(t *testing.T) {
 	must.StrContains(t, s, "42 nomad agent -dev")
 	must.StrHasSuffix(t, "compat: 2 passed, 2 failed\n", s)
 }
+
+func TestRetryAndForgive(t *testing.T) {
+	v := &verdict{unexpectedFail: []string{"TestA/sub", "TestA/other", "TestB", "TestC"}}
+	must.Eq(t, []string{"TestA", "TestB", "TestC"}, retryable(v))
+
+	// TestA and TestC pass when run again; TestB fails again.
+	v.forgive(mustResults(t, stream("pass TestA/sub", "pass TestA", "fail TestB", "pass TestC")))
+	must.Eq(t, []string{"TestB"}, v.unexpectedFail)
+	must.Eq(t, []string{"TestA", "TestC"}, v.flaky)
+	must.False(t, v.ok())
+	v.forgive(mustResults(t, stream("pass TestB")))
+	must.True(t, v.ok())
+
+	// Too many unlisted failures are not run again.
+	many := &verdict{}
+	for i := range maxRetried + 1 {
+		many.unexpectedFail = append(many.unexpectedFail, "TestN"+strings.Repeat("x", i))
+	}
+	must.SliceEmpty(t, retryable(many))
+}

@@ -52,6 +52,12 @@ func report(w io.Writer, res *results, ex *expectations, v *verdict, left []left
 			fmt.Fprintln(w, "   ", l)
 		}
 	}
+	for _, t := range v.flaky {
+		fmt.Fprintf(w, "\nFLAKY: %s failed unlisted and passed when run again\n", t)
+		for _, l := range failureLines(res.output[t], 20) {
+			fmt.Fprintln(w, "   ", l)
+		}
+	}
 	for _, t := range v.unexpectedPass {
 		fmt.Fprintf(w, "\nUNEXPECTED PASS: %s, listed as failing because %s: take it off the list\n", t, ex.fail[t].Why)
 	}
