@@ -21,6 +21,10 @@ type JobRegisterRequest struct {
 	// JobModifyIndex being JobModifyIndex (0: the job must not exist).
 	EnforceIndex   bool
 	JobModifyIndex uint64
+
+	// EvalPriority, when not 0, is the priority of the register's
+	// evaluation instead of the job's (1 to 100).
+	EvalPriority int `json:",omitempty"`
 }
 
 // JobRegisterResponse reports a register: the evaluation it created (none
@@ -41,6 +45,9 @@ type JobDeregisterRequest struct {
 	Namespace string
 	JobID     string
 	Purge     bool
+	// EvalPriority, when not 0, is the priority of the deregister's
+	// evaluation instead of the job's (1 to 100).
+	EvalPriority int `json:",omitempty"`
 }
 
 // JobDeregisterResponse reports a deregister and the evaluation it created
@@ -104,6 +111,9 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 	if !job.IsPeriodic() {
 		// A periodic job only launches children; they get evaluations.
 		entry.Eval = newJobEval(job, structs.EvalTriggerJobRegister, now)
+		if err := setEvalPriority(entry.Eval, req.EvalPriority); err != nil {
+			return nil, err
+		}
 	}
 	index, err := s.raftApply(MsgJobRegister, entry)
 	if err != nil {
@@ -189,6 +199,9 @@ func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterReque
 	entry := &JobDeregisterEntry{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
 	if !job.IsPeriodic() {
 		entry.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, time.Now().UnixNano())
+		if err := setEvalPriority(entry.Eval, req.EvalPriority); err != nil {
+			return nil, err
+		}
 	}
 	index, err := s.raftApply(MsgJobDeregister, entry)
 	if err != nil {
@@ -200,6 +213,20 @@ func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterReque
 		resp.EvalCreateIndex = index
 	}
 	return resp, nil
+}
+
+// setEvalPriority gives eval the priority a write asks for, 0 leaving the
+// job's: Nomad's eval_priority, which lets an operator have one write's
+// evaluation scheduled before (or after) others of the same priority.
+func setEvalPriority(eval *structs.Evaluation, priority int) error {
+	switch {
+	case priority == 0:
+	case priority < 1 || priority > 100:
+		return invalidf("eval priority must be 1 to 100, got %d", priority)
+	default:
+		eval.Priority = priority
+	}
+	return nil
 }
 
 // newJobEval returns a pending evaluation of job.

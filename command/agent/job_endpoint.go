@@ -84,14 +84,12 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if req.PreserveCounts {
 		warnings = append(warnings, `Request field "PreserveCounts" is not supported by Drover and was ignored`)
 	}
-	if req.EvalPriority != 0 {
-		warnings = append(warnings, `Request field "EvalPriority" is not supported by Drover and was ignored`)
-	}
 
 	resp, err := srv.RegisterJob(r.Context(), &nomad.JobRegisterRequest{
 		Job:            job,
 		EnforceIndex:   req.EnforceIndex,
 		JobModifyIndex: req.JobModifyIndex,
+		EvalPriority:   req.EvalPriority,
 	})
 	if err != nil {
 		return nil, err
@@ -156,7 +154,11 @@ func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, err
 	if err := nomad.AllowJobDeregister(requestIdentity(r).acl, ns, purge); err != nil {
 		return nil, err
 	}
-	resp, err := srv.DeregisterJob(r.Context(), &nomad.JobDeregisterRequest{Namespace: ns, JobID: id, Purge: purge})
+	evalPriority, err := parseEvalPriority(r)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := srv.DeregisterJob(r.Context(), &nomad.JobDeregisterRequest{Namespace: ns, JobID: id, Purge: purge, EvalPriority: evalPriority})
 	if err != nil {
 		return nil, err
 	}
