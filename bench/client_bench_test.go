@@ -123,16 +123,21 @@ func BenchmarkClient_Count50(b *testing.B) {
 		procs := len(descendants(p.Pid()))
 		loaded := treePSS(p.Pid())
 		agentNow := memKiB(p.Pid(), "Pss")
-		var supervisors, others int64
+		// A supervisor's Pss_Anon is its private memory, the part of its
+		// cost that the binary's shared pages do not dilute.
+		var supervisors, supervisorsAnon, nSupervisors, others int64
 		for _, c := range descendants(p.Pid()) {
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
 			if strings.Contains(string(cmdline), "task-supervisor") {
 				supervisors += memKiB(c, "Pss")
+				supervisorsAnon += memKiB(c, "Pss_Anon")
+				nSupervisors++
 			} else {
 				others += memKiB(c, "Pss")
 			}
 		}
-		b.Logf("PSS: agent %d KiB (idle %d), supervisors %d KiB, tasks %d KiB", agentNow, idle, supervisors, others)
+		b.Logf("PSS: agent %d KiB (idle %d), supervisors %d KiB (Pss_Anon %d KiB each), tasks %d KiB",
+			agentNow, idle, supervisors, supervisorsAnon/max(nSupervisors, 1), others)
 		perTask := float64(loaded-idle) / count / 1024
 		b.ReportMetric(perTask, "MiB/task")
 		b.Logf("memory per running task: %.2f MiB (idle agent %.1f MiB PSS, with %d tasks %.1f MiB PSS over %d processes; target ≤ %.0f MiB)",
