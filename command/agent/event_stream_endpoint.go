@@ -141,12 +141,13 @@ func (s *HTTPServer) streamEvents(w http.ResponseWriter, r *http.Request, sub *s
 			continue
 		}
 		var werr error
-		end := err // ends the stream once what came before it is written
+		end := err    // ends the stream once what came before it is written
+		more := false // frames are left that one write could not take
 		switch {
 		case heartbeat:
 			_, werr = w.Write(heartbeatFrame)
 		case batch != nil:
-			werr, end = writeReadyFrames(w, batch, sub)
+			werr, end, more = writeReadyFrames(w, batch, sub)
 		}
 		if werr == nil && end != nil {
 			s.logger.Debug("event stream ended", "remote", r.RemoteAddr, "error", end)
@@ -159,7 +160,14 @@ func (s *HTTPServer) streamEvents(w http.ResponseWriter, r *http.Request, sub *s
 			s.logger.Debug("event stream consumer gone", "remote", r.RemoteAddr, "error", werr)
 			return
 		}
-		if end != nil || !pause(ctx, gap) {
+		switch {
+		case end != nil:
+			return
+		case more:
+			// A full write: the gap bounds how often a stream wakes,
+			// not how much it sends, so the rest goes out at once.
+			continue
+		case !pause(ctx, gap):
 			return
 		}
 		gap = min(2*gap, maxEventWriteGap)
@@ -174,14 +182,19 @@ var heartbeatFrame = []byte("{}\n")
 // one or more system calls, so one per wake-up, however many events it
 // carries, is what keeps a hundred streams of a busy cluster cheap. The
 // frames are assembled in a pooled buffer, so a stream holds no bytes of
-// its own between writes. It returns the write's error, and the error
-// that ends the subscription, if one came.
-func writeReadyFrames(w io.Writer, batch *stream.Batch, sub *stream.Subscription) (werr, end error) {
+// its own between writes. It returns the write's error, the error that
+// ends the subscription, if one came, and whether it stopped at
+// maxEventWrite, leaving what else may be ready for the next write.
+func writeReadyFrames(w io.Writer, batch *stream.Batch, sub *stream.Subscription) (werr, end error, more bool) {
 	bufp := frameBufs.Get().(*[]byte)
 	defer putFrameBuf(bufp)
 	buf := (*bufp)[:0]
 	for {
-		if buf, end = appendEventFrame(buf, batch); end != nil || len(buf) >= maxEventWrite {
+		if buf, end = appendEventFrame(buf, batch); end != nil {
+			break
+		}
+		if len(buf) >= maxEventWrite {
+			more = true
 			break
 		}
 		if batch, end = sub.TryNext(); batch == nil || end != nil {
@@ -192,7 +205,7 @@ func writeReadyFrames(w io.Writer, batch *stream.Batch, sub *stream.Subscription
 	if len(buf) > 0 {
 		_, werr = w.Write(buf)
 	}
-	return werr, end
+	return werr, end, more
 }
 
 // frameBufs holds the buffers that writeReadyFrames assembles writes in.

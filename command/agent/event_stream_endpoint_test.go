@@ -447,6 +447,37 @@ func TestEventStream_GapGrowsInABurst(t *testing.T) {
 	})
 }
 
+// TestEventStream_FullWritesDoNotWaitForTheGap holds that what piled up
+// beyond one write's bound goes out in further writes at once: the gap
+// bounds how often a stream wakes, not how much it sends.
+func TestEventStream_FullWritesDoNotWaitForTheGap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		broker := stream.NewBroker(10_000, 0)
+		sub, err := broker.Subscribe(stream.SubscribeRequest{})
+		must.NoError(t, err)
+		big := strings.Repeat("x", 16<<10)
+		const jobs = 40 // ten times maxEventWrite
+		for i := range jobs {
+			job := &structs.Job{ID: fmt.Sprint(i), Meta: map[string]string{"blob": big}}
+			broker.Publish(uint64(i+1), []*stream.Event{{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: job.ID, Namespace: "default", Payload: job}})
+		}
+		s := &HTTPServer{logger: hclog.NewNullLogger()}
+		ctx, cancel := context.WithCancel(context.Background())
+		w := &syncRecorder{header: http.Header{}}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.streamEvents(w, httptest.NewRequest(http.MethodGet, "/v1/event/stream", nil).WithContext(ctx), sub)
+		}()
+		synctest.Wait() // no time passes
+		must.Eq(t, jobs, strings.Count(w.body(), "\n"), must.Sprint("every frame sent without a pause"))
+		must.Greater(t, 1, w.writeCount())
+
+		cancel()
+		<-done
+	})
+}
+
 // syncRecorder is a ResponseWriter that a test may read while a handler
 // writes to it.
 type syncRecorder struct {
