@@ -121,7 +121,7 @@ func runSuite(o *options, stdout, stderr io.Writer) error {
 	if p := ex.skipPattern(); p != "" {
 		goArgs = append(goArgs, "-skip", p)
 	}
-	env := append(os.Environ(),
+	env := append(suiteEnv(os.Environ()),
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"TMPDIR="+tmp,
 		// The build's own temporary files stay where they were.
@@ -161,6 +161,22 @@ func runSuite(o *options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("the suite's results differ from %s", o.expected)
 	}
 	return nil
+}
+
+// suiteEnv is env without the NOMAD_ variables Nomad's client reads
+// (NOMAD_ADDR, NOMAD_TOKEN, NOMAD_NAMESPACE, ...), which would point the
+// suite's clients elsewhere than its agents, keeping the suite's own
+// knobs (NOMAD_TEST_LOG_LEVEL, NOMAD_SLOW_TEST).
+func suiteEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "NOMAD_") && name != "NOMAD_TEST_LOG_LEVEL" && name != "NOMAD_SLOW_TEST" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // runGoTest runs go test with args (and -run pattern, unless empty) in
