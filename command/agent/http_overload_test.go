@@ -18,6 +18,7 @@ import (
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
 
+	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -218,11 +219,14 @@ func TestOverload_longLivedRoutesAreExemptFromTheTimeouts(t *testing.T) {
 		must.Sprint("an ordinary route must be cut at the write timeout"))
 
 	// A blocking query waits out its ?wait, three times the timeouts. It
-	// blocks on a list that was written to: one at index 0 answers at once.
-	registerJob(t, a, batchJobJSON("listed"))
-	index := do(t, a, http.MethodGet, "/v1/jobs", nil).header.Get("X-Nomad-Index")
+	// blocks on a list that was written to (one at index 0 answers at
+	// once) and that nothing else writes: a job's list would move when the
+	// scheduler handles its evaluation, and end the wait early.
+	resp = do(t, a, http.MethodPut, "/v1/namespace/listed", api.Namespace{Name: "listed"})
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	index := do(t, a, http.MethodGet, "/v1/namespaces", nil).header.Get("X-Nomad-Index")
 	start := time.Now()
-	resp = do(t, a, http.MethodGet, "/v1/jobs?wait=3s&index="+index, nil)
+	resp = do(t, a, http.MethodGet, "/v1/namespaces?wait=3s&index="+index, nil)
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	must.Greater(t, 2900*time.Millisecond, time.Since(start))
 }
