@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-memdb"
 	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 
@@ -28,7 +30,32 @@ func runningMaxrun(t *testing.T, a *Agent) *structs.Allocation {
 		must.NoError(t, err)
 		return len(allocs) == 1
 	})
+	settle(t, a, "maxrun")
 	return allocs[0]
+}
+
+// settle waits until the writes that follow a placement have landed: the
+// job's evaluations are terminal and the state has seen no write for a
+// moment (the keyring's first key is written at leadership too), so
+// that a test may compare indexes before and after a read.
+func settle(t *testing.T, a *Agent, jobID string) {
+	t.Helper()
+	store := a.Server().State()
+	waitfor.True(t, "the job's evaluations to finish and the state to be quiet", func() bool {
+		evals, err := store.EvalsByJob(nil, structs.DefaultNamespace, jobID)
+		must.NoError(t, err)
+		for _, e := range evals {
+			if !e.TerminalStatus() {
+				return false
+			}
+		}
+		ws := memdb.NewWatchSet()
+		_, err = store.LatestIndexWatch(ws)
+		must.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		return ws.WatchCtx(ctx) != nil
+	})
 }
 
 func planBody(job map[string]any, diff bool) map[string]any {
