@@ -69,6 +69,9 @@ func (d *Driver) abandonStart(t *task) bool {
 // kill sends sig to the container's first process: straight to it when
 // the driver holds it, else through the engine.
 func (d *Driver) kill(t *task, sig syscall.Signal) error {
+	if sig == syscall.SIGKILL {
+		t.sendingKill()
+	}
 	t.mu.Lock()
 	proc := t.proc
 	t.mu.Unlock()

@@ -61,6 +61,9 @@ type task struct {
 	// process; exitSeen is when it was seen to exit.
 	proc     *procHandle
 	exitSeen time.Time
+	// killSent is set once the driver has signalled the container, so
+	// that a SIGKILL exit is not mistaken for an OOM kill in the making.
+	killSent bool
 }
 
 func newTask(cfg *drivers.TaskConfig) *task {
@@ -100,6 +103,18 @@ func (t *task) finish(res *drivers.ExitResult, at time.Time) {
 	t.result, t.completedAt = res, at
 	t.mu.Unlock()
 	close(t.done)
+}
+
+func (t *task) sendingKill() {
+	t.mu.Lock()
+	t.killSent = true
+	t.mu.Unlock()
+}
+
+func (t *task) killWasSent() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.killSent
 }
 
 func (t *task) hasExited() bool { return drivers.Closed(t.exited) }

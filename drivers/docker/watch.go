@@ -17,6 +17,19 @@ import (
 // engine dropped the wait while the container runs.
 const waitRetry = time.Second
 
+// oomSettle bounds how long a container SIGKILLed by no one the driver
+// knows of is re-read for the engine's OOM flag, and oomRecheck is the
+// pause between reads. The engine learns of an OOM kill and of the exit
+// it caused as two events that it may handle in either order, so the
+// flag can be set just after the container reads as stopped.
+const (
+	oomSettle  = time.Second
+	oomRecheck = 25 * time.Millisecond
+)
+
+// exitSIGKILL is a container's exit code when SIGKILL ended it.
+const exitSIGKILL = 128 + 9
+
 // watch starts copying the task's output and waiting for its container
 // to stop; the task is done once both have ended.
 func (d *Driver) watch(t *task) error {
@@ -46,6 +59,9 @@ func (d *Driver) watch(t *task) error {
 		res := d.waitContainer(ctx, id)
 		if res == nil {
 			return // detached
+		}
+		if mayBeOOM(t, res) {
+			res = d.settleOOM(ctx, id, res)
 		}
 		res.ExitedAt = t.exitTime(res.ExitedAt)
 		close(t.exited)
@@ -79,6 +95,38 @@ func (d *Driver) waitContainer(ctx context.Context, id string) *drivers.ExitResu
 			retry.Stop()
 			return nil
 		case <-retry.C:
+		}
+	}
+}
+
+// mayBeOOM reports whether the exit could be an OOM kill the engine has
+// not flagged yet: a SIGKILL the driver did not send, to a container
+// with a memory limit.
+func mayBeOOM(t *task, res *drivers.ExitResult) bool {
+	return res.ExitCode == exitSIGKILL && !res.OOMKilled && res.Err == nil &&
+		!t.killWasSent() && t.cfg.Resources != nil && t.cfg.Resources.MemoryMB > 0
+}
+
+// settleOOM re-reads the stopped container until the engine flags it
+// OOM-killed or oomSettle has passed, and returns the last reading.
+func (d *Driver) settleOOM(ctx context.Context, id string, res *drivers.ExitResult) *drivers.ExitResult {
+	deadline := time.NewTimer(oomSettle)
+	defer deadline.Stop()
+	tick := time.NewTicker(oomRecheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return res
+		case <-deadline.C:
+			return res
+		case <-tick.C:
+		}
+		if again := d.exitResult(id); again != nil && again.Err == nil {
+			if again.OOMKilled {
+				again.ExitedAt = res.ExitedAt
+				return again
+			}
 		}
 	}
 }
