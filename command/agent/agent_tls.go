@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -30,7 +29,7 @@ func (a *Agent) httpListener(ln net.Listener) net.Listener {
 	if !a.config.TLS.HTTP {
 		return ln
 	}
-	return tls.NewListener(ln, a.tls.ServerConfig(a.config.TLS.VerifyHTTPSClient))
+	return listenTLS(ln, a.tls.ServerConfig(a.config.TLS.VerifyHTTPSClient), a.config.Limits.HTTPSHandshakeTimeout, a.logger.Named("http"))
 }
 
 // agentTransport is the HTTP transport this agent uses to reach another

@@ -39,6 +39,10 @@ type LimitsConfig struct {
 	HTTPReadTimeout       time.Duration
 	HTTPWriteTimeout      time.Duration
 	HTTPIdleTimeout       time.Duration
+	// HTTPSHandshakeTimeout bounds a new HTTPS connection's TLS handshake
+	// (Nomad's https_handshake_timeout); zero leaves it to the HTTP
+	// timeouts above.
+	HTTPSHandshakeTimeout time.Duration
 	// HTTPMaxBodySize bounds the body of a request that carries no job
 	// or jobspec, in bytes.
 	HTTPMaxBodySize int64
@@ -77,6 +81,7 @@ func DefaultLimitsConfig() LimitsConfig {
 		HTTPReadTimeout:       time.Minute,
 		HTTPWriteTimeout:      2 * time.Minute,
 		HTTPIdleTimeout:       2 * time.Minute,
+		HTTPSHandshakeTimeout: 5 * time.Second,
 		HTTPMaxBodySize:       1 << 20,
 		RPCMaxConnsPerClient:  100,
 		RPCHandshakeTimeout:   5 * time.Second,
@@ -138,6 +143,7 @@ func (l LimitsConfig) validate() []error {
 		{"http_read_timeout", l.HTTPReadTimeout},
 		{"http_write_timeout", l.HTTPWriteTimeout},
 		{"http_idle_timeout", l.HTTPIdleTimeout},
+		{"https_handshake_timeout", l.HTTPSHandshakeTimeout},
 	} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("limits.%s must not be negative, not %s", d.name, d.v))
@@ -174,6 +180,7 @@ type fileLimits struct {
 	HTTPWriteTimeout      *hcl.Attribute `hcl:"http_write_timeout,optional"`
 	HTTPIdleTimeout       *hcl.Attribute `hcl:"http_idle_timeout,optional"`
 	HTTPMaxBodySize       *hcl.Attribute `hcl:"http_max_body_size,optional"`
+	HTTPSHandshakeTimeout *hcl.Attribute `hcl:"https_handshake_timeout,optional"`
 	RPCMaxConnsPerClient  *int           `hcl:"rpc_max_conns_per_client,optional"`
 	RPCHandshakeTimeout   *hcl.Attribute `hcl:"rpc_handshake_timeout,optional"`
 
@@ -206,6 +213,7 @@ func (fl *fileLimits) applyTo(l *LimitsConfig) error {
 		setDuration(&l.HTTPReadTimeout, fl.HTTPReadTimeout),
 		setDuration(&l.HTTPWriteTimeout, fl.HTTPWriteTimeout),
 		setDuration(&l.HTTPIdleTimeout, fl.HTTPIdleTimeout),
+		setDuration(&l.HTTPSHandshakeTimeout, fl.HTTPSHandshakeTimeout),
 		setDuration(&l.RPCHandshakeTimeout, fl.RPCHandshakeTimeout),
 		setDuration(&l.HCLEvalTimeout, fl.HCLEvalTimeout),
 		setSize(&l.HTTPMaxBodySize, fl.HTTPMaxBodySize),

@@ -22,6 +22,7 @@ func TestLimits_defaults(t *testing.T) {
 		HTTPReadTimeout:       time.Minute,
 		HTTPWriteTimeout:      2 * time.Minute,
 		HTTPIdleTimeout:       2 * time.Minute,
+		HTTPSHandshakeTimeout: 5 * time.Second,
 		HTTPMaxBodySize:       1 << 20,
 		RPCMaxConnsPerClient:  100,
 		RPCHandshakeTimeout:   5 * time.Second,
@@ -49,6 +50,7 @@ limits {
   http_write_timeout        = "7s"
   http_idle_timeout         = "11s"
   http_max_body_size        = "64KiB"
+  https_handshake_timeout   = "1s"
   rpc_max_conns_per_client  = 0
   rpc_handshake_timeout     = "3s"
   job_max_count             = 10
@@ -70,6 +72,7 @@ limits {
 		HTTPWriteTimeout:      7 * time.Second,
 		HTTPIdleTimeout:       11 * time.Second,
 		HTTPMaxBodySize:       64 << 10,
+		HTTPSHandshakeTimeout: time.Second,
 		RPCMaxConnsPerClient:  0,
 		RPCHandshakeTimeout:   3 * time.Second,
 		JobMaxCount:           10,
@@ -118,6 +121,7 @@ func TestLimits_errors(t *testing.T) {
 	cfg := DevConfig()
 	cfg.Limits.HTTPMaxConnsPerClient = -1
 	cfg.Limits.HTTPWriteTimeout = -time.Second
+	cfg.Limits.HTTPSHandshakeTimeout = -time.Second
 	cfg.Limits.JobMaxCount = 0
 	cfg.Limits.JobMaxSize = 2 << 30
 	cfg.Limits.HCLEvalTimeout = 0
@@ -127,6 +131,7 @@ func TestLimits_errors(t *testing.T) {
 	for _, want := range []string{
 		"limits.http_max_conns_per_client must be at least 0, not -1",
 		"limits.http_write_timeout must not be negative, not -1s",
+		"limits.https_handshake_timeout must not be negative, not -1s",
 		"limits.job_max_count must be at least 1, not 0",
 		"limits.job_max_size must be between 1 byte and 1GiB, not 2147483648 bytes",
 		"limits.hcl_eval_timeout must be positive, not 0s",
