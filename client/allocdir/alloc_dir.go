@@ -53,12 +53,14 @@ func New(root, allocID string) (*AllocDir, error) {
 	if err := checkName("allocation ID", allocID); err != nil {
 		return nil, err
 	}
+	// One string, of which the shorter paths are prefixes: a runner keeps
+	// them for as long as its allocation runs.
 	dir := filepath.Join(root, allocID)
-	shared := filepath.Join(dir, SharedAllocName)
+	logs := filepath.Join(dir, SharedAllocName, LogDirName)
 	return &AllocDir{
-		AllocDir:  dir,
-		SharedDir: shared,
-		LogDir:    filepath.Join(shared, LogDirName),
+		AllocDir:  logs[:len(dir)],
+		SharedDir: logs[:len(logs)-len(LogDirName)-1],
+		LogDir:    logs,
 	}, nil
 }
 
@@ -88,13 +90,15 @@ func (d *AllocDir) TaskDir(task string) (*TaskDir, error) {
 	if err := checkName("task name", task); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(d.AllocDir, task)
+	// Dir is a prefix of LocalDir, as in New.
+	local := filepath.Join(d.AllocDir, task, TaskLocalName)
+	dir := local[:len(local)-len(TaskLocalName)-1]
 	return &TaskDir{
 		AllocDir:   d.AllocDir,
 		Dir:        dir,
 		SharedDir:  d.SharedDir,
 		LogDir:     d.LogDir,
-		LocalDir:   filepath.Join(dir, TaskLocalName),
+		LocalDir:   local,
 		SecretsDir: filepath.Join(dir, TaskSecretsName),
 		TmpDir:     filepath.Join(dir, TmpDirName),
 		name:       task,

@@ -50,7 +50,6 @@ type AllocRunner struct {
 	killing     bool
 	preKillDone chan struct{}
 	tasks       []*taskEntry
-	byName      map[string]*taskEntry
 	runCalled   bool
 	destroying  bool
 
@@ -110,7 +109,6 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 		node:        cfg.Node,
 		alloc:       alloc,
 		arState:     &state.AllocRunnerState{},
-		byName:      make(map[string]*taskEntry, len(tg.Tasks)),
 		taskStateCh: make(chan struct{}, 1),
 		shutdownCh:  make(chan struct{}),
 		runDone:     make(chan struct{}),
@@ -143,7 +141,6 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 		}
 		e := &taskEntry{runner: tr, task: task, gate: gate}
 		ar.tasks = append(ar.tasks, e)
-		ar.byName[task.Name] = e
 	}
 	ar.hooks = ar.initRunnerHooks(cfg)
 	return ar, nil

@@ -341,7 +341,7 @@ func TestAllocRunner_InPlaceUpdate(t *testing.T) {
 		synctest.Wait()
 		// The running task is left alone.
 		must.Eq(t, 1, countType(h.taskState("main"), structs.TaskStarted))
-		must.Eq(t, "v2", h.ar.byName["main"].runner.Task().Config["stdout_string"].(string))
+		must.Eq(t, "v2", h.ar.lookupTask("main").runner.Task().Config["stdout_string"].(string))
 		must.Eq(t, uint64(1), h.ar.Alloc().Job.Version)
 		h.ar.Destroy()
 	})

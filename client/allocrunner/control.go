@@ -157,9 +157,22 @@ func (ar *AllocRunner) Signal(task, signal string) error {
 }
 
 func (ar *AllocRunner) entry(task string) (*taskEntry, error) {
-	e, ok := ar.byName[task]
-	if !ok {
+	e := ar.lookupTask(task)
+	if e == nil {
 		return nil, fmt.Errorf("allocation %s has no task %q", ar.id, task)
 	}
 	return e, nil
+}
+
+// lookupTask returns the named task's entry, or nil. It needs no lock: the
+// entries and their runners' names never change. A group has a few tasks:
+// a scan costs nothing, where a map would cost a few hundred bytes per
+// allocation for as long as it runs.
+func (ar *AllocRunner) lookupTask(task string) *taskEntry {
+	for _, e := range ar.tasks {
+		if e.runner.Name() == task {
+			return e
+		}
+	}
+	return nil
 }

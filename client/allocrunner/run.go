@@ -161,7 +161,7 @@ func (ar *AllocRunner) coordinate() {
 		lifecycleKills = g.kills()
 	}
 	for _, k := range lifecycleKills {
-		e := ar.byName[k.task]
+		e := ar.lookupTask(k.task)
 		if e.killSent {
 			continue
 		}

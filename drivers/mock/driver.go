@@ -67,11 +67,11 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 	}
 
 	t := newTask(cfg, conf)
-	if err := d.tasks.Add(t.cfg.ID, t); err != nil {
+	if err := d.tasks.Add(t.id, t); err != nil {
 		return nil, err
 	}
-	defer close(t.starting)
-	if err := d.start(t); err != nil {
+	defer t.starting.Done()
+	if err := d.start(t, cfg); err != nil {
 		// Finishing the task lets a concurrent StopTask or WaitTask return.
 		t.finish(&drivers.ExitResult{Err: err}, time.Now())
 		d.tasks.Remove(cfg.ID, t)
@@ -94,15 +94,15 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 
 // start runs the task's start sequence: the start block, the configured
 // start error, then the task itself.
-func (d *Driver) start(t *task) error {
+func (d *Driver) start(t *task, cfg *drivers.TaskConfig) error {
 	if !t.block() {
 		return ErrStoppedWhileStarting
 	}
 	if t.conf.StartError != "" {
 		return drivers.NewRecoverableError(errors.New(t.conf.StartError), t.conf.StartErrorRecoverable)
 	}
-	if err := t.start(); err != nil {
-		return fmt.Errorf("start mock task %q: %w", t.cfg.ID, err)
+	if err := t.start(cfg); err != nil {
+		return fmt.Errorf("start mock task %q: %w", t.id, err)
 	}
 	return nil
 }
@@ -126,7 +126,7 @@ func (d *Driver) StopTask(taskID string, timeout time.Duration, signal string) e
 	}
 	if t.currentState() == stateStarting {
 		t.abortStart()
-		<-t.starting
+		t.starting.Wait()
 	}
 	t.stop(timeout, sig)
 	return nil
@@ -191,7 +191,7 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 	}
 	if t.currentState() == stateStarting {
 		t.abortStart()
-		<-t.starting
+		t.starting.Wait()
 	}
 	if t.currentState() == drivers.TaskStateRunning {
 		if !force {

@@ -16,12 +16,16 @@ import (
 // creates it, so a task started inside a testing/synctest bubble belongs to
 // that bubble.
 type task struct {
-	cfg  *drivers.TaskConfig
-	conf *taskConfig
+	// id and name are the task's; the rest of its config (the env above
+	// all, a map per task) is the task runner's to keep, or not.
+	id, name string
+	conf     *taskConfig
 
-	// starting is closed when StartTask returns; cancelStart asks a
-	// blocked StartTask to give up.
-	starting        chan struct{}
+	// starting is done when StartTask returns; cancelStart, made only
+	// for a task with a start block, asks a blocked StartTask to give up.
+	// Neither is a channel for every task: a running task keeps its
+	// struct for hours.
+	starting        sync.WaitGroup
 	cancelStart     chan struct{}
 	cancelStartOnce sync.Once
 
@@ -46,20 +50,24 @@ type task struct {
 const stateStarting = "starting"
 
 func newTask(cfg *drivers.TaskConfig, conf *taskConfig) *task {
-	return &task{
-		cfg:         cfg,
-		conf:        conf,
-		starting:    make(chan struct{}),
-		cancelStart: make(chan struct{}),
-		done:        make(chan struct{}),
-		state:       stateStarting,
+	t := &task{
+		id:    cfg.ID,
+		name:  cfg.Name,
+		conf:  conf,
+		done:  make(chan struct{}),
+		state: stateStarting,
 	}
+	t.starting.Add(1)
+	if conf.StartBlockFor > 0 {
+		t.cancelStart = make(chan struct{})
+	}
+	return t
 }
 
 // newExitedTask is a recovered task that had already exited.
 func newExitedTask(cfg *drivers.TaskConfig, startedAt, completedAt time.Time, result *drivers.ExitResult) *task {
 	t := newTask(cfg, &taskConfig{})
-	close(t.starting)
+	t.starting.Done()
 	t.startedAt = startedAt
 	t.finish(result, completedAt)
 	return t
@@ -82,12 +90,15 @@ func (t *task) block() bool {
 }
 
 func (t *task) abortStart() {
-	t.cancelStartOnce.Do(func() { close(t.cancelStart) })
+	if t.cancelStart != nil {
+		t.cancelStartOnce.Do(func() { close(t.cancelStart) })
+	}
 }
 
-// start marks the task running and begins its life.
-func (t *task) start() error {
-	stdout, err := t.openLogs()
+// start marks the task running and begins its life, with its log files
+// where cfg says.
+func (t *task) start(cfg *drivers.TaskConfig) error {
+	stdout, err := t.openLogs(cfg)
 	if err != nil {
 		return err
 	}
@@ -172,18 +183,18 @@ func (t *task) stop(timeout time.Duration, sig syscall.Signal) {
 
 // openLogs creates the task's log files and writes stdout_string once. It
 // returns the open stdout file when more writes are due.
-func (t *task) openLogs() (*os.File, error) {
-	if t.cfg.StderrPath != "" {
-		f, err := openLog(t.cfg.StderrPath)
+func (t *task) openLogs(cfg *drivers.TaskConfig) (*os.File, error) {
+	if cfg.StderrPath != "" {
+		f, err := openLog(cfg.StderrPath)
 		if err != nil {
 			return nil, err
 		}
 		f.Close()
 	}
-	if t.cfg.StdoutPath == "" {
+	if cfg.StdoutPath == "" {
 		return nil, nil
 	}
-	f, err := openLog(t.cfg.StdoutPath)
+	f, err := openLog(cfg.StdoutPath)
 	if err != nil {
 		return nil, err
 	}
@@ -238,8 +249,8 @@ func (t *task) status() *drivers.TaskStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return &drivers.TaskStatus{
-		ID:          t.cfg.ID,
-		Name:        t.cfg.Name,
+		ID:          t.id,
+		Name:        t.name,
 		State:       t.state,
 		StartedAt:   t.startedAt,
 		CompletedAt: t.completedAt,

@@ -18,7 +18,7 @@ func (tr *TaskRunner) driverConfig(alloc *structs.Allocation, task *structs.Task
 		TaskGroupName: alloc.TaskGroup,
 		Namespace:     alloc.Namespace,
 		Driver:        task.Driver,
-		Config:        env.replaceConfig(task.Config),
+		Config:        env.interpolatedConfig(task.Config),
 		Env:           env.Map(),
 		User:          task.User,
 		AllocDir:      tr.taskDir.SharedDir,

@@ -22,14 +22,33 @@ func newEvent(typ, msg string) *structs.TaskEvent {
 	}
 }
 
-func receivedEvent() *structs.TaskEvent {
-	return newEvent(structs.TaskReceived, "Task received by client")
+// buildingTaskDirMsg is the Task Setup event of the task directory hook.
+const buildingTaskDirMsg = "Building Task Directory"
+
+// The events every task records, kept for as long as it runs, share their
+// details, which are always the same, instead of a map each: nothing
+// writes an event's details once it is made, and a copy of an event
+// clones them.
+var (
+	noDetails       = map[string]string{}
+	buildingTaskDir = map[string]string{"message": buildingTaskDirMsg}
+)
+
+// sharedEvent is an event of type typ stamped now, saying msg, with the
+// shared details d.
+func sharedEvent(typ, msg string, d map[string]string) *structs.TaskEvent {
+	return &structs.TaskEvent{Type: typ, Time: time.Now().UnixNano(), DisplayMessage: msg, Details: d}
 }
 
-func setupEvent(msg string) *structs.TaskEvent {
-	ev := newEvent(structs.TaskSetup, msg)
-	ev.Message = msg
-	ev.Details["message"] = msg
+func receivedEvent() *structs.TaskEvent {
+	return sharedEvent(structs.TaskReceived, "Task received by client", noDetails)
+}
+
+// buildingTaskDirEvent is the Task Setup event of building the task's
+// directory.
+func buildingTaskDirEvent() *structs.TaskEvent {
+	ev := sharedEvent(structs.TaskSetup, buildingTaskDirMsg, buildingTaskDir)
+	ev.Message = buildingTaskDirMsg
 	return ev
 }
 
@@ -42,7 +61,7 @@ func setupFailureEvent(err error, fatal bool) *structs.TaskEvent {
 }
 
 func startedEvent() *structs.TaskEvent {
-	return newEvent(structs.TaskStarted, "Task started by client")
+	return sharedEvent(structs.TaskStarted, "Task started by client", noDetails)
 }
 
 func terminatedEvent(res *drivers.ExitResult) *structs.TaskEvent {

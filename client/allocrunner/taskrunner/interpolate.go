@@ -72,9 +72,60 @@ func (e *taskEnv) lookup(key string) (string, bool) {
 	return "", false
 }
 
-// replaceConfig returns a copy of a task's config block with every string
-// in it, however deeply nested in maps and lists, interpolated. Keys are
-// left as they are.
+// interpolatedConfig returns a task's config block with every string in
+// it, however deeply nested in maps and lists, interpolated; keys are left
+// as they are. A block without a reference is returned as it is, shared
+// with the job: drivers only read it, and a copy per running task would
+// stay in memory, in its handle, as long as the task runs.
+func (e *taskEnv) interpolatedConfig(config map[string]any) map[string]any {
+	if !hasReference(config) {
+		return config
+	}
+	return e.replaceConfig(config)
+}
+
+// hasReference reports whether a string in v, at any depth, holds a ${...}
+// reference.
+func hasReference(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.Contains(v, "${")
+	case map[string]any:
+		for _, elem := range v {
+			if hasReference(elem) {
+				return true
+			}
+		}
+	case map[string]string:
+		for _, s := range v {
+			if strings.Contains(s, "${") {
+				return true
+			}
+		}
+	case []any:
+		for _, elem := range v {
+			if hasReference(elem) {
+				return true
+			}
+		}
+	case []string:
+		for _, s := range v {
+			if strings.Contains(s, "${") {
+				return true
+			}
+		}
+	case []map[string]any:
+		for _, m := range v {
+			if hasReference(m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// replaceConfig returns a copy of config with every string in it
+// interpolated.
 func (e *taskEnv) replaceConfig(config map[string]any) map[string]any {
 	if config == nil {
 		return nil

@@ -111,6 +111,7 @@ func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 	}
 	cfg := tr.driverConfig(alloc, task, env)
 	h, err := tr.startDriverTask(drv, cfg)
+	h = withoutEnv(h)
 	if h != nil {
 		tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
 			local.TaskHandle = h
@@ -306,4 +307,20 @@ func (tr *TaskRunner) releaseRun(h *drivers.TaskHandle) {
 	if err := drv.DestroyTask(h.Config.ID, true); err != nil && !errors.Is(err, drivers.ErrTaskNotFound) {
 		tr.logger.Warn("failed to release task in driver", "task_id", h.Config.ID, "error", err)
 	}
+}
+
+// withoutEnv is the handle as the runner keeps it for the run, in memory
+// and in the state DB: without the task's environment. Only the start
+// needs the environment (a driver recovers a task by its ID and driver
+// state); kept, it would be a map per running task, and the state DB
+// would hold the secrets in it (NOMAD_TOKEN). The driver's handle is
+// left as it is: the driver may share its config.
+func withoutEnv(h *drivers.TaskHandle) *drivers.TaskHandle {
+	if h == nil || h.Config == nil || h.Config.Env == nil {
+		return h
+	}
+	kept, cfg := *h, *h.Config
+	cfg.Env = nil
+	kept.Config = &cfg
+	return &kept
 }

@@ -20,7 +20,7 @@ type taskDirHook struct{}
 func (taskDirHook) Name() string { return "task_dir" }
 
 func (taskDirHook) Prestart(_ context.Context, req *prestartRequest) (bool, error) {
-	req.Emit(setupEvent("Building Task Directory"))
+	req.Emit(buildingTaskDirEvent())
 	if err := req.TaskDir.Build(); err != nil {
 		// A directory that cannot be made now may be made later (a full
 		// disk): let the restart policy try again.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -53,13 +55,20 @@ func TestTaskRunner_PassesDirsEnvAndLogsToDriver(t *testing.T) {
 		task.LogConfig = &structs.LogConfig{MaxFiles: 3, MaxFileSizeMB: 7}
 		node := &structs.Node{ID: "n1", Datacenter: "dc9", Attributes: map[string]string{"kernel.name": "linux"}}
 		alloc := testAlloc(structs.JobTypeBatch, task)
-		h := newHarness(t, alloc, withNode(node))
+		rec := &recordingDriver{Driver: mock.New(nil)}
+		h := newHarness(t, alloc, withNode(node), withDrivers(drivers.NewCatalog(rec)))
 		h.run()
 		synctest.Wait()
 
+		cfg := rec.lastStarted(t)
+		// The runner keeps and persists the handle without the env, which
+		// only the start needs.
 		local, _, err := h.db.GetTaskRunnerState(alloc.ID, "web")
 		must.NoError(t, err)
-		cfg := local.TaskHandle.Config
+		must.Eq(t, cfg.ID, local.TaskHandle.Config.ID)
+		must.Eq(t, cfg.Config, local.TaskHandle.Config.Config)
+		must.Nil(t, local.TaskHandle.Config.Env)
+		must.Nil(t, h.tr.currentHandle().Config.Env)
 		must.Eq(t, alloc.ID, cfg.AllocID)
 		must.Eq(t, "web", cfg.TaskGroupName)
 		must.Eq(t, "example", cfg.JobName)

@@ -182,3 +182,18 @@ func TestTaskEnv_MaxRunDeadline(t *testing.T) {
 		})
 	}
 }
+
+func TestTaskEnv_InterpolatedConfigSharesBlockWithoutReference(t *testing.T) {
+	env := &taskEnv{vars: map[string]string{"NOMAD_TASK_NAME": "web"}}
+	plain := map[string]any{"run_for": "1h", "args": []any{"a", map[string]any{"b": "c"}}}
+	got := env.interpolatedConfig(plain)
+	// The same map, not a copy.
+	got["probe"] = true
+	must.Eq(t, true, plain["probe"])
+
+	nested := map[string]any{"run_for": "1h", "args": []any{"a", map[string]any{"b": "${NOMAD_TASK_NAME}"}}}
+	got = env.interpolatedConfig(nested)
+	must.Eq(t, "web", got["args"].([]any)[1].(map[string]any)["b"])
+	must.Eq(t, "${NOMAD_TASK_NAME}", nested["args"].([]any)[1].(map[string]any)["b"])
+	must.Nil(t, env.interpolatedConfig(nil))
+}

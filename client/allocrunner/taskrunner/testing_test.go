@@ -2,6 +2,7 @@ package taskrunner
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,6 +78,33 @@ func withGate(gate <-chan struct{}) harnessOpt {
 
 func withNode(n *structs.Node) harnessOpt {
 	return func(c *Config) { c.Node = n }
+}
+
+func withDrivers(c *drivers.Catalog) harnessOpt {
+	return func(cfg *Config) { cfg.Drivers = c }
+}
+
+// recordingDriver is a mock driver that records the configs it was asked
+// to start.
+type recordingDriver struct {
+	*mock.Driver
+	mu      sync.Mutex
+	started []*drivers.TaskConfig
+}
+
+func (d *recordingDriver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error) {
+	d.mu.Lock()
+	d.started = append(d.started, cfg)
+	d.mu.Unlock()
+	return d.Driver.StartTask(cfg)
+}
+
+func (d *recordingDriver) lastStarted(t *testing.T) *drivers.TaskConfig {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	must.SliceNotEmpty(t, d.started)
+	return d.started[len(d.started)-1]
 }
 
 func newHarness(t *testing.T, alloc *structs.Allocation, opts ...harnessOpt) *harness {
