@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -53,9 +54,12 @@ type AllocRunner struct {
 	runCalled   bool
 	destroying  bool
 
-	// taskStateCh wakes the run loop when a task's state changed; it
-	// holds at most one pending wake-up.
-	taskStateCh chan struct{}
+	// taskStateCh wakes the run loop when a task's state changed, when
+	// the last task runner returned (tasksRunning, the runners still
+	// running, is then zero) and on Shutdown; it holds at most one pending
+	// wake-up.
+	taskStateCh  chan struct{}
+	tasksRunning atomic.Int64
 	// notifier tells the state handler of the client state.
 	notifier *stateNotifier
 

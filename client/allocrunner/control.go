@@ -61,7 +61,10 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 // tasks keep running, the Shutdown hooks run, and the next agent restores
 // the runner. It returns once Run has returned.
 func (ar *AllocRunner) Shutdown() {
-	ar.shutdownOnce.Do(func() { close(ar.shutdownCh) })
+	ar.shutdownOnce.Do(func() {
+		close(ar.shutdownCh)
+		ar.TaskStateUpdated()
+	})
 	ar.mu.Lock()
 	ran := ar.runCalled
 	ar.mu.Unlock()

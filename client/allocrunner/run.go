@@ -2,7 +2,6 @@ package allocrunner
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/client/state"
@@ -43,15 +42,19 @@ func (ar *AllocRunner) Run() {
 	ar.mu.Lock()
 	ar.carryOutKills = true
 	ar.mu.Unlock()
-	tasksDone := ar.runTasks()
+	ar.runTasks()
 	ar.killOnStart()
 	ar.coordinate()
 
+	// One channel wakes the loop for all it waits for (a task's state
+	// changed, the last task runner returned, Shutdown): a goroutine parked
+	// in a select holds a record per case for as long as the allocation
+	// runs. A wake-up may stand for several events; each turn looks at them
+	// all.
 	for {
-		select {
-		case <-ar.taskStateCh:
-			ar.coordinate()
-		case <-tasksDone:
+		<-ar.taskStateCh
+		switch {
+		case ar.tasksRunning.Load() == 0:
 			ar.endKills()
 			if ar.shuttingDown() {
 				ar.shutdownHooks()
@@ -63,15 +66,19 @@ func (ar *AllocRunner) Run() {
 			ar.notifier.stop()
 			close(ar.waitCh)
 			return
-		case <-ar.shutdownCh:
+		case ar.shuttingDown():
 			for _, e := range ar.tasks {
 				e.runner.Shutdown()
 			}
-			<-tasksDone
+			for ar.tasksRunning.Load() > 0 {
+				<-ar.taskStateCh
+			}
 			ar.endKills()
 			ar.shutdownHooks()
 			ar.notifier.stop()
 			return
+		default:
+			ar.coordinate()
 		}
 	}
 }
@@ -103,25 +110,22 @@ func (ar *AllocRunner) killOnStart() {
 	}
 }
 
-// runTasks runs every task runner, each on its goroutine, and returns a
-// channel closed once all of them have returned. The last to return closes
-// it: no goroutine waits on them.
-func (ar *AllocRunner) runTasks() <-chan struct{} {
-	done := make(chan struct{})
-	running := atomic.Int64{}
-	running.Store(int64(len(ar.tasks)))
+// runTasks runs every task runner, each on its goroutine. The last to
+// return wakes the run loop, which finds tasksRunning at zero: no
+// goroutine waits on them.
+func (ar *AllocRunner) runTasks() {
+	ar.tasksRunning.Store(int64(len(ar.tasks)))
 	if len(ar.tasks) == 0 {
-		close(done)
+		ar.TaskStateUpdated()
 	}
 	for _, e := range ar.tasks {
 		go func() {
 			e.runner.Run()
-			if running.Add(-1) == 0 {
-				close(done)
+			if ar.tasksRunning.Add(-1) == 0 {
+				ar.TaskStateUpdated()
 			}
 		}()
 	}
-	return done
 }
 
 // coordinate applies the group's lifecycle to the tasks' current states:
