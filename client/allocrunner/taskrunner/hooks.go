@@ -3,6 +3,10 @@ package taskrunner
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/state"
@@ -62,14 +66,50 @@ func (tr *TaskRunner) runPrestartHooks(ctx context.Context, req *prestartRequest
 		}
 		if done {
 			tr.updateState(func(_ *structs.TaskState, local *state.TaskRunnerLocalState) {
-				if local.Hooks == nil {
-					local.Hooks = map[string]*state.HookState{}
-				}
-				local.Hooks[h.Name()] = &state.HookState{PrestartDone: true}
+				local.Hooks = withPrestartDone(local.Hooks, h.Name())
 			})
 		}
 	}
 	return nil
+}
+
+// prestartDone is the state of a hook whose prestart work is done.
+var prestartDone = &state.HookState{PrestartDone: true}
+
+// sharedHookStates holds one map of hook states for each set of hooks
+// done (and nothing else kept), keyed by their names: every running task
+// has one such set, mostly the same few, and a map each would cost a few
+// hundred bytes per task. Nothing writes a task runner's hook states in
+// place (withPrestartDone makes a new map; a persisted copy clones them),
+// so a map here may be shared.
+var sharedHookStates sync.Map
+
+// withPrestartDone returns hooks, which it leaves as they are, with the
+// named hook's prestart done.
+func withPrestartDone(hooks map[string]*state.HookState, name string) map[string]*state.HookState {
+	next := make(map[string]*state.HookState, len(hooks)+1)
+	maps.Copy(next, hooks)
+	next[name] = prestartDone
+	return sharedHooks(next)
+}
+
+// sharedHooks returns the shared map equal to hooks when every state in
+// it is a plain prestartDone, hooks itself otherwise. hooks must not be
+// written once passed here.
+func sharedHooks(hooks map[string]*state.HookState) map[string]*state.HookState {
+	names := make([]string, 0, len(hooks))
+	for name, hs := range hooks {
+		if hs == nil || !hs.PrestartDone || len(hs.Data) > 0 {
+			return hooks
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return hooks
+	}
+	slices.Sort(names)
+	shared, _ := sharedHookStates.LoadOrStore(strings.Join(names, "\x00"), hooks)
+	return shared.(map[string]*state.HookState)
 }
 
 func (tr *TaskRunner) hookDone(name string) bool {

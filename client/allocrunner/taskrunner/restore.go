@@ -20,6 +20,7 @@ func (tr *TaskRunner) Restore() error {
 		tr.state = ts
 	}
 	if local != nil {
+		local.Hooks = sharedHooks(local.Hooks)
 		tr.local = local
 		tr.restarts.restore(local.RestartCount, local.RestartWindowStart)
 	}

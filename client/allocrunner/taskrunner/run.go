@@ -13,13 +13,10 @@ import (
 // Run runs the task until it is dead for good, or until Shutdown detaches
 // the runner. It blocks; WaitCh is closed when it returns.
 func (tr *TaskRunner) Run() {
-	ran := false
-	tr.runOnce.Do(func() { ran = true })
-	if !ran {
+	if !tr.started.CompareAndSwap(false, true) {
 		tr.logger.Error("Run called twice")
 		return
 	}
-	close(tr.started)
 	defer close(tr.waitCh)
 	defer tr.maxRun.close()
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -67,9 +68,10 @@ type TaskRunner struct {
 	setupCancel    context.CancelFunc
 
 	restartCh chan restartRequest
-	runOnce   sync.Once
-	started   chan struct{}
-	waitCh    chan struct{}
+	// started is set when Run begins (a flag, not a channel: nothing
+	// waits for it); waitCh is closed when Run returns.
+	started atomic.Bool
+	waitCh  chan struct{}
 }
 
 // restartRequest asks the run loop to restart the running task; done is
@@ -125,7 +127,6 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		restarts:     newRestartTracker(cfg.Task.RestartPolicy, jobType),
 		maxRunEvents: cfg.MaxRunEvents,
 		restartCh:    make(chan restartRequest),
-		started:      make(chan struct{}),
 		waitCh:       make(chan struct{}),
 	}
 	tr.prestartHooks = append(tr.prestartHooks, &identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID, done: tr.waitCh})
@@ -187,10 +188,8 @@ func (tr *TaskRunner) Update(alloc *structs.Allocation) {
 func (tr *TaskRunner) Shutdown() {
 	tr.shutdownCancel()
 	tr.cancelSetup()
-	select {
-	case <-tr.started:
+	if tr.started.Load() {
 		<-tr.waitCh
-	default:
 	}
 }
 
@@ -246,10 +245,8 @@ func (tr *TaskRunner) shuttingDown() bool { return tr.shutdownCtx.Err() != nil }
 // allocation could not be set up. Run then returns at once. It does nothing
 // to a task that has started.
 func (tr *TaskRunner) Fail(ev *structs.TaskEvent) {
-	select {
-	case <-tr.started:
+	if tr.started.Load() {
 		return
-	default:
 	}
 	tr.updateState(func(ts *structs.TaskState, _ *state.TaskRunnerLocalState) {
 		if ev != nil {
