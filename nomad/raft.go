@@ -19,12 +19,18 @@ const (
 	raftSnapshotsRetained = 2
 
 	// raftLogCacheSize is how many recent log entries stay in memory in
-	// front of the on-disk log, and raftLogCacheEntryBytes the size of
-	// the largest one that does (raftLogCache): the cache holds at most
-	// 8 MiB, small entries (nodes, evaluations, plans of a few
-	// allocations) in the hundreds.
-	raftLogCacheSize       = 512
+	// front of the on-disk log, raftLogCacheEntryBytes the size of the
+	// largest one that does and raftLogCacheBytes the size of all
+	// (raftLogCache). Raft reads an entry back soon after storing it (a
+	// follower to apply it, the leader to send it, at most
+	// MaxAppendEntries, 64, at a time), so a few such batches of small
+	// entries cover a cluster that keeps up; a follower further behind
+	// reads from disk. 512 entries of up to 16 KiB held a server's last
+	// few hundred client updates, 1 to 1.5 MiB after a placement of
+	// thousands of allocations, for nothing.
+	raftLogCacheSize       = 256
 	raftLogCacheEntryBytes = 16 << 10
+	raftLogCacheBytes      = 256 << 10
 
 	// raftTransportMaxPool is how many outbound raft connections are kept
 	// per peer.
@@ -65,7 +71,7 @@ func openRaftStores(cfg *Config) (*raftStores, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open raft log %s: %w", filepath.Join(dir, "raft.db"), err)
 	}
-	cached, err := newRaftLogCache(bolt, raftLogCacheSize, raftLogCacheEntryBytes)
+	cached, err := newRaftLogCache(bolt, raftLogCacheSize, raftLogCacheEntryBytes, raftLogCacheBytes)
 	if err != nil {
 		bolt.Close()
 		return nil, fmt.Errorf("create raft log cache: %w", err)

@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/raft"
@@ -21,7 +22,7 @@ func (s *readCountingStore) GetLog(index uint64, log *raft.Log) error {
 
 func TestRaftLogCache_keepsSmallEntriesOnly(t *testing.T) {
 	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
-	cache, err := newRaftLogCache(store, 4, 100)
+	cache, err := newRaftLogCache(store, 4, 100, 1<<10)
 	must.NoError(t, err)
 
 	small := &raft.Log{Index: 1, Term: 1, Data: bytes.Repeat([]byte("s"), 100)}
@@ -40,7 +41,7 @@ func TestRaftLogCache_keepsSmallEntriesOnly(t *testing.T) {
 
 func TestRaftLogCache_largeEntryFreesTheSlotItTakes(t *testing.T) {
 	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
-	cache, err := newRaftLogCache(store, 2, 10)
+	cache, err := newRaftLogCache(store, 2, 10, 100)
 	must.NoError(t, err)
 
 	must.NoError(t, cache.StoreLog(&raft.Log{Index: 1, Data: []byte("one")}))
@@ -58,7 +59,7 @@ func TestRaftLogCache_largeEntryFreesTheSlotItTakes(t *testing.T) {
 
 func TestRaftLogCache_deleteRangeEmptiesTheCache(t *testing.T) {
 	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
-	cache, err := newRaftLogCache(store, 8, 1<<10)
+	cache, err := newRaftLogCache(store, 8, 1<<10, 1<<10)
 	must.NoError(t, err)
 	must.NoError(t, cache.StoreLogs([]*raft.Log{{Index: 1, Data: []byte("a")}, {Index: 2, Data: []byte("b")}}))
 
@@ -78,8 +79,77 @@ func TestRaftLogCache_deleteRangeEmptiesTheCache(t *testing.T) {
 }
 
 func TestRaftLogCache_refusesAnEmptyBound(t *testing.T) {
-	_, err := newRaftLogCache(raft.NewInmemStore(), 0, 10)
+	_, err := newRaftLogCache(raft.NewInmemStore(), 0, 10, 10)
 	must.ErrorContains(t, err, "capacity (0)")
-	_, err = newRaftLogCache(raft.NewInmemStore(), 10, 0)
+	_, err = newRaftLogCache(raft.NewInmemStore(), 10, 0, 10)
 	must.ErrorContains(t, err, "entry size bound (0)")
+	_, err = newRaftLogCache(raft.NewInmemStore(), 10, 10, 9)
+	must.ErrorContains(t, err, "less than that of one")
+}
+
+// cachedIndexes are the indexes of the entries the cache holds, with their
+// size in all.
+func cachedIndexes(c *raftLogCache) (indexes []uint64, size int) {
+	for _, l := range c.ring {
+		if l != nil {
+			indexes = append(indexes, l.Index)
+			size += len(l.Data)
+		}
+	}
+	slices.Sort(indexes)
+	return indexes, size
+}
+
+func TestRaftLogCache_dropsTheOldestBeyondItsByteBound(t *testing.T) {
+	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
+	cache, err := newRaftLogCache(store, 8, 40, 100)
+	must.NoError(t, err)
+	entry := func(index uint64, size int) *raft.Log {
+		return &raft.Log{Index: index, Term: 1, Data: bytes.Repeat([]byte("e"), size)}
+	}
+	must.NoError(t, cache.StoreLogs([]*raft.Log{entry(1, 30), entry(2, 30), entry(3, 30)}))
+	indexes, size := cachedIndexes(cache)
+	must.Eq(t, []uint64{1, 2, 3}, indexes)
+	must.Eq(t, 90, size)
+
+	// 40 more bytes, 130 in all: the oldest goes, and the rest fit.
+	must.NoError(t, cache.StoreLog(entry(4, 40)))
+	indexes, size = cachedIndexes(cache)
+	must.Eq(t, []uint64{2, 3, 4}, indexes)
+	must.Eq(t, 100, size)
+	must.Eq(t, size, cache.held)
+
+	var got raft.Log
+	must.NoError(t, cache.GetLog(1, &got))
+	must.Eq(t, 1, store.reads, must.Sprint("a dropped entry is read from the store"))
+	must.NoError(t, cache.GetLog(4, &got))
+	must.Eq(t, 1, store.reads)
+
+	// Around the ring, each entry replacing the one of its slot, the
+	// bound still holds and the newest stay.
+	for i := uint64(5); i <= 30; i++ {
+		must.NoError(t, cache.StoreLog(entry(i, 10+int(i%4)*10)))
+		_, size := cachedIndexes(cache)
+		must.LessEq(t, 100, size)
+		must.Eq(t, size, cache.held)
+		must.NoError(t, cache.GetLog(i, &got))
+	}
+	must.Eq(t, 1, store.reads)
+	indexes, _ = cachedIndexes(cache)
+	must.Eq(t, uint64(30), indexes[len(indexes)-1])
+	must.True(t, slices.IsSorted(indexes) && indexes[0] == 30-uint64(len(indexes)-1),
+		must.Sprintf("the newest entries stay, without gaps: %v", indexes))
+}
+
+func TestRaftLogCache_startsAfreshAfterDeleteRange(t *testing.T) {
+	cache, err := newRaftLogCache(raft.NewInmemStore(), 4, 50, 100)
+	must.NoError(t, err)
+	must.NoError(t, cache.StoreLogs([]*raft.Log{{Index: 10, Data: make([]byte, 50)}, {Index: 11, Data: make([]byte, 50)}}))
+	must.NoError(t, cache.DeleteRange(10, 11))
+	must.Eq(t, 0, cache.held)
+	// A new leader's entries may take lower indexes again.
+	must.NoError(t, cache.StoreLogs([]*raft.Log{{Index: 5, Data: make([]byte, 50)}, {Index: 6, Data: make([]byte, 50)}, {Index: 7, Data: make([]byte, 50)}}))
+	indexes, size := cachedIndexes(cache)
+	must.Eq(t, []uint64{6, 7}, indexes)
+	must.Eq(t, 100, size)
 }
