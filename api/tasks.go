@@ -25,6 +25,16 @@ type TaskGroup struct {
 	// MaxRunOutcome is a Drover addition: "complete" (the default) or
 	// "failed", the client status of an allocation a deadline stopped.
 	MaxRunOutcome *string `json:",omitempty"`
+	// EphemeralDisk is the disk the group's allocations share; the
+	// scheduler reserves its size on the node.
+	EphemeralDisk *EphemeralDisk `json:",omitempty"`
+}
+
+// EphemeralDisk is a group's ephemeral_disk block. Drover reserves its
+// size; Nomad's sticky and migrate, which carry a previous allocation's
+// data over, it does not implement (api/unsupported's table).
+type EphemeralDisk struct {
+	SizeMB *int `hcl:"size,optional"`
 }
 
 // Task is one unit of work run by a driver.

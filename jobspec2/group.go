@@ -15,7 +15,12 @@ var groupSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
+		{Type: "ephemeral_disk"},
 	},
+}
+
+var ephemeralDiskSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "size"}},
 }
 
 func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
@@ -37,6 +42,10 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 	}
 	if b := d.single(blocksOfType(content, "reschedule")); b != nil {
 		tg.ReschedulePolicy = d.reschedule(b)
+	}
+	if b := d.single(blocksOfType(content, "ephemeral_disk")); b != nil {
+		attrs := d.content(b.Body, ephemeralDiskSchema).Attributes
+		tg.EphemeralDisk = &api.EphemeralDisk{SizeMB: d.int(attrs["size"])}
 	}
 
 	names := map[string]hcl.Range{}

@@ -37,6 +37,7 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"periodic":        periodicSchema,
 	"reschedule":      rescheduleSchema,
 	"restart":         restartSchema,
+	"ephemeral_disk":  ephemeralDiskSchema,
 	"constraint":      constraintSchema,
 	"resources":       resourcesSchema,
 	"lifecycle":       lifecycleSchema,

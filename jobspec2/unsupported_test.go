@@ -65,7 +65,8 @@ func TestUnsupported_Messages(t *testing.T) {
   }
   group "g" {
     ephemeral_disk {
-      size = 300
+      size   = 300
+      sticky = true
     }
     max_client_disconnect = "1h"
     task "t" {
@@ -84,12 +85,12 @@ func TestUnsupported_Messages(t *testing.T) {
 			`Ignoring it would change what runs unless it holds only Nomad's defaults (then remove it): a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments.`,
 		`job.hcl:5,3-5: "ui" is a Nomad block that Drover does not support yet` + see +
 			`Drover would ignore it, as it changes nothing the job does (only Nomad's web UI shows it: a description and links): remove it.`,
-		`job.hcl:9,5-19: "ephemeral_disk" is a Nomad block that Drover does not support yet` + see +
-			`Ignoring it would change what runs unless it holds only Nomad's defaults (then remove it): the scheduler would not reserve its size (resources { disk } does), and a replacement would not get the previous allocation's data (sticky, migrate).`,
-		`job.hcl:12,5-26: "max_client_disconnect" is a Nomad argument that Drover does not support yet` + see +
+		`job.hcl:11,7-13: "sticky" is a Nomad argument that Drover does not support yet` + see +
+			`Ignoring it would change what runs: a replacement allocation would not be placed on the previous one's node, nor get its data.`,
+		`job.hcl:13,5-26: "max_client_disconnect" is a Nomad argument that Drover does not support yet` + see +
 			`Ignoring it would change what runs: allocations on a disconnected node would be replaced at once, not after the time it allows.`,
-		`job.hcl:16,9-25: "render_templates" is a Nomad argument that Drover does not support yet` + see +
+		`job.hcl:17,9-25: "render_templates" is a Nomad argument that Drover does not support yet` + see +
 			`Drover would ignore it, as it changes nothing the job does (it concerns templates only, which Drover refuses): remove it.`,
-		`job.hcl:18,7-12: Unsupported block type; Blocks of type "bogus" are not expected here. Did you mean "logs"?`,
+		`job.hcl:19,7-12: Unsupported block type; Blocks of type "bogus" are not expected here. Did you mean "logs"?`,
 	}, "\n"))
 }

@@ -143,7 +143,7 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 	c.waitForJob(c.servers, "forwarded")
 
 	// Errors keep their kind across the forwarding hop.
-	_, err := f.DeregisterJob(testCtx(t), &JobDeregisterRequest{Namespace: structs.DefaultNamespace, JobID: "missing"})
+	_, err := f.AllocStop(testCtx(t), "missing")
 	must.ErrorIs(t, err, ErrNotFound)
 	changed := testJob("forwarded")
 	changed.Meta = map[string]string{"v": "2"}

@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -193,6 +194,11 @@ func (s *Server) DeregisterJob(ctx context.Context, req *JobDeregisterRequest) (
 
 func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterRequest) (*JobDeregisterResponse, error) {
 	job, err := s.leaderJob(ctx, "job deregister", req.Namespace, req.JobID)
+	if errors.Is(err, ErrNotFound) {
+		// As Nomad's: stopping a job that does not exist succeeds, with
+		// nothing to write and no evaluation.
+		return s.deregisterAbsentJob()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +219,17 @@ func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterReque
 		resp.EvalCreateIndex = index
 	}
 	return resp, nil
+}
+
+// deregisterAbsentJob answers the deregister of a job that does not
+// exist at the state's applied index, so that a read at that index sees
+// the job absent.
+func (s *Server) deregisterAbsentJob() (*JobDeregisterResponse, error) {
+	index, err := s.State().AppliedIndex(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &JobDeregisterResponse{Index: index}, nil
 }
 
 // setEvalPriority gives eval the priority a write asks for, 0 leaving the

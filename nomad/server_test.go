@@ -165,13 +165,23 @@ func TestServer_DeregisterJob(t *testing.T) {
 	}
 }
 
+// TestServer_DeregisterJob_NotFound: stopping a job that does not exist
+// succeeds, as in Nomad, without a write or an evaluation, at an index
+// a read can wait for.
 func TestServer_DeregisterJob_NotFound(t *testing.T) {
 	s := startServer(t, testConfig(t, "dev"))
 	waitForLeader(t, s)
+	mustRegister(t, s, testJob("other"))
 
-	_, err := s.DeregisterJob(testCtx(t), &JobDeregisterRequest{Namespace: structs.DefaultNamespace, JobID: "missing"})
-	must.ErrorIs(t, err, ErrNotFound)
-	must.StrContains(t, err.Error(), `"missing"`)
+	applied, err := s.State().AppliedIndex(nil)
+	must.NoError(t, err)
+	resp, err := s.DeregisterJob(testCtx(t), &JobDeregisterRequest{Namespace: structs.DefaultNamespace, JobID: "missing"})
+	must.NoError(t, err)
+	must.Eq(t, "", resp.EvalID)
+	must.GreaterEq(t, applied, resp.Index)
+	evals, err := s.State().EvalsByJob(nil, structs.DefaultNamespace, "missing")
+	must.NoError(t, err)
+	must.SliceEmpty(t, evals)
 }
 
 func TestServer_NodeWrites(t *testing.T) {

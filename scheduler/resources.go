@@ -60,6 +60,11 @@ func groupAsk(tg *structs.TaskGroup) (total *structs.Resources, perTask map[stri
 		perTask[task.Name] = &c
 		total.Add(r)
 	}
+	if tg.EphemeralDisk != nil {
+		// The tasks share the group's disk: it is the allocation's, not
+		// any one task's.
+		total.DiskMB += tg.EphemeralDisk.SizeMB
+	}
 	return total, perTask
 }
 

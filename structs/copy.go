@@ -39,6 +39,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.Meta = maps.Clone(tg.Meta)
 	c.ShutdownDelay = clonePtr(tg.ShutdownDelay)
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
+	c.EphemeralDisk = clonePtr(tg.EphemeralDisk)
 	return &c
 }
 

@@ -104,6 +104,9 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	if tg.ShutdownDelay != nil {
 		m["ShutdownDelay"] = durationField(*tg.ShutdownDelay)
 	}
+	if tg.EphemeralDisk != nil {
+		m["EphemeralDisk.SizeMB"] = strconv.Itoa(tg.EphemeralDisk.SizeMB)
+	}
 	addKeyed(m, "Meta", tg.Meta)
 	return m
 }

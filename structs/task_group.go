@@ -22,7 +22,27 @@ type TaskGroup struct {
 	// as written) or MaxRunOutcomeFailed. Read it through
 	// Allocation.MaxRunOutcome.
 	MaxRunOutcome string
+	// EphemeralDisk is the disk the group's allocations share; nil
+	// reserves none (Nomad's default of 300 MB applies only where its
+	// client fills it in).
+	EphemeralDisk *EphemeralDisk
 }
+
+// EphemeralDisk is a group's ephemeral_disk: the scheduler reserves SizeMB
+// on the node for each allocation, on top of its tasks' resources.
+type EphemeralDisk struct {
+	SizeMB int
+}
+
+// The bounds of an ephemeral_disk's size: Nomad's least, and a most (a
+// pebibyte) that keeps every sum of sizes far from overflowing.
+const (
+	MinEphemeralDiskMB = 10
+	MaxEphemeralDiskMB = 1 << 30
+	// DefaultEphemeralDiskMB is the size of an ephemeral_disk block that
+	// gives none, as Nomad's.
+	DefaultEphemeralDiskMB = 300
+)
 
 // The outcomes of an allocation a deadline stopped.
 const (

@@ -154,6 +154,9 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 			p.add(where, "Job type %q does not allow max_run_duration", jobType)
 		}
 	}
+	if d := tg.EphemeralDisk; d != nil && (d.SizeMB < MinEphemeralDiskMB || d.SizeMB > MaxEphemeralDiskMB) {
+		p.add(where, "ephemeral_disk size must be between %d and %d MB, got %d", MinEphemeralDiskMB, MaxEphemeralDiskMB, d.SizeMB)
+	}
 	validateMetaKeys(p, where, tg.Meta)
 	validateRestart(p, where, tg.RestartPolicy)
 	if tg.ReschedulePolicy != nil {

@@ -4,9 +4,8 @@ package unsupported
 // DefaultUpdateStrategy, DefaultMigrateStrategy and DefaultEphemeralDisk;
 // durations in nanoseconds). The package's tests hold them to Nomad's.
 const (
-	defaultUpdate        = `{"Stagger":30000000000,"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000,"ProgressDeadline":600000000000,"AutoRevert":false,"AutoPromote":false,"Canary":0}`
-	defaultMigrate       = `{"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000}`
-	defaultEphemeralDisk = `{"SizeMB":300,"Sticky":false,"Migrate":false}`
+	defaultUpdate  = `{"Stagger":30000000000,"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000,"ProgressDeadline":600000000000,"AutoRevert":false,"AutoPromote":false,"Canary":0}`
+	defaultMigrate = `{"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000}`
 )
 
 // Reasons shared by several fields.
@@ -59,8 +58,10 @@ var fields = []Field{
 	{JSON: "TaskGroups[].Services", HCL: []string{"group.service"}, Block: true, Decision: Refuse, Reason: reasonService},
 	{JSON: "TaskGroups[].Volumes", HCL: []string{"group.volume"}, Block: true, Decision: Refuse,
 		Reason: "the tasks would run without the volumes it claims"},
-	{JSON: "TaskGroups[].EphemeralDisk", HCL: []string{"group.ephemeral_disk"}, Block: true, Decision: Refuse, Default: defaultEphemeralDisk,
-		Reason: "the scheduler would not reserve its size (resources { disk } does), and a replacement would not get the previous allocation's data (sticky, migrate)"},
+	{JSON: "TaskGroups[].EphemeralDisk.Sticky", HCL: []string{"ephemeral_disk.sticky"}, Decision: Refuse,
+		Reason: "a replacement allocation would not be placed on the previous one's node, nor get its data"},
+	{JSON: "TaskGroups[].EphemeralDisk.Migrate", HCL: []string{"ephemeral_disk.migrate"}, Decision: Refuse,
+		Reason: "a replacement allocation on another node would not get the previous one's data"},
 	{JSON: "TaskGroups[].Disconnect", HCL: []string{"group.disconnect"}, Block: true, Decision: Refuse,
 		Reason: "allocations on a disconnected node would be replaced and stopped on Drover's terms, not the ones it sets"},
 	{JSON: "TaskGroups[].StopAfterClientDisconnect", HCL: []string{"group.stop_after_client_disconnect"}, Decision: Refuse,

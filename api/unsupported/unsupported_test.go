@@ -99,6 +99,7 @@ var hclBlockOf = map[string]string{
 	"RestartPolicy": "restart", "LogConfig": "logs", "Periodic": "periodic",
 	"Reschedule": "reschedule", "ReschedulePolicy": "reschedule", "Lifecycle": "lifecycle",
 	"Artifacts": "artifact", "Constraints": "constraint", "Identity": "identity",
+	"EphemeralDisk": "ephemeral_disk",
 }
 
 // TestFields_CoverNomadsJob holds the table to Nomad's job type and
@@ -175,11 +176,10 @@ func TestFields_Rows(t *testing.T) {
 // Nomad's client fills in.
 func TestFields_DefaultsAreNomads(t *testing.T) {
 	cases := map[string]any{
-		"Update":                     nomadapi.DefaultUpdateStrategy(),
-		"TaskGroups[].Update":        nomadapi.DefaultUpdateStrategy(),
-		"Migrate":                    nomadapi.DefaultMigrateStrategy(),
-		"TaskGroups[].Migrate":       nomadapi.DefaultMigrateStrategy(),
-		"TaskGroups[].EphemeralDisk": nomadapi.DefaultEphemeralDisk(),
+		"Update":               nomadapi.DefaultUpdateStrategy(),
+		"TaskGroups[].Update":  nomadapi.DefaultUpdateStrategy(),
+		"Migrate":              nomadapi.DefaultMigrateStrategy(),
+		"TaskGroups[].Migrate": nomadapi.DefaultMigrateStrategy(),
 	}
 	for path, nomadDefault := range cases {
 		f, ok := unsupported.LookupJSON(path)

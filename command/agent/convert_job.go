@@ -105,6 +105,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 		tg.Count = *in.Count
 	}
 	tg.MaxRunOutcome = deref(in.MaxRunOutcome)
+	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
 		restartBase = structs.DefaultRestartPolicy(jobType)
@@ -277,6 +278,19 @@ func setIf[T any](dst *T, src *T) {
 }
 
 // clonePtr returns a new pointer to a copy of *p, or nil.
+// ephemeralDiskFromAPI is the group's disk: a block without a size asks
+// for Nomad's default size.
+func ephemeralDiskFromAPI(in *api.EphemeralDisk) *structs.EphemeralDisk {
+	if in == nil {
+		return nil
+	}
+	size := structs.DefaultEphemeralDiskMB
+	if in.SizeMB != nil {
+		size = *in.SizeMB
+	}
+	return &structs.EphemeralDisk{SizeMB: size}
+}
+
 func clonePtr[T any](p *T) *T {
 	if p == nil {
 		return nil

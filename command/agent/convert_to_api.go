@@ -67,6 +67,9 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 	if tg.MaxRunOutcome != "" {
 		out.MaxRunOutcome = new(tg.MaxRunOutcome)
 	}
+	if tg.EphemeralDisk != nil {
+		out.EphemeralDisk = &api.EphemeralDisk{SizeMB: new(tg.EphemeralDisk.SizeMB)}
+	}
 	if tg.Tasks != nil {
 		out.Tasks = make([]*api.Task, len(tg.Tasks))
 		for i, t := range tg.Tasks {

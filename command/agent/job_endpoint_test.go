@@ -153,8 +153,11 @@ func TestJobEndpoints_StopAndPurge(t *testing.T) {
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	must.Eq(t, http.StatusNotFound, do(t, a, http.MethodGet, "/v1/job/stopme", nil).code)
 
+	// Stopping a job that is gone succeeds, as in Nomad, and makes no
+	// evaluation.
 	resp = do(t, a, http.MethodDelete, "/v1/job/stopme", nil)
-	must.Eq(t, http.StatusNotFound, resp.code, must.Sprint(resp))
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	must.StrContains(t, resp.String(), `"EvalID":""`)
 
 	resp = do(t, a, http.MethodDelete, "/v1/job/x?purge=maybe", nil)
 	must.Eq(t, http.StatusBadRequest, resp.code)

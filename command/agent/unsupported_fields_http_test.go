@@ -81,8 +81,8 @@ func TestUnsupportedFields_RefusedOverHTTP(t *testing.T) {
 
 // TestUnsupportedFields_NomadsClient drives the agent with Nomad's own
 // client. A service job as Nomad's client canonicalises it carries
-// Nomad's defaults for update, migrate and ephemeral_disk: it registers,
-// each one a warning. Asking for more than the default is refused.
+// Nomad's defaults for update and migrate: it registers, each one a
+// warning (ephemeral_disk's default Drover takes). Asking for more than the default is refused.
 func TestUnsupportedFields_NomadsClient(t *testing.T) {
 	a := testAgent(t)
 	client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr()})
@@ -95,7 +95,6 @@ func TestUnsupportedFields_NomadsClient(t *testing.T) {
 	must.NoError(t, err)
 	const def = "is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not"
 	must.Eq(t, []string{
-		`Job field "TaskGroups[0].EphemeralDisk" ` + def,
 		`Job field "TaskGroups[0].Migrate" ` + def,
 		`Job field "TaskGroups[0].Update" ` + def,
 		`Job field "Update" ` + def,

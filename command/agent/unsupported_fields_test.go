@@ -29,7 +29,7 @@ func TestCheckUnsupported(t *testing.T) {
       "Name": "g",
       "Services": [{"Name": "web"}],
       "Networks": [],
-      "EphemeralDisk": {"SizeMB": 300},
+      "EphemeralDisk": {"SizeMB": 300, "Sticky": false, "Migrate": true},
       "MaxRunDuration": 10000000000,
       "Tasks": [{
         "Name": "t",
@@ -48,6 +48,7 @@ func TestCheckUnsupported(t *testing.T) {
 	const see = "; see website/content/docs/differences.md"
 	must.Eq(t, []string{
 		`Job field "Affinities" is not supported by Drover: allocations would not prefer the nodes it names` + see,
+		`Job field "TaskGroups[0].EphemeralDisk.Migrate" is not supported by Drover: a replacement allocation on another node would not get the previous one's data` + see,
 		`Job field "TaskGroups[0].Services" is not supported by Drover: no service would be registered and no check would run, nor restart a task` + see,
 		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover: the task would get none of the ports it asks for` + see,
 		`Job field "TaskGroups[0].Tasks[0].Templates" is not supported by Drover: the files and environment variables it renders would not exist` + see,
@@ -55,7 +56,6 @@ func TestCheckUnsupported(t *testing.T) {
 	must.Eq(t, []string{
 		`Request field "Bogus" is not supported by Drover and was ignored`,
 		`Job field "Bogus" is unknown to Drover and was ignored`,
-		`Job field "TaskGroups[0].EphemeralDisk" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
 		`Job field "UI" is not supported by Drover and was ignored: only Nomad's web UI shows it: a description and links`,
 		`Job field "Update" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
 	}, got.warnings)
