@@ -32,6 +32,7 @@ type Allocation struct {
 	TaskGroup             string
 	Resources             *Resources
 	TaskResources         map[string]*Resources
+	AllocatedResources    *AllocatedResources
 	Metrics               *AllocationMetric
 	DesiredStatus         string
 	DesiredDescription    string
@@ -112,7 +113,10 @@ type AllocationListStub struct {
 	MaxRunDeadline int64         `json:",omitempty"`
 	MaxRunDuration time.Duration `json:",omitempty"`
 	MaxRunExceeded bool          `json:",omitempty"`
-	MaxRunScope    string        `json:",omitempty"`
+	// AllocatedResources is there when the list was asked for it
+	// (?resources=true), as in Nomad.
+	AllocatedResources *AllocatedResources `json:",omitempty"`
+	MaxRunScope        string              `json:",omitempty"`
 }
 
 // DesiredTransition asks the scheduler to move an allocation.

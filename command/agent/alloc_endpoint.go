@@ -15,8 +15,8 @@ type allocStopResponse struct {
 }
 
 // allocsList serves GET /v1/allocations: stubs of the allocations whose ID
-// starts with ?prefix. ?task_states=false leaves the task states out, as in
-// Nomad.
+// starts with ?prefix. ?task_states=false leaves the task states out and
+// ?resources=true adds AllocatedResources, as in Nomad.
 func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, error) {
 	opts, err := parseQueryOptions(r)
 	if err != nil {
@@ -28,14 +28,21 @@ func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 			return nil, err
 		}
 	}
+	withResources, err := parseBoolParam(r, "resources")
+	if err != nil {
+		return nil, err
+	}
 	allocs, err := serveRead(s, w, r, opts, (*nomad.Server).ListAllocs)
 	if err != nil {
 		return nil, err
 	}
 	stubs := allocStubs(allocs)
-	if !taskStates {
-		for _, stub := range stubs {
+	for i, stub := range stubs {
+		if !taskStates {
 			stub.TaskStates = nil
+		}
+		if withResources {
+			stub.AllocatedResources = allocatedResourcesToAPI(allocs[i])
 		}
 	}
 	return stubs, nil

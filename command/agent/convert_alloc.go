@@ -42,6 +42,7 @@ func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 		TaskGroup:             a.TaskGroup,
 		Resources:             resourcesToAPI(a.Resources),
 		TaskResources:         convertMap(a.TaskResources, resourcesToAPI),
+		AllocatedResources:    allocatedResourcesToAPI(a),
 		Metrics:               allocMetricToAPI(a.Metrics),
 		DesiredStatus:         a.DesiredStatus,
 		DesiredDescription:    a.DesiredDescription,
@@ -115,6 +116,26 @@ func allocStub(a *structs.Allocation) *api.AllocationListStub {
 // allocStubs summarises allocations; never nil, so that none encodes as [].
 func allocStubs(allocs []*structs.Allocation) []*api.AllocationListStub {
 	return convertList(allocs, allocStub)
+}
+
+// allocatedResourcesToAPI is Nomad's view of what a holds: its tasks'
+// shares from TaskResources, the group's ephemeral_disk as the shared
+// disk. Nil for an allocation that records no resources.
+func allocatedResourcesToAPI(a *structs.Allocation) *api.AllocatedResources {
+	if a.Resources == nil && len(a.TaskResources) == 0 {
+		return nil
+	}
+	out := &api.AllocatedResources{Tasks: make(map[string]*api.AllocatedTaskResources, len(a.TaskResources))}
+	for name, r := range a.TaskResources {
+		out.Tasks[name] = &api.AllocatedTaskResources{
+			Cpu:    api.AllocatedCpuResources{CpuShares: int64(r.CPU)},
+			Memory: api.AllocatedMemoryResources{MemoryMB: int64(r.MemoryMB), MemoryMaxMB: int64(r.MemoryMaxMB)},
+		}
+	}
+	if tg := a.LookupTaskGroup(); tg != nil && tg.EphemeralDisk != nil {
+		out.Shared.DiskMB = int64(tg.EphemeralDisk.SizeMB)
+	}
+	return out
 }
 
 // maxRunDeadlineUnixNano is the allocation's max_run_duration deadline in
