@@ -116,10 +116,6 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		updater:   cfg.StateUpdater,
 		node:      cfg.Node,
 		startGate: cfg.StartGate,
-		prestartHooks: []prestartHook{
-			taskDirHook{},
-			&artifactHook{client: client, limits: artifactLimits},
-		},
 		alloc:        cfg.Alloc,
 		task:         cfg.Task,
 		state:        &structs.TaskState{State: structs.TaskStatePending},
@@ -129,7 +125,13 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		restartCh:    make(chan restartRequest),
 		waitCh:       make(chan struct{}),
 	}
-	tr.prestartHooks = append(tr.prestartHooks, &identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID, done: tr.waitCh})
+	// One slice of its final length: the runner keeps it as long as the
+	// task runs.
+	tr.prestartHooks = []prestartHook{
+		taskDirHook{},
+		&artifactHook{client: client, limits: artifactLimits},
+		&identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID, done: tr.waitCh},
+	}
 	tr.maxRun = newMaxRunWatch(tr)
 	tr.killCtx, tr.killCancel = context.WithCancel(context.Background())
 	tr.shutdownCtx, tr.shutdownCancel = context.WithCancel(context.Background())
