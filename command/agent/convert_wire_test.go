@@ -64,9 +64,9 @@ func TestToAPI_encodesAsTheModel(t *testing.T) {
 	})
 	t.Run("Allocation", func(t *testing.T) {
 		// A filled allocation names a group its job does not have, so it
-		// has no deadline and the wire adds nothing.
+		// has no deadline; the wire adds Nomad's view of its resources.
 		a := filltest.New[structs.Allocation]()
-		mustEncodeAlike(t, a, allocToAPI(a))
+		mustEncodeAlike(t, a, allocToAPI(a), "AllocatedResources")
 	})
 	t.Run("Evaluation", func(t *testing.T) {
 		e := filltest.New[structs.Evaluation]()
@@ -98,7 +98,7 @@ func TestToAPI_sharesNoMemory(t *testing.T) {
 	a.Job.TaskGroups[0].Meta["changed"] = "yes"
 	a.Metrics.Scores["changed"] = 1
 	a.RescheduleTracker.Events[0].PrevAllocID = "changed"
-	mustEncodeAlike(t, filltest.New[structs.Allocation](), out)
+	mustEncodeAlike(t, filltest.New[structs.Allocation](), out, "AllocatedResources")
 
 	n := filltest.New[structs.Node]()
 	nodeOut := nodeToAPI(n)
