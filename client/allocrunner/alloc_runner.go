@@ -66,8 +66,10 @@ type AllocRunner struct {
 	shutdownCh   chan struct{}
 	shutdownOnce sync.Once
 	destroyOnce  sync.Once
-	runDone      chan struct{}
-	waitCh       chan struct{}
+	// running counts Run from its start to its return: one, or none.
+	// (Not a channel: it is only waited for.)
+	running sync.WaitGroup
+	waitCh  chan struct{}
 }
 
 // taskEntry is one task of the allocation.
@@ -115,7 +117,6 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 		arState:     &state.AllocRunnerState{},
 		taskStateCh: make(chan struct{}, 1),
 		shutdownCh:  make(chan struct{}),
-		runDone:     make(chan struct{}),
 		waitCh:      make(chan struct{}),
 	}
 	ar.notifier = newStateNotifier(cfg.StateUpdater, ar.Alloc)

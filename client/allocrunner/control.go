@@ -69,7 +69,7 @@ func (ar *AllocRunner) Shutdown() {
 	ran := ar.runCalled
 	ar.mu.Unlock()
 	if ran {
-		<-ar.runDone
+		ar.running.Wait()
 	}
 }
 
@@ -95,7 +95,7 @@ func (ar *AllocRunner) Destroy() {
 		ar.killAll(state.KillReasonDestroyed)
 		// Returns at once when Run is, or was, under way elsewhere.
 		ar.Run()
-		<-ar.runDone
+		ar.running.Wait()
 		select {
 		case <-ar.waitCh:
 			// Every task is dead and the Postrun hooks have run.

@@ -18,8 +18,9 @@ func (ar *AllocRunner) Run() {
 		return
 	}
 	ar.runCalled = true
+	ar.running.Add(1)
 	ar.mu.Unlock()
-	defer close(ar.runDone)
+	defer ar.running.Done()
 
 	select {
 	case <-ar.shutdownCh:
