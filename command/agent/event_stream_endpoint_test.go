@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -567,4 +568,33 @@ func TestEventStream_ACLObjects(t *testing.T) {
 		must.SliceEmpty(t, frame.Events, must.Sprint("a token that is not management saw ACL objects"))
 	default:
 	}
+}
+
+// TestEventStream_NotChunked holds that an HTTP/1.1 stream's body is the
+// frames themselves, not chunks (each of which net/http writes as three
+// system calls), and that the frames go on arriving on it.
+func TestEventStream_NotChunked(t *testing.T) {
+	a := testAgent(t, func(c *Config) { c.Server.NumSchedulers = new(0) })
+	conn, err := net.Dial("tcp", a.HTTPAddr())
+	must.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "GET /v1/event/stream?topic=Job:plain HTTP/1.1\r\nHost: %s\r\n\r\n", a.HTTPAddr())
+	must.NoError(t, err)
+	rd := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(rd, nil)
+	must.NoError(t, err)
+	// The body is not closed, which would read it to its end: closing
+	// the connection ends it.
+	must.Eq(t, http.StatusOK, resp.StatusCode)
+	must.SliceEmpty(t, resp.TransferEncoding, must.Sprint("the stream is not chunked"))
+	must.True(t, resp.Close, must.Sprint("the stream ends with its connection"))
+
+	registerJob(t, a, batchJobJSON("plain"))
+	// Raw bytes straight off the connection: a chunk's size line would
+	// come before the frame.
+	must.NoError(t, conn.SetReadDeadline(time.Now().Add(streamTimeout)))
+	line, err := rd.ReadString('\n')
+	must.NoError(t, err)
+	must.StrHasPrefix(t, `{"Index":`, line)
+	must.StrContains(t, line, `"Type":"JobRegistered"`)
 }

@@ -33,6 +33,11 @@ func newFilter(req SubscribeRequest) filter {
 			set[k] = true
 		}
 	}
+	if f.topics[TopicAll][Wildcard] {
+		// Every topic, every key: as no topic filter at all, which
+		// matches without a map lookup per event.
+		f.topics = nil
+	}
 	return f
 }
 
