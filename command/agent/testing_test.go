@@ -13,8 +13,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -26,7 +28,10 @@ const testEncryptKey = "ZHJvdmVyIHRlc3QgY2x1c3RlciBrZXksIDMyIGJ5dGU="
 const testRegistrationSecret = "jCLBPDVLCqOazk9EnZzjNotibq+h7RLZKOIbbBTHyk4="
 
 // testAgent starts a dev-mode agent (server only) on 127.0.0.1 with free
-// ports, waits for its server to lead, and stops it when the test ends.
+// ports, waits for its server to lead and to have written the keyring's
+// first key (leadership's last write, made after it is announced: a test
+// that compares raft indexes must not see it land), and stops it when the
+// test ends.
 func testAgent(t *testing.T, mutate ...func(*Config)) *Agent {
 	t.Helper()
 	cfg := DevConfig()
@@ -49,6 +54,11 @@ func testAgent(t *testing.T, mutate ...func(*Config)) *Agent {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	must.NoError(t, a.Server().WaitForLeader(ctx))
+	waitfor.True(t, "the keyring's first key", func() bool {
+		key, err := a.Server().State().ActiveRootKey(nil)
+		must.NoError(t, err)
+		return key != nil
+	}, wait.Timeout(20*time.Second))
 	return a
 }
 
