@@ -291,9 +291,13 @@ func parseEventStreamRequest(r *http.Request) (stream.SubscribeRequest, error) {
 }
 
 // parseEventTopic reads one topic filter: "Topic" or "Topic:key", where
-// either may be * for all.
+// either may be * for all. A filter with more colons is refused, as
+// Nomad refuses it.
 func parseEventTopic(s string) (stream.Topic, string, error) {
 	name, key, hasKey := strings.Cut(s, ":")
+	if strings.Contains(key, ":") {
+		return "", "", badRequest("Invalid key value pair for topic %q: a filter is Topic or Topic:Key, with one colon", s)
+	}
 	topic := stream.Topic(name)
 	if !slices.Contains(eventTopics, topic) {
 		known := make([]string, len(eventTopics))

@@ -326,6 +326,7 @@ func TestEventStream_BadRequests(t *testing.T) {
 	}{
 		{"?topic=Bogus", http.StatusBadRequest, `unknown topic "Bogus"`},
 		{"?topic=Job:", http.StatusBadRequest, "missing key of topic Job"},
+		{"?topic=Evaluation:::*", http.StatusBadRequest, `Invalid key value pair for topic "Evaluation:::*"`},
 		{"?index=-1", http.StatusBadRequest, "invalid index"},
 		{"?topic=Job&region=mars", http.StatusBadRequest, `unknown region "mars"`},
 		{"?" + strings.Repeat("topic=Job&", maxEventTopics+1), http.StatusBadRequest, "too many topic filters"},
