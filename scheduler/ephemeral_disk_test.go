@@ -41,3 +41,16 @@ func TestEphemeralDisk_NoneReservesNothing(t *testing.T) {
 	total, _ = groupAsk(tg)
 	must.Eq(t, 300, total.DiskMB)
 }
+
+// TestEphemeralDisk_ResizeReplacesTheAllocation: a new size is a new
+// reservation, which an allocation updated in place would not hold.
+func TestEphemeralDisk_ResizeReplacesTheAllocation(t *testing.T) {
+	base := mockJob(structs.JobTypeBatch, 1).TaskGroups[0]
+	base.EphemeralDisk = &structs.EphemeralDisk{SizeMB: 300}
+	same := base.Copy()
+	must.False(t, needsNewAlloc(base, same))
+	bigger := base.Copy()
+	bigger.EphemeralDisk.SizeMB = 500
+	must.True(t, needsNewAlloc(base, bigger))
+	must.Eq(t, 300, base.EphemeralDisk.SizeMB, must.Sprint("Copy shares no disk with the original"))
+}

@@ -10,7 +10,8 @@ import (
 
 // needsNewAlloc reports whether moving an allocation from the old version
 // of its group to the new one means replacing it: a change of what its
-// tasks run, how, and with what resources. Everything else (the job's
+// tasks run, how, and with what resources (the group's ephemeral_disk
+// included). Everything else (the job's
 // meta, max_run_duration, restart and reschedule policies, kill timeout
 // and signal, shutdown delay) the client applies to the running
 // allocation. Placement (datacenters, pool, constraints) is not judged
@@ -21,6 +22,9 @@ func needsNewAlloc(old, next *structs.TaskGroup) bool {
 	}
 	if !maps.Equal(old.Meta, next.Meta) {
 		return true // group meta reaches the tasks' environment
+	}
+	if !equalPtr(old.EphemeralDisk, next.EphemeralDisk) {
+		return true // the allocation holds its disk on the node
 	}
 	for _, nt := range next.Tasks {
 		ot := old.LookupTask(nt.Name)

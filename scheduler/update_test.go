@@ -228,6 +228,7 @@ func TestNeedsNewAlloc(t *testing.T) {
 		{"user", func(tg *structs.TaskGroup) { tg.Tasks[0].User = "nobody" }, true},
 		{"task meta", func(tg *structs.TaskGroup) { tg.Tasks[0].Meta = map[string]string{"a": "b"} }, true},
 		{"cpu", func(tg *structs.TaskGroup) { tg.Tasks[0].Resources.CPU++ }, true},
+		{"ephemeral disk added", func(tg *structs.TaskGroup) { tg.EphemeralDisk = &structs.EphemeralDisk{SizeMB: 300} }, true},
 		{"log config", func(tg *structs.TaskGroup) { tg.Tasks[0].LogConfig.MaxFiles++ }, true},
 		{"artifact", func(tg *structs.TaskGroup) {
 			tg.Tasks[0].Artifacts = []*structs.TaskArtifact{{GetterSource: "https://example.com/a"}}
