@@ -94,6 +94,13 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if err != nil {
 		return nil, err
 	}
+	return registerAnswer(w, resp, warnings...), nil
+}
+
+// registerAnswer is the answer to a write that registers a job or
+// evaluates it (register, revert, evaluate): the server's response, with
+// its warnings after those of the request, and its index as the header.
+func registerAnswer(w http.ResponseWriter, resp *nomad.JobRegisterResponse, warnings ...string) *jobRegisterResponse {
 	warnings = append(warnings, resp.Warnings...)
 	setIndex(w, resp.Index)
 	return &jobRegisterResponse{
@@ -102,7 +109,7 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 		JobModifyIndex:  resp.JobModifyIndex,
 		Warnings:        strings.Join(warnings, "\n"),
 		Index:           resp.Index,
-	}, nil
+	}
 }
 
 // jobRead serves GET /v1/job/:id.

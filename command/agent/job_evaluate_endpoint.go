@@ -36,11 +36,5 @@ func (s *HTTPServer) jobEvaluate(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
-	return &jobRegisterResponse{
-		EvalID:          resp.EvalID,
-		EvalCreateIndex: resp.EvalCreateIndex,
-		JobModifyIndex:  resp.JobModifyIndex,
-		Index:           resp.Index,
-	}, nil
+	return registerAnswer(w, resp), nil
 }

@@ -51,13 +51,7 @@ func (s *HTTPServer) jobRevert(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
-	return &jobRegisterResponse{
-		EvalID:          resp.EvalID,
-		EvalCreateIndex: resp.EvalCreateIndex,
-		JobModifyIndex:  resp.JobModifyIndex,
-		Index:           resp.Index,
-	}, nil
+	return registerAnswer(w, resp), nil
 }
 
 // revertTarget picks, from the job's versions (newest first), the current
