@@ -83,6 +83,21 @@ func parsePrefix(s string) (netip.Prefix, error) {
 	return prefix.Masked(), nil
 }
 
+// WithAllowed returns a copy of p that also lets the given ranges
+// through.
+func (p *Policy) WithAllowed(ranges ...netip.Prefix) *Policy {
+	q := *p
+	q.denyRanges = slices.Clone(p.denyRanges)
+	q.denylist = slices.Clone(p.denylist)
+	q.allow = slices.Clone(p.allow)
+	q.allowlist = slices.Clone(p.allowlist)
+	for _, r := range ranges {
+		q.allow = append(q.allow, r.Masked())
+		q.allowlist = append(q.allowlist, r.Masked().String())
+	}
+	return &q
+}
+
 // Denylist and Allowlist are the lists the policy was made from.
 func (p *Policy) Denylist() []string  { return slices.Clone(p.denylist) }
 func (p *Policy) Allowlist() []string { return slices.Clone(p.allowlist) }
@@ -122,7 +137,7 @@ type RefusedError struct {
 func (e *RefusedError) Error() string {
 	ip := e.Addr.Addr().Unmap()
 	if e.Class != 0 {
-		return fmt.Sprintf("the client's policy refuses connections to %s (%s)", ip, e.Class)
+		return fmt.Sprintf("connection to %s (%s) refused by the client's policy", ip, e.Class)
 	}
-	return fmt.Sprintf("the client's policy refuses connections to %s (in the denied range %s)", ip, e.Range)
+	return fmt.Sprintf("connection to %s (in the denied range %s) refused by the client's policy", ip, e.Range)
 }

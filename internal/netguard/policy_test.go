@@ -27,28 +27,28 @@ func TestPolicy_Check(t *testing.T) {
 		// want is the error's message; empty is allowed.
 		want string
 	}{
-		{DefaultPolicy(), "127.0.0.1:80", "the client's policy refuses connections to 127.0.0.1 (loopback)"},
-		{DefaultPolicy(), "[::ffff:127.0.0.1]:80", "the client's policy refuses connections to 127.0.0.1 (loopback)"},
-		{DefaultPolicy(), "[::1]:80", "the client's policy refuses connections to ::1 (loopback)"},
-		{DefaultPolicy(), "169.254.169.254:80", "the client's policy refuses connections to 169.254.169.254 (link_local+metadata)"},
-		{DefaultPolicy(), "[fd00:ec2::254]:80", "the client's policy refuses connections to fd00:ec2::254 (metadata)"},
-		{DefaultPolicy(), "[fe80::1%eth0]:80", "the client's policy refuses connections to fe80::1%eth0 (link_local)"},
-		{DefaultPolicy(), "0.0.0.0:80", "the client's policy refuses connections to 0.0.0.0 (unspecified)"},
-		{DefaultPolicy(), "255.255.255.255:80", "the client's policy refuses connections to 255.255.255.255 (multicast)"},
+		{DefaultPolicy(), "127.0.0.1:80", "connection to 127.0.0.1 (loopback) refused by the client's policy"},
+		{DefaultPolicy(), "[::ffff:127.0.0.1]:80", "connection to 127.0.0.1 (loopback) refused by the client's policy"},
+		{DefaultPolicy(), "[::1]:80", "connection to ::1 (loopback) refused by the client's policy"},
+		{DefaultPolicy(), "169.254.169.254:80", "connection to 169.254.169.254 (link_local+metadata) refused by the client's policy"},
+		{DefaultPolicy(), "[fd00:ec2::254]:80", "connection to fd00:ec2::254 (metadata) refused by the client's policy"},
+		{DefaultPolicy(), "[fe80::1%eth0]:80", "connection to fe80::1%eth0 (link_local) refused by the client's policy"},
+		{DefaultPolicy(), "0.0.0.0:80", "connection to 0.0.0.0 (unspecified) refused by the client's policy"},
+		{DefaultPolicy(), "255.255.255.255:80", "connection to 255.255.255.255 (multicast) refused by the client's policy"},
 		{DefaultPolicy(), "10.0.0.1:80", ""},
 		{DefaultPolicy(), "[fd12::1]:80", ""},
 		{DefaultPolicy(), "8.8.8.8:443", ""},
 
-		{strict, "10.0.0.1:80", "the client's policy refuses connections to 10.0.0.1 (private)"},
+		{strict, "10.0.0.1:80", "connection to 10.0.0.1 (private) refused by the client's policy"},
 		{strict, "10.1.2.3:80", ""},
 		{strict, "[::ffff:10.1.2.3]:80", ""},
 		{strict, "[fd00:1::9]:80", ""},
-		{strict, "[fd00:2::9]:80", "the client's policy refuses connections to fd00:2::9 (private)"},
+		{strict, "[fd00:2::9]:80", "connection to fd00:2::9 (private) refused by the client's policy"},
 		{strict, "127.0.0.2:80", ""},
-		{strict, "127.0.0.3:80", "the client's policy refuses connections to 127.0.0.3 (loopback)"},
-		{strict, "198.51.100.7:80", "the client's policy refuses connections to 198.51.100.7 (in the denied range 198.51.100.0/24)"},
+		{strict, "127.0.0.3:80", "connection to 127.0.0.3 (loopback) refused by the client's policy"},
+		{strict, "198.51.100.7:80", "connection to 198.51.100.7 (in the denied range 198.51.100.0/24) refused by the client's policy"},
 		{strict, "198.51.101.7:80", ""},
-		{strict, "[64:ff9b::a00:1]:80", "the client's policy refuses connections to 64:ff9b::a00:1 (private)"},
+		{strict, "[64:ff9b::a00:1]:80", "connection to 64:ff9b::a00:1 (private) refused by the client's policy"},
 	}
 	for _, c := range cases {
 		err := c.policy.Check(netip.MustParseAddrPort(c.addr))
@@ -81,4 +81,17 @@ func TestNewPolicy_Errors(t *testing.T) {
 		_, err := NewPolicy(c.deny, c.allow)
 		must.EqError(t, err, c.want)
 	}
+}
+
+func TestPolicy_WithAllowed(t *testing.T) {
+	base := DefaultPolicy()
+	p := base.WithAllowed(netip.MustParsePrefix("127.0.0.1/8"), netip.MustParsePrefix("::1/128"))
+	must.Eq(t, []string{"127.0.0.0/8", "::1/128"}, p.Allowlist())
+	must.Eq(t, DefaultDenylist, p.Denylist())
+	must.NoError(t, p.Check(netip.MustParseAddrPort("127.9.9.9:80")))
+	must.NoError(t, p.Check(netip.MustParseAddrPort("[::1]:80")))
+	must.Error(t, p.Check(netip.MustParseAddrPort("169.254.169.254:80")))
+	// The policy it came from is unchanged.
+	must.Error(t, base.Check(netip.MustParseAddrPort("127.9.9.9:80")))
+	must.SliceEmpty(t, base.Allowlist())
 }

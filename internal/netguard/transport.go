@@ -165,7 +165,7 @@ func canonicalAddr(proxy *url.URL) string {
 func (p *Policy) control(_, address string, _ syscall.RawConn) error {
 	addr, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("the client's policy refuses connections to %q: not an IP address and port", address)
+		return fmt.Errorf("connection to %q refused by the client's policy: not an IP address and port", address)
 	}
 	return p.Check(addr)
 }
