@@ -181,14 +181,14 @@ func validateEnv(p *problems, where string, env map[string]string) {
 func (j *Job) validateTaskExec(p *problems) {
 	const limitName = "Linux's ARG_MAX of 2 MiB less 512 KiB for what the client adds"
 	job := newMetaLevel(nil, j.Meta)
-	addAll(p, "Job", checkExecStrings(metaEnv(j.Meta)))
+	addAll(p, "Job", checkExecStrings(metaStrings(j.Meta)))
 	for i, tg := range j.TaskGroups {
 		if tg == nil {
 			continue
 		}
 		gwhere := groupWhere(i, tg)
 		group := newMetaLevel(job, tg.Meta)
-		addAll(p, gwhere, checkExecStrings(metaEnv(tg.Meta)))
+		addAll(p, gwhere, checkExecStrings(metaStrings(tg.Meta)))
 		for k, t := range tg.Tasks {
 			if t == nil {
 				continue
@@ -196,7 +196,7 @@ func (j *Job) validateTaskExec(p *problems) {
 			twhere := taskWhere(gwhere, k, t)
 			strs := append(ExecArgs(t.Config), submittedEnv(t.Env)...)
 			addAll(p, twhere, checkExecStrings(strs))
-			addAll(p, twhere, checkExecStrings(metaEnv(t.Meta)))
+			addAll(p, twhere, checkExecStrings(metaStrings(t.Meta)))
 
 			task := newMetaLevel(group, t.Meta)
 			items := append(execItems(strs), execItems(metaEnv(t.Meta))...)
@@ -255,11 +255,11 @@ func newMetaLevel(above *metaLevel, meta map[string]string) *metaLevel {
 // NOMAD_META_ variable and, for a key not in upper case, the upper-cased
 // one.
 func metaCost(k, v string) int {
-	one := len("NOMAD_META_") + len(k) + 1 + len(v) + 1 + execPointerBytes
-	if strings.ToUpper(k) != k {
-		return 2 * one
+	cost := 0
+	for _, s := range metaVariables(k, v) {
+		cost += s.size() + execPointerBytes
 	}
-	return one
+	return cost
 }
 
 // submittedEnv is ExecEnv without the names validateEnv refuses, which
@@ -276,11 +276,26 @@ func submittedEnv(env map[string]string) []ExecString {
 func metaEnv(meta map[string]string) []ExecString {
 	var out []ExecString
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
-		field := fmt.Sprintf("meta %q", k)
-		out = append(out, ExecString{Field: field, Name: "NOMAD_META_" + k, Value: meta[k]})
-		if upper := strings.ToUpper(k); upper != k {
-			out = append(out, ExecString{Field: field + " (upper-cased)", Name: "NOMAD_META_" + upper, Value: meta[k]})
-		}
+		out = append(out, metaVariables(k, meta[k])...)
 	}
 	return out
+}
+
+// metaStrings is one variable per meta entry, to check each value once.
+func metaStrings(meta map[string]string) []ExecString {
+	out := make([]ExecString, 0, len(meta))
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		out = append(out, metaVariables(k, meta[k])[0])
+	}
+	return out
+}
+
+// metaVariables are the variables one meta entry becomes.
+func metaVariables(k, v string) []ExecString {
+	field := fmt.Sprintf("meta %q", k)
+	vars := []ExecString{{Field: field, Name: "NOMAD_META_" + k, Value: v}}
+	if upper := strings.ToUpper(k); upper != k {
+		vars = append(vars, ExecString{Field: field + " (upper-cased)", Name: "NOMAD_META_" + upper, Value: v})
+	}
+	return vars
 }
