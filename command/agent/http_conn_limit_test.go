@@ -36,6 +36,21 @@ func acceptAll(ln net.Listener) <-chan net.Conn {
 	return ch
 }
 
+// capOfOne is a listener capped at one connection per client (every pipe
+// is the same client) over TLS, with that one connection taken.
+func capOfOne(t *testing.T, server *tlsutil.Material) *pipeListener {
+	t.Helper()
+	pipes := newPipeListener()
+	ln := limitConnsPerClient(pipes, 1, server.ServerConfig(false), hclog.NewNullLogger())
+	t.Cleanup(func() { ln.Close() })
+	accepted := acceptAll(ln)
+	held := pipes.dial()
+	t.Cleanup(func() { held.Close() })
+	c := <-accepted
+	t.Cleanup(func() { c.Close() })
+	return pipes
+}
+
 const wantRefusal = "too many connections from your address: the limit is 1 at once (limits.http_max_conns_per_client)\n"
 
 // Over HTTPS, a connection past its client's cap gets the same answer as
@@ -48,15 +63,7 @@ func TestConnLimit_RefusesOverTLSWith429(t *testing.T) {
 	now := time.Now()
 	dial := &tls.Config{RootCAs: server.CAs, ServerName: tlsutil.Name(tlsutil.RoleServer, "global"), Time: func() time.Time { return now }}
 	synctest.Test(t, func(t *testing.T) {
-		pipes := newPipeListener()
-		ln := limitConnsPerClient(pipes, 1, server.ServerConfig(false), hclog.NewNullLogger())
-		defer ln.Close()
-		accepted := acceptAll(ln)
-
-		held := pipes.dial()
-		defer held.Close()
-		c := <-accepted
-		defer c.Close()
+		pipes := capOfOne(t, server)
 
 		over := tls.Client(pipes.dial(), dial)
 		defer over.Close()
@@ -77,14 +84,7 @@ func TestConnLimit_RefusalsInFlightAreBounded(t *testing.T) {
 	ca := tlstest.NewCA(t)
 	server := tlstest.Material(t, ca.Files(t, "server", tlsutil.RoleServer, "global"))
 	synctest.Test(t, func(t *testing.T) {
-		pipes := newPipeListener()
-		ln := limitConnsPerClient(pipes, 1, server.ServerConfig(false), hclog.NewNullLogger())
-		defer ln.Close()
-		accepted := acceptAll(ln)
-		held := pipes.dial()
-		defer held.Close()
-		c := <-accepted
-		defer c.Close()
+		pipes := capOfOne(t, server)
 
 		start := time.Now()
 		stalled := make([]<-chan time.Time, maxRefusalsInFlight)

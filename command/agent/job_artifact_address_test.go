@@ -9,7 +9,6 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/internal/netguard"
 )
 
@@ -33,21 +32,7 @@ func TestArtifact_LoopbackRefusedOutsideDevMode(t *testing.T) {
 
 	registerJob(t, a, artifactJob("inside", `cat "$NOMAD_ALLOC_DIR/data/secret.txt"`,
 		map[string]any{"GetterSource": srv.URL + "/secret.txt", "RelativeDest": "../alloc/data"}))
-	stubs := waitJobAllocs(t, a, "inside", "allocation failed", func(s []*api.AllocationListStub) bool {
-		return len(s) == 1 && s[0].ClientStatus == api.AllocClientStatusFailed
-	})
-	var alloc api.Allocation
-	get(t, a, "/v1/allocation/"+stubs[0].ID, &alloc)
-	ts := alloc.TaskStates["t"]
-	must.NotNil(t, ts)
-	must.True(t, ts.StartedAt.IsZero(), must.Sprint("the task never started"))
-	var failed *api.TaskEvent
-	for _, ev := range ts.Events {
-		if ev.Type == "Failed Artifact Download" {
-			failed = ev
-		}
-	}
-	must.NotNil(t, failed, must.Sprintf("events: %+v", ts.Events))
+	alloc, failed := failedDownload(t, a, "inside")
 	must.Eq(t, "artifact 0 ("+srv.URL+"/secret.txt): download: connection to 127.0.0.1 (loopback) refused by the client's policy (the client's artifact address_denylist)",
 		failed.DownloadError)
 	must.Eq(t, 0, requests.Load(), must.Sprint("the loopback service was asked"))

@@ -62,12 +62,7 @@ func TestTaskRunner_ArtifactOnLoopbackRefused(t *testing.T) {
 			task := testTask("web", map[string]any{"run_for": "1s"})
 			task.Artifacts = []*structs.TaskArtifact{{GetterSource: source, RelativeDest: "../alloc/data"}}
 			h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) { c.Artifact = nil })
-			h.run()
-			ts := h.waitDead()
-			must.True(t, ts.Failed)
-			must.True(t, ts.StartedAt.IsZero())
-			ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
-			must.NotNil(t, ev)
+			_, ev := h.waitFailedDownload()
 			must.StrHasPrefix(t, "artifact 0 ("+source+"): download: connection to ", ev.DownloadError)
 			must.StrHasSuffix(t, " (loopback) refused by the client's policy (the client's artifact address_denylist)", ev.DownloadError)
 
@@ -134,9 +129,7 @@ func TestTaskRunner_ArtifactFailureAtAnInternalAddressTellsNothing(t *testing.T)
 		h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) {
 			c.Logger = hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})
 		})
-		h.run()
-		ev := lastEvent(h.waitDead(), structs.TaskArtifactDownloadFailed)
-		must.NotNil(t, ev)
+		_, ev := h.waitFailedDownload()
 		events = append(events, strings.ReplaceAll(ev.DownloadError, addr, "ADDR"))
 	}
 	must.Eq(t, "artifact 0 (http://ADDR/x.bin): download: no answer from ADDR (the cause, at an internal address, is in the client's log only)", events[0])

@@ -344,14 +344,23 @@ func TestTaskRunner_ArtifactFailureFailsTask(t *testing.T) {
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/missing.bin"}}
 	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
-	h.run()
-	ts := h.waitDead()
-	must.True(t, ts.Failed)
-	must.True(t, ts.StartedAt.IsZero())
-	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
-	must.NotNil(t, ev)
+	ts, ev := h.waitFailedDownload()
 	must.StrContains(t, ev.DownloadError, "404")
 	must.NotNil(t, lastEvent(ts, structs.TaskDownloadingArtifacts))
+}
+
+// waitFailedDownload runs the task and waits for it to fail before it
+// starts, on its artifacts. It returns the task's state and its Failed
+// Artifact Download event.
+func (h *harness) waitFailedDownload() (*structs.TaskState, *structs.TaskEvent) {
+	h.t.Helper()
+	h.run()
+	ts := h.waitDead()
+	must.True(h.t, ts.Failed)
+	must.True(h.t, ts.StartedAt.IsZero())
+	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
+	must.NotNil(h.t, ev, must.Sprintf("events: %v", ts.Events))
+	return ts, ev
 }
 
 func TestTaskRunner_ArtifactsFetchedOnce(t *testing.T) {

@@ -152,12 +152,7 @@ func TestTaskRunner_DecompressionBombFailsTheTask(t *testing.T) {
 	h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) {
 		c.Artifact = &ArtifactConfig{DecompressionSizeLimit: 1_000_000, DecompressionFileCountLimit: 10, Addresses: loopbackAllowed(t)}
 	})
-	h.run()
-	ts := h.waitDead()
-	must.True(t, ts.Failed)
-	must.True(t, ts.StartedAt.IsZero())
-	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
-	must.NotNil(t, ev)
+	_, ev := h.waitFailedDownload()
 	must.Eq(t, "artifact 0 ("+srv.URL+"/bomb.tar.gz): unpack tar.gz archive: entry \"zeros\": archive exceeds the client's artifact limits: it unpacks to more than 1 MB (the client's artifact decompression_size_limit)",
 		ev.DownloadError)
 	must.FileNotExists(t, filepath.Join(h.taskDir.LocalDir, "zeros"))
