@@ -117,3 +117,25 @@ func TestCheckExec(t *testing.T) {
 	must.Eq(t, []string{`arguments and environment take 88 bytes as execve counts them (each string, its NUL and its pointer), more than 87 (the limit); the largest: config command (16 bytes), config entrypoint #1 (13 bytes), config args #3 (13 bytes)`},
 		CheckExec(strs, 87, "the limit"))
 }
+
+// BenchmarkValidate_execLimitsSharedMeta validates a job whose large
+// meta (2000 keys) every one of its 2000 tasks sees: the meta is summed
+// once per level, so the cost grows with the job's size, not with keys
+// times tasks.
+func BenchmarkValidate_execLimitsSharedMeta(b *testing.B) {
+	j := validJob("batch")
+	j.Meta = manyMeta("key", 2000, 100)
+	g := group(j)
+	g.Tasks = nil
+	for i := range 2000 {
+		g.Tasks = append(g.Tasks, &Task{Name: fmt.Sprintf("t%d", i), Driver: "raw_exec", Config: map[string]any{"command": "/bin/true"}})
+	}
+	j.Canonicalize()
+	if err := j.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = j.Validate()
+	}
+}
