@@ -45,6 +45,7 @@ func (j *Job) Validate() error {
 		seen[tg.Name] = true
 		tg.validate(&p, where, j.Type)
 	}
+	j.validateTaskExec(&p)
 	return p.err()
 }
 
@@ -217,6 +218,7 @@ func (t *Task) validate(p *problems, where string) {
 	validateDuration(p, where, "kill_timeout", t.KillTimeout)
 	validateDuration(p, where, "shutdown_delay", t.ShutdownDelay)
 	validateMetaKeys(p, where, t.Meta)
+	validateEnv(p, where, t.Env)
 	validateRestart(p, where, t.RestartPolicy)
 	t.Resources.validate(p, where)
 	t.LogConfig.validate(p, where)

@@ -1,7 +1,6 @@
 package structs
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -85,14 +84,7 @@ func TestValidate_maxRunExtensions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			j := validJob(tc.jobType)
 			tc.mutate(j)
-			err := j.Validate()
-			if tc.want == nil {
-				must.NoError(t, err)
-				return
-			}
-			var verr *ValidationError
-			must.True(t, errors.As(err, &verr), must.Sprintf("want a *ValidationError, got %v", err))
-			must.Eq(t, tc.want, messages(verr))
+			mustProblems(t, tc.want, j.Validate())
 		})
 	}
 }

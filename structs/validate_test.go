@@ -425,6 +425,19 @@ func TestValidate_nilJob(t *testing.T) {
 	must.ErrorContains(t, j.Validate(), "Missing job")
 }
 
+// mustProblems holds err, Validate's, to the problems in want; nil want
+// is a valid job.
+func mustProblems(t *testing.T, want []string, err error) {
+	t.Helper()
+	if want == nil {
+		must.NoError(t, err)
+		return
+	}
+	var verr *ValidationError
+	must.True(t, errors.As(err, &verr), must.Sprintf("want a *ValidationError, got %v", err))
+	must.Eq(t, want, messages(verr))
+}
+
 // messages lists the problems of a validation error as strings.
 func messages(v *ValidationError) []string {
 	out := make([]string, len(v.Errors))

@@ -82,8 +82,9 @@ func (a *Agent) start() error {
 		return fmt.Errorf("listen for HTTP on %s: %w", a.config.HTTPBindAddr(), err)
 	}
 	// The cap per client counts TCP connections, under any TLS.
-	ln = limitConnsPerClient(ln, a.config.Limits.HTTPMaxConnsPerClient, !a.config.TLS.HTTP, a.logger.Named("http"))
-	a.http = newHTTPServer(a, a.httpListener(ln), a.logger.Named("http"))
+	https := a.httpsConfig()
+	ln = limitConnsPerClient(ln, a.config.Limits.HTTPMaxConnsPerClient, https, a.logger.Named("http"))
+	a.http = newHTTPServer(a, a.httpListener(ln, https), a.logger.Named("http"))
 
 	if a.config.Server.Enabled {
 		if err := a.setupServer(); err != nil {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -24,12 +25,22 @@ func (a *Agent) loadTLS() error {
 	return nil
 }
 
-// httpListener wraps the HTTP API's listener in TLS when tls.http is on.
-func (a *Agent) httpListener(ln net.Listener) net.Listener {
+// httpsConfig is the HTTP API's TLS configuration, nil when tls.http is
+// off.
+func (a *Agent) httpsConfig() *tls.Config {
 	if !a.config.TLS.HTTP {
+		return nil
+	}
+	return a.tls.ServerConfig(a.config.TLS.VerifyHTTPSClient)
+}
+
+// httpListener wraps the HTTP API's listener in TLS when https, its TLS
+// configuration, is not nil.
+func (a *Agent) httpListener(ln net.Listener, https *tls.Config) net.Listener {
+	if https == nil {
 		return ln
 	}
-	return listenTLS(ln, a.tls.ServerConfig(a.config.TLS.VerifyHTTPSClient), a.config.Limits.HTTPSHandshakeTimeout, a.logger.Named("http"))
+	return listenTLS(ln, https, a.config.Limits.HTTPSHandshakeTimeout, a.logger.Named("http"))
 }
 
 // agentTransport is the HTTP transport this agent uses to reach another

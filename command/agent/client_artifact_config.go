@@ -10,19 +10,25 @@ import (
 	"github.com/hashicorp/hcl/v2/gohcl"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/internal/netguard"
 )
 
-// fileArtifact is the client block's artifact block, Nomad's names:
+// fileArtifact is the client block's artifact block, Nomad's names for
+// the limits and Drover's for the address policy, which Nomad has not:
 //
 //	client {
 //	  artifact {
 //	    decompression_size_limit       = "100GB"
 //	    decompression_file_count_limit = 4096
+//	    address_denylist  = ["loopback", "link_local", "metadata", "unspecified", "multicast"]
+//	    address_allowlist = []
 //	  }
 //	}
 type fileArtifact struct {
 	DecompressionSizeLimit      *hcl.Attribute `hcl:"decompression_size_limit,optional"`
 	DecompressionFileCountLimit *int           `hcl:"decompression_file_count_limit,optional"`
+	AddressDenylist             *[]string      `hcl:"address_denylist,optional"`
+	AddressAllowlist            *[]string      `hcl:"address_allowlist,optional"`
 }
 
 func (fa *fileArtifact) applyTo(c *taskrunner.ArtifactConfig) error {
@@ -46,6 +52,31 @@ func (fa *fileArtifact) applyTo(c *taskrunner.ArtifactConfig) error {
 		}
 		c.DecompressionSizeLimit = n
 	}
+	return fa.applyAddresses(c)
+}
+
+// applyAddresses sets the address policy from the lists the file sets,
+// keeping what it leaves unset.
+func (fa *fileArtifact) applyAddresses(c *taskrunner.ArtifactConfig) error {
+	if fa.AddressDenylist == nil && fa.AddressAllowlist == nil {
+		return nil
+	}
+	current := c.Addresses
+	if current == nil {
+		current = netguard.DefaultPolicy()
+	}
+	deny, allow := current.Denylist(), current.Allowlist()
+	if fa.AddressDenylist != nil {
+		deny = *fa.AddressDenylist
+	}
+	if fa.AddressAllowlist != nil {
+		allow = *fa.AddressAllowlist
+	}
+	p, err := netguard.NewPolicy(deny, allow)
+	if err != nil {
+		return fmt.Errorf("client artifact address_denylist/address_allowlist: %w", err)
+	}
+	c.Addresses = p
 	return nil
 }
 

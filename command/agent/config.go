@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -129,7 +131,8 @@ type ClientConfig struct {
 	// StateDir and AllocDir default to directories under DataDir.
 	StateDir string
 	AllocDir string
-	// Artifact bounds what an artifact archive may unpack to.
+	// Artifact says where artifacts may be fetched from and bounds what
+	// an archive may unpack to.
 	Artifact taskrunner.ArtifactConfig
 	// RegistrationSecret, base64, lets a client agent without a server of
 	// its own register new nodes (see nomad.RegistrationSecret).
@@ -213,6 +216,11 @@ func DevConfig() *Config {
 	c.Server.BootstrapExpect = 1
 	c.Client.Enabled = true
 	c.Plugins["raw_exec"] = &PluginConfig{Name: "raw_exec", Config: map[string]any{"enabled": true}}
+	// Artifacts may come from a server on the machine itself (python3 -m
+	// http.server, the examples): a dev agent serves one user, on
+	// 127.0.0.1, who may read its loopback services anyway.
+	c.Client.Artifact.Addresses = netguard.DefaultPolicy().WithAllowed(
+		netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"))
 	c.Telemetry.PrometheusMetrics = true
 	// Allocation metrics stay off, as outside dev mode: eight series per
 	// running task cost the agent about 50 KiB per task, measured, on a

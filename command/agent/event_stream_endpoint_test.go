@@ -224,12 +224,14 @@ func TestEventStream_StalledConsumerDropped(t *testing.T) {
 	// connection's buffers hold, so the stream's writes block while
 	// nobody reads. The writes must go on all the same.
 	const jobs = 40
-	big := strings.Repeat("x", 256<<10)
+	// Two values of 120 KiB: one meta value becomes an environment
+	// variable, which may not pass 128 KiB.
+	big := strings.Repeat("x", 120<<10)
 	start := time.Now()
 	var lastIndex uint64
 	for i := range jobs {
 		job := batchJobJSON(fmt.Sprintf("big-%d", i))
-		job["Meta"] = map[string]string{"blob": big}
+		job["Meta"] = map[string]string{"blob": big, "blob2": big}
 		lastIndex = registerJob(t, a, job).Index
 	}
 	t.Logf("%d registrations with a stalled consumer took %s", jobs, time.Since(start))

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -22,24 +24,44 @@ const (
 	refusalDrainBytes = 64 << 10
 )
 
+// refusalHandshakeTimeout bounds the TLS handshake of a connection over
+// its client's cap, made only to answer it 429: tighter than a served
+// connection's, as the answer is a courtesy.
+const refusalHandshakeTimeout = time.Second
+
+// maxRefusalsInFlight bounds the connections over their cap being
+// answered at once. Past it a refused connection is closed unanswered, so
+// that answering refusals, a TLS handshake each on an HTTPS port, never
+// holds more file descriptors or CPU than this many connections do.
+const maxRefusalsInFlight = 64
+
 // limitConnsPerClient caps the connections open at once from one IP
 // address (limits.http_max_conns_per_client; 0 is no cap), as Nomad does:
-// a connection over the cap is closed at once, answered 429 first when the
-// listener speaks plain HTTP (under TLS an answer would cost a handshake),
-// so that one client holding connections open cannot take every file
-// descriptor and leave the agent unable to answer anyone else.
-func limitConnsPerClient(ln net.Listener, max int, plaintext bool, logger hclog.Logger) net.Listener {
+// a connection over the cap is answered 429 and closed, so that one
+// client holding connections open cannot take every file descriptor and
+// leave the agent unable to answer anyone else. With tlsConfig (the
+// HTTPS port) the 429 goes over TLS, as every answer of that port does:
+// the connection's handshake is made first, within
+// refusalHandshakeTimeout.
+func limitConnsPerClient(ln net.Listener, max int, tlsConfig *tls.Config, logger hclog.Logger) net.Listener {
 	if max <= 0 {
 		return ln
 	}
-	return &connLimitListener{Listener: ln, max: max, plaintext: plaintext, open: map[string]int{}, logger: logger}
+	return &connLimitListener{
+		Listener: ln, max: max, tls: tlsConfig, logger: logger,
+		open:     map[string]int{},
+		refusing: make(chan struct{}, maxRefusalsInFlight),
+	}
 }
 
 type connLimitListener struct {
 	net.Listener
-	max       int
-	plaintext bool
-	logger    hclog.Logger
+	max int
+	// tls is the HTTPS port's TLS configuration; nil on a plain HTTP port.
+	tls    *tls.Config
+	logger hclog.Logger
+	// refusing holds a token per refused connection being answered.
+	refusing chan struct{}
 
 	mu   sync.Mutex
 	open map[string]int // open connections per client IP
@@ -59,12 +81,33 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 		}
 		metrics.IncrCounter([]string{"agent", "http", "exceeded"}, 1)
 		l.logger.Debug("too many connections from one client; refused", "client", ip, "limit", l.max)
-		if !l.plaintext {
+		select {
+		case l.refusing <- struct{}{}:
+			go func() {
+				defer func() { <-l.refusing }()
+				l.refuse(conn)
+			}()
+		default:
 			conn.Close()
-			continue
 		}
-		go refuseConn(conn, l.max)
 	}
+}
+
+// refuse answers conn 429, over TLS on the HTTPS port.
+func (l *connLimitListener) refuse(conn net.Conn) {
+	if l.tls != nil {
+		tc := tls.Server(conn, l.tls)
+		ctx, cancel := context.WithTimeout(context.Background(), refusalHandshakeTimeout)
+		err := tc.HandshakeContext(ctx)
+		cancel()
+		if err != nil {
+			answerPlainHTTP(err)
+			conn.Close()
+			return
+		}
+		conn = tc
+	}
+	refuseConn(conn, l.max)
 }
 
 func (l *connLimitListener) acquire(ip string) bool {

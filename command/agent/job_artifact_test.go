@@ -124,7 +124,25 @@ func TestArtifact_DecompressionBombStopsAtTheLimit(t *testing.T) {
 	registerJob(t, a, artifactJob("bomb", "echo should not run",
 		map[string]any{"GetterSource": url + "/bomb.tar.gz"}))
 
-	stubs := waitJobAllocs(t, a, "bomb", "allocation failed", func(s []*api.AllocationListStub) bool {
+	alloc, failed := failedDownload(t, a, "bomb")
+	must.Eq(t, "artifact 0 ("+url+"/bomb.tar.gz): unpack tar.gz archive: entry \"zeros\": archive exceeds the client's artifact limits: it unpacks to more than 10 MB (the client's artifact decompression_size_limit)",
+		failed.DownloadError)
+
+	// Nothing of it is left in the task directory.
+	resp := do(t, a, http.MethodGet, "/v1/client/fs/ls/"+alloc.ID+"?path=t/local", nil)
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	must.Eq(t, "[]\n", string(resp.body))
+
+	resp = do(t, a, http.MethodGet, "/v1/agent/self", nil)
+	must.Eq(t, http.StatusOK, resp.code)
+}
+
+// failedDownload waits for job's one allocation to fail with its task "t"
+// never started, and returns the allocation and the task's Failed
+// Artifact Download event.
+func failedDownload(t *testing.T, a *Agent, job string) (*api.Allocation, *api.TaskEvent) {
+	t.Helper()
+	stubs := waitJobAllocs(t, a, job, "allocation failed", func(s []*api.AllocationListStub) bool {
 		return len(s) == 1 && s[0].ClientStatus == api.AllocClientStatusFailed
 	})
 	var alloc api.Allocation
@@ -139,16 +157,7 @@ func TestArtifact_DecompressionBombStopsAtTheLimit(t *testing.T) {
 		}
 	}
 	must.NotNil(t, failed, must.Sprintf("events: %+v", ts.Events))
-	must.Eq(t, "artifact 0 ("+url+"/bomb.tar.gz): unpack tar.gz archive: entry \"zeros\": archive exceeds the client's artifact limits: it unpacks to more than 10 MB (the client's artifact decompression_size_limit)",
-		failed.DownloadError)
-
-	// Nothing of it is left in the task directory.
-	resp := do(t, a, http.MethodGet, "/v1/client/fs/ls/"+alloc.ID+"?path=t/local", nil)
-	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
-	must.Eq(t, "[]\n", string(resp.body))
-
-	resp = do(t, a, http.MethodGet, "/v1/agent/self", nil)
-	must.Eq(t, http.StatusOK, resp.code)
+	return &alloc, failed
 }
 
 // gzippedTar is a tar.gz of one file of n zero bytes.

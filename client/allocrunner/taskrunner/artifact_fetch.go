@@ -3,6 +3,7 @@ package taskrunner
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -20,7 +22,7 @@ import (
 // archive. The destination is relative to the task directory and may
 // reach the rest of the allocation directory (../alloc/data); nothing is
 // ever written outside the allocation directory.
-func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskArtifact, env *taskEnv, dir *allocdir.TaskDir, limits *ArtifactConfig) error {
+func fetchArtifact(ctx context.Context, clients *artifactClients, art *structs.TaskArtifact, env *taskEnv, dir *allocdir.TaskDir, limits *ArtifactConfig) error {
 	src, err := artifactURL(env.replace(art.GetterSource))
 	if err != nil {
 		return err
@@ -50,7 +52,7 @@ func fetchArtifact(ctx context.Context, client *http.Client, art *structs.TaskAr
 	for k, v := range art.GetterHeaders {
 		headers[k] = env.replace(v)
 	}
-	tmp, err := download(ctx, client, src, headers, art.GetterInsecure, dir.Dir)
+	tmp, err := download(ctx, clients.pick(art.GetterInsecure), src, headers, dir.Dir)
 	if err != nil {
 		return err
 	}
@@ -113,7 +115,7 @@ func artifactDest(art *structs.TaskArtifact, env *taskEnv) (string, error) {
 // download fetches src, sending the given headers, into a new temporary
 // file in dir and returns its path. The request is abandoned as soon as
 // ctx is done.
-func download(ctx context.Context, client *http.Client, src *url.URL, headers map[string]string, insecure bool, dir string) (string, error) {
+func download(ctx context.Context, client *http.Client, src *url.URL, headers map[string]string, dir string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.String(), nil)
 	if err != nil {
 		return "", fmt.Errorf("build request: %w", err)
@@ -121,9 +123,9 @@ func download(ctx context.Context, client *http.Client, src *url.URL, headers ma
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := httpClient(client, insecure).Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("download: %w", err)
+		return "", requestError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -145,27 +147,45 @@ func download(ctx context.Context, client *http.Client, src *url.URL, headers ma
 	return f.Name(), nil
 }
 
-// httpClient returns client, or a default one, with certificate checks off
-// when the artifact asks for it.
-func httpClient(client *http.Client, insecure bool) *http.Client {
-	if client == nil {
-		client = http.DefaultClient
+// artifactClients fetch artifacts under the client's address policy:
+// one verifies the servers' certificates, the other is for artifacts
+// marked insecure. Proxies are the agent's environment's (HTTP_PROXY,
+// HTTPS_PROXY, NO_PROXY).
+type artifactClients struct {
+	verified, insecure *http.Client
+}
+
+func newArtifactClients(p *netguard.Policy) *artifactClients {
+	return &artifactClients{
+		verified: &http.Client{Transport: p.Transport(nil, http.ProxyFromEnvironment)},
+		insecure: &http.Client{Transport: p.Transport(&tls.Config{InsecureSkipVerify: true}, http.ProxyFromEnvironment)},
 	}
-	if !insecure {
-		return client
+}
+
+func (c *artifactClients) pick(insecure bool) *http.Client {
+	if insecure {
+		return c.insecure
 	}
-	base, ok := client.Transport.(*http.Transport)
-	if !ok || base == nil {
-		base = http.DefaultTransport.(*http.Transport)
+	return c.verified
+}
+
+// closeIdle closes the connections kept for the next artifact, once
+// there is none.
+func (c *artifactClients) closeIdle() {
+	c.verified.CloseIdleConnections()
+	c.insecure.CloseIdleConnections()
+}
+
+// requestError is the error of a request that got no answer. A refusal
+// by the address policy names the setting that refused it.
+func requestError(err error) error {
+	if refused := (*netguard.RefusedError)(nil); errors.As(err, &refused) {
+		return fmt.Errorf("download: %w (the client's artifact address_denylist)", refused)
 	}
-	tr := base.Clone()
-	if tr.TLSClientConfig == nil {
-		tr.TLSClientConfig = &tls.Config{}
+	if unreachable := (*netguard.UnreachableError)(nil); errors.As(err, &unreachable) {
+		return fmt.Errorf("download: %w", unreachable)
 	}
-	tr.TLSClientConfig.InsecureSkipVerify = true
-	c := *client
-	c.Transport = tr
-	return &c
+	return fmt.Errorf("download: %w", err)
 }
 
 // placeFile moves the downloaded file to dest, relative to root.

@@ -2,17 +2,20 @@ package taskrunner
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/http"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/netguard"
 )
 
 // artifactHook fetches the task's artifacts into its directory. Once all
 // are fetched it is done: later runs of the task reuse them.
 type artifactHook struct {
-	client *http.Client
-	limits *ArtifactConfig
+	config *ArtifactConfig
+	logger hclog.Logger
 }
 
 func (*artifactHook) Name() string { return "artifacts" }
@@ -22,9 +25,16 @@ func (h *artifactHook) Prestart(ctx context.Context, req *prestartRequest) (bool
 		return true, nil
 	}
 	req.Emit(downloadingArtifactsEvent())
+	clients := newArtifactClients(h.config.addresses())
+	defer clients.closeIdle()
 	for i, art := range req.Task.Artifacts {
-		if err := fetchArtifact(ctx, h.client, art, req.Env, req.TaskDir, h.limits); err != nil {
-			err = fmt.Errorf("artifact %d (%s): %w", i, req.Env.replace(art.GetterSource), err)
+		if err := fetchArtifact(ctx, clients, art, req.Env, req.TaskDir, h.config); err != nil {
+			source := req.Env.replace(art.GetterSource)
+			// What the job's author is not told, the operator is.
+			if unreachable := (*netguard.UnreachableError)(nil); errors.As(err, &unreachable) {
+				h.logger.Warn("artifact download failed", "artifact", i, "source", source, "error", unreachable.Err)
+			}
+			err = fmt.Errorf("artifact %d (%s): %w", i, source, err)
 			// A failed download may succeed later; let the restart policy
 			// decide.
 			return false, drivers.NewRecoverableError(&hookError{err: err, event: artifactFailedEvent(err)}, true)

@@ -21,6 +21,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -91,6 +92,23 @@ func artifactServer(t *testing.T, files map[string][]byte) (*httptest.Server, *h
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &seen
+}
+
+// loopbackAllowed is the default address policy that lets the tests'
+// artifact servers, on 127.0.0.1, through.
+func loopbackAllowed(t *testing.T) *netguard.Policy {
+	t.Helper()
+	p, err := netguard.NewPolicy(netguard.DefaultDenylist, []string{"127.0.0.0/8", "::1"})
+	must.NoError(t, err)
+	return p
+}
+
+// testArtifactClients fetch under loopbackAllowed.
+func testArtifactClients(t *testing.T) *artifactClients {
+	t.Helper()
+	c := newArtifactClients(loopbackAllowed(t))
+	t.Cleanup(c.closeIdle)
+	return c
 }
 
 func artifactTaskDir(t *testing.T) *allocdir.TaskDir {
@@ -218,7 +236,7 @@ func TestFetchArtifact(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			td := artifactTaskDir(t)
 			env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
-			must.NoError(t, fetchArtifact(context.Background(), nil, c.art, env, td, nil))
+			must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t), c.art, env, td, nil))
 			c.check(t, td)
 			// No download leftovers.
 			leftovers, err := filepath.Glob(filepath.Join(td.Dir, ".artifact-*"))
@@ -280,7 +298,7 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 			must.NoError(t, td.Build())
 			env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
 
-			err = fetchArtifact(context.Background(), nil, c.art, env, td, nil)
+			err = fetchArtifact(context.Background(), testArtifactClients(t), c.art, env, td, nil)
 			if c.outside {
 				must.ErrorIs(t, err, allocdir.ErrOutsideDir)
 			} else {
@@ -313,7 +331,7 @@ func TestFetchArtifact_CancelledDownload(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errCh := make(chan error, 1)
 	go func() {
-		errCh <- fetchArtifact(ctx, nil, &structs.TaskArtifact{GetterSource: srv.URL + "/slow.bin"}, env, td, nil)
+		errCh <- fetchArtifact(ctx, testArtifactClients(t), &structs.TaskArtifact{GetterSource: srv.URL + "/slow.bin"}, env, td, nil)
 	}()
 	cancel()
 	err := <-errCh
@@ -326,14 +344,23 @@ func TestTaskRunner_ArtifactFailureFailsTask(t *testing.T) {
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/missing.bin"}}
 	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
-	h.run()
-	ts := h.waitDead()
-	must.True(t, ts.Failed)
-	must.True(t, ts.StartedAt.IsZero())
-	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
-	must.NotNil(t, ev)
+	ts, ev := h.waitFailedDownload()
 	must.StrContains(t, ev.DownloadError, "404")
 	must.NotNil(t, lastEvent(ts, structs.TaskDownloadingArtifacts))
+}
+
+// waitFailedDownload runs the task and waits for it to fail before it
+// starts, on its artifacts. It returns the task's state and its Failed
+// Artifact Download event.
+func (h *harness) waitFailedDownload() (*structs.TaskState, *structs.TaskEvent) {
+	h.t.Helper()
+	h.run()
+	ts := h.waitDead()
+	must.True(h.t, ts.Failed)
+	must.True(h.t, ts.StartedAt.IsZero())
+	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
+	must.NotNil(h.t, ev, must.Sprintf("events: %v", ts.Events))
+	return ts, ev
 }
 
 func TestTaskRunner_ArtifactsFetchedOnce(t *testing.T) {

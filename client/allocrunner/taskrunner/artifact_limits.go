@@ -1,6 +1,10 @@
 package taskrunner
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/drover-io/drover/internal/netguard"
+)
 
 // Defaults of the client's artifact limits, Nomad's: far above any real
 // artifact, low enough that a decompression bomb stops before it fills a
@@ -10,8 +14,9 @@ const (
 	DefaultDecompressionFileCountLimit int   = 4096
 )
 
-// ArtifactConfig bounds what the client unpacks from an artifact
-// archive: the agent configuration's client { artifact { } } block.
+// ArtifactConfig bounds where the client fetches artifacts from and what
+// it unpacks from an artifact archive: the agent configuration's
+// client { artifact { } } block.
 type ArtifactConfig struct {
 	// DecompressionSizeLimit is the most bytes one archive may unpack to,
 	// its files' contents summed. Zero or less is no limit.
@@ -19,6 +24,10 @@ type ArtifactConfig struct {
 	// DecompressionFileCountLimit is the most entries (files,
 	// directories, links) one archive may hold. Zero or less is no limit.
 	DecompressionFileCountLimit int
+	// Addresses says which addresses an artifact may be fetched from
+	// (address_denylist and address_allowlist). Nil is
+	// netguard.DefaultPolicy.
+	Addresses *netguard.Policy
 }
 
 // DefaultArtifactConfig returns the limits a client has unless its
@@ -27,7 +36,16 @@ func DefaultArtifactConfig() *ArtifactConfig {
 	return &ArtifactConfig{
 		DecompressionSizeLimit:      DefaultDecompressionSizeLimit,
 		DecompressionFileCountLimit: DefaultDecompressionFileCountLimit,
+		Addresses:                   netguard.DefaultPolicy(),
 	}
+}
+
+// addresses is the policy artifacts are fetched under.
+func (c *ArtifactConfig) addresses() *netguard.Policy {
+	if c.Addresses == nil {
+		return netguard.DefaultPolicy()
+	}
+	return c.Addresses
 }
 
 // ErrArchiveLimit is wrapped by the error of an unpack stopped at a limit.

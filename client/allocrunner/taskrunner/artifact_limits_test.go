@@ -12,6 +12,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -47,11 +48,11 @@ func TestFetchArtifact_DestinationInTheAllocationDirectory(t *testing.T) {
 
 	// The documented example: the group's shared directory, beside the
 	// task directory.
-	must.NoError(t, fetchArtifact(context.Background(), nil,
+	must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
 		&structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt", RelativeDest: "../alloc/data"}, env, td, nil))
 	must.Eq(t, "shared", readFile(t, filepath.Join(td.SharedDir, "data", "data.txt")))
 
-	must.NoError(t, fetchArtifact(context.Background(), nil,
+	must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
 		&structs.TaskArtifact{GetterSource: srv.URL + "/f/tools.tgz", RelativeDest: "local/../../alloc/tools"}, env, td, nil))
 	must.Eq(t, "tool", readFile(t, filepath.Join(td.SharedDir, "tools", "bin", "tool")))
 }
@@ -60,7 +61,7 @@ func TestFetchArtifact_AbsoluteInterpolatedDestination(t *testing.T) {
 	srv, _ := artifactServer(t, map[string][]byte{"/f/data.txt": []byte("x")})
 	td := artifactTaskDir(t)
 	env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
-	err := fetchArtifact(context.Background(), nil,
+	err := fetchArtifact(context.Background(), testArtifactClients(t),
 		&structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt", RelativeDest: "${NOMAD_ALLOC_DIR}/data"}, env, td, nil)
 	must.ErrorContains(t, err, "must be relative to the task directory")
 }
@@ -109,7 +110,7 @@ func TestFetchArtifact_DecompressionLimits(t *testing.T) {
 			td := artifactTaskDir(t)
 			env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
 			limits := c.limits
-			err := fetchArtifact(context.Background(), nil,
+			err := fetchArtifact(context.Background(), testArtifactClients(t),
 				&structs.TaskArtifact{GetterSource: srv.URL + c.source, RelativeDest: "local/out"}, env, td, &limits)
 			must.ErrorIs(t, err, ErrArchiveLimit)
 			must.EqError(t, err, c.wantErr)
@@ -123,7 +124,7 @@ func TestFetchArtifact_DecompressionLimits(t *testing.T) {
 		td := artifactTaskDir(t)
 		env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
 		limits := ArtifactConfig{DecompressionSizeLimit: 10, DecompressionFileCountLimit: 2}
-		must.NoError(t, fetchArtifact(context.Background(), nil,
+		must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
 			&structs.TaskArtifact{GetterSource: srv.URL + "/f/exact.zip"}, env, td, &limits))
 		must.Eq(t, "67890", readFile(t, filepath.Join(td.LocalDir, "two")))
 	})
@@ -131,7 +132,7 @@ func TestFetchArtifact_DecompressionLimits(t *testing.T) {
 	t.Run("zero is no limit", func(t *testing.T) {
 		td := artifactTaskDir(t)
 		env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
-		must.NoError(t, fetchArtifact(context.Background(), nil,
+		must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
 			&structs.TaskArtifact{GetterSource: srv.URL + "/f/bomb.tgz"}, env, td, &ArtifactConfig{}))
 		fi, err := os.Stat(filepath.Join(td.LocalDir, "b"))
 		must.NoError(t, err)
@@ -149,14 +150,9 @@ func TestTaskRunner_DecompressionBombFailsTheTask(t *testing.T) {
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/bomb.tar.gz"}}
 	h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) {
-		c.Artifact = &ArtifactConfig{DecompressionSizeLimit: 1_000_000, DecompressionFileCountLimit: 10}
+		c.Artifact = &ArtifactConfig{DecompressionSizeLimit: 1_000_000, DecompressionFileCountLimit: 10, Addresses: loopbackAllowed(t)}
 	})
-	h.run()
-	ts := h.waitDead()
-	must.True(t, ts.Failed)
-	must.True(t, ts.StartedAt.IsZero())
-	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
-	must.NotNil(t, ev)
+	_, ev := h.waitFailedDownload()
 	must.Eq(t, "artifact 0 ("+srv.URL+"/bomb.tar.gz): unpack tar.gz archive: entry \"zeros\": archive exceeds the client's artifact limits: it unpacks to more than 1 MB (the client's artifact decompression_size_limit)",
 		ev.DownloadError)
 	must.FileNotExists(t, filepath.Join(h.taskDir.LocalDir, "zeros"))
@@ -164,7 +160,7 @@ func TestTaskRunner_DecompressionBombFailsTheTask(t *testing.T) {
 
 func TestTaskRunner_DefaultArtifactLimits(t *testing.T) {
 	task := testTask("web", nil)
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) { c.Artifact = nil })
 	var hook *artifactHook
 	for _, ph := range h.tr.prestartHooks {
 		if a, ok := ph.(*artifactHook); ok {
@@ -172,7 +168,7 @@ func TestTaskRunner_DefaultArtifactLimits(t *testing.T) {
 		}
 	}
 	must.NotNil(t, hook)
-	must.Eq(t, DefaultArtifactConfig(), hook.limits)
-	must.Eq(t, &ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096}, hook.limits,
-		must.Sprint("Nomad's defaults: 100GB and 4096"))
+	must.Eq(t, DefaultArtifactConfig(), hook.config)
+	must.Eq(t, &ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096, Addresses: netguard.DefaultPolicy()}, hook.config,
+		must.Sprint("Nomad's defaults: 100GB and 4096; the default address policy"))
 }

@@ -1,8 +1,6 @@
 package taskrunner
 
 import (
-	"net/http"
-
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/allocdir"
@@ -29,10 +27,8 @@ type Config struct {
 	// StartGate is closed when the task may start (the group's lifecycle
 	// ordering). Nil means at once.
 	StartGate <-chan struct{}
-	// HTTPClient fetches artifacts; nil means http.DefaultClient.
-	HTTPClient *http.Client
-	// Artifact bounds what an artifact archive may unpack to; nil means
-	// DefaultArtifactConfig.
+	// Artifact says where artifacts may be fetched from and bounds what
+	// an archive may unpack to; nil means DefaultArtifactConfig.
 	Artifact *ArtifactConfig
 	// MaxRunEvents is told when the task's own max_run_duration kills it
 	// and when its max_run_warning is sent, for the client's counters. It

@@ -107,6 +107,10 @@ func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 		return nil, tr.afterStartError(err)
 	}
 	cfg := tr.driverConfig(alloc, task, env)
+	if err := checkExecLimits(cfg); err != nil {
+		tr.emit(setupFailureEvent(err, true))
+		return nil, tr.afterStartError(err)
+	}
 	h, err := tr.startDriverTask(drv, cfg)
 	h = withoutEnv(h)
 	if h != nil {

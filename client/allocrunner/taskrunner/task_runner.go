@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 
@@ -94,13 +93,9 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
-	artifactLimits := cfg.Artifact
-	if artifactLimits == nil {
-		artifactLimits = DefaultArtifactConfig()
+	artifacts := cfg.Artifact
+	if artifacts == nil {
+		artifacts = DefaultArtifactConfig()
 	}
 	jobType := ""
 	if cfg.Alloc.Job != nil {
@@ -129,7 +124,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 	// task runs.
 	tr.prestartHooks = []prestartHook{
 		taskDirHook{},
-		&artifactHook{client: client, limits: artifactLimits},
+		&artifactHook{config: artifacts, logger: tr.logger},
 		&identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID, done: tr.waitCh},
 	}
 	tr.maxRun = newMaxRunWatch(tr)

@@ -140,6 +140,12 @@ func (h *harness) newRunner(opts ...harnessOpt) *TaskRunner {
 		Drivers:      h.catalog,
 		StateDB:      h.db,
 		StateUpdater: h.updates,
+		// The tests' artifact servers are on 127.0.0.1.
+		Artifact: &ArtifactConfig{
+			DecompressionSizeLimit:      DefaultDecompressionSizeLimit,
+			DecompressionFileCountLimit: DefaultDecompressionFileCountLimit,
+			Addresses:                   loopbackAllowed(h.t),
+		},
 	}
 	for _, o := range opts {
 		o(cfg)
