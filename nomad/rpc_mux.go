@@ -40,8 +40,10 @@ type rpcMux struct {
 
 // muxAuth is how the mux learns what a connection's peer is.
 type muxAuth struct {
-	// secrets check the handshake of plaintext connections.
-	secrets acceptorSecrets
+	// secrets check the handshake of plaintext connections, and
+	// instance is this server's in them.
+	secrets  acceptorSecrets
+	instance instanceID
 	// tls, when set, is the only way in: mutual TLS, the peer's role
 	// named by its certificate in region.
 	tls    *tls.Config
@@ -160,8 +162,8 @@ func (m *rpcMux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net
 	case kind != connTypeRaft && kind != connTypeRPC:
 		return nil, 0, 0, fmt.Errorf("unknown connection type %#x", kind)
 	}
-	role, err := acceptHandshake(conn, kind, m.auth.secrets, deadline)
-	return conn, kind, role, err
+	served, role, err := acceptHandshake(conn, kind, m.auth.secrets, m.auth.instance, deadline)
+	return served, kind, role, err
 }
 
 // serveRPC serves the calls of a connection whose peer proved role.

@@ -30,7 +30,7 @@ func TestRPC_oversizedRequestIsCut(t *testing.T) {
 	cfg.Logger = hclog.NewNullLogger()
 	srv := startServer(t, cfg)
 	waitForLeader(t, srv)
-	dialer := &rpcDialer{creds: credentials{role: roleAnonymous}}
+	dialer := newRPCDialer(credentials{role: roleAnonymous}, newInstanceID())
 	conn, err := dialer.dial(srv.RPCAddr().String(), connTypeRPC, 5*time.Second)
 	must.NoError(t, err)
 	defer conn.Close()
