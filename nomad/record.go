@@ -26,8 +26,19 @@ import (
 // bit fails to open, and the receiver closes the connection. A peer that
 // cuts the stream mid-record is seen as an unexpected end of stream.
 //
-// BenchmarkRecordConn (record_bench_test.go) measures what sealing costs:
-// see the figures there.
+// What sealing costs, from BenchmarkRecordConn (record_bench_test.go),
+// plain TCP against sealed records over loopback, on a 2-core machine that
+// other builds kept at a load of 8 to 10 (so each figure moves by a third
+// from run to run; three runs each):
+//
+//	raft append, 64 entries of 1 KiB   256-308 us   sealed 295-565 us
+//	RPC round trip (a heartbeat)        56-66 us    sealed 53-103 us
+//	64 MiB transfer (a snapshot)       0.9-1.5 GB/s sealed 290-480 MB/s
+//
+// AES-GCM itself ran at about 4 GB/s there (the CPU has AES-NI); the rest
+// is a second syscall per record and the sealing's copy. Round trips and
+// appends, what a cluster does all day, cost about the same; a snapshot
+// sent to a follower takes a quarter of a second per 100 MB longer.
 
 // maxRecordPayload is the most plaintext one record carries. Each sealed
 // connection reads into a buffer of at most one record: 64 KiB per proven
