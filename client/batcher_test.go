@@ -62,13 +62,20 @@ func update(id, status string) *structs.Allocation {
 	}
 }
 
+// runningBatcher is a batcher with a 50ms window that sends to sent,
+// running until the test ends.
+func runningBatcher(t *testing.T, sent *sentBatches) *updateBatcher {
+	b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go b.run(ctx)
+	return b
+}
+
 func TestBatcher_CoalescesPerAllocWithinWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentBatches{}
-		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go b.run(ctx)
+		b := runningBatcher(t, sent)
 
 		start := time.Now()
 		b.AllocStateUpdated(update("a", structs.AllocClientStatusPending))
@@ -146,10 +153,7 @@ func TestBatcher_RetriesKeepingNewerState(t *testing.T) {
 func TestBatcher_SplitsLargeBatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentBatches{}
-		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go b.run(ctx)
+		b := runningBatcher(t, sent)
 
 		events := make([]*structs.TaskEvent, 10)
 		for i := range events {
@@ -229,10 +233,7 @@ func TestBatcher_StopsWithContext(t *testing.T) {
 func TestBatcher_TerminalUpdateSkipsWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentBatches{}
-		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go b.run(ctx)
+		b := runningBatcher(t, sent)
 
 		b.AllocStateUpdated(update("a", structs.AllocClientStatusRunning))
 		time.Sleep(10 * time.Millisecond)

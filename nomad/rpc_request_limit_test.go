@@ -43,6 +43,19 @@ func dialRole(t *testing.T, srv *Server, role connRole) net.Conn {
 	return conn
 }
 
+// mustStillAnswer checks that srv answers a request of ordinary size from
+// a peer of role.
+func mustStillAnswer(t *testing.T, srv *Server, role connRole) {
+	t.Helper()
+	conn := dialRole(t, srv, role)
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	_, err := conn.Write([]byte(`{"method":"Client.Register","params":[{}],"id":7}` + "\n"))
+	must.NoError(t, err)
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	must.NoError(t, err)
+	must.True(t, strings.HasPrefix(line, `{"id":7`), must.Sprint(line))
+}
+
 // sendHugeRequest sends one request of up to limit bytes, the way an
 // attacker pads one: a node ID without end. It returns how much was sent
 // before the server closed the connection (limit: it never did).
@@ -80,14 +93,7 @@ func TestRPC_oversizedRequestIsCutByRole(t *testing.T) {
 			must.Less(t, attempt, sent, must.Sprint("the connection was closed"))
 			must.Greater(t, limit/2, sent, must.Sprint("not before the cap"))
 
-			// The server still answers a request of ordinary size.
-			conn := dialRole(t, srv, role)
-			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-			_, err := conn.Write([]byte(`{"method":"Client.Register","params":[{}],"id":7}` + "\n"))
-			must.NoError(t, err)
-			line, err := bufio.NewReader(conn).ReadString('\n')
-			must.NoError(t, err)
-			must.True(t, strings.HasPrefix(line, `{"id":7`), must.Sprint(line))
+			mustStillAnswer(t, srv, role)
 		})
 	}
 }
@@ -160,12 +166,6 @@ func TestRPC_floodOfLargeRequestsKeepsTheHeapBounded(t *testing.T) {
 	// gigabytes.
 	must.Less(t, int64(256<<20), growth)
 
-	// The server still serves.
-	conn := dialRole(t, srv, roleAnonymous)
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	_, err := conn.Write([]byte(`{"method":"Client.Register","params":[{}],"id":8}` + "\n"))
-	must.NoError(t, err)
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	must.NoError(t, err)
-	must.True(t, strings.HasPrefix(line, `{"id":8`), must.Sprint(line))
+	mustStillAnswer(t, srv, roleAnonymous)
+	mustStillAnswer(t, srv, roleClient)
 }
