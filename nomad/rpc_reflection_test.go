@@ -33,6 +33,9 @@ type handshakeThief struct {
 	// rewrite, when set, changes the first bytes target sends (its
 	// challenge) before they reach the member.
 	rewrite func([]byte)
+	// replay, when set, has the thief replay the member's credentials on
+	// a new connection of its own, and inject there.
+	replay bool
 	// target is sent once, when the attacker knows it: a member may dial
 	// the thief before then.
 	target chan string
@@ -129,6 +132,9 @@ func (h *handshakeThief) steal(member net.Conn, target string) ([]byte, error) {
 	}
 	// Let target's verdict reach the member, then speak.
 	drainQuiet(fromTarget, 300*time.Millisecond)
+	if h.replay {
+		return replayHandshake(target, kind[0], creds, h.inject)
+	}
 	if _, err := own.Write(h.inject); err != nil {
 		return nil, err
 	}
@@ -145,6 +151,39 @@ func (h *handshakeThief) steal(member net.Conn, target string) ([]byte, error) {
 			return answer, nil
 		}
 	}
+}
+
+// replayHandshake opens a new connection of kind to target, answers its
+// challenge with creds, recorded from another connection, and sends
+// inject. It returns what target answered.
+func replayHandshake(target string, kind byte, creds, inject []byte) ([]byte, error) {
+	again, err := net.DialTimeout("tcp", target, time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer again.Close()
+	_ = again.SetDeadline(time.Now().Add(leaderWait))
+	if _, err := again.Write([]byte{kind}); err != nil {
+		return nil, err
+	}
+	if _, err := readQuiet(again, 300*time.Millisecond); err != nil && !isTimeout(err) {
+		return nil, err
+	}
+	if _, err := again.Write(creds); err != nil {
+		return nil, err
+	}
+	_, _ = readQuiet(again, 300*time.Millisecond) // the verdict
+	if _, err := again.Write(inject); err != nil {
+		return nil, nil // refused and closed
+	}
+	answer, _ := readQuiet(again, time.Second)
+	return answer, nil
+}
+
+// isTimeout reports whether err is a network timeout.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // readQuiet reads conn until it has been silent for quiet.
@@ -246,6 +285,36 @@ func TestRelay_StaleClientServerRegistersNoNode(t *testing.T) {
 	select {
 	case answer := <-thief.done:
 		t.Logf("the server answered the injected registration with %q", answer)
+	case <-time.After(leaderWait):
+		t.Fatal("the client never dialed the thief")
+	}
+	stored, err := s.State().NodeByID(nil, rogue.ID)
+	must.NoError(t, err)
+	must.Nil(t, stored, must.Sprint("no rogue node was registered"))
+}
+
+// The same client's handshake, recorded on its way to the server and
+// replayed on a new connection of the attacker's, proves nothing there
+// either. (A replay failed before issue 21 too: this holds it.)
+func TestReplay_RecordedClientHandshakeRegistersNoNode(t *testing.T) {
+	cfg := testConfig(t, "replayed")
+	refused := countLogs(cfg, "refused RPC connection")
+	s := startServer(t, cfg)
+	waitForLeader(t, s)
+	rogue := testNode(structs.GenerateUUID())
+	thief := newHandshakeThief(t, rpcFrame(t, "Client.Register", &NodeRegisterRequest{Node: rogue}))
+	thief.replay = true
+	thief.aim(s.RPCAdvertise())
+
+	agent := clientAgentRPC(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var resp NodeUpdateResponse
+	_ = agent.Call(ctx, thief.addr(), "Client.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID())}, &resp)
+	select {
+	case answer := <-thief.done:
+		must.Eq(t, "", string(answer), must.Sprint("the server answered nothing on the replayed connection"))
+		must.Positive(t, refused.n.Load(), must.Sprint("the server refused the replayed handshake"))
 	case <-time.After(leaderWait):
 		t.Fatal("the client never dialed the thief")
 	}
