@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/structs"
@@ -215,6 +219,16 @@ func drainQuiet(ch <-chan []byte, quiet time.Duration) {
 	}
 }
 
+// reflectionSeen counts the log lines whose error says that a handshake
+// was refused as a reflection.
+type reflectionSeen struct{ n atomic.Int64 }
+
+func (r *reflectionSeen) Accept(_ string, _ hclog.Level, _ string, args ...any) {
+	if strings.Contains(fmt.Sprint(args...), "reflected back") {
+		r.n.Add(1)
+	}
+}
+
 // rpcFrame is a JSON-RPC call as an attacker writes it by hand.
 func rpcFrame(t *testing.T, method string, args any) []byte {
 	t.Helper()
@@ -244,6 +258,8 @@ func TestReflection_StaleServerJoinAddsNoVoter(t *testing.T) {
 			thief.rewrite = rewrite
 			cfg := testConfig(t, "reflected")
 			cfg.ServerJoin = []string{thief.addr()}
+			seen := &reflectionSeen{}
+			cfg.Logger.(hclog.InterceptLogger).RegisterSink(seen)
 			s := startServer(t, cfg)
 			thief.aim(s.RPCAdvertise())
 			waitForLeader(t, s)
@@ -258,6 +274,7 @@ func TestReflection_StaleServerJoinAddsNoVoter(t *testing.T) {
 				}
 			}
 			must.Eq(t, before, s.Peers(), must.Sprint("no voter was added"))
+			must.Positive(t, seen.n.Load(), must.Sprint("the server saw its own connection come back, and refused it"))
 			waitForLeader(t, s)
 			must.True(t, s.IsLeader(), must.Sprint("the server keeps its quorum"))
 		})
