@@ -23,6 +23,7 @@ require (
 	github.com/shoenig/test v1.13.2
 	github.com/zclconf/go-cty v1.20.0
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
 )
 
@@ -81,7 +82,6 @@ require (
 	golang.org/x/crypto v0.32.0 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/telemetry v0.0.0-20261009151841-97e8ea77aa2a // indirect
 	golang.org/x/text v0.31.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect

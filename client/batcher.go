@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,35 +104,88 @@ func (b *updateBatcher) run(ctx context.Context) {
 	}
 }
 
-// flush sends what is pending in one request. On failure the batch goes
-// back to pending, under any newer state of the same allocations.
+// maxUpdateBatchBytes bounds one request of allocation updates, as JSON:
+// a server takes requests of at most 256 KiB from a client that proved no
+// registration secret, and a typical allocation's update is a few KiB
+// (its tasks' last ten events). An allocation larger than this travels
+// alone.
+const maxUpdateBatchBytes = 128 << 10
+
+// flush sends what is pending, in requests of at most maxUpdateBatchBytes.
+// On failure what was not sent goes back to pending, under any newer
+// state of the same allocations.
 func (b *updateBatcher) flush(ctx context.Context) error {
 	b.mu.Lock()
 	if len(b.pending) == 0 {
 		b.mu.Unlock()
 		return nil
 	}
-	batch := make([]*structs.Allocation, 0, len(b.pending))
+	all := make([]*structs.Allocation, 0, len(b.pending))
 	for _, a := range b.pending {
-		batch = append(batch, a)
+		all = append(all, a)
 	}
 	clear(b.pending)
 	b.mu.Unlock()
 
-	if err := b.send(ctx, batch); err != nil {
-		b.mu.Lock()
-		for _, a := range batch {
-			if _, newer := b.pending[a.ID]; !newer {
-				b.pending[a.ID] = a
-			}
+	batches := splitBatch(all, maxUpdateBatchBytes)
+	for i, batch := range batches {
+		if err := b.send(ctx, batch); err != nil {
+			b.requeue(slices.Concat(batches[i:]...))
+			return err
 		}
+		b.mu.Lock()
+		b.sent++
 		b.mu.Unlock()
-		return err
 	}
-	b.mu.Lock()
-	b.sent++
-	b.mu.Unlock()
 	return nil
+}
+
+// requeue puts allocs back in pending, unless a newer state of one
+// arrived meanwhile.
+func (b *updateBatcher) requeue(allocs []*structs.Allocation) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range allocs {
+		if _, newer := b.pending[a.ID]; !newer {
+			b.pending[a.ID] = a
+		}
+	}
+}
+
+// splitBatch cuts allocs into batches whose JSON is at most max bytes
+// each, but for an allocation larger than max alone.
+func splitBatch(allocs []*structs.Allocation, max int) [][]*structs.Allocation {
+	var out [][]*structs.Allocation
+	var cur []*structs.Allocation
+	size := 0
+	for _, a := range allocs {
+		n := jsonSize(a) + 1 // and a comma
+		if len(cur) > 0 && size+n > max {
+			out = append(out, cur)
+			cur, size = nil, 0
+		}
+		cur = append(cur, a)
+		size += n
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// jsonSize is the size of v encoded as JSON.
+func jsonSize(v any) int {
+	var c byteCounter
+	_ = json.NewEncoder(&c).Encode(v) // an allocation always encodes
+	return int(c)
+}
+
+// byteCounter counts what is written to it.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }
 
 func (b *updateBatcher) rewake() { signal(b.wake) }

@@ -2,8 +2,11 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -59,13 +62,20 @@ func update(id, status string) *structs.Allocation {
 	}
 }
 
+// runningBatcher is a batcher with a 50ms window that sends to sent,
+// running until the test ends.
+func runningBatcher(t *testing.T, sent *sentBatches) *updateBatcher {
+	b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go b.run(ctx)
+	return b
+}
+
 func TestBatcher_CoalescesPerAllocWithinWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentBatches{}
-		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go b.run(ctx)
+		b := runningBatcher(t, sent)
 
 		start := time.Now()
 		b.AllocStateUpdated(update("a", structs.AllocClientStatusPending))
@@ -136,6 +146,70 @@ func TestBatcher_RetriesKeepingNewerState(t *testing.T) {
 	})
 }
 
+// Many allocations changing at once travel in requests that each fit
+// what a server takes from a client (256 KiB without the registration
+// secret), whatever their number; before, they went in one request, which
+// the server refused and the client retried forever.
+func TestBatcher_SplitsLargeBatches(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := &sentBatches{}
+		b := runningBatcher(t, sent)
+
+		events := make([]*structs.TaskEvent, 10)
+		for i := range events {
+			events[i] = &structs.TaskEvent{Type: "Terminated", DisplayMessage: strings.Repeat("exit code 1 ", 30)}
+		}
+		const allocs = 500
+		for i := range allocs {
+			a := update(fmt.Sprintf("alloc-%03d", i), structs.AllocClientStatusRunning)
+			a.TaskStates["t"].Events = events
+			b.AllocStateUpdated(a)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		batches, _ := sent.snapshot()
+		must.Greater(t, 1, len(batches))
+		ids := map[string]bool{}
+		for _, batch := range batches {
+			body, err := json.Marshal(batch)
+			must.NoError(t, err)
+			must.LessEq(t, maxUpdateBatchBytes, len(body))
+			for _, a := range batch {
+				ids[a.ID] = true
+			}
+		}
+		must.MapLen(t, allocs, ids, must.Sprint("every allocation's update was sent"))
+	})
+}
+
+// A batch that fails half way is sent again from where it failed.
+func TestBatcher_RetriesTheRestOfASplitBatch(t *testing.T) {
+	big := strings.Repeat("x", maxUpdateBatchBytes/2)
+	sent := &sentBatches{}
+	calls := 0
+	b := newUpdateBatcher(hclog.NewNullLogger(), time.Millisecond, func(ctx context.Context, allocs []*structs.Allocation) error {
+		calls++
+		if calls == 2 {
+			return errors.New("servers unavailable")
+		}
+		return sent.send(ctx, allocs)
+	})
+	for _, id := range []string{"a", "b", "c"} {
+		a := update(id, structs.AllocClientStatusRunning)
+		a.ClientDescription = big
+		b.AllocStateUpdated(a)
+	}
+	must.Error(t, b.flush(context.Background()))
+	must.NoError(t, b.flush(context.Background()))
+	batches, _ := sent.snapshot()
+	total := 0
+	for _, batch := range batches {
+		must.Len(t, 1, batch, must.Sprint("each one alone: two do not fit"))
+		total += len(batch)
+	}
+	must.Eq(t, 3, total)
+}
+
 func TestBatcher_StopsWithContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentBatches{}
@@ -159,10 +233,7 @@ func TestBatcher_StopsWithContext(t *testing.T) {
 func TestBatcher_TerminalUpdateSkipsWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentBatches{}
-		b := newUpdateBatcher(hclog.NewNullLogger(), 50*time.Millisecond, sent.send)
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go b.run(ctx)
+		b := runningBatcher(t, sent)
 
 		b.AllocStateUpdated(update("a", structs.AllocClientStatusRunning))
 		time.Sleep(10 * time.Millisecond)

@@ -54,7 +54,9 @@ Options:
 
   -additional-dnsname=<name>
     Another DNS name for the certificate, such as the name clients use to
-    reach the agent. May be given more than once.
+    reach the agent. May be given more than once. The name of another
+    role (server.<region>.nomad on a client certificate, say) is refused:
+    it would give the certificate that role.
 
   -additional-ipaddress=<ip>
     Another IP address for the certificate, such as the address agents and
@@ -158,6 +160,10 @@ func certOptions(role tlsutil.Role, region string, days int, dnsNames, ips []str
 		if n == "" || strings.ContainsAny(n, " /:") {
 			return tlsutil.CertOptions{}, fmt.Errorf("-additional-dnsname %q is not a DNS name", n)
 		}
+		if other, ok := namedRole(n); ok && other != role {
+			return tlsutil.CertOptions{}, fmt.Errorf("-additional-dnsname %q names the %s role: a %s certificate that carries it would let its holder act as a %s; make a %s certificate with -%s instead",
+				n, other, role, other, other, other)
+		}
 		if !slices.Contains(opts.DNSNames, n) {
 			opts.DNSNames = append(opts.DNSNames, n)
 		}
@@ -172,6 +178,22 @@ func certOptions(role tlsutil.Role, region string, days int, dnsNames, ips []str
 		}
 	}
 	return opts, nil
+}
+
+// namedRole returns the role that name gives a certificate in some
+// region ("server.eu.nomad" the server role), compared as TLS compares
+// names: without case or a final dot.
+func namedRole(name string) (tlsutil.Role, bool) {
+	labels := strings.Split(strings.TrimSuffix(strings.ToLower(name), "."), ".")
+	if len(labels) != 3 || labels[2] != tlsutil.Domain {
+		return "", false
+	}
+	for _, role := range []tlsutil.Role{tlsutil.RoleServer, tlsutil.RoleClient, tlsutil.RoleCLI} {
+		if labels[0] == string(role) {
+			return role, true
+		}
+	}
+	return "", false
 }
 
 func readCA(certFile, keyFile string) (tlsutil.PEM, error) {

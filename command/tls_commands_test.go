@@ -104,6 +104,14 @@ func TestTLSCertCreate_BadInput(t *testing.T) {
 		{[]string{"-client", "-region", "a.b"}, `-region "a.b" is not a region name`},
 		{[]string{"-client", "-additional-ipaddress", "10.0.0"}, `-additional-ipaddress "10.0.0" is not an IP address`},
 		{[]string{"-client", "-additional-dnsname", "a b"}, `-additional-dnsname "a b" is not a DNS name`},
+		// A role's name on another role's certificate would make it that
+		// role's: a client certificate naming server.global.nomad was
+		// taken as a server's on the RPC port.
+		{[]string{"-client", "-additional-dnsname", "server.global.nomad"}, `-additional-dnsname "server.global.nomad" names the server role`},
+		{[]string{"-client", "-additional-dnsname", "Server.EU.nomad."}, "names the server role"},
+		{[]string{"-cli", "-additional-dnsname", "server.global.nomad"}, "names the server role"},
+		{[]string{"-cli", "-additional-dnsname", "client.global.nomad"}, "names the client role"},
+		{[]string{"-server", "-additional-dnsname", "client.global.nomad"}, "names the client role"},
 		{[]string{"-client", "-ca", "nope.pem"}, "drover tls ca create"},
 		{[]string{"-client", "-key", "global-client-drover-key.pem"}, "does not belong to the CA certificate"},
 		{[]string{"-client", "-region", "eu", "-days", "5000"}, "outlive its CA"},

@@ -46,7 +46,7 @@ func NewRPCClient(cfg RPCClientConfig) *RPCClient {
 	if len(cfg.RegistrationSecret) > 0 {
 		creds = credentials{role: roleClient, secret: append([]byte(nil), cfg.RegistrationSecret...)}
 	}
-	dialer := &rpcDialer{creds: creds}
+	dialer := newRPCDialer(creds, newInstanceID())
 	if cfg.TLS != nil {
 		region := cfg.Region
 		if region == "" {

@@ -8,7 +8,11 @@
 // every connection says what it carries: 0x01 raft (handed to raft's
 // network transport through a stream layer), 0x02 RPC (Go's net/rpc with
 // the JSON-RPC codec). This RPC is internal to Drover; clients and users
-// speak the HTTP API.
+// speak the HTTP API. The peer then proves its role: by its certificate
+// under TLS (rpc_tls.go), else by a handshake bound to the connection
+// after which both directions travel in sealed records (handshake.go,
+// record.go). What a connection may send depends on that role
+// (rpc_request_limit.go).
 //
 // # Writes
 //

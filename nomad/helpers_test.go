@@ -124,7 +124,7 @@ func startServer(t testing.TB, cfg *Config) *Server {
 // serverPool is a connection pool that proves the test cluster key, as
 // the pool of a test server does.
 func serverPool(t testing.TB) *connPool {
-	p := newConnPool(time.Second, &rpcDialer{creds: credentials{role: roleServer, secret: testClusterKey}})
+	p := newConnPool(time.Second, newRPCDialer(credentials{role: roleServer, secret: testClusterKey}, newInstanceID()))
 	t.Cleanup(p.close)
 	return p
 }

@@ -14,10 +14,18 @@ import (
 )
 
 // rpcDialer opens connections to servers' RPC ports and proves its
-// credentials on each: over TLS, its certificate; without, creds.
+// credentials on each: over TLS, its certificate; without, creds, as the
+// process instance names.
 type rpcDialer struct {
-	creds credentials
-	tls   *tls.Config // nil: no TLS
+	creds    credentials
+	instance instanceID
+	tls      *tls.Config // nil: no TLS
+}
+
+// newRPCDialer is a dialer that proves creds as instance; the TLS
+// configuration, if any, is set on it afterwards.
+func newRPCDialer(creds credentials, instance instanceID) *rpcDialer {
+	return &rpcDialer{creds: creds, instance: instance}
 }
 
 // dial connects to address, announces kind and runs the handshake, all
@@ -41,11 +49,12 @@ func (d *rpcDialer) dial(address string, kind byte, timeout time.Duration) (net.
 		conn.Close()
 		return nil, fmt.Errorf("announce connection type to %s: %w", address, err)
 	}
-	if err := dialHandshake(conn, kind, d.creds, deadline); err != nil {
+	proven, err := dialHandshake(conn, kind, d.creds, d.instance, deadline)
+	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("authenticate to %s: %w", address, err)
 	}
-	return conn, nil
+	return proven, nil
 }
 
 // clientMethods is the prefix of the RPC methods a peer that is not a

@@ -20,10 +20,11 @@ import (
 // must be refused with a permission error and change nothing.
 
 // forgedConn opens a raw connection of kind to addr and answers the
-// server's challenge claiming role, proving it with secret (nil: a MAC of
-// zeros, what a forger without the secret has). It returns the
-// connection and the server's verdict byte; the connection is closed when
-// the test ends.
+// server's challenge claiming role, proving it with secret (nil: a proof
+// of zeros, what a forger without the secret has). It returns the
+// connection (in the clear: a forger that proved a role has no use for
+// it) and the server's verdict byte; the connection is closed when the
+// test ends.
 func forgedConn(t *testing.T, addr string, kind byte, role connRole, secret []byte) (net.Conn, byte) {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
@@ -32,16 +33,22 @@ func forgedConn(t *testing.T, addr string, kind byte, role connRole, secret []by
 	must.NoError(t, conn.SetDeadline(time.Now().Add(leaderWait)))
 	_, err = conn.Write([]byte{kind})
 	must.NoError(t, err)
-	hello := make([]byte, len(handshakeMagic)+nonceSize)
+	hello := make([]byte, helloSize)
 	_, err = io.ReadFull(conn, hello)
 	must.NoError(t, err)
 	must.Eq(t, handshakeMagic, string(hello[:len(handshakeMagic)]))
-	msg := make([]byte, 1+nonceSize+macSize)
-	msg[0] = byte(role)
+	tr := transcript{kind: kind, dialerRole: role, dialer: newInstanceID()}
+	copy(tr.acceptor[:], hello[len(handshakeMagic):])
+	copy(tr.challenge[:], hello[len(handshakeMagic)+instanceIDSize:])
+	msg := append([]byte{byte(role)}, tr.dialer[:]...)
+	msg = append(msg, tr.nonce[:]...)
+	proof := make([]byte, proofSize)
 	if secret != nil {
-		copy(msg[1+nonceSize:], handshakeMAC(secret, labelDialer, kind, role, hello[len(handshakeMagic):], msg[1:1+nonceSize]))
+		derived, err := deriveSession(secret, &tr)
+		must.NoError(t, err)
+		proof = derived.dialerProof
 	}
-	_, err = conn.Write(msg)
+	_, err = conn.Write(append(msg, proof...))
 	must.NoError(t, err)
 	var verdict [1]byte
 	_, err = io.ReadFull(conn, verdict[:])

@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -31,6 +32,10 @@ type rpcMux struct {
 	limits    muxLimits
 	logger    hclog.Logger
 
+	// ctx ends with the mux: connections waiting for budget give up.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	mu     sync.Mutex
 	conns  map[*trackedConn]struct{}
 	perIP  map[string]int
@@ -40,8 +45,10 @@ type rpcMux struct {
 
 // muxAuth is how the mux learns what a connection's peer is.
 type muxAuth struct {
-	// secrets check the handshake of plaintext connections.
-	secrets acceptorSecrets
+	// secrets check the handshake of plaintext connections, and
+	// instance is this server's in them.
+	secrets  acceptorSecrets
+	instance instanceID
 	// tls, when set, is the only way in: mutual TLS, the peer's role
 	// named by its certificate in region.
 	tls    *tls.Config
@@ -57,10 +64,19 @@ type muxLimits struct {
 	// maxConnsPerIP caps the connections open at once from one IP
 	// address; 0 is no cap.
 	maxConnsPerIP int
+	// requests bounds what the connections of each role may send; nil
+	// is defaultRoleBounds.
+	requests roleBounds
 }
 
 func newRPCMux(l net.Listener, layer *raftLayer, servers rpcServers, auth muxAuth, limits muxLimits, logger hclog.Logger) *rpcMux {
+	if limits.requests == nil {
+		limits.requests = defaultRoleBounds()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
 	return &rpcMux{
+		ctx:       ctx,
+		cancel:    cancel,
 		listener:  l,
 		raftLayer: layer,
 		servers:   servers,
@@ -160,13 +176,14 @@ func (m *rpcMux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net
 	case kind != connTypeRaft && kind != connTypeRPC:
 		return nil, 0, 0, fmt.Errorf("unknown connection type %#x", kind)
 	}
-	role, err := acceptHandshake(conn, kind, m.auth.secrets, deadline)
-	return conn, kind, role, err
+	served, role, err := acceptHandshake(conn, kind, m.auth.secrets, m.auth.instance, deadline)
+	return served, kind, role, err
 }
 
 // serveRPC serves the calls of a connection whose peer proved role.
 func (m *rpcMux) serveRPC(conn net.Conn, role connRole) {
-	codec := newRPCServerCodec(limitRequests(conn, maxRPCRequestBytes))
+	limited := limitRequests(m.ctx, conn, role, m.limits.requests[role])
+	codec := holdBudget(newRPCServerCodec(limited), limited)
 	if role != roleServer {
 		codec = &restrictedCodec{ServerCodec: codec, remote: conn.RemoteAddr(), role: role, logger: m.logger}
 	}
@@ -229,6 +246,7 @@ func (m *rpcMux) close() error {
 		return nil
 	}
 	m.closed = true
+	m.cancel()
 	conns := make([]*trackedConn, 0, len(m.conns))
 	for c := range m.conns {
 		conns = append(conns, c)

@@ -48,7 +48,7 @@ func TestRPCMux_ShutdownClosesConnectionsAndLeaksNothing(t *testing.T) {
 	// An idle RPC client, an idle raft peer and a connection that never
 	// says what it is: shutdown must end all three.
 	var conns []net.Conn
-	dialer := &rpcDialer{creds: credentials{role: roleServer, secret: testClusterKey}}
+	dialer := newRPCDialer(credentials{role: roleServer, secret: testClusterKey}, newInstanceID())
 	for _, kind := range []byte{connTypeRPC, connTypeRaft} {
 		conn, err := dialer.dial(s.RPCAdvertise(), kind, time.Second)
 		must.NoError(t, err)

@@ -161,8 +161,11 @@ func (s *Server) setup() error {
 	if err != nil {
 		return err
 	}
-	dialer := &rpcDialer{creds: credentials{role: roleServer, secret: s.secrets.clusterKey}}
-	auth := muxAuth{secrets: s.secrets, region: s.config.Region}
+	// One instance ID for what this server dials and what it accepts: a
+	// connection of its own that comes back to it is refused.
+	instance := newInstanceID()
+	dialer := newRPCDialer(credentials{role: roleServer, secret: s.secrets.clusterKey}, instance)
+	auth := muxAuth{secrets: s.secrets, instance: instance, region: s.config.Region}
 	if t := s.config.TLS; t != nil {
 		dialer.tls = t.dialConfig(s.config.Region)
 		auth.tls = t.acceptConfig()
