@@ -71,14 +71,6 @@ func New(root, allocID string) (*AllocDir, error) {
 // run may have replaced one of them with a link: Build refuses it, and
 // never follows it.
 func (d *AllocDir) Build() error {
-	if err := os.MkdirAll(d.AllocDir, dirMode); err != nil {
-		return fmt.Errorf("build allocation directory: %w", err)
-	}
-	// The allocation directory's own name is the client's: its parent is
-	// no task's to change.
-	if err := os.Chmod(d.AllocDir, dirMode); err != nil {
-		return fmt.Errorf("build allocation directory: %w", err)
-	}
 	dirs := []dirSpec{
 		{SharedAllocName, dirMode},
 		{filepath.Join(SharedAllocName, SharedDataName), dirMode},
@@ -86,6 +78,11 @@ func (d *AllocDir) Build() error {
 		{filepath.Join(SharedAllocName, TmpDirName), tmpDirMode},
 	}
 	if err := d.makeDirs(dirs); err != nil {
+		return fmt.Errorf("build allocation directory: %w", err)
+	}
+	// The allocation directory's own name is the client's: its parent is
+	// no task's to change.
+	if err := os.Chmod(d.AllocDir, dirMode); err != nil {
 		return fmt.Errorf("build allocation directory: %w", err)
 	}
 	return nil
@@ -104,9 +101,13 @@ type dirSpec struct {
 	mode os.FileMode
 }
 
-// makeDirs creates each directory beneath the allocation directory, and
-// sets its mode even when it existed or the umask narrowed it.
+// makeDirs creates the allocation directory if need be, then each
+// directory beneath it, and sets its mode even when it existed or the
+// umask narrowed it.
 func (d *AllocDir) makeDirs(dirs []dirSpec) error {
+	if err := os.MkdirAll(d.AllocDir, dirMode); err != nil {
+		return err
+	}
 	root, err := d.Open()
 	if err != nil {
 		return err
