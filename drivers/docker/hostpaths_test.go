@@ -81,6 +81,28 @@ func rerun(cfg *drivers.TaskConfig, args ...string) *drivers.TaskConfig {
 func runToEnd(t *testing.T, d *Driver, cfg *drivers.TaskConfig) {
 	t.Helper()
 	startTask(t, d, cfg)
+	finish(t, d, cfg)
+}
+
+// gated is testapp's script args, run once the test lets it: after the
+// driver has set the task up (its logs among it), as a task that plants
+// its links while it runs does.
+func gated(args ...string) []string {
+	return append([]string{"await", "/local/go"}, args...)
+}
+
+// runGated starts the task, whose script is gated, lets it go once the
+// start has returned, and waits for it to exit 0.
+func runGated(t *testing.T, d *Driver, cfg *drivers.TaskConfig) {
+	t.Helper()
+	startTask(t, d, cfg)
+	must.NoError(t, os.WriteFile(filepath.Join(cfg.TaskDir, "local", "go"), nil, 0o644))
+	finish(t, d, cfg)
+}
+
+// finish waits for the task to exit 0, and destroys it.
+func finish(t *testing.T, d *Driver, cfg *drivers.TaskConfig) {
+	t.Helper()
 	res := waitResult(t, d, cfg.ID)
 	must.Eq(t, 0, res.ExitCode, must.Sprintf("stderr: %s", readLog(t, cfg.StderrPath)))
 	must.NoError(t, d.DestroyTask(cfg.ID, true))
@@ -136,14 +158,14 @@ func TestHostPaths_RestartAfterAllocDirReplaced(t *testing.T) {
 	d := newTestDriver(t, nil)
 	host := hostSentinel(t)
 
-	cfg, _ := newTaskConfig(t, e.image.Ref,
+	cfg, _ := newTaskConfig(t, e.image.Ref, gated(
 		"rename", "/all/alloc", "/all/alloc.old",
 		"symlink", host, "/all/alloc",
-		"symlink", host, "/all/web/.docker")
+		"symlink", host, "/all/web/.docker")...)
 	cfg.Config["volumes"] = []any{"..:/all"}
 	// The first run's logs stay in the alloc/ it renamed.
 	cfg.StdoutPath, cfg.StderrPath = "", ""
-	runToEnd(t, d, cfg)
+	runGated(t, d, cfg)
 
 	next := rerun(cfg, "write", "/alloc/pwned", "by the next run", "cat", "/alloc/sentinel")
 	err := startRefused(t, d, next)
@@ -162,16 +184,17 @@ func TestHostPaths_LogLinksReplaced(t *testing.T) {
 	d := newTestDriver(t, nil)
 	host := hostSentinel(t)
 
-	cfg, _ := newTaskConfig(t, e.image.Ref, "symlink", filepath.Join(host, "sentinel"), "/alloc/logs/web.stdout.0")
-	runToEnd(t, d, cfg)
+	cfg, _ := newTaskConfig(t, e.image.Ref, gated("symlink", filepath.Join(host, "sentinel"), "/alloc/logs/web.stdout.0")...)
+	runGated(t, d, cfg)
 	next := rerun(cfg, "print", "second run")
 	runToEnd(t, d, next)
 	must.Eq(t, "second run\n", readLog(t, next.StdoutPath))
 	hostUnchanged(t, host)
 
-	planter := rerun(cfg, "rename", "/alloc/logs", "/alloc/logs.old", "symlink", host, "/alloc/logs")
+	planter := rerun(cfg, gated("rename", "/alloc/logs", "/alloc/logs.old", "symlink", host, "/alloc/logs")...)
 	planter.StdoutPath, planter.StderrPath = "", ""
-	runToEnd(t, d, planter)
+	must.NoError(t, os.Remove(filepath.Join(cfg.TaskDir, "local", "go")))
+	runGated(t, d, planter)
 	sib := siblingConfig(t, cfg, "sidecar", "print", "sidecar output")
 	err := startRefused(t, d, sib)
 	hostUnchanged(t, host)
