@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 	"golang.org/x/sys/unix"
 
@@ -166,4 +167,27 @@ func TestCanMount(t *testing.T) {
 		errCh <- canMount()
 	}()
 	must.ErrorContains(t, <-errCh, "needs the agent to run as root (CAP_SYS_ADMIN)")
+}
+
+// BenchmarkMounter_StageRelease measures what the driver adds to a
+// container's start: resolving and mounting a task's three directories,
+// then unmounting and removing them.
+func BenchmarkMounter_StageRelease(b *testing.B) {
+	m, err := newMounter("", hclog.NewNullLogger())
+	must.NoError(b, err)
+	defer m.close()
+	root := b.TempDir()
+	cfg := &drivers.TaskConfig{AllocDir: filepath.Join(root, "alloc"), TaskDir: filepath.Join(root, "web")}
+	for _, dir := range []string{cfg.AllocDir, filepath.Join(cfg.TaskDir, "local"), filepath.Join(cfg.TaskDir, "secrets")} {
+		must.NoError(b, os.MkdirAll(dir, 0o755))
+	}
+	binds, err := containerBinds(cfg, nil, false)
+	must.NoError(b, err)
+	for b.Loop() {
+		_, release, err := m.stage(cfg, "bench", binds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
 }
