@@ -15,6 +15,7 @@ import (
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/beneath"
 	"github.com/drover-io/drover/internal/dockertest"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -270,4 +271,31 @@ func mountsUnder(t *testing.T, dir string) []string {
 	must.NoError(t, sc.Err())
 	slices.Sort(out)
 	return out
+}
+
+// TestHostPaths_RecoverAfterLogDirReplaced: while no agent watches it,
+// the task replaces alloc/logs with a link to a directory of the
+// machine. The next agent writes nothing there, and does not leave the
+// container running unwatched.
+func TestHostPaths_RecoverAfterLogDirReplaced(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, dockertest.ImageOptions{})
+	host := hostSentinel(t)
+	first := newTestDriver(t, nil)
+	cfg, _ := newTaskConfig(t, e.image.Ref, gated(
+		"rename", "/alloc/logs", "/alloc/logs.old",
+		"symlink", host, "/alloc/logs",
+		"print", "written while detached",
+		"sleep", "100s")...)
+	h := startTask(t, first, cfg)
+	first.Shutdown()
+	must.NoError(t, os.WriteFile(filepath.Join(cfg.TaskDir, "local", "go"), nil, 0o644))
+	name := containerName(cfg)
+	waitfor.True(t, "output written while detached", func() bool { return engineLogHas(t, e, name, "written while detached") })
+
+	err := newTestDriver(t, nil).RecoverTask(h.Copy())
+	hostUnchanged(t, host)
+	must.ErrorIs(t, err, beneath.ErrSymlink)
+	running, _, _ := engineState(t, e, name)
+	must.False(t, running, must.Sprint("the container runs on unwatched"))
 }
