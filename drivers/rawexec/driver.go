@@ -281,6 +281,10 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 	}
 	st, err := readStateAt(h.Config, ds.StateDir)
 	if err != nil {
+		// A task whose state cannot be read (it replaced its state
+		// directory with a link, say) must not run on unsupervised: the
+		// client counts it as ended, and may start it again.
+		killUnwatched(ds)
 		return fmt.Errorf("recover task %q: %w", id, err)
 	}
 
@@ -334,6 +338,16 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		return fmt.Errorf("destroy task %q: remove state directory: %w", taskID, err)
 	}
 	return nil
+}
+
+// killUnwatched kills the task of ds, and its supervisor, if its
+// supervisor still runs it.
+func killUnwatched(ds driverState) {
+	if !isSupervisor(ds.SupervisorPID, ds.StateDir) {
+		return
+	}
+	_ = syscall.Kill(-ds.PGID, syscall.SIGKILL)
+	_ = syscall.Kill(ds.SupervisorPID, syscall.SIGKILL)
 }
 
 // removeStateDir removes the state directory at path, and its parent

@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/shoenig/test/must"
+	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/internal/beneath"
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // A raw_exec task that runs as a user owns its task directory, and any
@@ -92,4 +94,33 @@ func TestDriver_StateDirSwappedWhileRunning(t *testing.T) {
 	st, err := readStatePath(filepath.Join(cfg.TaskDir, ".gone", "alloc1%2Fweb"))
 	must.NoError(t, err)
 	must.Eq(t, 3, st.ExitCode)
+}
+
+// TestDriver_RecoverAfterStateDirSwapped: while no agent watches it, the
+// task swaps its state directory for a link. The next agent reads
+// nothing through the link, and kills the task rather than leave it
+// running unsupervised.
+func TestDriver_RecoverAfterStateDirSwapped(t *testing.T) {
+	host := hostDir(t)
+	cfg := newShellTask(t, "")
+	cfg.Config["args"] = []any{"-c", `while [ ! -e go ]; do sleep 0.05; done; mv .supervisor .gone && mkdir .supervisor && ln -s "$HOST" .supervisor/alloc1%2Fweb && touch swapped && sleep 100`}
+	cfg.Env["HOST"] = host
+
+	first := newTestDriver(t)
+	h := startTask(t, first, cfg)
+	first.Shutdown()
+	must.NoError(t, os.WriteFile(filepath.Join(cfg.TaskDir, "go"), nil, 0o644))
+	waitfor.True(t, "the task to swap its state directory", func() bool {
+		_, err := os.Stat(filepath.Join(cfg.TaskDir, "swapped"))
+		return err == nil
+	}, wait.Timeout(exitTimeout))
+
+	var ds driverState
+	must.NoError(t, h.GetDriverState(&ds))
+	err := newTestDriver(t).RecoverTask(h.Copy())
+	must.ErrorIs(t, err, beneath.ErrSymlink)
+	hostUnchanged(t, host)
+	waitfor.True(t, "the task and its supervisor gone", func() bool {
+		return len(groupMembers(ds.PGID)) == 0 && !isSupervisor(ds.SupervisorPID, ds.StateDir)
+	}, wait.Timeout(exitTimeout))
 }
