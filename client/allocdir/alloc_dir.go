@@ -17,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 // Names of the directories within an allocation directory.
@@ -65,21 +67,55 @@ func New(root, allocID string) (*AllocDir, error) {
 }
 
 // Build creates the allocation directory and its shared directories. It is
-// safe to call again on an existing directory.
+// safe to call again on an existing directory. The tasks of an earlier
+// run may have replaced one of them with a link: Build refuses it, and
+// never follows it.
 func (d *AllocDir) Build() error {
-	dirs := []struct {
-		path string
-		mode os.FileMode
-	}{
-		{d.AllocDir, dirMode},
-		{d.SharedDir, dirMode},
-		{filepath.Join(d.SharedDir, SharedDataName), dirMode},
-		{d.LogDir, dirMode},
-		{filepath.Join(d.SharedDir, TmpDirName), tmpDirMode},
+	dirs := []dirSpec{
+		{SharedAllocName, dirMode},
+		{filepath.Join(SharedAllocName, SharedDataName), dirMode},
+		{filepath.Join(SharedAllocName, LogDirName), dirMode},
+		{filepath.Join(SharedAllocName, TmpDirName), tmpDirMode},
 	}
-	for _, dir := range dirs {
-		if err := makeDir(dir.path, dir.mode); err != nil {
-			return fmt.Errorf("build allocation directory: %w", err)
+	if err := d.makeDirs(dirs); err != nil {
+		return fmt.Errorf("build allocation directory: %w", err)
+	}
+	// The allocation directory's own name is the client's: its parent is
+	// no task's to change.
+	if err := os.Chmod(d.AllocDir, dirMode); err != nil {
+		return fmt.Errorf("build allocation directory: %w", err)
+	}
+	return nil
+}
+
+// Open opens the allocation directory, for work beneath it that follows
+// no link its tasks made (see package beneath).
+func (d *AllocDir) Open() (*beneath.Dir, error) {
+	return beneath.Open(d.AllocDir)
+}
+
+// dirSpec is a directory of the layout, relative to the allocation
+// directory, and its mode.
+type dirSpec struct {
+	rel  string
+	mode os.FileMode
+}
+
+// makeDirs creates the allocation directory if need be, then each
+// directory beneath it, and sets its mode even when it existed or the
+// umask narrowed it.
+func (d *AllocDir) makeDirs(dirs []dirSpec) error {
+	if err := os.MkdirAll(d.AllocDir, dirMode); err != nil {
+		return err
+	}
+	root, err := d.Open()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, spec := range dirs {
+		if err := makeDir(root, spec.rel, spec.mode); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -102,6 +138,7 @@ func (d *AllocDir) TaskDir(task string) (*TaskDir, error) {
 		SecretsDir: filepath.Join(dir, TaskSecretsName),
 		TmpDir:     filepath.Join(dir, TmpDirName),
 		name:       task,
+		alloc:      d,
 	}, nil
 }
 
@@ -113,14 +150,16 @@ func (d *AllocDir) Destroy() error {
 	return nil
 }
 
-// makeDir creates path with mode, and sets mode even when path existed or
-// the umask narrowed it.
-func makeDir(path string, mode os.FileMode) error {
-	if err := os.MkdirAll(path, mode.Perm()); err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+// makeDir creates rel beneath root with mode, and sets mode, on the
+// directory it opened, even when it existed or the umask narrowed it.
+func makeDir(root *beneath.Dir, rel string, mode os.FileMode) error {
+	dir, err := root.MkdirAll(rel, mode.Perm())
+	if err != nil {
+		return err
 	}
-	if err := os.Chmod(path, mode); err != nil {
-		return fmt.Errorf("set mode of %s: %w", path, err)
+	defer dir.Close()
+	if err := dir.Chmod(mode); err != nil {
+		return fmt.Errorf("set mode of %s: %w", dir.Name(), err)
 	}
 	return nil
 }

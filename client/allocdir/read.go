@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"syscall"
+
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 // What of an allocation directory may be read. Its tasks write there, so
@@ -39,11 +41,15 @@ func (e *UnreadableError) Error() string {
 
 // Reader reads files of one allocation directory. Every path is resolved
 // inside the directory: one that leaves it, by ".." or by a symbolic link,
-// is refused by the operating system (see os.Root).
+// is refused by the operating system (see os.Root and package beneath).
 type Reader struct {
 	root *os.Root
+	dir  *beneath.Dir
 	// searchLimit is MaxLinkSearchEntries, lowered by tests.
 	searchLimit int
+	// resolved, when a test sets it, is called between resolving a path
+	// and opening the file: when a task could swap the file.
+	resolved func(rel string)
 }
 
 // OpenReader opens the allocation directory at dir for reading.
@@ -52,11 +58,18 @@ func OpenReader(dir string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{root: root, searchLimit: MaxLinkSearchEntries}, nil
+	d, err := beneath.Open(dir)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	return &Reader{root: root, dir: d, searchLimit: MaxLinkSearchEntries}, nil
 }
 
 // Close releases the directory.
-func (r *Reader) Close() error { return r.root.Close() }
+func (r *Reader) Close() error {
+	return errors.Join(r.root.Close(), r.dir.Close())
+}
 
 // Stat describes rel, following symbolic links inside the directory. It
 // reads no file, so it describes any kind of file.
@@ -65,18 +78,11 @@ func (r *Reader) Stat(rel string) (fs.FileInfo, error) {
 }
 
 // Open opens rel, a regular file or a directory, for reading. Anything
-// else is an *UnreadableError. The file is opened without blocking, so a
-// named pipe swapped in after the first look cannot hold the caller, and
-// what was opened is checked again before anything is read from it.
+// else is an *UnreadableError, and is not opened (see openKnown). The
+// file is opened without blocking, and what was opened is checked again
+// before anything is read from it.
 func (r *Reader) Open(rel string) (*os.File, fs.FileInfo, error) {
-	before, err := r.root.Stat(rel)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := readable(rel, before); err != nil {
-		return nil, nil, err
-	}
-	f, err := r.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, before, err := r.openKnown(rel)
 	if err != nil {
 		return nil, nil, err
 	}

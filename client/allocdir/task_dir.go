@@ -2,8 +2,9 @@ package allocdir
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 // TaskDir is one task's directory within its allocation directory.
@@ -21,27 +22,36 @@ type TaskDir struct {
 	SecretsDir string
 	TmpDir     string
 
-	name string
+	name  string
+	alloc *AllocDir
 }
 
 // Build creates the task directory and its subdirectories. It is safe to
-// call again on an existing directory.
+// call again on an existing directory; one that a task replaced with a
+// link is refused, never followed (see AllocDir.Build).
 func (t *TaskDir) Build() error {
-	dirs := []struct {
-		path string
-		mode os.FileMode
-	}{
-		{t.Dir, dirMode},
-		{t.LocalDir, dirMode},
-		{t.SecretsDir, secretsDirMode},
-		{t.TmpDir, tmpDirMode},
+	dirs := []dirSpec{
+		{t.name, dirMode},
+		{filepath.Join(t.name, TaskLocalName), dirMode},
+		{filepath.Join(t.name, TaskSecretsName), secretsDirMode},
+		{filepath.Join(t.name, TmpDirName), tmpDirMode},
 	}
-	for _, dir := range dirs {
-		if err := makeDir(dir.path, dir.mode); err != nil {
-			return fmt.Errorf("build directory of task %q: %w", t.name, err)
-		}
+	if err := t.alloc.makeDirs(dirs); err != nil {
+		return fmt.Errorf("build directory of task %q: %w", t.name, err)
 	}
 	return nil
+}
+
+// Open opens sub, a path relative to the task directory ("" for the task
+// directory itself), beneath the allocation directory: no name on the
+// way may be a link (see package beneath).
+func (t *TaskDir) Open(sub string) (*beneath.Dir, error) {
+	root, err := t.alloc.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return root.OpenDir(filepath.Join(t.name, sub))
 }
 
 // Owner is a task's user, as its directories are to be owned.
@@ -55,16 +65,36 @@ type Owner struct {
 // whichever user it runs as: sticky, as alloc/tmp, so that a task cannot
 // remove another's files. secrets/ keeps its mode, private to its owner.
 // The agent must be root.
+//
+// Each directory is opened beneath the allocation directory, following no
+// link, and changed through what was opened: a task that replaced one of
+// them with a link to a directory of the machine gets an error, not that
+// directory.
 func (t *TaskDir) GiveTo(owner Owner) error {
-	for _, dir := range []string{t.Dir, t.LocalDir, t.SecretsDir, t.TmpDir} {
-		if err := os.Lchown(dir, owner.UID, owner.GID); err != nil {
+	root, err := t.alloc.Open()
+	if err != nil {
+		return fmt.Errorf("give directory of task %q to uid %d: %w", t.name, owner.UID, err)
+	}
+	defer root.Close()
+	for _, sub := range []string{"", TaskLocalName, TaskSecretsName, TmpDirName} {
+		if err := chownDir(root, filepath.Join(t.name, sub), owner); err != nil {
 			return fmt.Errorf("give directory of task %q to uid %d: %w", t.name, owner.UID, err)
 		}
 	}
-	if err := makeDir(filepath.Join(t.SharedDir, SharedDataName), tmpDirMode); err != nil {
+	if err := makeDir(root, filepath.Join(SharedAllocName, SharedDataName), tmpDirMode); err != nil {
 		return fmt.Errorf("share the data directory with task %q: %w", t.name, err)
 	}
 	return nil
+}
+
+// chownDir gives the directory rel, beneath root, to owner.
+func chownDir(root *beneath.Dir, rel string, owner Owner) error {
+	dir, err := root.OpenDir(rel)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return dir.Chown(owner.UID, owner.GID)
 }
 
 // LogPaths returns the base paths of the task's stdout and stderr logs; the

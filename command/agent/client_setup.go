@@ -22,7 +22,7 @@ func (a *Agent) setupClient() error {
 	if err != nil {
 		return err
 	}
-	drv, err := a.clientDrivers()
+	drv, err := a.clientDrivers(allocDir)
 	if err != nil {
 		return err
 	}
@@ -96,6 +96,10 @@ func (a *Agent) clientDirs() (stateDir, allocDir string, err error) {
 	return stateDir, allocDir, nil
 }
 
+// dockerMountDirName is the directory, in the client's alloc dir, where
+// the docker driver mounts the allocation paths it hands the engine.
+const dockerMountDirName = ".docker-mounts"
+
 // clientServerConn returns the client's way to the servers.
 func (a *Agent) clientServerConn() (client.ServerConn, error) {
 	if a.server != nil {
@@ -114,7 +118,9 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 // is healthy where an engine answers) and the mock driver, when its plugin
 // block enables it or in dev mode unless its plugin block sets enabled =
 // false (Nomad's dev builds have it there too, and its API tests use it).
-func (a *Agent) clientDrivers() (*drivers.Catalog, error) {
+// allocDir is the client's alloc dir, where the docker driver keeps the
+// mounts it hands the engine, beside the allocations.
+func (a *Agent) clientDrivers(allocDir string) (*drivers.Catalog, error) {
 	raw := rawexec.New(a.logger, rawexec.Config{
 		Enabled:       a.config.DevMode || a.pluginEnabled(rawexec.DriverName) || a.optionEnabled("driver.raw_exec.enable"),
 		SupervisorCmd: a.config.TaskSupervisorCmd,
@@ -125,6 +131,10 @@ func (a *Agent) clientDrivers() (*drivers.Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
+		// No task can write the alloc dir itself, only what is beneath
+		// each allocation's directory; a name that starts with a dot is
+		// no allocation's.
+		cfg.MountDir = filepath.Join(allocDir, dockerMountDirName)
 		list = append(list, docker.New(a.logger, cfg))
 	}
 	if a.pluginEnabled(mock.DriverName) || (a.config.DevMode && !a.pluginDisabled(mock.DriverName)) {

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -33,11 +35,25 @@ func TestClientDrivers_Mock(t *testing.T) {
 			cfg.DevMode = tc.dev
 			cfg.Plugins = tc.plugins
 			a := &Agent{config: cfg, logger: hclog.NewNullLogger()}
-			catalog, err := a.clientDrivers()
+			catalog, err := a.clientDrivers(t.TempDir())
 			must.NoError(t, err)
 			t.Cleanup(catalog.Shutdown)
 			_, ok := catalog.Lookup(mock.DriverName)
 			must.Eq(t, tc.want, ok)
 		})
 	}
+}
+
+// TestClientDrivers_DockerMountsInTheAllocDir: the docker driver keeps
+// the mounts it hands the engine in the client's alloc dir, which no task
+// can write, private to the agent.
+func TestClientDrivers_DockerMountsInTheAllocDir(t *testing.T) {
+	a := &Agent{config: DefaultConfig(), logger: hclog.NewNullLogger()}
+	allocDir := t.TempDir()
+	catalog, err := a.clientDrivers(allocDir)
+	must.NoError(t, err)
+	t.Cleanup(catalog.Shutdown)
+	fi, err := os.Stat(filepath.Join(allocDir, ".docker-mounts"))
+	must.NoError(t, err)
+	must.Eq(t, os.ModeDir|0o700, fi.Mode())
 }

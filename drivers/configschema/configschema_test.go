@@ -48,6 +48,18 @@ func TestDocker_Checks(t *testing.T) {
 	must.Eq(t, "docker.io/library/redis:latest", image)
 }
 
+// TestDocker_NoOtherHostPaths: Nomad's docker keys that hand the engine
+// host paths are refused. One added must go through the driver's binds
+// (drivers/docker binds.go and mounter), so that a path inside the
+// allocation is resolved beneath it and never by the engine; the
+// security model's docs list what a task reaches.
+func TestDocker_NoOtherHostPaths(t *testing.T) {
+	for _, key := range []string{"mount", "mounts", "devices", "volume_driver", "storage_opt"} {
+		_, err := configschema.Docker.Read(map[string]any{"image": "redis", key: []any{map[string]any{"source": "/"}}})
+		must.ErrorContains(t, err, `unsupported config key "`+key+`"`)
+	}
+}
+
 func TestRawExec_Checks(t *testing.T) {
 	var got []string
 	for _, p := range configschema.RawExec.CheckSubmitted(map[string]any{"command": " ", "work_dir": "tmp"}) {

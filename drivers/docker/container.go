@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
 
 	"github.com/drover-io/drover/drivers"
@@ -55,9 +54,11 @@ func containerName(cfg *drivers.TaskConfig) string {
 	}, name)
 }
 
-// createOptions turns a task into the engine's create request. A task
-// asking for what the plugin configuration does not allow is refused.
-func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConfig) (client.ContainerCreateOptions, error) {
+// createOptions turns a task into the engine's create request, and the
+// bind mounts its container gets, which the driver prepares at the start
+// (see mounter). A task asking for what the plugin configuration does not
+// allow is refused.
+func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConfig) (client.ContainerCreateOptions, []bindSpec, error) {
 	paths := newPathMap(cfg)
 	ccfg := &container.Config{
 		Image:      conf.Image,
@@ -88,17 +89,16 @@ func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConf
 		host.Init = &conf.Init
 	}
 	if conf.Privileged && !plugin.AllowPrivileged {
-		return client.ContainerCreateOptions{}, fmt.Errorf(`config key "privileged": privileged containers are not allowed on this node (plugin "docker" config allow_privileged)`)
+		return client.ContainerCreateOptions{}, nil, fmt.Errorf(`config key "privileged": privileged containers are not allowed on this node (plugin "docker" config allow_privileged)`)
 	}
 	if err := checkCaps(conf.CapAdd, plugin.AllowCaps); err != nil {
-		return client.ContainerCreateOptions{}, err
+		return client.ContainerCreateOptions{}, nil, err
 	}
-	mounts, err := containerMounts(cfg, conf.Volumes, plugin.VolumesEnabled)
+	binds, err := containerBinds(cfg, conf.Volumes, plugin.VolumesEnabled)
 	if err != nil {
-		return client.ContainerCreateOptions{}, err
+		return client.ContainerCreateOptions{}, nil, err
 	}
-	host.Mounts = mounts
-	return client.ContainerCreateOptions{Name: containerName(cfg), Config: ccfg, HostConfig: host}, nil
+	return client.ContainerCreateOptions{Name: containerName(cfg), Config: ccfg, HostConfig: host}, binds, nil
 }
 
 // containerEnv is the task's environment with its directories as the
@@ -171,39 +171,6 @@ func engineLogConfig(cfg *drivers.TaskConfig) container.LogConfig {
 		Type:   "json-file",
 		Config: map[string]string{"max-size": strconv.Itoa(size) + "m", "max-file": "2"},
 	}
-}
-
-// containerMounts mounts the task's directories where Nomad does, and
-// the task's volumes: a relative source is inside the task directory and
-// must stay in the allocation; an absolute one needs volumes enabled.
-func containerMounts(cfg *drivers.TaskConfig, volumes []volumeSpec, volumesEnabled bool) ([]mount.Mount, error) {
-	var mounts []mount.Mount
-	if cfg.AllocDir != "" {
-		mounts = append(mounts, bind(cfg.AllocDir, containerAllocDir, false))
-	}
-	if cfg.TaskDir != "" {
-		mounts = append(mounts,
-			bind(filepath.Join(cfg.TaskDir, "local"), containerLocalDir, false),
-			bind(filepath.Join(cfg.TaskDir, "secrets"), containerSecretsDir, false))
-	}
-	allocRoot := filepath.Dir(cfg.TaskDir)
-	for i, v := range volumes {
-		src := v.Source
-		if !filepath.IsAbs(src) {
-			src = filepath.Join(cfg.TaskDir, src)
-			if rel, err := filepath.Rel(allocRoot, src); cfg.TaskDir == "" || err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-				return nil, fmt.Errorf(`config key "volumes": entry %d: %q leaves the allocation directory`, i, v.Source)
-			}
-		} else if !volumesEnabled {
-			return nil, fmt.Errorf(`config key "volumes": entry %d: host path %q needs volumes enabled on this node (plugin "docker" config volumes { enabled = true })`, i, v.Source)
-		}
-		mounts = append(mounts, bind(src, v.Target, v.ReadOnly))
-	}
-	return mounts, nil
-}
-
-func bind(src, dst string, readOnly bool) mount.Mount {
-	return mount.Mount{Type: mount.TypeBind, Source: src, Target: dst, ReadOnly: readOnly}
 }
 
 // checkCaps refuses a capability to add that the node does not allow.

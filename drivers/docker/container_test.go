@@ -3,7 +3,6 @@ package docker
 import (
 	"testing"
 
-	"github.com/moby/moby/api/types/mount"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers"
@@ -46,7 +45,7 @@ func TestCreateOptions(t *testing.T) {
 		"volumes": []any{"data:/data:ro"},
 		"init":    true,
 	})
-	opts, err := createOptions(cfg, conf, DefaultPluginConfig())
+	opts, binds, err := createOptions(cfg, conf, DefaultPluginConfig())
 	must.NoError(t, err)
 	must.Eq(t, "web_server-8d4a3f70-0000-0000-0000-000000000000-"+containerName(cfg)[len(containerName(cfg))-8:], opts.Name)
 	c, h := opts.Config, opts.HostConfig
@@ -59,12 +58,15 @@ func TestCreateOptions(t *testing.T) {
 	must.Eq(t, cfg.AllocID, c.Labels[labelAllocID])
 	must.Eq(t, "web server", c.Labels[labelTaskName])
 	must.Eq(t, cfg.ID, c.Labels[labelTaskID])
-	must.Eq(t, []mount.Mount{
-		{Type: mount.TypeBind, Source: "/var/drover/alloc/8d4a/alloc", Target: "/alloc"},
-		{Type: mount.TypeBind, Source: "/var/drover/alloc/8d4a/web/local", Target: "/local"},
-		{Type: mount.TypeBind, Source: "/var/drover/alloc/8d4a/web/secrets", Target: "/secrets"},
-		{Type: mount.TypeBind, Source: "/var/drover/alloc/8d4a/web/data", Target: "/data", ReadOnly: true},
-	}, h.Mounts)
+	// Sources inside the allocation are relative to it: the driver
+	// resolves them beneath it when it starts the container.
+	must.Eq(t, []bindSpec{
+		{source: "alloc", inAlloc: true, target: "/alloc", what: "the allocation's alloc directory"},
+		{source: "web/local", inAlloc: true, target: "/local", what: "the task's local directory"},
+		{source: "web/secrets", inAlloc: true, target: "/secrets", what: "the task's secrets directory"},
+		{source: "web/data", inAlloc: true, followLinks: true, target: "/data", readOnly: true, what: `config key "volumes": entry 0 ("data")`},
+	}, binds)
+	must.SliceEmpty(t, h.Mounts, must.Sprint("mounts are made at the start"))
 	// The engine refuses shares below 2.
 	must.Eq(t, int64(2), h.CPUShares)
 	must.Eq(t, int64(128<<20), h.Memory)
@@ -73,7 +75,7 @@ func TestCreateOptions(t *testing.T) {
 	must.Eq(t, "json-file", h.LogConfig.Type)
 
 	// Args alone replace the image's CMD, under its ENTRYPOINT.
-	opts, err = createOptions(cfg, specConfig(t, map[string]any{"args": []any{"x"}, "entrypoint": []any{"/e"}}), DefaultPluginConfig())
+	opts, _, err = createOptions(cfg, specConfig(t, map[string]any{"args": []any{"x"}, "entrypoint": []any{"/e"}}), DefaultPluginConfig())
 	must.NoError(t, err)
 	must.Eq(t, []string{"x"}, opts.Config.Cmd)
 	must.Eq(t, []string{"/e"}, opts.Config.Entrypoint)
@@ -94,25 +96,28 @@ func TestCreateOptions_RefusesWhatTheNodeDoesNotAllow(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := createOptions(cfg, specConfig(t, tc.raw), plugin)
+			_, _, err := createOptions(cfg, specConfig(t, tc.raw), plugin)
 			must.ErrorContains(t, err, tc.want)
 		})
 	}
 
 	allowing := DefaultPluginConfig()
 	allowing.AllowPrivileged, allowing.VolumesEnabled, allowing.AllowCaps = true, true, []string{"all"}
-	opts, err := createOptions(cfg, specConfig(t, map[string]any{
-		"privileged": true, "cap_add": []any{"SYS_ADMIN"}, "volumes": []any{"/etc:/host-etc:ro"},
+	opts, binds, err := createOptions(cfg, specConfig(t, map[string]any{
+		"privileged": true, "cap_add": []any{"SYS_ADMIN"}, "volumes": []any{"/etc:/host-etc:ro", "../alloc/x:/x"},
 	}), allowing)
 	must.NoError(t, err)
 	must.True(t, opts.HostConfig.Privileged)
-	must.Eq(t, "/etc", opts.HostConfig.Mounts[3].Source)
+	must.Eq(t, bindSpec{source: "/etc", target: "/host-etc", readOnly: true, what: `config key "volumes": entry 0 ("/etc")`}, binds[3],
+		must.Sprint("a host path, as the node allows"))
+	must.Eq(t, bindSpec{source: "alloc/x", inAlloc: true, followLinks: true, target: "/x", what: `config key "volumes": entry 1 ("../alloc/x")`}, binds[4],
+		must.Sprint("a relative one stays inside the allocation, volumes enabled or not"))
 }
 
 func TestCreateOptions_MemoryMax(t *testing.T) {
 	cfg := specTask()
 	cfg.Resources = &structs.Resources{CPU: 500, MemoryMB: 256, MemoryMaxMB: 512}
-	opts, err := createOptions(cfg, specConfig(t, map[string]any{}), DefaultPluginConfig())
+	opts, _, err := createOptions(cfg, specConfig(t, map[string]any{}), DefaultPluginConfig())
 	must.NoError(t, err)
 	must.Eq(t, int64(512<<20), opts.HostConfig.Memory)
 	must.Eq(t, int64(256<<20), opts.HostConfig.MemoryReservation)

@@ -58,6 +58,10 @@ type Driver struct {
 	pulls  *puller
 	images *imageGC
 	tasks  drivers.TaskStore[*task]
+	// mounts hands the engine the allocation paths containers bind; nil
+	// when its directory could not be made, mountsErr then says why.
+	mounts    *mounter
+	mountsErr error
 }
 
 var (
@@ -90,6 +94,7 @@ func New(logger hclog.Logger, cfg *PluginConfig) *Driver {
 	}
 	d.pulls = newPuller(d.client, d.logger, cfg.PullActivityTimeout)
 	d.images = newImageGC(d.client, d.logger, cfg.GC)
+	d.mounts, d.mountsErr = newMounter(cfg.MountDir, d.logger)
 	return d
 }
 
@@ -107,6 +112,11 @@ func (d *Driver) Fingerprint(ctx context.Context) *drivers.Fingerprint {
 	defer cancel()
 	if _, err := d.client.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		fp.HealthDescription = "Failed to connect to the Docker engine: " + err.Error()
+		return fp
+	}
+	if err := d.canMount(); err != nil {
+		// The engine answers, but no task could get its directories.
+		fp.Detected, fp.HealthDescription = true, err.Error()
 		return fp
 	}
 	v, err := d.client.ServerVersion(ctx, client.ServerVersionOptions{})
@@ -130,6 +140,9 @@ func (d *Driver) Fingerprint(ctx context.Context) *drivers.Fingerprint {
 // recovers them. Output not yet copied stays with the engine.
 func (d *Driver) Shutdown() {
 	d.images.stop()
+	if d.mounts != nil {
+		d.mounts.close()
+	}
 	for _, t := range d.tasks.All() {
 		t.detach()
 	}
@@ -148,4 +161,13 @@ func stateDir(cfg *drivers.TaskConfig) string {
 // engineCtx is the context of one short engine call.
 func engineCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), apiTimeout)
+}
+
+// canMount says why the driver cannot hand the engine a task's
+// directories, if it cannot.
+func (d *Driver) canMount() error {
+	if d.mountsErr != nil {
+		return d.mountsErr
+	}
+	return canMount()
 }

@@ -41,6 +41,25 @@ func TestDriver_Fingerprint_NoEngine(t *testing.T) {
 	must.StrContains(t, fp.HealthDescription, "Failed to connect to the Docker engine")
 }
 
+// TestDriver_Fingerprint_NoMountDir: an engine that answers is no use
+// when the driver cannot mount a task's directories for it: the driver
+// says so, and is not healthy.
+func TestDriver_Fingerprint_NoMountDir(t *testing.T) {
+	t.Parallel()
+	dockertest.Engine(t)
+	file := filepath.Join(t.TempDir(), "file")
+	must.NoError(t, os.WriteFile(file, nil, 0o644))
+	d := newTestDriver(t, func(c *PluginConfig) { c.MountDir = filepath.Join(file, "mounts") })
+	fp := d.Fingerprint(context.Background())
+	must.True(t, fp.Detected)
+	must.False(t, fp.Healthy)
+	must.StrContains(t, fp.HealthDescription, "create the directory for container mounts")
+
+	cfg, _ := newTaskConfig(t, "busybox")
+	_, err := d.StartTask(cfg)
+	must.ErrorContains(t, err, "create the directory for container mounts")
+}
+
 // TestDriver_RunsTask runs a container to its end: its exit code and
 // exit time, its output in the allocation's log files, its environment
 // and the allocation's directories mounted where Nomad mounts them.

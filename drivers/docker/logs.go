@@ -17,6 +17,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/shared/logrotate"
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 const (
@@ -45,8 +46,10 @@ type logStream struct {
 	exited      <-chan struct{}
 
 	stdout, stderr *logrotate.Rotator
-	pos            *os.File
-	last           time.Time
+	// dirs are the log directories the rotators write in.
+	dirs []*beneath.Dir
+	pos  *os.File
+	last time.Time
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -66,15 +69,16 @@ func startLogs(c *client.Client, logger hclog.Logger, cfg *drivers.TaskConfig, s
 		maxMB = defaultLogMaxFileSizeMB
 	}
 	var err error
-	if ls.stdout, err = openLog(cfg.StdoutPath, maxFiles, int64(maxMB)<<20); err != nil {
+	if ls.stdout, err = ls.openLog(cfg, cfg.StdoutPath, maxFiles, int64(maxMB)<<20); err != nil {
+		ls.closeFiles()
 		return nil, err
 	}
-	if ls.stderr, err = openLog(cfg.StderrPath, maxFiles, int64(maxMB)<<20); err != nil {
+	if ls.stderr, err = ls.openLog(cfg, cfg.StderrPath, maxFiles, int64(maxMB)<<20); err != nil {
 		ls.closeFiles()
 		return nil, err
 	}
 	if stateDir != "" {
-		if ls.pos, ls.last, err = openPosition(filepath.Join(stateDir, containerID+posSuffix)); err != nil {
+		if ls.pos, ls.last, err = openPosition(cfg, stateDir, containerID+posSuffix); err != nil {
 			ls.closeFiles()
 			return nil, err
 		}
@@ -85,22 +89,32 @@ func startLogs(c *client.Client, logger hclog.Logger, cfg *drivers.TaskConfig, s
 	return ls, nil
 }
 
-func openLog(base string, maxFiles int, maxBytes int64) (*logrotate.Rotator, error) {
+// openLog opens a rotator of the log files base.N. The log directory is
+// the allocation's alloc/logs, which its tasks write: it is opened
+// beneath the allocation's directory, and the rotator writes nowhere
+// else (see drivers.TaskConfig.MkdirInAlloc and package logrotate).
+func (ls *logStream) openLog(cfg *drivers.TaskConfig, base string, maxFiles int, maxBytes int64) (*logrotate.Rotator, error) {
 	if base == "" {
 		return nil, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return nil, fmt.Errorf("create log directory: %w", err)
+	dir, err := cfg.MkdirInAlloc(filepath.Dir(base), 0o755)
+	if err != nil {
+		return nil, fmt.Errorf("open log directory: %w", err)
 	}
-	return logrotate.New(base, maxFiles, maxBytes)
+	ls.dirs = append(ls.dirs, dir)
+	return logrotate.New(dir, filepath.Base(base), maxFiles, maxBytes)
 }
 
-// openPosition opens the position file and reads the time it holds.
-func openPosition(path string) (*os.File, time.Time, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+// openPosition opens the position file name in the driver's state
+// directory, inside the task directory and so beneath the allocation's
+// directory, and reads the time it holds.
+func openPosition(cfg *drivers.TaskConfig, stateDir, name string) (*os.File, time.Time, error) {
+	dir, err := cfg.MkdirInAlloc(stateDir, 0o700)
+	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("create driver state directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	defer dir.Close()
+	f, err := dir.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("open log position: %w", err)
 	}
@@ -275,12 +289,21 @@ func (ls *logStream) closeFiles() {
 	if ls.pos != nil {
 		ls.pos.Close()
 	}
+	for _, d := range ls.dirs {
+		d.Close()
+	}
 }
 
 // removePosition deletes the position file of a container whose task is
 // gone.
-func removePosition(stateDir, containerID string) {
-	if stateDir != "" {
-		_ = os.Remove(filepath.Join(stateDir, containerID+posSuffix))
+func removePosition(cfg *drivers.TaskConfig, stateDir, containerID string) {
+	if stateDir == "" {
+		return
 	}
+	dir, err := cfg.OpenInAlloc(stateDir)
+	if err != nil {
+		return
+	}
+	defer dir.Close()
+	_ = dir.Remove(containerID + posSuffix)
 }

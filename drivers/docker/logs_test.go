@@ -13,6 +13,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers/shared/logrotate"
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 // frame is one message of the engine's multiplexed log stream, with its
@@ -27,9 +28,12 @@ func frame(stream byte, at time.Time, msg string) []byte {
 
 func TestLogStream_CopyFrames(t *testing.T) {
 	dir := t.TempDir()
-	out, err := logrotate.New(filepath.Join(dir, "t.stdout"), 2, 1<<20)
+	logDir, err := beneath.Open(dir)
 	must.NoError(t, err)
-	errs, err := logrotate.New(filepath.Join(dir, "t.stderr"), 2, 1<<20)
+	defer logDir.Close()
+	out, err := logrotate.New(logDir, "t.stdout", 2, 1<<20)
+	must.NoError(t, err)
+	errs, err := logrotate.New(logDir, "t.stderr", 2, 1<<20)
 	must.NoError(t, err)
 	ls := &logStream{logger: hclog.NewNullLogger(), stdout: out, stderr: errs}
 	t0 := time.Unix(1700000000, 0)

@@ -41,6 +41,11 @@ type PluginConfig struct {
 	// long.
 	PullActivityTimeout time.Duration
 	GC                  GCConfig
+	// MountDir is where the driver mounts the allocation paths it hands
+	// the engine (see mounter): a directory no task can write, under the
+	// client's alloc dir. The agent sets it; it is no key of the plugin
+	// block. Empty is a temporary directory of the driver's own.
+	MountDir string
 
 	// progressInterval is how often a pull's progress becomes a task
 	// event; tests shorten it.

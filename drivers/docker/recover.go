@@ -59,9 +59,24 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 	}
 	if err := d.watch(t); err != nil {
 		d.tasks.Remove(id, t)
+		// A container the driver cannot watch (its task left a link
+		// where its logs go, say) must not run on unsupervised: the
+		// client counts the task as ended, and may start it again.
+		d.killUnwatched(st.ContainerID)
 		return fmt.Errorf("recover task %q: %w", id, err)
 	}
 	d.images.acquire(st.ImageID)
 	d.logger.Debug("recovered task", "task_id", id, "container_id", st.ContainerID)
 	return nil
+}
+
+// killUnwatched kills a container the driver gives up on; one that is
+// not running any more is fine.
+func (d *Driver) killUnwatched(id string) {
+	ctx, cancel := engineCtx()
+	defer cancel()
+	_, err := d.client.ContainerKill(ctx, id, client.ContainerKillOptions{Signal: "SIGKILL"})
+	if err != nil && !cerrdefs.IsNotFound(err) && !cerrdefs.IsConflict(err) {
+		d.logger.Warn("failed to kill a container the driver cannot watch", "container_id", id, "error", err)
+	}
 }

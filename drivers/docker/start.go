@@ -39,9 +39,12 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 	if err != nil {
 		return nil, fmt.Errorf("task %q: invalid config: %w", cfg.Name, err)
 	}
-	opts, err := createOptions(cfg, conf, d.cfg)
+	opts, binds, err := createOptions(cfg, conf, d.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
+	}
+	if d.mountsErr != nil {
+		return nil, fmt.Errorf("task %q: %w", cfg.Name, d.mountsErr)
 	}
 
 	t := newTask(cfg)
@@ -49,7 +52,7 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 		return nil, err
 	}
 	defer close(t.started)
-	h, err := d.start(t, conf, opts)
+	h, err := d.start(t, conf, opts, binds)
 	if err != nil {
 		// Finishing the task lets a concurrent StopTask or WaitTask return.
 		t.finish(&drivers.ExitResult{Err: err}, time.Now())
@@ -66,14 +69,22 @@ func (d *Driver) AbortStart(taskID string) {
 	}
 }
 
-func (d *Driver) start(t *task, conf *taskConfig, opts client.ContainerCreateOptions) (*drivers.TaskHandle, error) {
+func (d *Driver) start(t *task, conf *taskConfig, opts client.ContainerCreateOptions, binds []bindSpec) (*drivers.TaskHandle, error) {
 	ctx := t.startCtx
 	imageID, err := d.ensureImage(ctx, t.cfg, conf)
 	if err != nil {
 		return nil, err
 	}
+	// The binds are resolved now, not before the pull: as late as can be,
+	// and held for no longer than the container's creation and start.
+	mounts, release, err := d.mounts.stage(t.cfg, opts.Name, binds)
+	if err != nil {
+		return nil, fmt.Errorf("task %q: %w", t.cfg.Name, err)
+	}
+	opts.HostConfig.Mounts = mounts
 	d.images.acquire(imageID)
 	st, err := d.createAndStart(ctx, opts)
+	release()
 	if err != nil {
 		d.images.release(imageID)
 		return nil, err

@@ -162,7 +162,7 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 	if d.cfg.GC.Container {
 		d.removeContainer(st.ContainerID)
 	}
-	removePosition(t.stateDir, st.ContainerID)
+	removePosition(t.cfg, t.stateDir, st.ContainerID)
 	d.images.release(st.ImageID)
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 func newTaskConfig(t *testing.T, id string, conf map[string]any) *drivers.TaskConfig {
@@ -520,4 +521,38 @@ func TestDriver_RunningTaskKeepsNoGoroutine(t *testing.T) {
 		res := <-waits[i]
 		must.Eq(t, 9, res.Signal)
 	}
+}
+
+// TestDriver_LogsFollowNoLink: alloc/logs is the tasks' to write. A link
+// left in place of the log directory is refused, and one in place of the
+// log file is replaced: the file it names is not written.
+func TestDriver_LogsFollowNoLink(t *testing.T) {
+	host := t.TempDir()
+	sentinel := filepath.Join(host, "sentinel")
+	must.NoError(t, os.WriteFile(sentinel, []byte("host"), 0o640))
+	conf := map[string]any{"run_for": "0s", "stdout_string": "task output\n"}
+
+	cfg := newTaskConfig(t, "a/file", conf)
+	must.NoError(t, os.MkdirAll(filepath.Dir(cfg.StdoutPath), 0o755))
+	must.NoError(t, os.Symlink(sentinel, cfg.StdoutPath+".0"))
+	d := New(nil)
+	_, err := d.StartTask(cfg)
+	must.NoError(t, err)
+	wait(t, d, "a/file")
+	b, err := os.ReadFile(cfg.StdoutPath + ".0")
+	must.NoError(t, err)
+	must.Eq(t, "task output\n", string(b))
+
+	cfg = newTaskConfig(t, "a/dir", conf)
+	must.NoError(t, os.MkdirAll(filepath.Dir(filepath.Dir(cfg.StdoutPath)), 0o755))
+	must.NoError(t, os.Symlink(host, filepath.Dir(cfg.StdoutPath)))
+	_, err = d.StartTask(cfg)
+	must.ErrorIs(t, err, beneath.ErrSymlink)
+
+	entries, err := os.ReadDir(host)
+	must.NoError(t, err)
+	must.SliceLen(t, 1, entries, must.Sprint("nothing may be made in the host directory"))
+	b, err = os.ReadFile(sentinel)
+	must.NoError(t, err)
+	must.Eq(t, "host", string(b))
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/shared/logrotate"
 )
 
 // task is one mock task run. Its channels are made by the call that
@@ -185,7 +186,7 @@ func (t *task) stop(timeout time.Duration, sig syscall.Signal) {
 // returns the open stdout file when more writes are due.
 func (t *task) openLogs(cfg *drivers.TaskConfig) (*os.File, error) {
 	if cfg.StderrPath != "" {
-		f, err := openLog(cfg.StderrPath)
+		f, err := openLog(cfg, cfg.StderrPath)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +195,7 @@ func (t *task) openLogs(cfg *drivers.TaskConfig) (*os.File, error) {
 	if cfg.StdoutPath == "" {
 		return nil, nil
 	}
-	f, err := openLog(cfg.StdoutPath)
+	f, err := openLog(cfg, cfg.StdoutPath)
 	if err != nil {
 		return nil, err
 	}
@@ -209,12 +210,15 @@ func (t *task) openLogs(cfg *drivers.TaskConfig) (*os.File, error) {
 	return f, nil
 }
 
-func openLog(base string) (*os.File, error) {
-	path := base + ".0"
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+func openLog(cfg *drivers.TaskConfig, base string) (*os.File, error) {
+	// alloc/logs is the tasks' to write: the directory is opened beneath
+	// the allocation's, and the file replaces whatever a task left there.
+	dir, err := cfg.MkdirInAlloc(filepath.Dir(base), 0o755)
+	if err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	defer dir.Close()
+	f, err := logrotate.OpenFile(dir, filepath.Base(base)+".0")
 	if err != nil {
 		return nil, fmt.Errorf("open log: %w", err)
 	}

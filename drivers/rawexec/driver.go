@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -147,21 +148,35 @@ func (d *Driver) launch(cfg *drivers.TaskConfig, spec *supervisorSpec) (*task, e
 	// A supervisor of an earlier agent may still run this ID: that task
 	// must be recovered or destroyed, not started twice. Otherwise a
 	// directory left by an earlier run is stale.
-	if st, err := readState(stateDir); err == nil && st.State == stateRunning && isSupervisor(st.SupervisorPID, stateDir) {
+	if st, err := readStateAt(cfg, stateDir); err == nil && st.State == stateRunning && isSupervisor(st.SupervisorPID, stateDir) {
 		return nil, fmt.Errorf("task is already running under supervisor pid %d; recover or destroy it first", st.SupervisorPID)
 	}
-	if err := os.RemoveAll(stateDir); err != nil {
-		return nil, fmt.Errorf("clear state directory: %w", err)
-	}
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+	// The task directory may be the task's to write (it runs as the user
+	// it was given to): every directory is opened beneath the allocation
+	// directory, following no link the task left, and the supervisor gets
+	// them open (see supervisorDirs).
+	parent, err := cfg.MkdirInAlloc(filepath.Dir(stateDir), 0o700)
+	if err != nil {
 		return nil, fmt.Errorf("create state directory: %w", err)
 	}
-	if err := writeJSONFile(filepath.Join(stateDir, specFile), spec); err != nil {
+	defer parent.Close()
+	name := filepath.Base(stateDir)
+	if err := parent.RemoveAll(name); err != nil {
+		return nil, fmt.Errorf("clear state directory: %w", err)
+	}
+	dirs, err := openSupervisorDirs(cfg, parent, name)
+	if err != nil {
+		parent.RemoveAll(name)
 		return nil, err
 	}
-	sup, err := startSupervisor(d.supervisorCommand(), stateDir)
+	defer dirs.close()
+	if err := writeJSONFile(dirs.state, specFile, spec); err != nil {
+		parent.RemoveAll(name)
+		return nil, err
+	}
+	sup, err := startSupervisor(d.supervisorCommand(), stateDir, dirs)
 	if err != nil {
-		os.RemoveAll(stateDir)
+		parent.RemoveAll(name)
 		return nil, err
 	}
 	t := newTask(cfg, driverState{
@@ -264,8 +279,12 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 	if ds.StateDir == "" || ds.SupervisorPID <= 0 || ds.PGID <= 0 {
 		return fmt.Errorf("recover task %q: driver state lacks the supervisor's state directory or pids", id)
 	}
-	st, err := readState(ds.StateDir)
+	st, err := readStateAt(h.Config, ds.StateDir)
 	if err != nil {
+		// A task whose state cannot be read (it replaced its state
+		// directory with a link, say) must not run on unsupervised: the
+		// client counts it as ended, and may start it again.
+		killUnwatched(ds)
 		return fmt.Errorf("recover task %q: %w", id, err)
 	}
 
@@ -277,7 +296,7 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 		switch {
 		case errors.Is(err, errProcessGone):
 			// It may have recorded the exit just before it went.
-			t.finish(resultFromState(ds.StateDir))
+			t.finish(resultFromState(h.Config, ds.StateDir))
 		case err != nil:
 			return fmt.Errorf("recover task %q: %w", id, err)
 		default:
@@ -315,11 +334,42 @@ func (d *Driver) DestroyTask(taskID string, force bool) error {
 		}
 	}
 	d.tasks.Remove(taskID, t)
-	if err := os.RemoveAll(t.state.StateDir); err != nil {
+	if err := removeStateDir(t.cfg, t.state.StateDir); err != nil {
 		return fmt.Errorf("destroy task %q: remove state directory: %w", taskID, err)
 	}
-	// Remove the parent too once no other run of the task uses it.
-	_ = os.Remove(filepath.Dir(t.state.StateDir))
+	return nil
+}
+
+// killUnwatched kills the task of ds, and its supervisor, if its
+// supervisor still runs it.
+func killUnwatched(ds driverState) {
+	if !isSupervisor(ds.SupervisorPID, ds.StateDir) {
+		return
+	}
+	_ = syscall.Kill(-ds.PGID, syscall.SIGKILL)
+	_ = syscall.Kill(ds.SupervisorPID, syscall.SIGKILL)
+}
+
+// removeStateDir removes the state directory at path, and its parent
+// once no other run of the task uses it, beneath the allocation's
+// directory. One already gone, with its allocation directory perhaps, is
+// fine.
+func removeStateDir(cfg *drivers.TaskConfig, path string) error {
+	parent, err := cfg.OpenInAlloc(filepath.Dir(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	if err := parent.RemoveAll(filepath.Base(path)); err != nil {
+		return err
+	}
+	if taskDir, err := cfg.OpenInAlloc(filepath.Dir(filepath.Dir(path))); err == nil {
+		_ = taskDir.Remove(filepath.Base(filepath.Dir(path)))
+		taskDir.Close()
+	}
 	return nil
 }
 

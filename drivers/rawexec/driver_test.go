@@ -128,7 +128,7 @@ func TestDriver_InvalidConfig(t *testing.T) {
 func TestDriver_StartFailureReported(t *testing.T) {
 	d := newTestDriver(t)
 	cfg := newShellTask(t, "exit 0")
-	notADir := filepath.Join(t.TempDir(), "file")
+	notADir := filepath.Join(cfg.AllocRoot(), "file")
 	must.NoError(t, os.WriteFile(notADir, nil, 0o644))
 	cfg.StdoutPath = filepath.Join(notADir, "logs", "web.stdout")
 	_, err := d.StartTask(cfg)
@@ -158,7 +158,7 @@ func TestDriver_DuplicateID(t *testing.T) {
 func TestDriver_CreatesLogDirectory(t *testing.T) {
 	d := newTestDriver(t)
 	cfg := newShellTask(t, "echo hi")
-	cfg.StdoutPath = filepath.Join(t.TempDir(), "new", "logs", "web.stdout")
+	cfg.StdoutPath = filepath.Join(cfg.AllocRoot(), "new", "logs", "web.stdout")
 	startTask(t, d, cfg)
 	must.Eq(t, 0, waitResult(t, d, cfg.ID).ExitCode)
 	must.Eq(t, "hi\n", readLog(t, cfg.StdoutPath))

@@ -19,6 +19,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/beneath"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -198,7 +199,7 @@ func startInThrowawayAgent(t *testing.T, cfg *drivers.TaskConfig) *drivers.TaskH
 
 	var h drivers.TaskHandle
 	waitfor.NoError(t, "the throwaway agent to write the handle",
-		func() error { return readJSONFile(cfgPath+".handle", &h) }, wait.Timeout(exitTimeout))
+		func() error { return readJSONPath(cfgPath+".handle", &h) }, wait.Timeout(exitTimeout))
 	cleanupTask(t, &h)
 
 	must.NoError(t, agent.Process.Signal(syscall.SIGKILL))
@@ -226,4 +227,30 @@ func signalPending(pid int, sig syscall.Signal) bool {
 		}
 	}
 	return false
+}
+
+// writeJSONPath and readJSONPath are writeJSONFile and readJSONFile of a
+// file named by its path, in a directory of the test's.
+func writeJSONPath(path string, v any) error {
+	dir, err := beneath.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return writeJSONFile(dir, filepath.Base(path), v)
+}
+
+func readJSONPath(path string, v any) error {
+	dir, err := beneath.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return readJSONFile(dir, filepath.Base(path), v)
+}
+
+// readStatePath reads the state file of the state directory at path.
+func readStatePath(path string) (*taskState, error) {
+	var s taskState
+	return &s, readJSONPath(filepath.Join(path, stateFile), &s)
 }

@@ -46,7 +46,7 @@ func runTestAgent(cfgPath string) int {
 		return 1
 	}
 	b, _ = json.Marshal(h)
-	if err := writeJSONFile(cfgPath+".handle", json.RawMessage(b)); err != nil {
+	if err := writeJSONPath(cfgPath+".handle", json.RawMessage(b)); err != nil {
 		os.Stderr.WriteString(err.Error())
 		return 1
 	}

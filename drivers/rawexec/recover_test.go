@@ -31,7 +31,7 @@ func waitForRecordedExit(t *testing.T, ds driverState) *taskState {
 	var st *taskState
 	waitfor.True(t, "the supervisor to record the exit and go", func() bool {
 		var err error
-		st, err = readState(ds.StateDir)
+		st, err = readStatePath(ds.StateDir)
 		return err == nil && st.State == stateExited && !isSupervisor(ds.SupervisorPID, ds.StateDir)
 	}, wait.Timeout(exitTimeout))
 	return st

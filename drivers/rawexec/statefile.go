@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 // A task's state directory holds the files the driver and the task's
@@ -98,45 +99,70 @@ type startReport struct {
 // anyway, and a record still saying "running" is reported as a lost task,
 // which is the truth. Skipping the two syncs keeps them off the path from
 // a task's exit (or a deadline's kill) to the exit being seen.
-func writeJSONFile(path string, v any) error {
+//
+// The state directory is in the task directory, which the task may write
+// (it runs as the user the directory was given to): the file is made and
+// renamed through the open directory, following no link (see package
+// beneath).
+func writeJSONFile(dir *beneath.Dir, name string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
+		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	tmp, tmpName, err := dir.CreateTemp(name + ".tmp*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", name, err)
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename this is a no-op
+	defer dir.Remove(tmpName) // after a successful rename this is a no-op
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", name, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace %s: %w", path, err)
+	if err := dir.Rename(tmpName, name); err != nil {
+		return fmt.Errorf("replace %s: %w", name, err)
 	}
 	return nil
 }
 
-func readJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+// maxStateFileSize bounds what is read of a state file: the driver's own
+// are a few hundred bytes, and one a task swapped in must not exhaust the
+// agent's memory.
+const maxStateFileSize = 1 << 20
+
+func readJSONFile(dir *beneath.Dir, name string, v any) error {
+	f, err := dir.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxStateFileSize))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("decode %s: %w", path, err)
+		return fmt.Errorf("decode %s: %w", name, err)
 	}
 	return nil
 }
 
-func readState(stateDir string) (*taskState, error) {
+func readState(dir *beneath.Dir) (*taskState, error) {
 	var s taskState
-	if err := readJSONFile(filepath.Join(stateDir, stateFile), &s); err != nil {
+	if err := readJSONFile(dir, stateFile, &s); err != nil {
 		return nil, fmt.Errorf("read task state: %w", err)
 	}
 	return &s, nil
+}
+
+// readStateAt reads the state file of the state directory at path, in
+// cfg's task directory, opened beneath the allocation's directory.
+func readStateAt(cfg *drivers.TaskConfig, path string) (*taskState, error) {
+	dir, err := cfg.OpenInAlloc(path)
+	if err != nil {
+		return nil, fmt.Errorf("read task state: %w", err)
+	}
+	defer dir.Close()
+	return readState(dir)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers/shared/logrotate"
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 // The supervisor is a small process, one per task, that owns the task: it
@@ -27,9 +28,17 @@ import (
 // It is the agent binary re-executed with a hidden subcommand; the runtime
 // is tuned to keep its footprint small.
 
-// statusFD is the file descriptor of the pipe on which the supervisor
-// reports to the driver whether the task started.
-const statusFD = 3
+// The supervisor's extra file descriptors. statusFD is the pipe on which
+// it reports to the driver whether the task started. The others are the
+// directories it writes, opened by the driver beneath the allocation
+// directory (see supervisorDirs): the task's state directory, and the log
+// directories of its stdout and stderr, when it keeps them.
+const (
+	statusFD = 3 + iota
+	stateDirFD
+	stdoutDirFD
+	stderrDirFD
+)
 
 const (
 	// copyBufferSize is the size of each stream's copy buffer.
@@ -52,9 +61,12 @@ func SupervisorMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: task-supervisor <state-dir>")
 		return 2
 	}
-	// The task must not inherit the status pipe: the driver would wait for
-	// its end for as long as the task runs.
-	syscall.CloseOnExec(statusFD)
+	// The task must not inherit the status pipe (the driver would wait
+	// for its end for as long as the task runs), nor the directories: a
+	// directory open is a way out of wherever it is.
+	for fd := statusFD; fd <= stderrDirFD; fd++ {
+		syscall.CloseOnExec(fd)
+	}
 	status := os.NewFile(statusFD, "status")
 
 	s, err := startSupervised(args[0])
@@ -87,7 +99,7 @@ func report(status *os.File, r startReport) {
 
 // supervised is a running task and its log plumbing.
 type supervised struct {
-	stateDir string
+	stateDir *beneath.Dir
 	cmd      *exec.Cmd
 	state    taskState
 	// pgid is the task's process group once it runs, for the signal
@@ -96,23 +108,28 @@ type supervised struct {
 
 	pipes   []*os.File // read ends of the task's output pipes
 	logs    []*logrotate.Rotator
+	logDirs []*beneath.Dir // the directories the logs are in
 	copiers sync.WaitGroup
 }
 
-func startSupervised(stateDir string) (*supervised, error) {
+func startSupervised(stateDirPath string) (*supervised, error) {
+	stateDir, err := beneath.FromFile(os.NewFile(stateDirFD, stateDirPath))
+	if err != nil {
+		return nil, fmt.Errorf("state directory (fd %d): %w", stateDirFD, err)
+	}
 	var spec supervisorSpec
-	if err := readJSONFile(filepath.Join(stateDir, specFile), &spec); err != nil {
+	if err := readJSONFile(stateDir, specFile, &spec); err != nil {
 		return nil, fmt.Errorf("read spec: %w", err)
 	}
 	s := &supervised{stateDir: stateDir}
 	s.forwardSignals()
 
-	stdout, err := s.output(spec.StdoutPath, spec)
+	stdout, err := s.output(stdoutDirFD, spec.StdoutPath, spec)
 	if err != nil {
 		s.closeLogs()
 		return nil, fmt.Errorf("stdout: %w", err)
 	}
-	stderr, err := s.output(spec.StderrPath, spec)
+	stderr, err := s.output(stderrDirFD, spec.StderrPath, spec)
 	if err != nil {
 		closeWriteEnds(stdout)
 		s.closeLogs()
@@ -149,7 +166,7 @@ func startSupervised(stateDir string) (*supervised, error) {
 		PGID:          pid,
 		StartedAt:     time.Now(),
 	}
-	if err := writeJSONFile(filepath.Join(stateDir, stateFile), &s.state); err != nil {
+	if err := writeJSONFile(stateDir, stateFile, &s.state); err != nil {
 		// Without a state file nobody could learn the task's fate: undo.
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = s.cmd.Wait()
@@ -164,15 +181,18 @@ func startSupervised(stateDir string) (*supervised, error) {
 }
 
 // output returns the file the task writes a stream to: a pipe whose read
-// end feeds a log rotator, or /dev/null when the stream has no log.
-func (s *supervised) output(base string, spec supervisorSpec) (*os.File, error) {
+// end feeds a log rotator, or /dev/null when the stream has no log. The
+// log files are base.N in the directory open at dirFD.
+func (s *supervised) output(dirFD int, base string, spec supervisorSpec) (*os.File, error) {
 	if base == "" {
 		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	}
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return nil, fmt.Errorf("create log directory: %w", err)
+	dir, err := beneath.FromFile(os.NewFile(uintptr(dirFD), filepath.Dir(base)))
+	if err != nil {
+		return nil, fmt.Errorf("log directory (fd %d): %w", dirFD, err)
 	}
-	log, err := logrotate.New(base, spec.LogMaxFiles, spec.LogMaxFileBytes)
+	s.logDirs = append(s.logDirs, dir)
+	log, err := logrotate.New(dir, filepath.Base(base), spec.LogMaxFiles, spec.LogMaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +273,7 @@ func (s *supervised) waitAndRecord() error {
 
 	var err error
 	for attempt := range recordAttempts {
-		if err = writeJSONFile(filepath.Join(s.stateDir, stateFile), &s.state); err == nil {
+		if err = writeJSONFile(s.stateDir, stateFile, &s.state); err == nil {
 			return nil
 		}
 		time.Sleep(time.Duration(attempt+1) * time.Second)
@@ -290,6 +310,9 @@ func (s *supervised) closeLogs() {
 	}
 	for _, p := range s.pipes {
 		p.Close()
+	}
+	for _, d := range s.logDirs {
+		d.Close()
 	}
 }
 

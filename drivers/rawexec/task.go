@@ -45,13 +45,13 @@ func newTask(cfg *drivers.TaskConfig, state driverState) *task {
 // from the state file the supervisor left.
 func (t *task) watch(waitSupervisor func()) {
 	waitSupervisor()
-	t.finish(resultFromState(t.state.StateDir))
+	t.finish(resultFromState(t.cfg, t.state.StateDir))
 }
 
 // resultFromState reads how a task ended from its state file, once its
 // supervisor is gone.
-func resultFromState(stateDir string) (*drivers.ExitResult, time.Time) {
-	st, err := readState(stateDir)
+func resultFromState(cfg *drivers.TaskConfig, stateDir string) (*drivers.ExitResult, time.Time) {
+	st, err := readStateAt(cfg, stateDir)
 	switch {
 	case err != nil:
 		return &drivers.ExitResult{Err: fmt.Errorf("task lost: %w", err)}, time.Now()

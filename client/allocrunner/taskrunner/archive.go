@@ -56,12 +56,12 @@ func archiveKindOf(srcPath, opt string) (archiveKind, error) {
 	return archiveNone, nil
 }
 
-// unpackInto unpacks the archive at path into dest, a directory relative to
+// unpackInto unpacks the archive f into dest, a directory relative to
 // root. Entries that would land outside dest are refused, and every write
 // goes through root, so a link in the tree cannot lead a write out of it.
 // An archive that unpacks to more bytes or entries than limits allow is
 // stopped there; what it had unpacked is removed, as after any failure.
-func unpackInto(root *os.Root, dest, path string, kind archiveKind, limits *ArtifactConfig) error {
+func unpackInto(root *os.Root, dest string, f *os.File, kind archiveKind, limits *ArtifactConfig) error {
 	if err := root.MkdirAll(dest, 0o755); err != nil {
 		return fmt.Errorf("create destination: %w", err)
 	}
@@ -77,9 +77,9 @@ func unpackInto(root *os.Root, dest, path string, kind archiveKind, limits *Arti
 	u := &unpacker{root: destRoot, limits: limits}
 	switch kind {
 	case archiveZip:
-		err = u.zip(path)
+		err = u.zip(f)
 	case archiveTarGz, archiveTar:
-		err = u.tarFile(path, kind == archiveTarGz)
+		err = u.tarFile(f, kind == archiveTarGz)
 	default:
 		err = fmt.Errorf("unknown archive kind %q", kind)
 	}
@@ -171,12 +171,10 @@ func (u *unpacker) undo() {
 	}
 }
 
-func (u *unpacker) tarFile(path string, gzipped bool) error {
-	f, err := os.Open(path)
-	if err != nil {
+func (u *unpacker) tarFile(f *os.File, gzipped bool) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	defer f.Close()
 	var r io.Reader = f
 	if gzipped {
 		gz, err := gzip.NewReader(f)
@@ -228,12 +226,15 @@ func (u *unpacker) tarFile(path string, gzipped bool) error {
 	}
 }
 
-func (u *unpacker) zip(path string) error {
-	zr, err := zip.OpenReader(path)
+func (u *unpacker) zip(f *os.File) error {
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	defer zr.Close()
+	zr, err := zip.NewReader(f, fi.Size())
+	if err != nil {
+		return err
+	}
 	for _, zf := range zr.File {
 		if err := u.entry(); err != nil {
 			return err

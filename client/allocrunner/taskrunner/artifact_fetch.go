@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/internal/netguard"
@@ -52,11 +55,11 @@ func fetchArtifact(ctx context.Context, clients *artifactClients, art *structs.T
 	for k, v := range art.GetterHeaders {
 		headers[k] = env.replace(v)
 	}
-	tmp, err := download(ctx, clients.pick(art.GetterInsecure), src, headers, dir.Dir)
+	tmp, err := download(ctx, clients.pick(art.GetterInsecure), src, headers, dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
+	defer tmp.Close()
 	if sum != nil {
 		if err := sum.verify(tmp); err != nil {
 			return err
@@ -113,38 +116,55 @@ func artifactDest(art *structs.TaskArtifact, env *taskEnv) (string, error) {
 }
 
 // download fetches src, sending the given headers, into a new temporary
-// file in dir and returns its path. The request is abandoned as soon as
-// ctx is done.
-func download(ctx context.Context, client *http.Client, src *url.URL, headers map[string]string, dir string) (string, error) {
+// file in the task directory, and returns it open. The file has no name:
+// it is removed as soon as it is made, so that nothing a task does to
+// the directory meanwhile can reach it. The request is abandoned as soon
+// as ctx is done.
+func download(ctx context.Context, client *http.Client, src *url.URL, headers map[string]string, dir *allocdir.TaskDir) (*os.File, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.String(), nil)
 	if err != nil {
-		return "", fmt.Errorf("build request: %w", err)
+		return nil, fmt.Errorf("build request: %w", err)
 	}
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", requestError(err)
+		return nil, requestError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", fmt.Errorf("download: server answered %s", resp.Status)
+		return nil, fmt.Errorf("download: server answered %s", resp.Status)
 	}
 
-	f, err := os.CreateTemp(dir, ".artifact-*")
+	f, err := unnamedFile(dir)
 	if err != nil {
-		return "", fmt.Errorf("create download file: %w", err)
+		return nil, fmt.Errorf("create download file: %w", err)
 	}
-	_, err = io.Copy(f, resp.Body)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("download: %w", err)
 	}
+	return f, nil
+}
+
+// unnamedFile makes a file in the task directory, beneath the allocation
+// directory (see package beneath), and removes its name.
+func unnamedFile(dir *allocdir.TaskDir) (*os.File, error) {
+	td, err := dir.Open("")
 	if err != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("download: %w", err)
+		return nil, err
 	}
-	return f.Name(), nil
+	defer td.Close()
+	f, name, err := td.CreateTemp(".artifact-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := td.Remove(name); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // artifactClients fetch artifacts under the client's address policy:
@@ -188,29 +208,48 @@ func requestError(err error) error {
 	return fmt.Errorf("download: %w", err)
 }
 
-// placeFile moves the downloaded file to dest, relative to root.
-func placeFile(root *os.Root, tmp, dest string) error {
+// placeFile copies the download to dest, relative to root: into a new
+// file beside it, then renamed over it. Whatever a task left at dest (a
+// named pipe, a device, a link) is replaced, never opened.
+func placeFile(root *os.Root, download *os.File, dest string) error {
 	if !filepath.IsLocal(dest) {
 		return fmt.Errorf("destination %q: %w", dest, allocdir.ErrOutsideDir)
 	}
 	if err := root.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return fmt.Errorf("create destination: %w", err)
 	}
-	src, err := os.Open(tmp)
-	if err != nil {
-		return fmt.Errorf("open download: %w", err)
+	if _, err := download.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("read download: %w", err)
 	}
-	defer src.Close()
-	dst, err := root.OpenFile(dest, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	dst, name, err := createTemp(root, filepath.Dir(dest))
 	if err != nil {
 		return fmt.Errorf("create %s: %w", dest, err)
 	}
-	_, err = io.Copy(dst, src)
+	_, err = io.Copy(dst, download)
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = root.Rename(name, dest)
+	}
 	if err != nil {
+		_ = root.Remove(name)
 		return fmt.Errorf("write %s: %w", dest, err)
 	}
 	return nil
+}
+
+// createTemp makes a new file in dir, relative to root, and returns it
+// and its path relative to root. O_EXCL makes a file or fails: it opens
+// nothing that was there.
+func createTemp(root *os.Root, dir string) (*os.File, string, error) {
+	for range 100 {
+		name := filepath.Join(dir, ".artifact-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fs.ErrExist
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 
 	"github.com/drover-io/drover/structs"
 )
@@ -46,13 +45,11 @@ func parseChecksum(opt string) (*checksum, error) {
 	return &checksum{kind: kind, want: want, hash: newHash}, nil
 }
 
-// verify checks the file at path against the checksum.
-func (c *checksum) verify(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
+// verify checks the file f, from its start, against the checksum.
+func (c *checksum) verify(f io.ReadSeeker) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("verify checksum: %w", err)
 	}
-	defer f.Close()
 	h := c.hash()
 	if _, err := io.Copy(h, f); err != nil {
 		return fmt.Errorf("verify checksum: %w", err)

@@ -26,6 +26,9 @@ func TestParseChecksum(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "f")
 	must.NoError(t, os.WriteFile(path, []byte("abc"), 0o644))
+	f, err := os.Open(path)
+	must.NoError(t, err)
+	defer f.Close()
 	for _, c := range cases {
 		sum, err := parseChecksum(c.opt)
 		if c.wantErr != "" {
@@ -37,7 +40,7 @@ func TestParseChecksum(t *testing.T) {
 			must.Nil(t, sum)
 			continue
 		}
-		must.NoError(t, sum.verify(path), must.Sprint(c.opt))
+		must.NoError(t, sum.verify(f), must.Sprint(c.opt))
 	}
 }
 

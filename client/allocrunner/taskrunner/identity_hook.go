@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/structs"
 )
@@ -78,11 +78,11 @@ func (h *identityHook) Prestart(ctx context.Context, req *prestartRequest) (bool
 		req.Env.vars[envNomadToken] = token
 	}
 	if id.File {
-		if err := writeTokenFile(req.TaskDir.SecretsDir, req.Task.User, token); err != nil {
+		if err := writeTokenFile(req.TaskDir, req.Task.User, token); err != nil {
 			return false, drivers.NewRecoverableError(err, true)
 		}
 		if id.TTL > 0 {
-			h.scheduleRenewal(gen, req.TaskDir.SecretsDir, req.Task, id.TTL/2)
+			h.scheduleRenewal(gen, req.TaskDir, req.Task, id.TTL/2)
 		}
 	}
 	return false, nil
@@ -90,18 +90,18 @@ func (h *identityHook) Prestart(ctx context.Context, req *prestartRequest) (bool
 
 // scheduleRenewal renews the token file of run gen after wait, unless
 // another run started meanwhile.
-func (h *identityHook) scheduleRenewal(gen uint64, secretsDir string, task *structs.Task, wait time.Duration) {
+func (h *identityHook) scheduleRenewal(gen uint64, dir *allocdir.TaskDir, task *structs.Task, wait time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if gen != h.gen {
 		return
 	}
-	h.renew = time.AfterFunc(wait, func() { h.renewFile(gen, secretsDir, task) })
+	h.renew = time.AfterFunc(wait, func() { h.renewFile(gen, dir, task) })
 }
 
 // renewFile asks for a new token and writes it, then schedules the next
 // renewal at half the ttl; a failure is tried again sooner.
-func (h *identityHook) renewFile(gen uint64, secretsDir string, task *structs.Task) {
+func (h *identityHook) renewFile(gen uint64, dir *allocdir.TaskDir, task *structs.Task) {
 	select {
 	case <-h.done:
 		return
@@ -112,13 +112,13 @@ func (h *identityHook) renewFile(gen uint64, secretsDir string, task *structs.Ta
 	token, err := h.signer.SignIdentity(ctx, h.allocID, task.Name)
 	cancel()
 	if err == nil {
-		err = writeTokenFile(secretsDir, task.User, token)
+		err = writeTokenFile(dir, task.User, token)
 	}
 	next := ttl / 2
 	if err != nil {
 		next = max(ttl/10, identityRenewRetry)
 	}
-	h.scheduleRenewal(gen, secretsDir, task, next)
+	h.scheduleRenewal(gen, dir, task, next)
 }
 
 // stopRenewal stops the renewal of the previous run's token and returns
@@ -136,32 +136,48 @@ func (h *identityHook) stopRenewal() uint64 {
 
 // writeTokenFile writes the token to secrets/nomad_token, readable by the
 // task's user only, replacing it whole: a task never reads half a token.
-func writeTokenFile(secretsDir, user, token string) error {
-	path := filepath.Join(secretsDir, tokenFileName)
-	tmp, err := os.CreateTemp(secretsDir, "."+tokenFileName+"-*")
+// The task can write its secrets/ (and its sibling tasks, the allocation
+// directory): the file is made and renamed beneath the allocation
+// directory, following no link (see package beneath), so that a link
+// left there cannot make the client write or chown a file elsewhere.
+func writeTokenFile(dir *allocdir.TaskDir, user, token string) error {
+	secrets, err := dir.Open(allocdir.TaskSecretsName)
 	if err != nil {
 		return fmt.Errorf("write workload identity: %w", err)
 	}
-	defer os.Remove(tmp.Name())
+	defer secrets.Close()
+	tmp, name, err := secrets.CreateTemp("." + tokenFileName + "-*")
+	if err != nil {
+		return fmt.Errorf("write workload identity: %w", err)
+	}
+	defer secrets.Remove(name) // after a successful rename this is a no-op
+	if err := fillTokenFile(tmp, user, token); err != nil {
+		return err
+	}
+	if err := secrets.Rename(name, tokenFileName); err != nil {
+		return fmt.Errorf("write workload identity: %w", err)
+	}
+	return nil
+}
+
+// fillTokenFile writes the token to tmp, sets its mode and gives it to
+// the task's user, through the open file, and closes it.
+func fillTokenFile(tmp *os.File, user, token string) error {
+	defer tmp.Close()
 	if _, err := tmp.WriteString(token); err != nil {
-		tmp.Close()
 		return fmt.Errorf("write workload identity: %w", err)
 	}
 	if err := tmp.Chmod(tokenFileMode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write workload identity: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write workload identity: %w", err)
 	}
 	if owner, ok, err := taskOwner(user); err != nil {
 		return err
 	} else if ok {
-		if err := os.Chown(tmp.Name(), owner.UID, owner.GID); err != nil {
+		if err := tmp.Chown(owner.UID, owner.GID); err != nil {
 			return fmt.Errorf("give the workload identity to the task's user: %w", err)
 		}
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write workload identity: %w", err)
 	}
 	return nil

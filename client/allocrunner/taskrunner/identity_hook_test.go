@@ -14,6 +14,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/beneath"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -166,4 +167,20 @@ func TestIdentityHook_renewsTheFileAtHalfItsTTL(t *testing.T) {
 		synctest.Wait()
 		must.Eq(t, 7, signer.count(), must.Sprint("the renewal pending at the end sees the runner done and asks for nothing"))
 	})
+}
+
+// TestIdentityHook_secretsLinkedOut: a task (or its sibling, through the
+// allocation directory) replaced secrets/ with a link to a directory of
+// the machine. The token must not be written there.
+func TestIdentityHook_secretsLinkedOut(t *testing.T) {
+	host := t.TempDir()
+	req := identityRequest(t, &structs.WorkloadIdentity{File: true})
+	must.NoError(t, os.RemoveAll(req.TaskDir.SecretsDir))
+	must.NoError(t, os.Symlink(host, req.TaskDir.SecretsDir))
+
+	_, err := (&identityHook{signer: &fakeSigner{}, allocID: "alloc-1"}).Prestart(t.Context(), req)
+	must.ErrorIs(t, err, beneath.ErrSymlink)
+	entries, err := os.ReadDir(host)
+	must.NoError(t, err)
+	must.SliceEmpty(t, entries, must.Sprint("nothing may be written through the link"))
 }

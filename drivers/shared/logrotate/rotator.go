@@ -1,15 +1,23 @@
 // Package logrotate writes a task's output stream into numbered, size-bounded
 // files <base>.0, <base>.1, ..., the layout `alloc logs` reads.
+//
+// The files are in the allocation's alloc/logs, which its tasks can
+// write: every file is opened, made and removed through the open log
+// directory (see package beneath), and a link, named pipe, device or hard
+// link a task left under a log file's name is replaced by a new file,
+// never written through.
 package logrotate
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/drover-io/drover/internal/beneath"
 )
 
 // Rotator writes a stream into numbered files <base>.0, <base>.1, ...
@@ -20,6 +28,7 @@ import (
 //
 // A Rotator is not safe for concurrent use.
 type Rotator struct {
+	dir      *beneath.Dir
 	base     string
 	maxFiles int
 	maxBytes int64
@@ -29,19 +38,24 @@ type Rotator struct {
 	size  int64
 }
 
-// New opens the rotator's current file, creating it if needed.
-func New(base string, maxFiles int, maxBytes int64) (*Rotator, error) {
+// New opens the rotator's current file in dir, whose files are named
+// base.N, creating it if needed. The rotator uses dir until it is closed;
+// the caller closes dir after it.
+func New(dir *beneath.Dir, base string, maxFiles int, maxBytes int64) (*Rotator, error) {
 	if maxFiles < 1 {
 		return nil, fmt.Errorf("log rotator for %s: max files must be at least 1, got %d", base, maxFiles)
 	}
 	if maxBytes < 1 {
 		return nil, fmt.Errorf("log rotator for %s: max file size must be at least 1 byte, got %d", base, maxBytes)
 	}
-	indexes, err := logIndexes(base)
+	if strings.ContainsRune(base, '/') {
+		return nil, fmt.Errorf("log rotator for %s: the base is a name in the log directory, not a path", base)
+	}
+	r := &Rotator{dir: dir, base: base, maxFiles: maxFiles, maxBytes: maxBytes}
+	indexes, err := r.logIndexes()
 	if err != nil {
 		return nil, err
 	}
-	r := &Rotator{base: base, maxFiles: maxFiles, maxBytes: maxBytes}
 	if len(indexes) > 0 {
 		r.index = indexes[len(indexes)-1]
 	}
@@ -84,7 +98,7 @@ func (r *Rotator) path(index int) string {
 }
 
 func (r *Rotator) open() error {
-	f, err := os.OpenFile(r.path(r.index), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := OpenFile(r.dir, r.path(r.index))
 	if err != nil {
 		return fmt.Errorf("open log file: %w", err)
 	}
@@ -108,9 +122,26 @@ func (r *Rotator) rotate() error {
 	return r.purge()
 }
 
+// OpenFile opens the log file name in dir for appending, creating it.
+// The name is the client's: whatever else a task left there (a link, a
+// named pipe, a device, a hard link) is removed and a new file made in
+// its place.
+func OpenFile(dir *beneath.Dir, name string) (*os.File, error) {
+	f, err := dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if !errors.Is(err, beneath.ErrSymlink) && !errors.Is(err, beneath.ErrNotRegular) && !errors.Is(err, beneath.ErrHardLink) {
+		return f, err
+	}
+	if err := dir.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("replace what is not a log file: %w", err)
+	}
+	// Exclusive: should the task put something there again meanwhile,
+	// this fails rather than open it.
+	return dir.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+}
+
 // purge deletes the files older than the newest maxFiles.
 func (r *Rotator) purge() error {
-	indexes, err := logIndexes(r.base)
+	indexes, err := r.logIndexes()
 	if err != nil {
 		return err
 	}
@@ -118,7 +149,7 @@ func (r *Rotator) purge() error {
 		if i > r.index-r.maxFiles {
 			break
 		}
-		if err := os.Remove(r.path(i)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := r.dir.Remove(r.path(i)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("delete old log file: %w", err)
 		}
 	}
@@ -126,16 +157,16 @@ func (r *Rotator) purge() error {
 }
 
 // logIndexes returns the indexes of the existing files <base>.N, ascending.
-func logIndexes(base string) ([]int, error) {
-	dir, prefix := filepath.Dir(base), filepath.Base(base)+"."
-	entries, err := os.ReadDir(dir)
+func (r *Rotator) logIndexes() ([]int, error) {
+	prefix := r.base + "."
+	names, err := r.dir.Names()
 	if err != nil {
 		return nil, fmt.Errorf("list log files: %w", err)
 	}
 	var indexes []int
-	for _, e := range entries {
-		suffix, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || e.IsDir() {
+	for _, name := range names {
+		suffix, ok := strings.CutPrefix(name, prefix)
+		if !ok {
 			continue
 		}
 		i, err := strconv.Atoi(suffix)

@@ -12,6 +12,9 @@
 //	env                write the environment to stdout, one VAR=value a line
 //	write PATH TEXT    create PATH holding TEXT
 //	cat PATH           copy PATH to stdout
+//	symlink TARGET PATH  make PATH a symbolic link to TARGET, replacing what was there
+//	rename OLD NEW     rename OLD to NEW
+//	await PATH         wait until PATH exists
 //	sleep DURATION     sleep (a Go duration)
 //	ticks DURATION     print tick-1, tick-2, ... on stdout, one every DURATION, forever
 //	exit CODE          exit with CODE
@@ -90,6 +93,29 @@ func step(args []string) (int, error) {
 			return 0, err
 		}
 		return 3, os.WriteFile(args[1], []byte(args[2]), 0o644)
+	case "symlink":
+		if err := need(2); err != nil {
+			return 0, err
+		}
+		if err := os.RemoveAll(args[2]); err != nil {
+			return 0, err
+		}
+		return 3, os.Symlink(args[1], args[2])
+	case "rename":
+		if err := need(2); err != nil {
+			return 0, err
+		}
+		return 3, os.Rename(args[1], args[2])
+	case "await":
+		if err := need(1); err != nil {
+			return 0, err
+		}
+		for {
+			if _, err := os.Lstat(args[1]); err == nil {
+				return 2, nil
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	case "cat":
 		if err := need(1); err != nil {
 			return 0, err
