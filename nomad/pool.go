@@ -56,6 +56,11 @@ func (p *connPool) callOnce(ctx context.Context, addr, method string, args, repl
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		// The caller gave up while the connection was dialled: a call
+		// sent now would run with nobody waiting for its answer.
+		return &dialError{addr: addr, err: err}
+	}
 	// The reply is decoded into a value of our own and copied into reply
 	// on success: an answer that arrives after the caller gave up must not
 	// write into what the caller holds.
@@ -154,7 +159,8 @@ func (p *connPool) close() {
 	}
 }
 
-// dialError is a failure to connect: the call was never sent.
+// dialError is a failure to connect, or a caller that gave up before the
+// connection was made: the call was never sent.
 type dialError struct {
 	addr string
 	err  error

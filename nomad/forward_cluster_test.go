@@ -1,0 +1,160 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/structs"
+)
+
+// freezeLeader makes the leader stop reading what f sends it, as a
+// stopped process does (SIGSTOP): f's calls are delivered nowhere and
+// never answered. It returns a channel closed once f has sent something.
+func freezeLeader(t *testing.T, f, leader *Server) <-chan struct{} {
+	t.Helper()
+	proxy := startHoldProxy(t, leader.RPCAdvertise())
+	poolThrough(t, f, leader.RPCAdvertise(), proxy)
+	return proxy.hold()
+}
+
+// replaceLeader has raft elect a leader other than old, as the other
+// servers do when old stops answering, and returns it.
+func (c *testCluster) replaceLeader(old *Server) *Server {
+	c.t.Helper()
+	waitfor.NoError(c.t, "leadership to move away from "+old.config.NodeName, func() error {
+		if !old.IsLeader() {
+			return nil
+		}
+		return old.raft.LeadershipTransfer().Error()
+	})
+	return c.otherLeader(old)
+}
+
+// waitHeld waits until a frozen leader holds a call.
+func waitHeld(t *testing.T, held <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-held:
+	case <-time.After(leaderWait):
+		t.Fatalf("no call reached the frozen leader within %s", leaderWait)
+	}
+}
+
+func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
+	c := startCluster(t)
+	leader := c.waitForOneLeader(c.servers)
+	f := follower(c.servers)
+
+	t.Run("a repeatable write goes to the new leader", func(t *testing.T) {
+		held := freezeLeader(t, f, leader)
+		done := make(chan error, 1)
+		go func() {
+			_, err := f.RegisterJob(testCtx(t), &JobRegisterRequest{Job: testJob("during-freeze")})
+			done <- err
+		}()
+		waitHeld(t, held)
+		newLeader := c.replaceLeader(leader)
+
+		// Without following the change, the call waits for the frozen
+		// leader until the caller's deadline and fails.
+		must.NoError(t, <-done)
+		job, err := newLeader.State().JobByID(nil, structs.DefaultNamespace, "during-freeze")
+		must.NoError(t, err)
+		must.NotNil(t, job, must.Sprint("the write answered before the new leader applied it"))
+		leader = newLeader
+	})
+
+	t.Run("another write says it may still apply", func(t *testing.T) {
+		if f.IsLeader() {
+			f = follower(c.servers)
+		}
+		held := freezeLeader(t, f, leader)
+		alloc := testAlloc(testJob("during-freeze"), "node-1")
+		done := make(chan error, 1)
+		go func() {
+			_, err := f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+			done <- err
+		}()
+		waitHeld(t, held)
+		c.replaceLeader(leader)
+
+		// A generic apply may not run twice: the frozen leader may have
+		// read it, so the answer is that it may still apply, at once
+		// rather than at the deadline.
+		err := <-done
+		must.ErrorIs(t, err, ErrMayStillApply)
+		must.StrContains(t, err.Error(), "another leader")
+	})
+}
+
+func TestForward_LeaderRefusesAWriteThatArrivesAfterItsDeadline(t *testing.T) {
+	c := startCluster(t)
+	leader := c.waitForOneLeader(c.servers)
+	f := follower(c.servers)
+	refusals := countLogs(leader.config, "refused a forwarded write that arrived after its deadline")
+
+	// A partition between f and the leader: what f sends waits in the
+	// network.
+	proxy := startHoldProxy(t, leader.RPCAdvertise())
+	poolThrough(t, f, leader.RPCAdvertise(), proxy)
+	held := proxy.hold()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := f.RegisterJob(ctx, &JobRegisterRequest{Job: testJob("behind-partition")})
+	waitHeld(t, held)
+	// Sent and never answered: the caller is told the write may still
+	// apply, not that it failed.
+	must.ErrorIs(t, err, ErrMayStillApply)
+
+	// The partition heals; the write reaches the leader long after its
+	// caller gave up, and the leader refuses it.
+	proxy.deliver()
+	applied := func() bool {
+		job, err := leader.State().JobByID(nil, structs.DefaultNamespace, "behind-partition")
+		must.NoError(t, err)
+		return job != nil
+	}
+	waitfor.True(t, "the leader to refuse or apply the late write", func() bool { return refusals.n.Load() > 0 || applied() })
+	must.False(t, applied(), must.Sprint("the leader applied a write whose caller had timed out"))
+	must.True(t, leader.IsLeader(), must.Sprint("the leader changed; its refusal proves nothing"))
+}
+
+func TestRaftApply_RefusesAnExpiredWriteOnlyBeforeItsFirstEntry(t *testing.T) {
+	s := startServer(t, testConfig(t, "solo"))
+	waitForLeader(t, s)
+
+	// Past its deadline before anything entered the log: refused.
+	expired, cancel := context.WithCancel(withProposal(context.Background()))
+	cancel()
+	job := testJob("expired")
+	_, err := s.raftApply(expired, MsgJobRegister, &JobRegisterEntry{Job: job, Eval: testEval(job.ID)})
+	must.ErrorIs(t, err, ErrNotApplied)
+	must.False(t, errors.Is(err, ErrMayStillApply))
+	got, err := s.State().JobByID(nil, structs.DefaultNamespace, "expired")
+	must.NoError(t, err)
+	must.Nil(t, got)
+
+	// A write whose first entry entered the log is finished whole, even
+	// if its deadline passes before the next.
+	ctx, cancel := context.WithCancel(withProposal(context.Background()))
+	first := testJob("first")
+	_, err = s.raftApply(ctx, MsgJobRegister, &JobRegisterEntry{Job: first, Eval: testEval(first.ID)})
+	must.NoError(t, err)
+	cancel()
+	second := testJob("second")
+	_, err = s.raftApply(ctx, MsgJobRegister, &JobRegisterEntry{Job: second, Eval: testEval(second.ID)})
+	if err != nil {
+		// Its result may not be awaited, but it is not refused.
+		must.ErrorIs(t, err, ErrMayStillApply)
+	}
+	waitfor.True(t, "the second entry applied", func() bool {
+		got, err := s.State().JobByID(nil, structs.DefaultNamespace, "second")
+		return err == nil && got != nil
+	})
+}
