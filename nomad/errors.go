@@ -71,8 +71,6 @@ var errorCodes = []struct {
 	// Whatever else went wrong, that the write may have been applied is
 	// what its caller must know.
 	{"may_still_apply", ErrMayStillApply},
-	{"not_applied", ErrNotApplied},
-	{"leader_unreachable", ErrLeaderUnreachable},
 	{"not_found", ErrNotFound},
 	{"invalid_request", ErrInvalidRequest},
 	{"index_conflict", ErrIndexConflict},
@@ -80,6 +78,10 @@ var errorCodes = []struct {
 	{"permission_denied", ErrPermissionDenied},
 	{"token_not_found", ErrTokenNotFound},
 	{"token_expired", ErrTokenExpired},
+	// After no_leader, which a client agent looks for to try another
+	// server: a write that found no leader was not applied either.
+	{"leader_unreachable", ErrLeaderUnreachable},
+	{"not_applied", ErrNotApplied},
 	// The leader lost its leadership while the write was being
 	// committed: it may or may not have been applied. (raftApply marks
 	// it ErrMayStillApply too.)

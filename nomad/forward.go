@@ -237,10 +237,12 @@ func (fc *forwardCall) expired(ctx context.Context) error {
 	switch {
 	case errors.Is(cause, errShutdown):
 		err = fmt.Errorf("forward %s: %w", fc.method, cause)
+	case fc.lastErr != nil && errors.Is(fc.lastErr, cause):
+		err = fmt.Errorf("forward %s to the leader: %w", fc.method, fc.lastErr)
 	case fc.lastErr != nil:
-		err = fmt.Errorf("forward %s to the leader: %w (%w)", fc.method, fc.lastErr, cause)
+		err = fmt.Errorf("forward %s to the leader: %w; last attempt: %w", fc.method, cause, fc.lastErr)
 	default:
-		err = fmt.Errorf("forward %s: %w (%w)", fc.method, ErrNoLeader, cause)
+		err = fmt.Errorf("forward %s: %w: %w", fc.method, cause, ErrNoLeader)
 	}
 	if fc.mayHaveRun {
 		return fc.outcomeUnknown(err)

@@ -106,9 +106,8 @@ func (s *Server) LeaderUnreachable() error {
 	return s.leaderReach.trouble(leader)
 }
 
-// monitorLeaderReach publishes, every leaderReachInterval until ctx ends,
-// whether this server can reach the leader (the gauge
-// rpc.leader_unreachable, 1 when it cannot), and logs when that changes.
+// monitorLeaderReach reports, every leaderReachInterval until ctx ends,
+// whether this server can reach the leader.
 func (s *Server) monitorLeaderReach(ctx context.Context) {
 	ticker := time.NewTicker(leaderReachInterval)
 	defer ticker.Stop()
@@ -119,19 +118,26 @@ func (s *Server) monitorLeaderReach(ctx context.Context) {
 			return
 		case <-ticker.C:
 		}
-		err := s.LeaderUnreachable()
-		switch {
-		case err != nil && !troubled:
-			s.logger.Error("leader unreachable: writes and client heartbeats sent to this server are refused until it can connect; "+
-				"the leader takes the heartbeats from its member probe of this server", "error", err)
-		case err == nil && troubled:
-			s.logger.Info("leader reachable again")
-		}
-		troubled = err != nil
-		var v float32
-		if troubled {
-			v = 1
-		}
-		metrics.SetGauge([]string{"rpc", "leader_unreachable"}, v)
+		troubled = s.reportLeaderReach(metrics.Default(), troubled)
 	}
+}
+
+// reportLeaderReach publishes whether this server can reach the leader
+// (the gauge rpc.leader_unreachable, 1 when it cannot) and logs when that
+// changed since the last report (troubled). It returns the new state.
+func (s *Server) reportLeaderReach(m *metrics.Metrics, troubled bool) bool {
+	err := s.LeaderUnreachable()
+	switch {
+	case err != nil && !troubled:
+		s.logger.Error("leader unreachable: writes and client heartbeats sent to this server are refused until it can connect; "+
+			"the leader collects the heartbeats when it probes this server", "error", err)
+	case err == nil && troubled:
+		s.logger.Info("leader reachable again, or replaced", "leader", s.Leader())
+	}
+	var v float32
+	if err != nil {
+		v = 1
+	}
+	m.SetGauge([]string{"rpc", "leader_unreachable"}, v)
+	return err != nil
 }
