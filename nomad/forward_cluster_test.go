@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,12 +15,13 @@ import (
 
 // freezeLeader makes the leader stop reading what f sends it, as a
 // stopped process does (SIGSTOP): f's calls are delivered nowhere and
-// never answered. It returns a channel closed once f has sent something.
-func freezeLeader(t *testing.T, f, leader *Server) <-chan struct{} {
+// never answered.
+func freezeLeader(t *testing.T, f, leader *Server) *holdProxy {
 	t.Helper()
 	proxy := startHoldProxy(t, leader.RPCAdvertise())
 	poolThrough(t, f, leader.RPCAdvertise(), proxy)
-	return proxy.hold()
+	proxy.hold()
+	return proxy
 }
 
 // replaceLeader has raft elect a leader other than old, as the other
@@ -35,29 +37,19 @@ func (c *testCluster) replaceLeader(old *Server) *Server {
 	return c.otherLeader(old)
 }
 
-// waitHeld waits until a frozen leader holds a call.
-func waitHeld(t *testing.T, held <-chan struct{}) {
-	t.Helper()
-	select {
-	case <-held:
-	case <-time.After(leaderWait):
-		t.Fatalf("no call reached the frozen leader within %s", leaderWait)
-	}
-}
-
 func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
 	c := startCluster(t)
 	leader := c.waitForOneLeader(c.servers)
 	f := follower(c.servers)
 
 	t.Run("a repeatable write goes to the new leader", func(t *testing.T) {
-		held := freezeLeader(t, f, leader)
+		frozen := freezeLeader(t, f, leader)
 		done := make(chan error, 1)
 		go func() {
 			_, err := f.RegisterJob(testCtx(t), &JobRegisterRequest{Job: testJob("during-freeze")})
 			done <- err
 		}()
-		waitHeld(t, held)
+		frozen.waitHolding(t, "Job.Register")
 		newLeader := c.replaceLeader(leader)
 
 		// Without following the change, the call waits for the frozen
@@ -73,14 +65,14 @@ func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
 		if f.IsLeader() {
 			f = follower(c.servers)
 		}
-		held := freezeLeader(t, f, leader)
+		frozen := freezeLeader(t, f, leader)
 		alloc := testAlloc(testJob("during-freeze"), "node-1")
 		done := make(chan error, 1)
 		go func() {
 			_, err := f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
 			done <- err
 		}()
-		waitHeld(t, held)
+		frozen.waitHolding(t, "Raft.Apply")
 		c.replaceLeader(leader)
 
 		// A generic apply may not run twice: the frozen leader may have
@@ -89,6 +81,32 @@ func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
 		err := <-done
 		must.ErrorIs(t, err, ErrMayStillApply)
 		must.StrContains(t, err.Error(), "another leader")
+		leader = c.otherLeader(leader)
+	})
+
+	t.Run("a write larger than the socket buffers is cut short", func(t *testing.T) {
+		if f.IsLeader() {
+			f = follower(c.servers)
+		}
+		frozen := freezeLeader(t, f, leader)
+		// The frozen leader's buffers fill, and the write blocks in
+		// them: only the connection's write deadline ends it.
+		job := testJob("large")
+		job.Meta = map[string]string{"filler": strings.Repeat("x", 16<<20)}
+		alloc := testAlloc(job, "node-1")
+		done := make(chan error, 1)
+		go func() {
+			_, err := f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+			done <- err
+		}()
+		frozen.waitHolding(t, "Raft.Apply")
+		c.replaceLeader(leader)
+		select {
+		case err := <-done:
+			must.ErrorIs(t, err, ErrMayStillApply)
+		case <-time.After(2 * leaderWait):
+			t.Fatalf("the write into the frozen leader's full buffers still blocks %s later", 2*leaderWait)
+		}
 	})
 }
 
@@ -102,12 +120,12 @@ func TestForward_LeaderRefusesAWriteThatArrivesAfterItsDeadline(t *testing.T) {
 	// network.
 	proxy := startHoldProxy(t, leader.RPCAdvertise())
 	poolThrough(t, f, leader.RPCAdvertise(), proxy)
-	held := proxy.hold()
+	proxy.hold()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := f.RegisterJob(ctx, &JobRegisterRequest{Job: testJob("behind-partition")})
-	waitHeld(t, held)
+	proxy.waitHolding(t, "Job.Register")
 	// Sent and never answered: the caller is told the write may still
 	// apply, not that it failed.
 	must.ErrorIs(t, err, ErrMayStillApply)

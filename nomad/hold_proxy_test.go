@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"bytes"
 	"net"
 	"sync"
 	"testing"
@@ -10,20 +11,30 @@ import (
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
+// holdCap is how much a holding proxy keeps of one connection before it
+// stops reading it: past it, what the client sends fills the socket
+// buffers, as it does towards a process that stopped reading.
+const holdCap = 1 << 20
+
 // holdProxy relays TCP connections to a server, and can hold back what
 // the connecting side sends: the bytes wait in the proxy, as they wait in
-// the network during a partition or in the kernel of a process that is
-// stopped, until release delivers them. What the server sends back is
-// never held.
+// the network during a partition or in the kernel of a stopped process,
+// until deliver sends them on. What the server sends back is never held.
 type holdProxy struct {
 	t      testing.TB
 	l      net.Listener
 	target string
 
+	// mu guards the fields below and orders the writes to the servers.
 	mu      sync.Mutex
-	release chan struct{} // nil while not holding; closed by release
-	holding chan struct{} // closed once bytes are held
-	conns   []net.Conn
+	release chan struct{} // nil while not holding; closed by deliver
+	conns   []*proxiedConn
+}
+
+// proxiedConn is one relayed connection.
+type proxiedConn struct {
+	client, server net.Conn
+	held           []byte // what the client sent while the proxy held
 }
 
 func startHoldProxy(t testing.TB, target string) *holdProxy {
@@ -49,33 +60,56 @@ func (p *holdProxy) accept() {
 			client.Close()
 			continue
 		}
+		// A small receive buffer, as a busy host's, so that a large
+		// call fills what lies between the client and a full proxy.
+		_ = client.(*net.TCPConn).SetReadBuffer(64 << 10)
+		pc := &proxiedConn{client: client, server: server}
 		p.mu.Lock()
-		p.conns = append(p.conns, client, server)
+		p.conns = append(p.conns, pc)
 		p.mu.Unlock()
-		go p.up(client, server)
-		go p.down(server, client)
+		go p.up(pc)
+		go down(server, client)
 	}
 }
 
-// up copies what the client sends, waiting at the gate while held.
-func (p *holdProxy) up(client, server net.Conn) {
+// up passes on what the client sends.
+func (p *holdProxy) up(pc *proxiedConn) {
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := client.Read(buf)
-		if n > 0 {
-			p.gate()
-			if _, werr := server.Write(buf[:n]); werr != nil {
-				return
-			}
+		n, err := pc.client.Read(buf)
+		if n > 0 && !p.pass(pc, append([]byte(nil), buf[:n]...)) {
+			return
 		}
 		if err != nil {
-			server.Close()
+			pc.server.Close()
 			return
 		}
 	}
 }
 
-func (p *holdProxy) down(server, client net.Conn) {
+// pass writes chunk to the server, or holds it while the proxy holds,
+// blocking (and so no longer reading the client) once holdCap is held.
+// It reports whether the server took it.
+func (p *holdProxy) pass(pc *proxiedConn, chunk []byte) bool {
+	for {
+		p.mu.Lock()
+		release := p.release
+		switch {
+		case release == nil:
+			_, err := pc.server.Write(chunk)
+			p.mu.Unlock()
+			return err == nil
+		case len(pc.held) < holdCap:
+			pc.held = append(pc.held, chunk...)
+			p.mu.Unlock()
+			return true
+		}
+		p.mu.Unlock()
+		<-release
+	}
+}
+
+func down(server, client net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := server.Read(buf)
@@ -91,48 +125,57 @@ func (p *holdProxy) down(server, client net.Conn) {
 	}
 }
 
-// gate blocks while the proxy holds, after saying it holds something.
-func (p *holdProxy) gate() {
-	p.mu.Lock()
-	release, holding := p.release, p.holding
-	p.mu.Unlock()
-	if release == nil {
-		return
-	}
-	select {
-	case <-holding:
-	default:
-		close(holding)
-	}
-	<-release
-}
-
-// hold starts holding what clients send from now on, and returns a
-// channel closed once something is held.
-func (p *holdProxy) hold() <-chan struct{} {
+// hold starts holding what clients send.
+func (p *holdProxy) hold() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.release, p.holding = make(chan struct{}), make(chan struct{})
-	return p.holding
+	if p.release == nil {
+		p.release = make(chan struct{})
+	}
 }
 
-// deliver releases what is held, and lets everything through from now on.
+// waitHolding waits until the proxy holds bytes that contain marker (an
+// RPC method's name: a call's first bytes).
+func (p *holdProxy) waitHolding(t testing.TB, marker string) {
+	t.Helper()
+	waitfor.True(t, "the proxy to hold "+marker, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, pc := range p.conns {
+			if bytes.Contains(pc.held, []byte(marker)) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// deliver sends on what is held, and everything from now on.
 func (p *holdProxy) deliver() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.release == nil {
+		return
+	}
+	for _, pc := range p.conns {
+		_, _ = pc.server.Write(pc.held)
+		pc.held = nil
+	}
+	close(p.release)
+	p.release = nil
+}
+
+func (p *holdProxy) close() {
+	p.l.Close()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.release != nil {
 		close(p.release)
 		p.release = nil
 	}
-}
-
-func (p *holdProxy) close() {
-	p.l.Close()
-	p.deliver()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
+	for _, pc := range p.conns {
+		pc.client.Close()
+		pc.server.Close()
 	}
 }
 

@@ -29,6 +29,8 @@ type connPool struct {
 type pooledClient struct {
 	*rpc.Client
 	conn net.Conn
+	// sendMu serializes send's writes (pool_send.go).
+	sendMu sync.Mutex
 }
 
 func newConnPool(dialTimeout time.Duration, dialer *rpcDialer) *connPool {
@@ -69,7 +71,7 @@ func (p *connPool) callOnce(ctx context.Context, addr, method string, args, repl
 		return fmt.Errorf("rpc %s: reply must be a pointer, got %T", method, reply)
 	}
 	own := reflect.New(replyType.Elem())
-	call := client.Go(method, args, own.Interface(), make(chan *rpc.Call, 1))
+	call := client.send(ctx, method, args, own.Interface())
 	select {
 	case <-call.Done:
 	case <-ctx.Done():
