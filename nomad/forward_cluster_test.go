@@ -13,6 +13,15 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
+// steadyRaft gives raft timeouts four times the tests' usual, so that a
+// loaded machine does not elect a new leader of its own in the middle of
+// a test that moves the leadership itself, or needs it to stay put.
+func steadyRaft(cfg *Config) {
+	cfg.RaftConfig.HeartbeatTimeout = 2 * time.Second
+	cfg.RaftConfig.ElectionTimeout = 2 * time.Second
+	cfg.RaftConfig.LeaderLeaseTimeout = time.Second
+}
+
 // freezeLeader makes the leader stop reading what f sends it, as a
 // stopped process does (SIGSTOP): f's calls are delivered nowhere and
 // never answered.
@@ -38,7 +47,7 @@ func (c *testCluster) replaceLeader(old *Server) *Server {
 }
 
 func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
-	c := startCluster(t)
+	c := startCluster(t, steadyRaft)
 	leader := c.waitForOneLeader(c.servers)
 	f := follower(c.servers)
 
@@ -111,7 +120,7 @@ func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
 }
 
 func TestForward_LeaderRefusesAWriteThatArrivesAfterItsDeadline(t *testing.T) {
-	c := startCluster(t)
+	c := startCluster(t, steadyRaft)
 	leader := c.waitForOneLeader(c.servers)
 	f := follower(c.servers)
 	refusals := countLogs(leader.config, "refused a forwarded write that arrived after its deadline")

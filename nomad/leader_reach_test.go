@@ -128,7 +128,7 @@ func TestCluster_FollowerThatCannotReachTheLeader(t *testing.T) {
 		ttl   = 3 * time.Second
 		grace = 3 * time.Second
 	)
-	c := startCluster(t, func(cfg *Config) {
+	c := startCluster(t, steadyRaft, func(cfg *Config) {
 		cfg.LeaderUnreachableAfter = time.Second
 		cfg.MinHeartbeatTTL = ttl
 		cfg.HeartbeatGrace = grace
