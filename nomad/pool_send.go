@@ -18,7 +18,7 @@ import (
 func (c *pooledClient) send(ctx context.Context, method string, args, reply any) *rpc.Call {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
-	deadline, _ := ctx.Deadline() // zero: none
+	deadline, _ := ctx.Deadline() // zero: none, whatever the last send set
 	_ = c.conn.SetWriteDeadline(deadline)
 	cut := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
@@ -27,9 +27,8 @@ func (c *pooledClient) send(ctx context.Context, method string, args, reply any)
 	})
 	call := c.Go(method, args, reply, make(chan *rpc.Call, 1))
 	if !stop() {
-		<-cut
+		<-cut // the next send sets its own deadline
 	}
-	_ = c.conn.SetWriteDeadline(time.Time{})
 	// net/rpc finishes a call whose write failed before Go returns; a
 	// call still pending was written whole.
 	select {
