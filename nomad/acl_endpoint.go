@@ -31,6 +31,7 @@ var validSecret = sync.OnceValue(func() *regexp.Regexp {
 // ACLBootstrapRequest bootstraps the ACL system. BootstrapSecret, when
 // set, is the secret ID the management token gets.
 type ACLBootstrapRequest struct {
+	WriteDeadline
 	BootstrapSecret string `json:",omitempty"`
 }
 
@@ -43,12 +44,14 @@ type ACLTokenResponse struct {
 // ACLPolicyUpsertRequest creates or replaces policies.
 type ACLPolicyUpsertRequest struct {
 	AuthRequest
+	WriteDeadline
 	Policies []*structs.ACLPolicy
 }
 
 // ACLPolicyDeleteRequest removes policies.
 type ACLPolicyDeleteRequest struct {
 	AuthRequest
+	WriteDeadline
 	Names []string
 }
 
@@ -57,6 +60,7 @@ type ACLPolicyDeleteRequest struct {
 // AccessorID of a stored token).
 type ACLTokenUpsertRequest struct {
 	AuthRequest
+	WriteDeadline
 	Tokens []*structs.ACLToken
 }
 
@@ -69,6 +73,7 @@ type ACLTokenUpsertResponse struct {
 // ACLTokenDeleteRequest removes tokens.
 type ACLTokenDeleteRequest struct {
 	AuthRequest
+	WriteDeadline
 	AccessorIDs []string
 }
 
@@ -115,7 +120,7 @@ func (s *Server) bootstrapACLLocal(ctx context.Context, req *ACLBootstrapRequest
 		Global:     true,
 		CreateTime: time.Now().UTC(),
 	}
-	index, err := s.raftApply(MsgACLTokenBootstrap, &ACLTokenBootstrapEntry{Token: token, ResetIndex: resetIndex})
+	index, err := s.raftApply(ctx, MsgACLTokenBootstrap, &ACLTokenBootstrapEntry{Token: token, ResetIndex: resetIndex})
 	if err != nil {
 		return nil, err
 	}
@@ -154,22 +159,22 @@ func (s *Server) bootstrapResetIndex() (uint64, error) {
 
 // UpsertACLPolicies creates or replaces policies, whose rules must parse.
 func (s *Server) UpsertACLPolicies(ctx context.Context, req *ACLPolicyUpsertRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ACL.UpsertPolicies", req, func(_ context.Context, req *ACLPolicyUpsertRequest) (*IndexResponse, error) {
+	return leaderWrite(ctx, s, "ACL.UpsertPolicies", req, func(ctx context.Context, req *ACLPolicyUpsertRequest) (*IndexResponse, error) {
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(MsgACLPolicyUpsert, &ACLPolicyUpsertEntry{Policies: req.Policies})
+		index, err := s.raftApply(ctx, MsgACLPolicyUpsert, &ACLPolicyUpsertEntry{Policies: req.Policies})
 		return &IndexResponse{Index: index}, err
 	})
 }
 
 // DeleteACLPolicies removes policies; an unknown name is ErrNotFound.
 func (s *Server) DeleteACLPolicies(ctx context.Context, req *ACLPolicyDeleteRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ACL.DeletePolicies", req, func(_ context.Context, req *ACLPolicyDeleteRequest) (*IndexResponse, error) {
+	return leaderWrite(ctx, s, "ACL.DeletePolicies", req, func(ctx context.Context, req *ACLPolicyDeleteRequest) (*IndexResponse, error) {
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(MsgACLPolicyDelete, &ACLPolicyDeleteEntry{Names: req.Names})
+		index, err := s.raftApply(ctx, MsgACLPolicyDelete, &ACLPolicyDeleteEntry{Names: req.Names})
 		return &IndexResponse{Index: index}, err
 	})
 }
@@ -199,7 +204,7 @@ func (s *Server) upsertACLTokensLocal(ctx context.Context, req *ACLTokenUpsertRe
 		}
 		tokens = append(tokens, t)
 	}
-	index, err := s.raftApply(MsgACLTokenUpsert, &ACLTokenUpsertEntry{Tokens: tokens})
+	index, err := s.raftApply(ctx, MsgACLTokenUpsert, &ACLTokenUpsertEntry{Tokens: tokens})
 	if err != nil {
 		return nil, err
 	}
@@ -332,11 +337,11 @@ func newTokenFields(st *state.StateStore, t, in *structs.ACLToken, now time.Time
 
 // DeleteACLTokens removes tokens; an unknown accessor ID is ErrNotFound.
 func (s *Server) DeleteACLTokens(ctx context.Context, req *ACLTokenDeleteRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ACL.DeleteTokens", req, func(_ context.Context, req *ACLTokenDeleteRequest) (*IndexResponse, error) {
+	return leaderWrite(ctx, s, "ACL.DeleteTokens", req, func(ctx context.Context, req *ACLTokenDeleteRequest) (*IndexResponse, error) {
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(MsgACLTokenDelete, &ACLTokenDeleteEntry{AccessorIDs: req.AccessorIDs})
+		index, err := s.raftApply(ctx, MsgACLTokenDelete, &ACLTokenDeleteEntry{AccessorIDs: req.AccessorIDs})
 		return &IndexResponse{Index: index}, err
 	})
 }

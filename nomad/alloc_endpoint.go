@@ -17,6 +17,7 @@ const allocStopDescription = "alloc was stopped by user"
 // AllocStopRequest stops one allocation.
 type AllocStopRequest struct {
 	AuthRequest
+	WriteDeadline
 	AllocID string
 }
 
@@ -29,6 +30,7 @@ type AllocStopResponse struct {
 // AllocClientUpdateRequest carries what a client reports about its
 // allocations.
 type AllocClientUpdateRequest struct {
+	WriteDeadline
 	Allocs []*structs.Allocation
 
 	// NodeID and SecretID are the reporting node and the proof that the
@@ -66,7 +68,7 @@ func (s *Server) allocStopLocal(ctx context.Context, req *AllocStopRequest) (*Al
 		Desc:     allocStopDescription,
 		Evals:    []*structs.Evaluation{eval},
 	}
-	index, err := s.raftApply(MsgAllocDesiredStatus, entry)
+	index, err := s.raftApply(ctx, MsgAllocDesiredStatus, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +132,7 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 			entry.Evals = append(entry.Evals, eval)
 		}
 	}
-	index, err := s.raftApply(MsgAllocClientUpdate, entry)
+	index, err := s.raftApply(ctx, MsgAllocClientUpdate, entry)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 // AllocMaxRunRequest changes the max_run_duration of one running
 // allocation.
 type AllocMaxRunRequest struct {
+	WriteDeadline
 	AllocID string
 	// Budget is the allocation's new max_run_duration, counted from its
 	// CreateTime as before.
@@ -58,7 +59,7 @@ func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunReques
 	if err != nil {
 		return nil, err
 	}
-	index, err := s.raftApply(MsgAllocMaxRunOverride, &AllocMaxRunEntry{AllocID: alloc.ID, Override: override})
+	index, err := s.raftApply(ctx, MsgAllocMaxRunOverride, &AllocMaxRunEntry{AllocID: alloc.ID, Override: override})
 	if err != nil {
 		return nil, err
 	}

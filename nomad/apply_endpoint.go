@@ -8,6 +8,7 @@ import (
 
 // RaftApplyRequest is a log entry forwarded to the leader as it is.
 type RaftApplyRequest struct {
+	WriteDeadline
 	Type  MessageType
 	Entry json.RawMessage
 }
@@ -36,7 +37,7 @@ func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint6
 	return resp.Index, nil
 }
 
-func (s *Server) applyLocal(_ context.Context, req *RaftApplyRequest) (*IndexResponse, error) {
+func (s *Server) applyLocal(ctx context.Context, req *RaftApplyRequest) (*IndexResponse, error) {
 	entry, err := newLogEntry(req.Type)
 	if err != nil {
 		return nil, withKind(ErrInvalidRequest, err)
@@ -51,7 +52,7 @@ func (s *Server) applyLocal(_ context.Context, req *RaftApplyRequest) (*IndexRes
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(req.Type, entry)
+	index, err := s.raftApply(ctx, req.Type, entry)
 	if err != nil {
 		return nil, err
 	}

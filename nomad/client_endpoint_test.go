@@ -135,6 +135,9 @@ func TestIsServerUnavailable(t *testing.T) {
 	must.Error(t, err)
 	must.True(t, IsServerUnavailable(err))
 	must.True(t, IsServerUnavailable(&RemoteError{Message: "no leader", sentinel: ErrNoLeader}))
+	must.True(t, IsServerUnavailable(&RemoteError{Message: "cannot reach the leader", sentinel: ErrLeaderUnreachable}),
+		must.Sprint("another server may reach the leader"))
+	must.False(t, IsServerUnavailable(&RemoteError{Message: "may still apply", sentinel: ErrMayStillApply}))
 	must.False(t, IsServerUnavailable(&RemoteError{Message: "bad", sentinel: ErrInvalidRequest}))
 	must.False(t, IsServerUnavailable(nil))
 	must.True(t, IsServerUnavailable(errors.New("connection reset")))

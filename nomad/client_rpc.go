@@ -70,13 +70,14 @@ func (c *RPCClient) Close() { c.pool.close() }
 
 // IsServerUnavailable reports whether err means that the server called
 // could not serve the request at all: it could not be reached, the
-// connection broke, the call timed out, or the server knows no leader.
-// A caller with other servers to try should move on to the next one.
+// connection broke, the call timed out, or the server knows no leader or
+// cannot reach it. A caller with other servers to try should move on to
+// the next one.
 func IsServerUnavailable(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrNoLeader) || errors.Is(err, errPoolClosed) {
+	if errors.Is(err, ErrNoLeader) || errors.Is(err, ErrLeaderUnreachable) || errors.Is(err, errPoolClosed) {
 		return true
 	}
 	var remote *RemoteError

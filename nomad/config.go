@@ -111,6 +111,13 @@ type Config struct {
 	// deadline of its own.
 	ForwardTimeout time.Duration
 
+	// LeaderUnreachableAfter is how long this server's attempts to open a
+	// connection to the leader must keep failing, while raft still
+	// follows that leader, before it reports the leader unreachable (see
+	// Server.LeaderUnreachable) and refuses at once the writes it would
+	// have to forward.
+	LeaderUnreachableAfter time.Duration
+
 	// RaftApplyTimeout bounds the enqueueing of one raft log entry.
 	RaftApplyTimeout time.Duration
 
@@ -191,7 +198,12 @@ func DefaultConfig() *Config {
 		RPCHandshakeTimeout:  5 * time.Second,
 		RPCMaxConnsPerClient: 100,
 		ForwardTimeout:       30 * time.Second,
-		RaftApplyTimeout:     30 * time.Second,
+		// Longer than raft takes to replace a leader that died (a few
+		// election timeouts), shorter than a node's minimum TTL and
+		// grace, so that a client told to try another server still
+		// makes it in time.
+		LeaderUnreachableAfter: 10 * time.Second,
+		RaftApplyTimeout:       30 * time.Second,
 
 		EvalNackTimeout:         60 * time.Second,
 		EvalDeliveryLimit:       3,
@@ -262,6 +274,7 @@ func (c *Config) withDefaults() *Config {
 	if out.ForwardTimeout <= 0 {
 		out.ForwardTimeout = d.ForwardTimeout
 	}
+	setDefault(&out.LeaderUnreachableAfter, d.LeaderUnreachableAfter)
 	if out.RaftApplyTimeout <= 0 {
 		out.RaftApplyTimeout = d.RaftApplyTimeout
 	}

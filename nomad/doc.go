@@ -25,6 +25,22 @@
 // Errors keep their kind across the hop (ErrNotFound, ErrInvalidRequest,
 // ErrIndexConflict, ErrNoLeader) so callers can use errors.Is.
 //
+// A write is bounded by its caller's context, or the forward timeout. A
+// forwarded call follows raft's leader: when raft elects another leader
+// while the call waits for an answer (the old one froze, or was cut
+// off), a write that is safe to repeat is sent to the new one, and any
+// other is answered at once. The request carries its deadline; the leader
+// refuses one that arrives, or is still unproposed, after it. So a write
+// that does not succeed says which it is: ErrNotApplied (or ErrNoLeader:
+// it never entered the log) or ErrMayStillApply (it reached a leader, or
+// may have, and no answer came). See forward.go and write_deadline.go.
+//
+// A follower that cannot open connections to the leader raft follows
+// reports it (LeaderUnreachable) and refuses the writes it would have to
+// forward; the leader collects the client heartbeats it took through its
+// member probe, so that no node is marked down for the servers' trouble
+// (leader_reach.go, heartbeat_relay.go).
+//
 // # Reads
 //
 // Reads are local: callers query Server.State() with blocking queries.

@@ -148,18 +148,18 @@ func (s *Server) drainNode(ctx context.Context, node *structs.Node, act drainAct
 			entry.Transitions[a.ID] = structs.DesiredTransition{Migrate: &yes}
 		}
 		s.logger.Info("draining node: migrating allocations", "node_id", node.ID, "count", len(act.migrate))
-		if _, err := s.raftApply(MsgAllocDesiredTransition, entry); err != nil {
+		if _, err := s.raftApply(ctx, MsgAllocDesiredTransition, entry); err != nil {
 			return err
 		}
 	}
 	if len(act.stop) > 0 {
 		s.logger.Info("node drain deadline reached: stopping allocations", "node_id", node.ID, "count", len(act.stop))
-		if err := s.stopDrainedAllocs(node.ID, act.stop, drainDeadlineDesc, now); err != nil {
+		if err := s.stopDrainedAllocs(ctx, node.ID, act.stop, drainDeadlineDesc, now); err != nil {
 			return err
 		}
 	}
 	if len(act.system) > 0 {
-		if err := s.stopDrainedAllocs(node.ID, act.system, drainSystemDesc, now); err != nil {
+		if err := s.stopDrainedAllocs(ctx, node.ID, act.system, drainSystemDesc, now); err != nil {
 			return err
 		}
 	}
@@ -172,7 +172,7 @@ func (s *Server) drainNode(ctx context.Context, node *structs.Node, act drainAct
 	return nil
 }
 
-func (s *Server) stopDrainedAllocs(nodeID string, allocs []*structs.Allocation, desc string, now int64) error {
+func (s *Server) stopDrainedAllocs(ctx context.Context, nodeID string, allocs []*structs.Allocation, desc string, now int64) error {
 	ids := make([]string, len(allocs))
 	for i, a := range allocs {
 		ids[i] = a.ID
@@ -183,7 +183,7 @@ func (s *Server) stopDrainedAllocs(nodeID string, allocs []*structs.Allocation, 
 		Desc:     desc,
 		Evals:    drainEvals(nodeID, allocs, now),
 	}
-	_, err := s.raftApply(MsgAllocDesiredStatus, entry)
+	_, err := s.raftApply(ctx, MsgAllocDesiredStatus, entry)
 	return err
 }
 

@@ -39,6 +39,23 @@ var (
 	// ErrTokenExpired: the request's token is past its expiration time.
 	ErrTokenExpired = errors.New("ACL token expired")
 
+	// ErrNotApplied: the write's deadline passed before the leader put it
+	// in the raft log, and it never will: nothing changed, and the write
+	// may be sent again.
+	ErrNotApplied = errors.New("the write was not applied")
+
+	// ErrMayStillApply: the write reached the leader, or may have, but no
+	// answer came back in time (the leader froze or lost its leadership,
+	// the connection broke, the deadline passed while it was being
+	// committed). It may have been applied, or may still be.
+	ErrMayStillApply = errors.New("the write may still be applied")
+
+	// ErrLeaderUnreachable: raft names a leader, but this server has not
+	// been able to open a connection to it for a while (see
+	// Config.LeaderUnreachableAfter). Nothing was sent; another server
+	// may get through.
+	ErrLeaderUnreachable = errors.New("the leader is unreachable from this server")
+
 	// errNotLeader: a forwarded request reached a server that is no longer
 	// the leader; the forwarding server looks for the leader again.
 	errNotLeader = errors.New("not the leader")
@@ -51,6 +68,9 @@ var errorCodes = []struct {
 	sentinel error
 }{
 	{"not_leader", errNotLeader},
+	// Whatever else went wrong, that the write may have been applied is
+	// what its caller must know.
+	{"may_still_apply", ErrMayStillApply},
 	{"not_found", ErrNotFound},
 	{"invalid_request", ErrInvalidRequest},
 	{"index_conflict", ErrIndexConflict},
@@ -58,8 +78,13 @@ var errorCodes = []struct {
 	{"permission_denied", ErrPermissionDenied},
 	{"token_not_found", ErrTokenNotFound},
 	{"token_expired", ErrTokenExpired},
+	// After no_leader, which a client agent looks for to try another
+	// server: a write that found no leader was not applied either.
+	{"leader_unreachable", ErrLeaderUnreachable},
+	{"not_applied", ErrNotApplied},
 	// The leader lost its leadership while the write was being
-	// committed: it may or may not have been applied.
+	// committed: it may or may not have been applied. (raftApply marks
+	// it ErrMayStillApply too.)
 	{"leadership_lost", raft.ErrLeadershipLost},
 }
 
@@ -153,6 +178,18 @@ func withKind(kind, err error) error {
 // permissionDenied returns an ErrPermissionDenied error that says why.
 func permissionDenied(format string, args ...any) error {
 	return withKind(ErrPermissionDenied, fmt.Errorf("permission denied: "+format, args...))
+}
+
+// mayStillApply marks err, which left the write's outcome unknown, as an
+// ErrMayStillApply error that says so.
+func mayStillApply(err error) error {
+	return fmt.Errorf("%w: %w", err, ErrMayStillApply)
+}
+
+// notApplied marks err, which stopped the write before it entered the
+// raft log, as an ErrNotApplied error that says so.
+func notApplied(err error) error {
+	return fmt.Errorf("%w: %w", err, ErrNotApplied)
 }
 
 // invalidf returns an ErrInvalidRequest error with the given message.

@@ -23,6 +23,10 @@ func TestRPCError_RoundTripKeepsKindAndMessage(t *testing.T) {
 		{"no leader", fmt.Errorf("forward: %w", ErrNoLeader), ErrNoLeader},
 		{"not leader", errNotLeader, errNotLeader},
 		{"leadership lost", fmt.Errorf("apply: %w", raft.ErrLeadershipLost), raft.ErrLeadershipLost},
+		{"may still apply", mayStillApply(fmt.Errorf("apply: %w", raft.ErrLeadershipLost)), ErrMayStillApply},
+		{"not applied", notApplied(errors.New("refused: late")), ErrNotApplied},
+		{"not applied, no leader", notApplied(withKind(ErrNoLeader, errors.New("forward: dial"))), ErrNoLeader},
+		{"leader unreachable", notApplied(fmt.Errorf("forward: %w", ErrLeaderUnreachable)), ErrLeaderUnreachable},
 		{"plain", errors.New("disk on fire"), nil},
 	}
 	for _, tc := range cases {

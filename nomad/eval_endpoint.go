@@ -8,6 +8,7 @@ import (
 
 // EvalUpsertRequest creates or updates evaluations.
 type EvalUpsertRequest struct {
+	WriteDeadline
 	Evals []*structs.Evaluation
 }
 
@@ -26,8 +27,8 @@ func (s *Server) UpsertEvals(ctx context.Context, evals []*structs.Evaluation) (
 	return resp.Index, nil
 }
 
-func (s *Server) upsertEvalsLocal(_ context.Context, req *EvalUpsertRequest) (*IndexResponse, error) {
-	index, err := s.raftApply(MsgEvalUpdate, &EvalUpdateEntry{Evals: req.Evals})
+func (s *Server) upsertEvalsLocal(ctx context.Context, req *EvalUpsertRequest) (*IndexResponse, error) {
+	index, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: req.Evals})
 	if err != nil {
 		return nil, err
 	}

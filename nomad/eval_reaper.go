@@ -25,7 +25,7 @@ func (s *Server) reapFailedEvals(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if err := s.failEval(eval); err != nil {
+		if err := s.failEval(ctx, eval); err != nil {
 			s.logger.Error("mark evaluation failed", "eval_id", eval.ID, "error", err)
 			if nerr := s.evalBroker.Nack(eval.ID, token); nerr != nil {
 				s.logger.Debug("nack failed evaluation", "eval_id", eval.ID, "error", nerr)
@@ -38,7 +38,7 @@ func (s *Server) reapFailedEvals(ctx context.Context) {
 	}
 }
 
-func (s *Server) failEval(eval *structs.Evaluation) error {
+func (s *Server) failEval(ctx context.Context, eval *structs.Evaluation) error {
 	now := time.Now()
 	delay := s.config.EvalFailedFollowupDelay
 	delay += time.Duration(rand.Int64N(int64(delay)/2 + 1))
@@ -62,7 +62,7 @@ func (s *Server) failEval(eval *structs.Evaluation) error {
 	failed.NextEval = followup.ID
 	failed.ModifyTime = now.UnixNano()
 	s.logger.Warn("evaluation reached its delivery limit; marking it failed", "eval_id", eval.ID, "job_id", eval.JobID, "followup_eval_id", followup.ID)
-	_, err := s.raftApply(MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{failed, followup}})
+	_, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{failed, followup}})
 	return err
 }
 
@@ -80,7 +80,7 @@ func (s *Server) reapCancelableEvals(ctx context.Context) {
 		evals := append(s.evalBroker.Cancelable(), s.blockedEvals.Duplicates()...)
 		for len(evals) > 0 {
 			n := min(len(evals), cancelBatchSize)
-			if err := s.cancelEvals(evals[:n]); err != nil {
+			if err := s.cancelEvals(ctx, evals[:n]); err != nil {
 				s.logger.Warn("cancel redundant evaluations", "count", n, "error", err)
 			}
 			evals = evals[n:]
@@ -88,7 +88,7 @@ func (s *Server) reapCancelableEvals(ctx context.Context) {
 	}
 }
 
-func (s *Server) cancelEvals(evals []*structs.Evaluation) error {
+func (s *Server) cancelEvals(ctx context.Context, evals []*structs.Evaluation) error {
 	now := time.Now().UnixNano()
 	cancelled := make([]*structs.Evaluation, len(evals))
 	for i, e := range evals {
@@ -98,6 +98,6 @@ func (s *Server) cancelEvals(evals []*structs.Evaluation) error {
 		c.ModifyTime = now
 		cancelled[i] = c
 	}
-	_, err := s.raftApply(MsgEvalUpdate, &EvalUpdateEntry{Evals: cancelled})
+	_, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: cancelled})
 	return err
 }

@@ -33,12 +33,18 @@ type heartbeats struct {
 	enabled bool
 	ctx     context.Context // the leader's, while enabled
 	epoch   uint64
-	timers  map[string]*time.Timer
+	timers  map[string]*nodeTimer
 	running sync.WaitGroup // expire calls in progress
 }
 
+// nodeTimer marks a node down at deadline.
+type nodeTimer struct {
+	*time.Timer
+	deadline time.Time
+}
+
 func newHeartbeats(cfg heartbeatConfig, logger hclog.Logger, expire func(context.Context, string)) *heartbeats {
-	return &heartbeats{cfg: cfg, logger: logger, expire: expire, timers: make(map[string]*time.Timer)}
+	return &heartbeats{cfg: cfg, logger: logger, expire: expire, timers: make(map[string]*nodeTimer)}
 }
 
 // enable arms heartbeat timers from now on; expirations run with ctx, the
@@ -64,7 +70,7 @@ func (h *heartbeats) stopAllLocked() {
 	for _, t := range h.timers {
 		t.Stop()
 	}
-	h.timers = make(map[string]*time.Timer)
+	h.timers = make(map[string]*nodeTimer)
 	h.epoch++
 }
 
@@ -113,13 +119,33 @@ func scaledTTL(minTTL time.Duration, maxPerSecond float64, nodes int) time.Durat
 	return max(minTTL, time.Duration(float64(nodes)/maxPerSecond*float64(time.Second)))
 }
 
+// relayed restarts a node's timer for a heartbeat its client sent to
+// another server age ago, which that server could not forward (see
+// heartbeat_relay.go), unless the timer already runs longer. It reports
+// whether it restarted the timer: not for a node that is not watched
+// (down, unknown, or this server does not lead).
+func (h *heartbeats) relayed(nodeID string, age time.Duration) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t, ok := h.timers[nodeID]
+	if !h.enabled || !ok {
+		return false
+	}
+	after := scaledTTL(h.cfg.minTTL, h.cfg.maxPerSecond, len(h.timers)) + h.cfg.grace - age
+	if after <= 0 || !time.Now().Add(after).After(t.deadline) {
+		return false
+	}
+	h.armLocked(nodeID, after)
+	return true
+}
+
 func (h *heartbeats) armLocked(nodeID string, after time.Duration) {
 	if t, ok := h.timers[nodeID]; ok {
 		t.Stop()
 	}
 	epoch := h.epoch
-	var t *time.Timer
-	t = time.AfterFunc(after, func() {
+	t := &nodeTimer{deadline: time.Now().Add(after)}
+	t.Timer = time.AfterFunc(after, func() {
 		h.mu.Lock()
 		if !h.enabled || h.epoch != epoch || h.timers[nodeID] != t {
 			h.mu.Unlock()

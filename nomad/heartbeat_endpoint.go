@@ -9,6 +9,7 @@ import (
 
 // NodeHeartbeatRequest is a client's heartbeat.
 type NodeHeartbeatRequest struct {
+	WriteDeadline
 	NodeID string
 	// SecretID proves the caller is the node; servers forwarding the
 	// heartbeat to the leader checked it already.
@@ -27,12 +28,30 @@ type NodeHeartbeatResponse struct {
 // down after missed heartbeats) becomes ready, with evaluations for the
 // jobs that can use it again. An unknown node is an ErrNotFound error: it
 // must register first.
+//
+// A follower keeps the heartbeat until the leader has it, so that the
+// leader can collect it should the follower fail to forward it (see
+// heartbeat_relay.go).
 func (s *Server) NodeHeartbeat(ctx context.Context, nodeID string) (time.Duration, error) {
+	var took time.Time
+	if !isForwarded(ctx) && !s.IsLeader() && s.knownNode(nodeID) {
+		took = s.relay.took(nodeID)
+	}
 	resp, err := leaderWrite(ctx, s, "Node.Heartbeat", &NodeHeartbeatRequest{NodeID: nodeID}, s.nodeHeartbeatLocal)
 	if err != nil {
 		return 0, err
 	}
+	if !took.IsZero() {
+		s.relay.delivered(nodeID, took)
+	}
 	return resp.HeartbeatTTL, nil
+}
+
+// knownNode reports whether this server's state holds the node: only
+// their heartbeats are kept for the leader.
+func (s *Server) knownNode(nodeID string) bool {
+	node, err := s.State().NodeByID(nil, nodeID)
+	return err == nil && node != nil
 }
 
 func (s *Server) nodeHeartbeatLocal(ctx context.Context, req *NodeHeartbeatRequest) (*NodeHeartbeatResponse, error) {

@@ -236,7 +236,7 @@ func mustRegister(t testing.TB, s *Server, job *structs.Job) *JobRegisterRespons
 	waitfor.NoError(t, fmt.Sprintf("job %q registered through %s", job.ID, s.config.NodeName), func() error {
 		var err error
 		resp, err = s.RegisterJob(testCtx(t), &JobRegisterRequest{Job: job.Copy()})
-		if err != nil && !errors.Is(err, raft.ErrLeadershipLost) {
+		if err != nil && !errors.Is(err, raft.ErrLeadershipLost) && !errors.Is(err, ErrMayStillApply) {
 			t.Fatalf("register job %q through %s: %v", job.ID, s.config.NodeName, err)
 		}
 		return err

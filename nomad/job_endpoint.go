@@ -16,6 +16,7 @@ import (
 // canonicalised; it is validated again on the leader.
 type JobRegisterRequest struct {
 	AuthRequest
+	WriteDeadline
 	Job *structs.Job
 
 	// EnforceIndex makes the register conditional on the stored job's
@@ -43,6 +44,7 @@ type JobRegisterResponse struct {
 // JobDeregisterRequest stops a job, or purges it from the state.
 type JobDeregisterRequest struct {
 	AuthRequest
+	WriteDeadline
 	Namespace string
 	JobID     string
 	Purge     bool
@@ -116,7 +118,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(MsgJobRegister, entry)
+	index, err := s.raftApply(ctx, MsgJobRegister, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +211,7 @@ func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterReque
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(MsgJobDeregister, entry)
+	index, err := s.raftApply(ctx, MsgJobDeregister, entry)
 	if err != nil {
 		return nil, err
 	}

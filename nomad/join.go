@@ -138,6 +138,9 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 			defer cancel()
 			var resp MembersResponse
 			err := s.pool.call(callCtx, addr, "Status.Members", req, &resp)
+			if addr == s.Leader() && callCtx.Err() == nil {
+				s.leaderReach.record(addr, err)
+			}
 			probes[i] = probe{addr: addr, err: err}
 			if err == nil {
 				probes[i].resp = &resp
@@ -163,6 +166,7 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 		}
 		s.members.contacted(p.resp.Self)
 		s.members.heardOf(sameRegion(p.resp.Known, s.config.Region))
+		s.takeRelayedHeartbeats(p.resp.Self, p.resp)
 	}
 	return probes
 }

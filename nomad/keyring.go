@@ -22,7 +22,7 @@ const keyringInitRetry = time.Second
 // first.
 func (s *Server) initializeKeyring(ctx context.Context) {
 	for {
-		err := s.writeFirstRootKey()
+		err := s.writeFirstRootKey(ctx)
 		if err == nil {
 			return
 		}
@@ -35,7 +35,7 @@ func (s *Server) initializeKeyring(ctx context.Context) {
 	}
 }
 
-func (s *Server) writeFirstRootKey() error {
+func (s *Server) writeFirstRootKey(ctx context.Context) error {
 	keys, err := s.State().RootKeys(nil)
 	if err != nil || len(keys) > 0 {
 		return err
@@ -44,7 +44,7 @@ func (s *Server) writeFirstRootKey() error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.raftApply(MsgRootKeyUpsert, &RootKeyUpsertEntry{Key: key, IfEmpty: true}); err != nil {
+	if _, err := s.raftApply(ctx, MsgRootKeyUpsert, &RootKeyUpsertEntry{Key: key, IfEmpty: true}); err != nil {
 		return err
 	}
 	s.logger.Info("initialized the keyring", "key_id", key.KeyID)

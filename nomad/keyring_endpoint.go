@@ -14,6 +14,7 @@ import (
 // RootKeyRotateRequest asks for a new active root key.
 type RootKeyRotateRequest struct {
 	AuthRequest
+	WriteDeadline
 }
 
 // RootKeyRotateResponse is the key a rotation made, and the index it was
@@ -28,6 +29,7 @@ type RootKeyRotateResponse struct {
 // RootKeyDeleteRequest removes an inactive root key.
 type RootKeyDeleteRequest struct {
 	AuthRequest
+	WriteDeadline
 	KeyID string
 	// Force removes the key even while allocations that may hold
 	// identities it signed still run.
@@ -50,12 +52,12 @@ func (s *Server) ListRootKeys(ctx context.Context, q QueryOptions) ([]*structs.R
 // RotateRootKey makes a new root key the active one; the key that was
 // active turns inactive and keeps verifying what it signed.
 func (s *Server) RotateRootKey(ctx context.Context, req *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
-	return leaderWrite(ctx, s, "Keyring.Rotate", req, func(context.Context, *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
+	return leaderWrite(ctx, s, "Keyring.Rotate", req, func(ctx context.Context, _ *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
 		key, err := structs.NewRootKey(time.Now())
 		if err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(MsgRootKeyUpsert, &RootKeyUpsertEntry{Key: key})
+		index, err := s.raftApply(ctx, MsgRootKeyUpsert, &RootKeyUpsertEntry{Key: key})
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +95,7 @@ func (s *Server) deleteRootKeyLocal(ctx context.Context, req *RootKeyDeleteReque
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(MsgRootKeyDelete, &RootKeyDeleteEntry{KeyID: req.KeyID})
+	index, err := s.raftApply(ctx, MsgRootKeyDelete, &RootKeyDeleteEntry{KeyID: req.KeyID})
 	return &IndexResponse{Index: index}, err
 }
 

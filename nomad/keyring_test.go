@@ -39,7 +39,7 @@ func TestKeyring_firstLeaderMakesOneKey(t *testing.T) {
 
 	// Leading again finds the keyring full and adds nothing.
 	s.restartLeadership(testCtx(t))
-	must.NoError(t, s.writeFirstRootKey())
+	must.NoError(t, s.writeFirstRootKey(testCtx(t)))
 	keys, err := s.State().RootKeys(nil)
 	must.NoError(t, err)
 	must.Len(t, 1, keys)

@@ -10,19 +10,21 @@ import (
 // NamespaceUpsertRequest creates or replaces namespaces.
 type NamespaceUpsertRequest struct {
 	AuthRequest
+	WriteDeadline
 	Namespaces []*structs.Namespace
 }
 
 // NamespaceDeleteRequest removes namespaces.
 type NamespaceDeleteRequest struct {
 	AuthRequest
+	WriteDeadline
 	Names []string
 }
 
 // UpsertNamespaces creates or replaces namespaces.
 func (s *Server) UpsertNamespaces(ctx context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "Namespace.Upsert", req, func(_ context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
-		index, err := s.raftApply(MsgNamespaceUpsert, &NamespaceUpsertEntry{Namespaces: req.Namespaces})
+	return leaderWrite(ctx, s, "Namespace.Upsert", req, func(ctx context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
+		index, err := s.raftApply(ctx, MsgNamespaceUpsert, &NamespaceUpsertEntry{Namespaces: req.Namespaces})
 		return &IndexResponse{Index: index}, err
 	})
 }
@@ -52,7 +54,7 @@ func (s *Server) deleteNamespacesLocal(ctx context.Context, req *NamespaceDelete
 	}
 	// The store checks for jobs where the entry lands, so that a job
 	// registered meanwhile keeps its namespace.
-	index, err := s.raftApply(MsgNamespaceDelete, &NamespaceDeleteEntry{Names: req.Names})
+	index, err := s.raftApply(ctx, MsgNamespaceDelete, &NamespaceDeleteEntry{Names: req.Names})
 	return &IndexResponse{Index: index}, err
 }
 

@@ -11,6 +11,7 @@ import (
 
 // NodeRegisterRequest registers a node or refreshes its registration.
 type NodeRegisterRequest struct {
+	WriteDeadline
 	Node *structs.Node
 
 	// NewNodeAllowed lets the request register a node the servers do not
@@ -21,6 +22,7 @@ type NodeRegisterRequest struct {
 
 // NodeUpdateStatusRequest sets a node's status.
 type NodeUpdateStatusRequest struct {
+	WriteDeadline
 	NodeID string
 	Status string
 }
@@ -28,6 +30,7 @@ type NodeUpdateStatusRequest struct {
 // NodeUpdateEligibilityRequest sets whether the scheduler may use a node.
 type NodeUpdateEligibilityRequest struct {
 	AuthRequest
+	WriteDeadline
 	NodeID      string
 	Eligibility string
 }
@@ -35,6 +38,7 @@ type NodeUpdateEligibilityRequest struct {
 // NodeUpdateDrainRequest starts a drain (DrainStrategy set) or ends one.
 type NodeUpdateDrainRequest struct {
 	AuthRequest
+	WriteDeadline
 	NodeID        string
 	DrainStrategy *structs.DrainStrategy
 	MarkEligible  bool
@@ -43,6 +47,7 @@ type NodeUpdateDrainRequest struct {
 // NodeDeregisterRequest removes nodes.
 type NodeDeregisterRequest struct {
 	AuthRequest
+	WriteDeadline
 	NodeIDs []string
 }
 
@@ -100,7 +105,7 @@ func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest
 			return nil, err
 		}
 	}
-	resp, err := s.applyNodeWrite(MsgNodeRegister, entry, entry.Evals)
+	resp, err := s.applyNodeWrite(ctx, MsgNodeRegister, entry, entry.Evals)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +160,7 @@ func (s *Server) nodeUpdateStatusLocal(ctx context.Context, req *NodeUpdateStatu
 			return nil, err
 		}
 	}
-	resp, err := s.applyNodeWrite(MsgNodeUpdateStatus, entry, entry.Evals)
+	resp, err := s.applyNodeWrite(ctx, MsgNodeUpdateStatus, entry, entry.Evals)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +191,7 @@ func (s *Server) nodeUpdateEligibilityLocal(ctx context.Context, req *NodeUpdate
 			return nil, err
 		}
 	}
-	return s.applyNodeWrite(MsgNodeUpdateEligibility, entry, entry.Evals)
+	return s.applyNodeWrite(ctx, MsgNodeUpdateEligibility, entry, entry.Evals)
 }
 
 // NodeUpdateDrain starts a drain (drain set) or ends one (drain nil); an
@@ -225,7 +230,7 @@ func (s *Server) nodeUpdateDrainLocal(ctx context.Context, req *NodeUpdateDrainR
 			return nil, err
 		}
 	}
-	return s.applyNodeWrite(MsgNodeUpdateDrain, entry, entry.Evals)
+	return s.applyNodeWrite(ctx, MsgNodeUpdateDrain, entry, entry.Evals)
 }
 
 // NodeDeregister removes nodes. Unknown IDs are an ErrNotFound error.
@@ -252,7 +257,7 @@ func (s *Server) nodeDeregisterLocal(ctx context.Context, req *NodeDeregisterReq
 		evals = append(evals, nodeEvals...)
 	}
 	entry := &NodeDeregisterEntry{NodeIDs: req.NodeIDs, Evals: evals}
-	resp, err := s.applyNodeWrite(MsgNodeDeregister, entry, evals)
+	resp, err := s.applyNodeWrite(ctx, MsgNodeDeregister, entry, evals)
 	if err != nil {
 		return nil, err
 	}
@@ -281,8 +286,8 @@ func (s *Server) storedNode(ctx context.Context, nodeID string) (*structs.Node, 
 }
 
 // applyNodeWrite applies a node entry and reports it.
-func (s *Server) applyNodeWrite(t MessageType, entry logEntry, evals []*structs.Evaluation) (*NodeUpdateResponse, error) {
-	index, err := s.raftApply(t, entry)
+func (s *Server) applyNodeWrite(ctx context.Context, t MessageType, entry logEntry, evals []*structs.Evaluation) (*NodeUpdateResponse, error) {
+	index, err := s.raftApply(ctx, t, entry)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,8 @@ type connPool struct {
 type pooledClient struct {
 	*rpc.Client
 	conn net.Conn
+	// sendMu serializes send's writes (pool_send.go).
+	sendMu sync.Mutex
 }
 
 func newConnPool(dialTimeout time.Duration, dialer *rpcDialer) *connPool {
@@ -56,6 +58,11 @@ func (p *connPool) callOnce(ctx context.Context, addr, method string, args, repl
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		// The caller gave up while the connection was dialled: a call
+		// sent now would run with nobody waiting for its answer.
+		return &dialError{addr: addr, err: err}
+	}
 	// The reply is decoded into a value of our own and copied into reply
 	// on success: an answer that arrives after the caller gave up must not
 	// write into what the caller holds.
@@ -64,7 +71,7 @@ func (p *connPool) callOnce(ctx context.Context, addr, method string, args, repl
 		return fmt.Errorf("rpc %s: reply must be a pointer, got %T", method, reply)
 	}
 	own := reflect.New(replyType.Elem())
-	call := client.Go(method, args, own.Interface(), make(chan *rpc.Call, 1))
+	call := client.send(ctx, method, args, own.Interface())
 	select {
 	case <-call.Done:
 	case <-ctx.Done():
@@ -154,7 +161,8 @@ func (p *connPool) close() {
 	}
 }
 
-// dialError is a failure to connect: the call was never sent.
+// dialError is a failure to connect, or a caller that gave up before the
+// connection was made: the call was never sent.
 type dialError struct {
 	addr string
 	err  error

@@ -36,6 +36,12 @@ type Server struct {
 	raftLayer *raftLayer
 	mux       *rpcMux
 	pool      *connPool
+	// leaderWatch wakes forwarded calls when the leader changes;
+	// leaderReach follows whether this server can connect to the leader,
+	// and relay holds the client heartbeats it could not forward.
+	leaderWatch *leaderWatch
+	leaderReach *leaderReach
+	relay       *heartbeatRelay
 	// secrets are what peers prove on the RPC port.
 	secrets acceptorSecrets
 
@@ -96,16 +102,27 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.shutdownCtx, s.shutdownCancel = context.WithCancel(context.Background())
 	s.joinFailed = make(chan error, 1)
 	s.leaderRestart = make(chan chan struct{})
+	s.leaderWatch = newLeaderWatch()
+	s.leaderReach = &leaderReach{after: cfg.LeaderUnreachableAfter}
+	s.relay = newHeartbeatRelay(cfg.MinHeartbeatTTL + cfg.HeartbeatGrace)
 	if err := s.setup(); err != nil {
 		if serr := s.Shutdown(); serr != nil {
 			s.logger.Error("clean up after failed start", "error", serr)
 		}
 		return nil, err
 	}
-	s.loops.Add(4)
+	s.loops.Add(6)
 	go func() {
 		defer s.loops.Done()
 		s.membershipLoop(s.shutdownCtx)
+	}()
+	go func() {
+		defer s.loops.Done()
+		s.watchLeader(s.shutdownCtx)
+	}()
+	go func() {
+		defer s.loops.Done()
+		s.monitorLeaderReach(s.shutdownCtx)
 	}()
 	go func() {
 		defer s.loops.Done()
@@ -241,7 +258,7 @@ func (s *Server) setupLeaderComponents() {
 	}, s.logger.Named("heartbeat"), s.expireNode)
 	s.periodic = newPeriodicDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
 	s.jobStatus = newJobStatusUpdater(s.logger.Named("job_status"), s.State, func(e *JobStatusUpdateEntry) error {
-		_, err := s.raftApply(MsgJobStatusUpdate, e)
+		_, err := s.raftApply(context.Background(), MsgJobStatusUpdate, e)
 		return err
 	})
 	s.fsm.setApplyObserver(s.observeApply)

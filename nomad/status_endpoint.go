@@ -27,6 +27,13 @@ type MembersResponse struct {
 	LeaderID    string
 	LeaderRPC   string
 	RaftServers []RaftServer
+
+	// Heartbeats are the client heartbeats the server took and could not
+	// forward to the leader, and LeaderTrouble why it cannot reach the
+	// leader; both are told only to the leader, which takes the
+	// heartbeats (heartbeat_relay.go).
+	Heartbeats    []RelayedHeartbeat `json:",omitempty"`
+	LeaderTrouble string             `json:",omitempty"`
 }
 
 // RaftServer is one entry of a raft configuration.
@@ -39,6 +46,7 @@ type RaftServer struct {
 // JoinRequest asks the leader to add a server to the raft configuration as
 // a voter (or to update the address of one already in it).
 type JoinRequest struct {
+	WriteDeadline
 	ID      string
 	RPCAddr string
 }
@@ -95,6 +103,12 @@ func (s *Server) exchangeMembers(args *MembersRequest) (*MembersResponse, error)
 	}
 	resp.HasState = len(conf.Servers) > 0
 	resp.RaftServers = raftServers(conf)
+	if leaderID != "" && args.From.ID == string(leaderID) && s.leaderReach.failing(string(leaderAddr)) {
+		resp.Heartbeats = s.relay.list()
+		if err := s.leaderReach.trouble(string(leaderAddr)); err != nil {
+			resp.LeaderTrouble = err.Error()
+		}
+	}
 	return resp, nil
 }
 

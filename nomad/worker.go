@@ -220,7 +220,7 @@ func (p *workerPlanner) ReblockEval(eval *structs.Evaluation) error {
 }
 
 func (p *workerPlanner) writeEval(eval *structs.Evaluation) error {
-	if _, err := p.w.srv.raftApply(MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+	if _, err := p.w.srv.raftApply(p.ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
 		return fmt.Errorf("write evaluation %s: %w", eval.ID, err)
 	}
 	return nil

@@ -26,7 +26,7 @@ func TestWorker_refusesAStoredJobBeyondTheLimits(t *testing.T) {
 
 	heapBefore := heapAlloc()
 	// Straight into raft, past the checks a register makes.
-	_, err := srv.raftApply(MsgJobRegister, &JobRegisterEntry{Job: job, Eval: eval})
+	_, err := srv.raftApply(testCtx(t), MsgJobRegister, &JobRegisterEntry{Job: job, Eval: eval})
 	must.NoError(t, err)
 
 	waitfor.NoError(t, "the evaluation failed, naming the limit", func() error {
@@ -53,7 +53,7 @@ func TestWorker_refusesAStoredJobBeyondTheLimits(t *testing.T) {
 	stopped := job.Copy()
 	stopped.Stop = true
 	stopEval := testEval(job.ID)
-	_, err = srv.raftApply(MsgJobRegister, &JobRegisterEntry{Job: stopped, Eval: stopEval})
+	_, err = srv.raftApply(testCtx(t), MsgJobRegister, &JobRegisterEntry{Job: stopped, Eval: stopEval})
 	must.NoError(t, err)
 	waitfor.NoError(t, "the stopped job's evaluation complete", func() error {
 		stored, err := srv.State().EvalByID(nil, stopEval.ID)

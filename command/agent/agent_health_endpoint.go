@@ -18,16 +18,14 @@ type componentHealth struct {
 }
 
 // agentHealthHandler serves GET /v1/agent/health: a server is healthy
-// when it knows a leader, a client once it has registered its node with
-// the servers. The answer is a 500 when either is not, so that a load
-// balancer or a service manager's check needs only the status.
+// when it knows a leader and can connect to it, a client once it has
+// registered its node with the servers. The answer is a 500 when either
+// is not, so that a load balancer or a service manager's check needs only
+// the status.
 func (s *HTTPServer) agentHealthHandler(w http.ResponseWriter, r *http.Request) (any, error) {
 	var h agentHealth
 	if srv := s.agent.server; srv != nil {
-		h.Server = &componentHealth{Ok: true, Message: "ok"}
-		if !srv.KnownLeader() {
-			h.Server = &componentHealth{Message: "no known leader"}
-		}
+		h.Server = serverHealth(srv)
 	}
 	if c := s.agent.client; c != nil {
 		h.Client = &componentHealth{Message: "node not registered with the servers yet"}
@@ -43,4 +41,23 @@ func (s *HTTPServer) agentHealthHandler(w http.ResponseWriter, r *http.Request) 
 	}
 	s.writeJSONStatus(w, r, code, h)
 	return nil, nil
+}
+
+// leaderStatus is what a server's health depends on (a *nomad.Server).
+type leaderStatus interface {
+	KnownLeader() bool
+	LeaderUnreachable() error
+}
+
+// serverHealth is a server's part of the health answer. A server whose
+// raft follows a leader it cannot open connections to takes no write and
+// no client heartbeat: it is not healthy, and says why.
+func serverHealth(srv leaderStatus) *componentHealth {
+	if !srv.KnownLeader() {
+		return &componentHealth{Message: "no known leader"}
+	}
+	if err := srv.LeaderUnreachable(); err != nil {
+		return &componentHealth{Message: err.Error()}
+	}
+	return &componentHealth{Ok: true, Message: "ok"}
 }

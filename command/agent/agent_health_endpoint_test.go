@@ -2,11 +2,14 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/nomad"
 )
 
 func decodeHealth(t *testing.T, resp response) agentHealth {
@@ -47,4 +50,21 @@ func TestAgentHealth_Client(t *testing.T) {
 	h := decodeHealth(t, get(t, a, "/v1/agent/health", nil))
 	must.Eq(t, &componentHealth{Ok: true, Message: "ok"}, h.Client)
 	must.Eq(t, &componentHealth{Ok: true, Message: "ok"}, h.Server)
+}
+
+// reach is a server's view of its leader, for serverHealth.
+type reach struct {
+	known       bool
+	unreachable error
+}
+
+func (r reach) KnownLeader() bool        { return r.known }
+func (r reach) LeaderUnreachable() error { return r.unreachable }
+
+func TestServerHealth_SaysWhyTheLeaderCannotBeReached(t *testing.T) {
+	must.Eq(t, &componentHealth{Ok: true, Message: "ok"}, serverHealth(reach{known: true}))
+	must.Eq(t, &componentHealth{Message: "no known leader"}, serverHealth(reach{}))
+	trouble := fmt.Errorf("cannot open a connection to the leader at 10.0.0.21:4647: %w", nomad.ErrLeaderUnreachable)
+	must.Eq(t, &componentHealth{Message: trouble.Error()}, serverHealth(reach{known: true, unreachable: trouble}),
+		must.Sprint("raft knows a leader, but this server takes no write: unhealthy, and why"))
 }

@@ -56,9 +56,19 @@ func errorStatus(err error) (int, string) {
 		return http.StatusBadRequest, oneLine(err.Error())
 	case errors.Is(err, nomad.ErrIndexConflict):
 		return http.StatusConflict, oneLine(err.Error())
+	case errors.Is(err, nomad.ErrMayStillApply):
+		// A write whose answer did not come in time: unlike a 500,
+		// the status tells the caller to look before sending it again.
+		return http.StatusGatewayTimeout, oneLine(err.Error())
 	case errors.Is(err, context.Canceled):
 		// The caller went away; nobody reads this, but logs do.
 		return 499, "request canceled"
+	case errors.Is(err, nomad.ErrLeaderUnreachable),
+		errors.Is(err, nomad.ErrNotApplied) && !errors.Is(err, nomad.ErrNoLeader):
+		// Not applied, and the cluster may take it again in a moment,
+		// or through another server. (No leader stays a 500, as in
+		// Nomad.)
+		return http.StatusServiceUnavailable, oneLine(err.Error())
 	}
 	return http.StatusInternalServerError, oneLine(err.Error())
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,6 +27,13 @@ func TestErrorStatus(t *testing.T) {
 		{&http.MaxBytesError{Limit: 10}, 413, "request body too large: the limit is 10 bytes"},
 		{&structs.ValidationError{Errors: []error{errors.New("a"), errors.New("b\nc")}}, 400, "invalid job: 2 problems: a; b; c"},
 		{errors.New("disk on fire\nreally"), 500, "disk on fire; really"},
+		// A write's timeouts say whether it may still apply.
+		{fmt.Errorf("forward Job.Register: no answer: %w", nomad.ErrMayStillApply), 504, "forward Job.Register: no answer: the write may still be applied"},
+		{fmt.Errorf("%w: %w", nomad.ErrMayStillApply, context.Canceled), 504, "the write may still be applied: context canceled"},
+		{fmt.Errorf("Job.Register: refused: late: %w", nomad.ErrNotApplied), 503, "Job.Register: refused: late: the write was not applied"},
+		{fmt.Errorf("forward Node.Heartbeat: %w: %w", nomad.ErrLeaderUnreachable, nomad.ErrNotApplied), 503,
+			"forward Node.Heartbeat: the leader is unreachable from this server: the write was not applied"},
+		{fmt.Errorf("forward Job.Register: %w: %w", nomad.ErrNoLeader, nomad.ErrNotApplied), 500, "forward Job.Register: no cluster leader: the write was not applied"},
 	}
 	for _, tc := range cases {
 		code, msg := errorStatus(tc.err)
