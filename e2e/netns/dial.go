@@ -77,9 +77,9 @@ func (h *Host) run(fn func() error) error {
 }
 
 // HTTPClient returns a client whose connections are made from the host's
-// namespace, and are closed when the test ends. Requests bound their own
-// time with their contexts.
-func (h *Host) HTTPClient() *http.Client {
+// namespace, and are closed when the test ends. Each request, its answer
+// read in full, takes at most timeout.
+func (h *Host) HTTPClient(timeout time.Duration) *http.Client {
 	h.transportOnce.Do(func() {
 		h.transport = &http.Transport{
 			DialContext:         h.DialContext,
@@ -87,5 +87,5 @@ func (h *Host) HTTPClient() *http.Client {
 			IdleConnTimeout:     30 * time.Second,
 		}
 	})
-	return &http.Client{Transport: h.transport}
+	return &http.Client{Transport: h.transport, Timeout: timeout}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 )
 
@@ -156,8 +157,10 @@ func ip(args ...string) error {
 }
 
 // removeAbandoned deletes the namespaces this package made in test
-// processes that no longer run. A process ID reused since is taken for
-// the process that made them, and its namespaces are left alone.
+// processes that no longer run, and kills the processes left in them (the
+// agents a killed test started, and their tasks), which would keep them
+// alive. A process ID reused since is taken for the process that made
+// them, and its namespaces are left alone.
 func removeAbandoned(t testing.TB) {
 	t.Helper()
 	out, err := exec.Command("ip", "netns", "list").Output()
@@ -177,8 +180,22 @@ func removeAbandoned(t testing.TB) {
 		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
 			continue
 		}
+		killIn(fields[0])
 		if err := ip("netns", "delete", fields[0]); err != nil {
 			t.Logf("remove an abandoned network namespace: %v", err)
+		}
+	}
+}
+
+// killIn sends SIGKILL to every process in the namespace named ns.
+func killIn(ns string) {
+	out, err := exec.Command("ip", "netns", "pids", ns).Output()
+	if err != nil {
+		return
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 && pid != os.Getpid() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/waitfor"
 )
 
 var testPrefix = netip.MustParsePrefix("198.18.0.0/24")
@@ -139,8 +141,8 @@ func TestNew_removesEverythingWhenTheTestEnds(t *testing.T) {
 }
 
 // TestNew_removesAbandonedNamespaces checks that a namespace named as a
-// process that no longer runs would name it is removed, and that one of a
-// running process is not.
+// process that no longer runs would name it is removed, with the process
+// left in it, and that one of a running process is not.
 func TestNew_removesAbandonedNamespaces(t *testing.T) {
 	Require(t)
 	// PIDs never reach the kernel's limit of 2^22.
@@ -149,11 +151,30 @@ func TestNew_removesAbandonedNamespaces(t *testing.T) {
 	for _, ns := range []string{abandoned, mine} {
 		must.NoError(t, ip("netns", "add", ns))
 	}
-	t.Cleanup(func() { ip("netns", "delete", mine) })
+	t.Cleanup(func() {
+		ip("netns", "delete", mine)
+		ip("netns", "delete", abandoned) // if the test failed
+	})
+	left := exec.Command("nsenter", "--net=/run/netns/"+abandoned, "--", "sleep", "1000")
+	must.NoError(t, left.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- left.Wait() }()
+	t.Cleanup(func() { left.Process.Kill() })
+
 	New(t, testPrefix)
 	list := namespaces(t)
 	must.SliceNotContains(t, list, abandoned)
 	must.SliceContains(t, list, mine)
+	var err error
+	waitfor.True(t, "the process left in the abandoned namespace to be killed", func() bool {
+		select {
+		case err = <-exited:
+			return true
+		default:
+			return false
+		}
+	})
+	must.ErrorContains(t, err, "killed")
 }
 
 func TestMaker(t *testing.T) {

@@ -1,8 +1,13 @@
 package partition
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,7 +22,6 @@ type History struct {
 	mu      sync.Mutex
 	ops     []porcupine.Operation
 	clients int
-	slowest time.Duration
 }
 
 // NewHistory starts an empty history; its clock starts now.
@@ -55,12 +59,11 @@ func (h *History) Begin(client int, input Input) *Call {
 func (c *Call) End(out Output, note string) {
 	ended := time.Now()
 	h := c.h
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.slowest = max(h.slowest, ended.Sub(c.began))
 	if c.input.Kind == Read && out.Outcome != Done {
 		return
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	ret := int64(ended.Sub(h.start))
 	if out.Outcome == Unknown {
 		ret = math.MaxInt64
@@ -107,15 +110,6 @@ func (h *History) Counts() Counts {
 	return c
 }
 
-// Slowest is the longest any call took to end, including those that were
-// not recorded; a call with an unknown outcome ended when its caller gave
-// up on it.
-func (h *History) Slowest() time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.slowest
-}
-
 // Verdict is the checker's answer for a history.
 type Verdict struct {
 	// Result is Ok, Illegal, or Unknown if the checker ran out of time.
@@ -127,25 +121,35 @@ type Verdict struct {
 	// Undecided are the jobs the checker ran out of time on.
 	Undecided []string
 
-	info porcupine.LinearizationInfo
+	// infos are the checker's findings on the jobs that are not Ok, and
+	// calls their calls, for their visualization.
+	infos map[string]porcupine.LinearizationInfo
+	calls map[string][]porcupine.Operation
 }
 
 // Check checks the history for linearizability against Model, each job's
 // calls on their own, giving each at most timeout.
 func (h *History) Check(timeout time.Duration) Verdict {
-	ops := h.Operations()
-	v := Verdict{Result: porcupine.Ok}
+	v := Verdict{
+		Result: porcupine.Ok,
+		infos:  map[string]porcupine.LinearizationInfo{},
+		calls:  map[string][]porcupine.Operation{},
+	}
 	single := Model
 	single.Partition = nil
-	for _, calls := range byJob(ops) {
+	for _, calls := range byJob(h.Operations()) {
 		v.Jobs++
 		id := calls[0].Input.(Input).JobID
-		switch porcupine.CheckOperationsTimeout(single, calls, timeout) {
+		result, info := porcupine.CheckOperationsVerbose(single, calls, timeout)
+		switch result {
 		case porcupine.Illegal:
 			v.Anomalies = append(v.Anomalies, id)
 		case porcupine.Unknown:
 			v.Undecided = append(v.Undecided, id)
+		default:
+			continue
 		}
+		v.infos[id], v.calls[id] = info, calls
 	}
 	switch {
 	case len(v.Anomalies) > 0:
@@ -153,19 +157,44 @@ func (h *History) Check(timeout time.Duration) Verdict {
 	case len(v.Undecided) > 0:
 		v.Result = porcupine.Unknown
 	}
-	if v.Result != porcupine.Ok {
-		// Again, for the longest linearizable prefixes of each job that
-		// the visualization shows.
-		_, v.info = porcupine.CheckOperationsVerbose(Model, ops, timeout)
-	}
 	return v
 }
 
-// Visualize writes porcupine's visualization of a history that is not
-// known to be linearizable to path, an HTML file.
-func (v Verdict) Visualize(path string) error {
-	if v.Result == porcupine.Ok {
-		return fmt.Errorf("visualize %s: the history is linearizable", path)
+// Visualize writes porcupine's visualization of the calls of each job
+// that is not known to be linearizable, with the longest linearizable
+// prefixes the checker found, to an HTML file named after the job in dir,
+// and the calls as text, in the order they began, beside it. It returns
+// the HTML files' paths.
+func (v Verdict) Visualize(dir string) ([]string, error) {
+	var paths []string
+	for _, id := range append(append([]string(nil), v.Anomalies...), v.Undecided...) {
+		path := filepath.Join(dir, id+".html")
+		if err := porcupine.VisualizePath(Model, v.infos[id], path); err != nil {
+			return paths, fmt.Errorf("visualize the calls of job %s: %w", id, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, id+".txt"), []byte(listCalls(v.calls[id])), 0o644); err != nil {
+			return paths, fmt.Errorf("list the calls of job %s: %w", id, err)
+		}
+		paths = append(paths, path)
 	}
-	return porcupine.VisualizePath(Model, v.info, path)
+	return paths, nil
+}
+
+// listCalls lists calls one a line, in the order they began: when each
+// began and ended (seconds on the history's clock), its caller, what it
+// asked, what it returned, and its note.
+func listCalls(calls []porcupine.Operation) string {
+	sorted := slices.SortedFunc(slices.Values(calls), func(a, b porcupine.Operation) int {
+		return cmp.Compare(a.Call, b.Call)
+	})
+	var b strings.Builder
+	for _, op := range sorted {
+		end := "never"
+		if op.Return != math.MaxInt64 {
+			end = fmt.Sprintf("%.3f", time.Duration(op.Return).Seconds())
+		}
+		fmt.Fprintf(&b, "%8.3f %8s  caller %-3d %-40s  [%v]\n", time.Duration(op.Call).Seconds(), end,
+			op.ClientId, Model.DescribeOperation(op.Input, op.Output), op.Metadata)
+	}
+	return b.String()
 }

@@ -1,0 +1,285 @@
+package partition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/jobspec2"
+)
+
+// The workload: on each server, a call every callPause, whether the
+// calls before it were answered or not, on jobsPerHistory jobs, maxCalls
+// in all. Calls keep coming while a server hangs (frozen, or cut off), so
+// that the history holds reads made at every moment of a fault and
+// answered when it heals. Writes under way are fewer: every write whose
+// answer is pending may have taken effect at any moment since it began,
+// and the checker's work grows exponentially with how many are pending at
+// once on one job; a pending read only constrains.
+const (
+	callPause         = 50 * time.Millisecond
+	maxWritesInFlight = 3
+	maxReadsInFlight  = 40
+	maxCalls          = 600
+	jobsPerHistory    = 5
+)
+
+// callTimeout is how long a caller waits for an answer before it gives up
+// on a call, whose outcome is then unknown. Servers answer well within it
+// once a leader is elected; a call it cuts off is one the servers left
+// hanging (History.Slowest shows it).
+const callTimeout = 15 * time.Second
+
+// mayStillApply is how a server says that a write it could not confirm
+// may still be applied: its outcome is unknown, not failed.
+const mayStillApply = "may still apply"
+
+// opsJob is the job the callers register: a batch job of no allocations,
+// so that its registers and stops cost the cluster raft writes and
+// evaluations and nothing more. The value is in its meta.
+const opsJob = `job "template" {
+  type = "batch"
+  meta {
+    value = "none"
+  }
+  group "g" {
+    count = 0
+    task "t" {
+      driver = "raw_exec"
+      config {
+        command = "/bin/true"
+      }
+    }
+  }
+}`
+
+// workload is the calls of one history, made until finish.
+type workload struct {
+	history *History
+	jobs    []string
+	prefix  string
+	spec    *api.Job
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	wg       sync.WaitGroup
+	values   atomic.Int64
+
+	// idle are caller IDs free for a new call: each call under way has
+	// one of its own, so that the visualization shows no two calls of one
+	// caller at once. A call of unknown outcome keeps its ID for ever.
+	mu   sync.Mutex
+	idle []int
+	// slowest is each server's longest call; problems counts the answers
+	// other than success (and not found), by server, call and answer.
+	slowest  map[string]time.Duration
+	problems map[string]int
+}
+
+// startWorkload starts calling every server, on jobs named after prefix.
+func (c *cluster) startWorkload(t *testing.T, prefix string) *workload {
+	t.Helper()
+	spec, err := jobspec2.ParseWithConfig(&jobspec2.ParseConfig{Path: "ops.hcl", Body: []byte(opsJob)})
+	must.NoError(t, err)
+	w := &workload{
+		history:  NewHistory(),
+		prefix:   prefix,
+		spec:     spec,
+		stop:     make(chan struct{}),
+		slowest:  map[string]time.Duration{},
+		problems: map[string]int{},
+	}
+	for i := range jobsPerHistory {
+		w.jobs = append(w.jobs, fmt.Sprintf("%s-%d", prefix, i))
+	}
+	for _, s := range c.servers {
+		w.wg.Add(1)
+		go w.dispatch(s)
+	}
+	return w
+}
+
+// finish stops new calls and waits for the calls under way, each of which
+// ends within callTimeout. Later calls only wait.
+func (w *workload) finish() *History {
+	w.stopOnce.Do(func() { close(w.stop) })
+	w.wg.Wait()
+	return w.history
+}
+
+// dispatch starts a call on server s every callPause until the workload
+// finishes or it started maxCalls, and waits for them. A write that would
+// be one too many under way becomes a read; a read too many is not made.
+func (w *workload) dispatch(s *member) {
+	defer w.wg.Done()
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	var writes, reads atomic.Int32
+	tick := time.NewTicker(callPause)
+	defer tick.Stop()
+	for range maxCalls {
+		select {
+		case <-w.stop:
+			return
+		case <-tick.C:
+		}
+		in := w.next()
+		if in.Kind != Read && writes.Load() >= maxWritesInFlight {
+			in = Input{Kind: Read, JobID: in.JobID}
+		}
+		under := &writes
+		if in.Kind == Read {
+			if reads.Load() >= maxReadsInFlight {
+				continue
+			}
+			under = &reads
+		}
+		under.Add(1)
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			defer under.Add(-1)
+			w.call(s, in)
+		}()
+	}
+}
+
+// call makes the call in on server s and records it.
+func (w *workload) call(s *member, in Input) {
+	client := w.caller()
+	call := w.history.Begin(client, in)
+	began := time.Now()
+	out, note := w.do(s, in)
+	took := time.Since(began)
+	call.End(out, s.name+": "+note)
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if out.Outcome != Unknown || in.Kind == Read {
+		w.idle = append(w.idle, client)
+	}
+	w.slowest[s.name] = max(w.slowest[s.name], took)
+	if out.Outcome != Done {
+		w.problems[fmt.Sprintf("%s %s %s: %.200s", s.name, in.Kind, out.Outcome, note)]++
+	}
+}
+
+// slowestOn is the longest server s took to answer a call, or to have
+// its caller give up on it.
+func (w *workload) slowestOn(s *member) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.slowest[s.name]
+}
+
+// summary says, for the log, how long each server's slowest call took and
+// what went wrong how often.
+func (w *workload) summary() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	b.WriteString("slowest call:")
+	for _, name := range slices.Sorted(maps.Keys(w.slowest)) {
+		fmt.Fprintf(&b, " %s %s", name, ms(w.slowest[name]))
+	}
+	for _, p := range slices.Sorted(maps.Keys(w.problems)) {
+		fmt.Fprintf(&b, "\n    %4d × %s", w.problems[p], p)
+	}
+	return b.String()
+}
+
+// caller is an idle caller ID, or a new one.
+func (w *workload) caller() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.idle); n > 0 {
+		id := w.idle[n-1]
+		w.idle = w.idle[:n-1]
+		return id
+	}
+	return w.history.Client()
+}
+
+// next picks the next call: a job, and register (2 in 5), stop (1 in 5)
+// or read (2 in 5). Each register writes a value of its own.
+func (w *workload) next() Input {
+	id := w.jobs[rand.IntN(len(w.jobs))]
+	switch r := rand.IntN(5); {
+	case r < 2:
+		return Input{Kind: Register, JobID: id, Value: fmt.Sprintf("%s-w%d", w.prefix, w.values.Add(1))}
+	case r < 3:
+		return Input{Kind: Stop, JobID: id}
+	}
+	return Input{Kind: Read, JobID: id}
+}
+
+// do makes the call in through server s's HTTP API and returns its output
+// and what the server said.
+func (w *workload) do(s *member, in Input) (Output, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	wo := (&api.WriteOptions{}).WithContext(ctx)
+	var err error
+	switch in.Kind {
+	case Register:
+		_, _, err = s.api.Jobs().Register(w.job(in), wo)
+	case Stop:
+		_, _, err = s.api.Jobs().Deregister(in.JobID, false, wo)
+	case Read:
+		return readOutput(s.api.Jobs().Info(in.JobID, (&api.QueryOptions{}).WithContext(ctx)))
+	}
+	if err != nil {
+		return Output{Outcome: writeOutcome(err)}, err.Error()
+	}
+	return Output{Outcome: Done}, "ok"
+}
+
+// job is the job a register writes.
+func (w *workload) job(in Input) *api.Job {
+	job := *w.spec
+	id := in.JobID
+	job.ID, job.Name = &id, &id
+	job.Meta = map[string]string{"value": in.Value}
+	return &job
+}
+
+// readOutput is what a read returned.
+func readOutput(job *api.Job, _ *api.QueryMeta, err error) (Output, string) {
+	switch {
+	case api.IsNotFound(err):
+		return Output{Outcome: Done}, "not found"
+	case err != nil:
+		return Output{Outcome: Unknown}, err.Error()
+	case job.Version == nil || job.Stop == nil:
+		return Output{Outcome: Unknown}, "the job has no version or stop flag"
+	}
+	got := Job{Exists: true, Value: job.Meta["value"], Stopped: *job.Stop, Version: *job.Version}
+	return Output{Outcome: Done, Job: got}, "ok"
+}
+
+// writeOutcome is what a write's error says of its effect. A refusal
+// (4xx) changed nothing. A server error (5xx) did not either, unless it
+// says that the write may still apply: a server that cannot tell must say
+// so. No answer at all (a timeout, a broken connection) is unknown.
+func writeOutcome(err error) Outcome {
+	var resp api.UnexpectedResponseError
+	if !errors.As(err, &resp) {
+		return Unknown
+	}
+	if resp.StatusCode >= http.StatusInternalServerError && strings.Contains(resp.Body, mayStillApply) {
+		return Unknown
+	}
+	return Failed
+}
