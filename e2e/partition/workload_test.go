@@ -22,25 +22,24 @@ import (
 
 // The workload: on each server, a call every callPause, whether the
 // calls before it were answered or not, on jobsPerHistory jobs, maxCalls
-// in all. Calls keep coming while a server hangs (frozen, or cut off), so
-// that the history holds reads made at every moment of a fault and
-// answered when it heals. Writes under way are fewer: every write whose
-// answer is pending may have taken effect at any moment since it began,
-// and the checker's work grows exponentially with how many are pending at
-// once on one job; a pending read only constrains.
+// in all, with at most maxWritesInFlight writes and maxReadsInFlight reads
+// under way. The checker's work grows exponentially with the calls under
+// way at once on one job, and the bounds keep it to seconds.
+//
+// A caller gives up on a read after readTimeout, which frees its place:
+// reads keep coming while a server hangs (frozen, or cut off), so that
+// some made late in a fault are answered when it heals, and show whether
+// what the server held then was stale. It waits up to callTimeout for a
+// write, to learn how it ended; one that times out has an unknown outcome.
 const (
 	callPause         = 50 * time.Millisecond
 	maxWritesInFlight = 3
-	maxReadsInFlight  = 40
+	maxReadsInFlight  = 4
 	maxCalls          = 600
 	jobsPerHistory    = 5
+	readTimeout       = 4 * time.Second
+	callTimeout       = 15 * time.Second
 )
-
-// callTimeout is how long a caller waits for an answer before it gives up
-// on a call, whose outcome is then unknown. Servers answer well within it
-// once a leader is elected; a call it cuts off is one the servers left
-// hanging (History.Slowest shows it).
-const callTimeout = 15 * time.Second
 
 // mayStillApply is how a server says that a write it could not confirm
 // may still be applied: its outcome is unknown, not failed.
@@ -228,7 +227,11 @@ func (w *workload) next() Input {
 // do makes the call in through server s's HTTP API and returns its output
 // and what the server said.
 func (w *workload) do(s *member, in Input) (Output, string) {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	timeout := callTimeout
+	if in.Kind == Read {
+		timeout = readTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	wo := (&api.WriteOptions{}).WithContext(ctx)
 	var err error
