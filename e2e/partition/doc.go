@@ -8,7 +8,9 @@
 // client meanwhile must be killed within a second of their
 // max_run_duration deadline.
 //
-// The package's own code is the model and the history of calls; the
+// The package's own code is the model, the history of calls, and what an
+// answer of the HTTP API means to the model (a write's error: failed,
+// unless it says that the write may still apply; no answer: unknown); the
 // cluster, the faults and the callers are its tests. The tests need root
 // (netns.Require) and are skipped with -short.
 package partition

@@ -20,9 +20,10 @@ import (
 const hold = 8 * time.Second
 
 // answerGrace is how long, beyond the election of a new leader, a server
-// the fault leaves whole may take to answer a call: enough to learn of the
-// new leader and give up on the one that is gone (or to answer that the
-// call may still apply), on a loaded machine.
+// the fault leaves whole may take to answer a write: enough to learn of
+// the new leader and give up on the one that is gone (or to answer that
+// the write may still apply), on a loaded machine. Reads are given up
+// after readTimeout, and the same hang shows in writes.
 const answerGrace = 3 * time.Second
 
 // afterHeal is how long the callers go on once the servers agree on a
@@ -44,7 +45,7 @@ type figure struct {
 	// elected is how long after the fault began a whole server first
 	// named a new leader, 0 if none did during the fault.
 	elected time.Duration
-	// slowest is the longest a whole server took to answer a call.
+	// slowest is the longest a whole server took to answer a write.
 	slowest time.Duration
 	// visuals are the files of porcupine's visualizations of the jobs
 	// whose calls are not known to be linearizable.
@@ -56,7 +57,7 @@ type figure struct {
 // every server register, stop and read jobs through the fault and after
 // it heals: their history must be linearizable, and the servers the fault
 // leaves whole must elect a new leader if the fault hit theirs, and answer
-// each call within answerGrace of that election. An allocation
+// each write within answerGrace of that election. An allocation
 // whose max_run_duration deadline falls in the middle of the fault must be
 // killed within killWithin of it.
 func TestPartition(t *testing.T) {
@@ -100,7 +101,7 @@ func (c *cluster) endure(t *testing.T, f fault) figure {
 	fig.verdict = h.Check(checkTimeout)
 	fig.late = c.measureLateness(t, allocID, deadline)
 	for _, s := range whole {
-		fig.slowest = max(fig.slowest, w.slowestOn(s))
+		fig.slowest = max(fig.slowest, w.slowestWriteOn(s))
 	}
 	t.Logf("%s (leader %s): new leader after %s; %d calls in the history (%s); %d jobs checked, anomalies %v, undecided %v; %s\n  %s",
 		f.name, leader.name, ms(fig.elected), fig.calls, fig.counts, fig.verdict.Jobs,
@@ -115,8 +116,8 @@ func (c *cluster) endure(t *testing.T, f fault) figure {
 		t.Errorf("%s: the servers it left whole elected no leader in %s", f.name, hold)
 	}
 	for _, s := range whole {
-		if took, bound := w.slowestOn(s), fig.elected+answerGrace; took > bound {
-			t.Errorf("%s: server %s, which the fault left whole, took %s to answer a call, want at most %s (new leader after %s, and %s)",
+		if took, bound := w.slowestWriteOn(s), fig.elected+answerGrace; took > bound {
+			t.Errorf("%s: server %s, which the fault left whole, took %s to answer a write, want at most %s (new leader after %s, and %s)",
 				f.name, s.name, ms(took), ms(bound), ms(fig.elected), answerGrace)
 		}
 	}
@@ -197,7 +198,7 @@ func report(t *testing.T, figures []figure) {
 	anomalies := 0
 	for _, f := range figures {
 		anomalies += len(f.verdict.Anomalies)
-		line := fmt.Sprintf("  %-42s %4d calls, %d jobs, %d anomalies; new leader after %s, slowest answer of a whole server %s; %s",
+		line := fmt.Sprintf("  %-42s %4d calls, %d jobs, %d anomalies; new leader after %s, slowest write to a whole server %s; %s",
 			f.fault, f.calls, f.verdict.Jobs, len(f.verdict.Anomalies), ms(f.elected), ms(f.slowest), f.late)
 		if len(f.visuals) > 0 {
 			line += fmt.Sprintf("; visualizations %v", f.visuals)

@@ -2,11 +2,9 @@ package partition
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -40,10 +38,6 @@ const (
 	readTimeout       = 4 * time.Second
 	callTimeout       = 15 * time.Second
 )
-
-// mayStillApply is how a server says that a write it could not confirm
-// may still be applied: its outcome is unknown, not failed.
-const mayStillApply = "may still apply"
 
 // opsJob is the job the callers register: a batch job of no allocations,
 // so that its registers and stops cost the cluster raft writes and
@@ -81,8 +75,9 @@ type workload struct {
 	// caller at once. A call of unknown outcome keeps its ID for ever.
 	mu   sync.Mutex
 	idle []int
-	// slowest is each server's longest call; problems counts the answers
-	// other than success (and not found), by server, call and answer.
+	// slowest is each server's longest write (a read is given up after
+	// readTimeout); problems counts the answers other than success (and
+	// not found), by server, call and answer.
 	slowest  map[string]time.Duration
 	problems map[string]int
 }
@@ -169,27 +164,29 @@ func (w *workload) call(s *member, in Input) {
 	if out.Outcome != Unknown || in.Kind == Read {
 		w.idle = append(w.idle, client)
 	}
-	w.slowest[s.name] = max(w.slowest[s.name], took)
+	if in.Kind != Read {
+		w.slowest[s.name] = max(w.slowest[s.name], took)
+	}
 	if out.Outcome != Done {
 		w.problems[fmt.Sprintf("%s %s %s: %.200s", s.name, in.Kind, out.Outcome, note)]++
 	}
 }
 
-// slowestOn is the longest server s took to answer a call, or to have
-// its caller give up on it.
-func (w *workload) slowestOn(s *member) time.Duration {
+// slowestWriteOn is the longest server s took to answer a write, or to
+// have its caller give up on it.
+func (w *workload) slowestWriteOn(s *member) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.slowest[s.name]
 }
 
-// summary says, for the log, how long each server's slowest call took and
+// summary says, for the log, how long each server's slowest write took and
 // what went wrong how often.
 func (w *workload) summary() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var b strings.Builder
-	b.WriteString("slowest call:")
+	b.WriteString("slowest write:")
 	for _, name := range slices.Sorted(maps.Keys(w.slowest)) {
 		fmt.Fprintf(&b, " %s %s", name, ms(w.slowest[name]))
 	}
@@ -241,10 +238,10 @@ func (w *workload) do(s *member, in Input) (Output, string) {
 	case Stop:
 		_, _, err = s.api.Jobs().Deregister(in.JobID, false, wo)
 	case Read:
-		return readOutput(s.api.Jobs().Info(in.JobID, (&api.QueryOptions{}).WithContext(ctx)))
+		return ReadOutput(s.api.Jobs().Info(in.JobID, (&api.QueryOptions{}).WithContext(ctx)))
 	}
 	if err != nil {
-		return Output{Outcome: writeOutcome(err)}, err.Error()
+		return Output{Outcome: WriteOutcome(err)}, err.Error()
 	}
 	return Output{Outcome: Done}, "ok"
 }
@@ -256,33 +253,4 @@ func (w *workload) job(in Input) *api.Job {
 	job.ID, job.Name = &id, &id
 	job.Meta = map[string]string{"value": in.Value}
 	return &job
-}
-
-// readOutput is what a read returned.
-func readOutput(job *api.Job, _ *api.QueryMeta, err error) (Output, string) {
-	switch {
-	case api.IsNotFound(err):
-		return Output{Outcome: Done}, "not found"
-	case err != nil:
-		return Output{Outcome: Unknown}, err.Error()
-	case job.Version == nil || job.Stop == nil:
-		return Output{Outcome: Unknown}, "the job has no version or stop flag"
-	}
-	got := Job{Exists: true, Value: job.Meta["value"], Stopped: *job.Stop, Version: *job.Version}
-	return Output{Outcome: Done, Job: got}, "ok"
-}
-
-// writeOutcome is what a write's error says of its effect. A refusal
-// (4xx) changed nothing. A server error (5xx) did not either, unless it
-// says that the write may still apply: a server that cannot tell must say
-// so. No answer at all (a timeout, a broken connection) is unknown.
-func writeOutcome(err error) Outcome {
-	var resp api.UnexpectedResponseError
-	if !errors.As(err, &resp) {
-		return Unknown
-	}
-	if resp.StatusCode >= http.StatusInternalServerError && strings.Contains(resp.Body, mayStillApply) {
-		return Unknown
-	}
-	return Failed
 }
