@@ -17,6 +17,10 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 # The Prometheus server that the max_run_duration dashboard's end-to-end
 # test scrapes a real agent with (e2e/dashboard_test.go).
 command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
+# ip (iproute2) and nsenter (util-linux) build the network namespaces the
+# partition tests (e2e/partition) run a cluster in.
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v nsenter >/dev/null 2>&1 || need+=(util-linux)
 if ((${#need[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "install-deps: missing ${need[*]}; run as root or install them" >&2

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,6 +138,14 @@ type Options struct {
 	// tls.http): Addr is then https, and API's client verifies the agent
 	// and presents a certificate as it says.
 	TLS *api.TLSConfig
+	// NetNS, when set, is the path of a network namespace (such as
+	// /run/netns/NAME) the agent runs in, entered with nsenter. Host is
+	// then an address in that namespace and the ports must be given: no
+	// free port can be looked for from outside it.
+	NetNS string
+	// HTTPClient, when set, is the client API's requests go through, such
+	// as one whose transport dials into the agent's network namespace.
+	HTTPClient *http.Client
 }
 
 // Agent is an agent process under test.
@@ -165,6 +174,9 @@ func Start(tb testing.TB, opts Options) *Agent {
 	if opts.Host == "" {
 		opts.Host = "127.0.0.1"
 	}
+	if opts.NetNS != "" && (opts.HTTPPort == 0 || opts.RPCPort == 0) {
+		tb.Fatalf("agent in network namespace %s: its ports must be given", opts.NetNS)
+	}
 	if opts.HTTPPort == 0 {
 		opts.HTTPPort = FreePortOn(tb, opts.Host)
 	}
@@ -181,7 +193,11 @@ func Start(tb testing.TB, opts Options) *Agent {
 		"-http-port", strconv.Itoa(opts.HTTPPort),
 		"-rpc-port", strconv.Itoa(opts.RPCPort),
 	}, opts.Args...)
-	cmd := exec.Command(bin, args...)
+	cmd, err := command(opts.NetNS, bin, args)
+	if err != nil {
+		logFile.Close()
+		tb.Fatal(err)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	a := &Agent{
 		tb:       tb,
@@ -214,6 +230,21 @@ func Start(tb testing.TB, opts Options) *Agent {
 	return a
 }
 
+// command runs bin with args, in the network namespace netns when it is
+// set. nsenter enters the namespace and execs bin in its own place, so the
+// command's process is the agent itself: signals sent to it reach the
+// agent, and its children are the agent's.
+func command(netns, bin string, args []string) (*exec.Cmd, error) {
+	if netns == "" {
+		return exec.Command(bin, args...), nil
+	}
+	nsenter, err := exec.LookPath("nsenter")
+	if err != nil {
+		return nil, fmt.Errorf("start an agent in network namespace %s: %w", netns, err)
+	}
+	return exec.Command(nsenter, append([]string{"--net=" + netns, "--", bin}, args...)...), nil
+}
+
 // Pid is the agent's process ID.
 func (a *Agent) Pid() int { return a.cmd.Process.Pid }
 
@@ -240,7 +271,12 @@ func scheme(t *api.TLSConfig) string {
 
 // API returns a client of the agent's HTTP API.
 func (a *Agent) API() *api.Client {
-	c, err := api.NewClient(&api.Config{Address: a.Addr, TLSConfig: a.opts.TLS.Copy()})
+	if a.opts.NetNS != "" && a.opts.HTTPClient == nil {
+		// Dialled from the test's own namespace, the agent's address
+		// would be routed off the machine.
+		a.tb.Fatalf("agent %s runs in network namespace %s: reach it through Options.HTTPClient", a.Addr, a.opts.NetNS)
+	}
+	c, err := api.NewClient(&api.Config{Address: a.Addr, TLSConfig: a.opts.TLS.Copy(), HttpClient: a.opts.HTTPClient})
 	if err != nil {
 		a.tb.Fatalf("API client for %s: %v", a.Addr, err)
 	}
