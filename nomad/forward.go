@@ -296,32 +296,23 @@ func connectionLost(err error) bool {
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
 }
 
-// repeatableForwards are the forwarded requests whose second run changes
-// nothing the first did not: registering the same job version again,
-// stopping what is stopped, recording the same client status, upserting
-// the same evaluations, and the read index, which changes nothing.
-// Periodic.Force is not one (each force launches a child), nor is
-// Raft.Apply, whose entries are whatever the caller built.
+// repeatableForwards are the forwarded requests that may run twice
+// whatever runs between the two: the read index, which changes nothing,
+// and a node's heartbeat, which only pushes its TTL further. A request
+// whose answer did not come (the leader stopped or froze, the connection
+// broke) may or may not have run, or may still run when a partition
+// heals and the bytes already sent arrive; these are sent again, to the
+// new leader if raft elected one, and every other write answers
+// ErrMayStillApply.
 //
-// A request whose answer did not come (the leader stopped or froze, the
-// connection broke) may or may not have run; these are sent again, to the
-// new leader if raft elected one, and the others answer ErrMayStillApply.
+// Writes that only look repeatable are not: a job register run again
+// after another caller's stop of the same job runs the job again, and a
+// stop run again after another caller's register stops it. The partition
+// suite (e2e/partition) saw exactly that, a register applied twice
+// around a stop, when Job.Register was sent again here.
 var repeatableForwards = map[string]bool{
-	"ACL.UpsertPolicies":      true,
-	"Alloc.SetMaxRunDuration": true,
-	"Alloc.Stop":              true,
-	"Alloc.UpdateFromClient":  true,
-	"Eval.Upsert":             true,
-	"Job.Deregister":          true,
-	"Job.Register":            true,
-	"Node.Deregister":         true,
-	"Node.Heartbeat":          true,
-	"Node.Register":           true,
-	"Node.UpdateDrain":        true,
-	"Node.UpdateEligibility":  true,
-	"Node.UpdateStatus":       true,
-	"Namespace.Upsert":        true,
-	readIndexMethod:           true,
+	"Node.Heartbeat": true,
+	readIndexMethod:  true,
 }
 
 // serveRPC runs an RPC handler with a context marked as forwarded and

@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -29,6 +30,11 @@ type holdProxy struct {
 	mu      sync.Mutex
 	release chan struct{} // nil while not holding; closed by deliver
 	conns   []*proxiedConn
+	// received counts what the proxy read from the clients.
+	received int64
+	// taps see what the clients of poolThrough write, before it is
+	// sealed: the proxy sees only sealed records.
+	taps []*tapConn
 }
 
 // proxiedConn is one relayed connection.
@@ -77,6 +83,9 @@ func (p *holdProxy) up(pc *proxiedConn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := pc.client.Read(buf)
+		p.mu.Lock()
+		p.received += int64(n)
+		p.mu.Unlock()
 		if n > 0 && !p.pass(pc, append([]byte(nil), buf[:n]...)) {
 			return
 		}
@@ -134,20 +143,93 @@ func (p *holdProxy) hold() {
 	}
 }
 
-// waitHolding waits until the proxy holds bytes that contain marker (an
-// RPC method's name: a call's first bytes).
+// waitHolding waits until the proxy holds the call whose bytes contain
+// marker (an RPC method's name: a call's first bytes), as a client of
+// poolThrough wrote it: every byte that client had sent on the wire when
+// it wrote the marker has reached the proxy.
 func (p *holdProxy) waitHolding(t testing.TB, marker string) {
 	t.Helper()
 	waitfor.True(t, "the proxy to hold "+marker, func() bool {
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		for _, pc := range p.conns {
-			if bytes.Contains(pc.held, []byte(marker)) {
+		if p.release == nil {
+			return false
+		}
+		for _, tap := range p.taps {
+			if sent, ok := tap.sentThrough(marker); ok && p.received >= sent {
 				return true
 			}
 		}
 		return false
 	})
+}
+
+// tapConn records what is written to a proven connection, and how many
+// bytes had gone on the wire below it after each write.
+type tapConn struct {
+	net.Conn
+	wire *countingConn
+
+	mu      sync.Mutex
+	written []byte
+	// ends[i] is the end of the i-th write in written, and wireEnds[i]
+	// the wire's count once it had been written.
+	ends, wireEnds []int64
+}
+
+func (c *tapConn) Write(b []byte) (int, error) {
+	// Recorded before it is written, as a write that blocks in full
+	// buffers (the frozen leader's) may never return: until it does, at
+	// least its first byte on the wire counts as having sent it.
+	c.mu.Lock()
+	k := len(c.ends)
+	c.written = append(c.written, b...)
+	c.ends = append(c.ends, int64(len(c.written)))
+	c.wireEnds = append(c.wireEnds, c.wire.count()+1)
+	c.mu.Unlock()
+	n, err := c.Conn.Write(b)
+	c.mu.Lock()
+	c.wireEnds[k] = c.wire.count()
+	c.mu.Unlock()
+	return n, err
+}
+
+// sentThrough is how many bytes were on the wire once marker had been
+// written, and whether it was.
+func (c *tapConn) sentThrough(marker string) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := bytes.Index(c.written, []byte(marker))
+	if i < 0 {
+		return 0, false
+	}
+	for k, end := range c.ends {
+		if end > int64(i) {
+			return c.wireEnds[k], true
+		}
+	}
+	return 0, false
+}
+
+// countingConn counts the bytes written to it.
+type countingConn struct {
+	net.Conn
+	mu sync.Mutex
+	n  int64
+}
+
+func (c *countingConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.mu.Lock()
+	c.n += int64(n)
+	c.mu.Unlock()
+	return n, err
+}
+
+func (c *countingConn) count() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // deliver sends on what is held, and everything from now on.
@@ -184,8 +266,20 @@ func (p *holdProxy) close() {
 // the proxy decides when its bytes get there.
 func poolThrough(t testing.TB, s *Server, addr string, p *holdProxy) {
 	t.Helper()
-	conn, err := s.pool.dialer.dial(p.addr(), connTypeRPC, leaderWait)
+	d := s.pool.dialer
+	must.Nil(t, d.tls, must.Sprint("poolThrough dials without TLS"))
+	raw, err := net.DialTimeout("tcp", p.addr(), leaderWait)
 	must.NoError(t, err)
+	wire := &countingConn{Conn: raw}
+	_, err = wire.Write([]byte{connTypeRPC})
+	must.NoError(t, err)
+	proven, err := dialHandshake(wire, connTypeRPC, d.creds, d.instance, time.Now().Add(leaderWait))
+	must.NoError(t, err)
+	conn := &tapConn{Conn: proven, wire: wire}
+	p.mu.Lock()
+	p.taps = append(p.taps, conn)
+	p.mu.Unlock()
+
 	s.pool.mu.Lock()
 	defer s.pool.mu.Unlock()
 	if old, ok := s.pool.clients[addr]; ok {
