@@ -24,7 +24,13 @@ import (
 //     holds that entry in full too;
 //   - on the leader, it waits until the state holds every entry committed
 //     before the leader's term (the leader barrier, once per term), since
-//     a new leader may not have applied what its predecessor answered.
+//     a new leader may not have applied what its predecessor answered;
+//     and it confirms, by a round of heartbeats that a majority answers,
+//     that it still leads. A leader that was stopped or cut off, and
+//     that the others replaced meanwhile, would otherwise answer from a
+//     state that no longer holds every answered write (the partition
+//     suite saw a thawed leader do it), and so would the read index it
+//     gives followers.
 //
 // Then the read runs on local state, as before. A stale read skips all of
 // this and answers at once from what the server holds.
@@ -77,7 +83,21 @@ func (s *Server) leaderReadIndex(ctx context.Context) (uint64, error) {
 	if err := s.leaderBarrier(ctx); err != nil {
 		return 0, err
 	}
+	if err := s.confirmLeadership(); err != nil {
+		return 0, err
+	}
 	return s.State().AppliedIndex(nil)
+}
+
+// confirmLeadership checks that a majority of the servers still take this
+// one for their leader (raft section 6.4): the state it holds then has
+// every write the cluster answered. A server that has been replaced is
+// errNotLeader.
+func (s *Server) confirmLeadership() error {
+	if err := s.raft.VerifyLeader().Error(); err != nil {
+		return fmt.Errorf("confirm the leadership before a read: %w", raftWriteError(err))
+	}
+	return nil
 }
 
 // catchUpForRead waits until this server's state holds every write the
@@ -88,7 +108,7 @@ func (s *Server) catchUpForRead(ctx context.Context) error {
 	defer cancel()
 	for {
 		if s.IsLeader() {
-			err := s.leaderBarrier(ctx)
+			_, err := s.leaderReadIndex(ctx)
 			if errors.Is(err, errNotLeader) && ctx.Err() == nil {
 				continue // lost the leadership meanwhile: catch up as a follower
 			}
