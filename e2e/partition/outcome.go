@@ -8,9 +8,10 @@ import (
 	"github.com/drover-io/drover/api"
 )
 
-// mayStillApply is how a server says that a write it could not confirm
-// may still be applied: its outcome is unknown, not failed.
-const mayStillApply = "may still apply"
+// mayStillApply ends the reason of a write a server could not confirm
+// (website/content/docs/api/index.md): its outcome is unknown, not
+// failed. Its status is 504, whichever server answered.
+const mayStillApply = "the write may still be applied"
 
 // ReadOutput is what a read of a job through the HTTP API returned, as
 // the model sees it, and a note for the visualization. A job's value is
@@ -29,11 +30,11 @@ func ReadOutput(job *api.Job, _ *api.QueryMeta, err error) (Output, string) {
 	return Output{Outcome: Done, Job: got}, "ok"
 }
 
-// WriteOutcome is what a write's error says of its effect: none is
-// success. A refusal
-// (4xx) changed nothing. A server error (5xx) did not either, unless it
-// says that the write may still apply: a server that cannot tell must say
-// so. No answer at all (a timeout, a broken connection) is unknown.
+// WriteOutcome is what a write's error says of its effect, as the API
+// documents it: none is success. A refusal (4xx) changed nothing. A
+// server error (5xx) did not either, unless it is a 504 or says that the
+// write may still be applied: a server that cannot tell must say so. No
+// answer at all (a timeout, a broken connection) is unknown.
 func WriteOutcome(err error) Outcome {
 	if err == nil {
 		return Done
@@ -42,7 +43,8 @@ func WriteOutcome(err error) Outcome {
 	if !errors.As(err, &resp) {
 		return Unknown
 	}
-	if resp.StatusCode >= http.StatusInternalServerError && strings.Contains(resp.Body, mayStillApply) {
+	if resp.StatusCode == http.StatusGatewayTimeout ||
+		resp.StatusCode >= http.StatusInternalServerError && strings.Contains(resp.Body, mayStillApply) {
 		return Unknown
 	}
 	return Failed

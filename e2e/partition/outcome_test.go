@@ -24,8 +24,11 @@ func TestWriteOutcome(t *testing.T) {
 		"refused":                  {answer(400, "job has no task groups"), Failed},
 		"no leader":                {answer(500, "No cluster leader"), Failed},
 		"leadership lost":          {answer(500, "apply JobRegister: leadership lost while committing log"), Failed},
-		"may still apply":          {answer(500, "leadership lost while committing the write: it may still apply"), Unknown},
-		"refusal that mentions it": {answer(400, "may still apply"), Failed},
+		"may still apply":          {answer(504, "apply JobRegister: leadership lost while committing log: the write may still be applied"), Unknown},
+		"any gateway timeout":      {answer(504, "Gateway Timeout"), Unknown},
+		"500 that says it":         {answer(500, "the write may still be applied"), Unknown},
+		"not applied":              {answer(503, "the write was not applied"), Failed},
+		"refusal that mentions it": {answer(400, "the write may still be applied"), Failed},
 		"timed out":                {&url.Error{Op: "Put", URL: "http://198.18.0.10:4646/v1/jobs", Err: context.DeadlineExceeded}, Unknown},
 		"connection broke":         {errors.New("EOF"), Unknown},
 	} {

@@ -24,7 +24,7 @@ const hold = 8 * time.Second
 // the new leader and give up on the one that is gone (or to answer that
 // the write may still apply), on a loaded machine. Reads are given up
 // after readTimeout, and the same hang shows in writes.
-const answerGrace = 3 * time.Second
+const answerGrace = 4 * time.Second
 
 // afterHeal is how long the callers go on once the servers agree on a
 // leader again after a fault, so that the history shows the healed
