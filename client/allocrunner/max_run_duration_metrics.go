@@ -129,6 +129,31 @@ func (mm *maxRunDurationMetrics) setGauges(m structs.MaxRun, now time.Time) {
 	t.SetGaugeWithLabels(metricMaxRunRemaining, float32(m.Remaining(now).Seconds()), mm.labels)
 }
 
+// reportGauges sets m's gauges now and every interval after, from a
+// goroutine of its own, until the returned stop is called; stop returns
+// once that goroutine has.
+func (mm *maxRunDurationMetrics) reportGauges(m structs.MaxRun, interval time.Duration) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		mm.setGauges(m, time.Now())
+		for {
+			select {
+			case <-quit:
+				return
+			case <-ticker.C:
+				mm.setGauges(m, time.Now())
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
 // exceeded counts the allocation's expiry.
 func (mm *maxRunDurationMetrics) exceeded() {
 	mm.makeLabels()
