@@ -1,8 +1,3 @@
-// Package taskrunner runs one task of an allocation: it prepares the task
-// (directories, environment, artifacts), starts it with its driver,
-// supervises it, applies the restart policy, kills it on request or at its
-// own max_run_duration, records task events, and persists enough to
-// re-attach to the task after an agent restart.
 package taskrunner
 
 import (
