@@ -2,6 +2,7 @@ package deadline
 
 import (
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,58 +15,72 @@ import (
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
-// calls records each call of a timer's function: the instant it was
-// armed at, and when it came.
-type calls struct {
-	mu        sync.Mutex
-	armedAt   []time.Time
-	calledAt  []time.Time
-	callStack []string
+// call is one call of a timer's function.
+type call struct {
+	// armedAt is the instant it was called with; when, the time it came.
+	armedAt, when time.Time
+	// onTestGoroutine is set when it ran on the test's own goroutine.
+	onTestGoroutine bool
 }
 
-func (c *calls) fire(at time.Time) {
-	buf := make([]byte, 64<<10)
-	stack := string(buf[:runtime.Stack(buf, false)])
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.armedAt = append(c.armedAt, at)
-	c.calledAt = append(c.calledAt, time.Now())
-	c.callStack = append(c.callStack, stack)
+// recorder is a timer's function that records its calls.
+type recorder struct {
+	mu    sync.Mutex
+	calls []call
 }
 
-func (c *calls) times() []time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Time(nil), c.calledAt...)
+func (r *recorder) fire(at time.Time) {
+	c := call{armedAt: at, when: time.Now(), onTestGoroutine: strings.Contains(currentStack(), "deadline.TestTimer")}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, c)
 }
 
-func (c *calls) instants() []time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Time(nil), c.armedAt...)
+// whens is when each call came.
+func (r *recorder) whens() []time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]time.Time, len(r.calls))
+	for i, c := range r.calls {
+		out[i] = c.when
+	}
+	return out
+}
+
+func (r *recorder) only(t *testing.T) call {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	must.Len(t, 1, r.calls)
+	return r.calls[0]
+}
+
+// counter is a timer's function that counts its calls, and those under
+// way, each taking sleep.
+type counter struct {
+	running, calls atomic.Int32
+	sleep          time.Duration
+}
+
+func (c *counter) fire(time.Time) {
+	c.running.Add(1)
+	defer c.running.Add(-1)
+	c.calls.Add(1)
+	time.Sleep(c.sleep)
 }
 
 func TestTimer_FiresOnceAtTheInstant(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		var c calls
+		var r recorder
 		var timer Timer
-		fire := c.fire
 		// A wall-clock instant, as a creation time read from the state is.
-		at := start.Round(0).Add(7 * time.Second)
-		timer.Arm(at, fire)
-
-		time.Sleep(7*time.Second - time.Nanosecond)
-		synctest.Wait()
-		must.SliceEmpty(t, c.times())
-
-		time.Sleep(time.Nanosecond)
-		synctest.Wait()
-		must.Eq(t, []time.Time{start.Add(7 * time.Second)}, c.times())
-		must.Eq(t, []time.Time{at}, c.instants(), must.Sprint("called with the instant it was armed at"))
-
+		at := time.Now().Round(0).Add(7 * time.Second)
+		timer.Arm(at, r.fire)
 		time.Sleep(time.Hour)
-		must.Len(t, 1, c.times(), must.Sprint("one call per arming"))
+		c := r.only(t)
+		must.Eq(t, at, c.when, must.Sprint("called at the instant"))
+		must.Eq(t, at, c.armedAt, must.Sprint("called with the instant"))
+		must.False(t, c.onTestGoroutine)
 		timer.Stop()
 	})
 }
@@ -76,17 +91,16 @@ func TestTimer_PassedInstantFiresBeforeArmReturns(t *testing.T) {
 	for name, ago := range map[string]time.Duration{"now": 0, "an hour ago": time.Hour} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var c calls
+				var r recorder
 				var timer Timer
-				fire := c.fire
 				now := time.Now()
-				timer.Arm(now.Add(-ago), fire)
-				must.Eq(t, []time.Time{now}, c.times())
-				must.StrContains(t, c.callStack[0], "TestTimer_PassedInstantFiresBeforeArmReturns")
+				timer.Arm(now.Add(-ago), r.fire)
+				c := r.only(t)
+				must.True(t, c.onTestGoroutine)
+				must.Eq(t, now, c.when)
 				must.Eq(t, 0, timerGoroutines())
-
 				time.Sleep(time.Hour)
-				must.Len(t, 1, c.times())
+				r.only(t)
 				timer.Stop()
 			})
 		})
@@ -110,65 +124,54 @@ func TestTimer_ArmMovesAnArmedTimer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				start := time.Now()
-				var first, second calls
+				var first, second recorder
 				var timer Timer
 				timer.Arm(start.Add(tc.first), first.fire)
 				time.Sleep(4 * time.Second)
 				timer.Arm(start.Add(tc.moved), second.fire)
 				time.Sleep(time.Hour)
-				must.SliceEmpty(t, first.times(), must.Sprint("the arming moved away fired"))
-				must.Eq(t, []time.Time{start.Add(tc.want)}, second.times())
-				must.Eq(t, []time.Time{start.Add(tc.moved)}, second.instants())
+				must.SliceEmpty(t, first.whens(), must.Sprint("the arming moved away fired"))
+				c := second.only(t)
+				must.Eq(t, start.Add(tc.want), c.when)
+				must.Eq(t, start.Add(tc.moved), c.armedAt)
 				timer.Stop()
 			})
 		})
 	}
 }
 
-// Each arming fires once: a timer that fired may be armed again.
-func TestTimer_ArmAfterFiringFiresAgain(t *testing.T) {
+// Each arming fires once, and a timer fired or stopped may be armed again.
+func TestTimer_StopDisarmsAndEachArmingFiresOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		var c calls
+		var r recorder
 		var timer Timer
-		fire := c.fire
-		timer.Arm(start.Add(time.Second), fire)
+		timer.Arm(start.Add(time.Second), r.fire)
 		time.Sleep(2 * time.Second)
-		timer.Arm(start.Add(3*time.Second), fire)
-		time.Sleep(time.Hour)
-		must.Eq(t, []time.Time{start.Add(time.Second), start.Add(3 * time.Second)}, c.times())
-		timer.Stop()
-	})
-}
-
-func TestTimer_StopDisarms(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		var c calls
-		var timer Timer
-		fire := c.fire
-		timer.Arm(start.Add(10*time.Second), fire)
-		time.Sleep(5 * time.Second)
+		timer.Arm(start.Add(3*time.Second), r.fire)
+		time.Sleep(2 * time.Second)
+		timer.Arm(start.Add(time.Minute), r.fire)
 		timer.Stop()
 		time.Sleep(time.Hour)
-		must.SliceEmpty(t, c.times())
-
-		// Stopped, it can be armed again.
-		timer.Arm(time.Now().Add(time.Minute), fire)
+		timer.Arm(time.Now().Add(time.Minute), r.fire)
 		time.Sleep(time.Hour)
-		must.Eq(t, []time.Time{start.Add(5*time.Second + time.Hour + time.Minute)}, c.times())
 		timer.Stop()
 		timer.Stop()
+		must.Eq(t, []time.Time{
+			start.Add(time.Second),
+			start.Add(3 * time.Second),
+			start.Add(4*time.Second + time.Hour + time.Minute),
+		}, r.whens())
 	})
 }
 
 // An armed timer keeps no goroutine: a client arms thousands.
 func TestTimer_ArmedTimerKeepsNoGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var c calls
+		var r recorder
 		timers := make([]Timer, 100)
 		for i := range timers {
-			timers[i].Arm(time.Now().Add(time.Duration(i+1)*time.Minute), c.fire)
+			timers[i].Arm(time.Now().Add(time.Duration(i+1)*time.Minute), r.fire)
 		}
 		synctest.Wait()
 		must.Eq(t, 0, timerGoroutines())
@@ -185,11 +188,10 @@ func TestTimer_StopWaitsForTheCallUnderWay(t *testing.T) {
 		release := make(chan struct{})
 		var returned atomic.Bool
 		var timer Timer
-		fire := func(time.Time) {
+		timer.Arm(time.Now().Add(time.Second), func(time.Time) {
 			<-release
 			returned.Store(true)
-		}
-		timer.Arm(time.Now().Add(time.Second), fire)
+		})
 		time.Sleep(time.Second)
 		synctest.Wait()
 		must.Eq(t, 1, timerGoroutines(), must.Sprint("the call is under way"))
@@ -215,24 +217,18 @@ func TestTimer_StopWaitsForTheCallUnderWay(t *testing.T) {
 // before it returns or prevents it: never a call after Stop, never two.
 func TestTimer_StopAtTheInstantItFires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var running, calls atomic.Int32
+		c := counter{sleep: time.Millisecond}
 		var timer Timer
-		fire := func(time.Time) {
-			running.Add(1)
-			defer running.Add(-1)
-			calls.Add(1)
-			time.Sleep(time.Millisecond)
-		}
 		for range 200 {
-			before := calls.Load()
-			timer.Arm(time.Now().Add(time.Second), fire)
+			before := c.calls.Load()
+			timer.Arm(time.Now().Add(time.Second), c.fire)
 			time.Sleep(time.Second)
 			timer.Stop()
-			must.Eq(t, 0, running.Load(), must.Sprint("a call ran on after Stop returned"))
-			after := calls.Load()
+			must.Eq(t, 0, c.running.Load(), must.Sprint("a call ran on after Stop returned"))
+			after := c.calls.Load()
 			must.Between(t, before, after, before+1)
 			time.Sleep(time.Minute)
-			must.Eq(t, after, calls.Load(), must.Sprint("a call came after Stop"))
+			must.Eq(t, after, c.calls.Load(), must.Sprint("a call came after Stop"))
 		}
 		must.Eq(t, 0, timerGoroutines())
 	})
@@ -244,30 +240,24 @@ func TestTimer_StopAtTheInstantItFires(t *testing.T) {
 // fake clock still), so this test runs on the real clock and waits for
 // the goroutine to be there.
 func TestTimer_DisarmedOnceItsGoroutineStartedDoesNotFire(t *testing.T) {
-	var c calls
+	var r recorder
 	var timer Timer
-	fire := c.fire
-	timer.Arm(time.Now().Add(time.Millisecond), fire)
+	timer.Arm(time.Now().Add(time.Millisecond), r.fire)
 	timer.mu.Lock()
 	waitfor.True(t, "the timer's goroutine waiting for its lock", func() bool { return timerGoroutines() == 1 })
 	timer.disarmLocked()
 	timer.mu.Unlock()
 	timer.Stop()
 	must.Eq(t, 0, timerGoroutines())
-	must.SliceEmpty(t, c.times())
+	must.SliceEmpty(t, r.whens())
 }
 
 // Arm and Stop from many goroutines at once leave the timer consistent:
 // after the last Stop nothing runs and nothing fires.
 func TestTimer_ConcurrentArmAndStop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var running, calls atomic.Int32
+		var c counter
 		var timer Timer
-		fire := func(time.Time) {
-			running.Add(1)
-			defer running.Add(-1)
-			calls.Add(1)
-		}
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Go(func() {
@@ -275,7 +265,7 @@ func TestTimer_ConcurrentArmAndStop(t *testing.T) {
 					if (g+i)%3 == 0 {
 						timer.Stop()
 					} else {
-						timer.Arm(time.Now().Add(time.Duration(i%5)*time.Millisecond), fire)
+						timer.Arm(time.Now().Add(time.Duration(i%5)*time.Millisecond), c.fire)
 					}
 					time.Sleep(time.Duration(g+1) * time.Millisecond)
 				}
@@ -283,33 +273,34 @@ func TestTimer_ConcurrentArmAndStop(t *testing.T) {
 		}
 		wg.Wait()
 		timer.Stop()
-		must.Eq(t, 0, running.Load())
-		fired := calls.Load()
+		must.Eq(t, 0, c.running.Load())
+		fired := c.calls.Load()
 		must.Positive(t, fired)
 		time.Sleep(time.Hour)
-		must.Eq(t, fired, calls.Load())
+		must.Eq(t, fired, c.calls.Load())
 		must.Eq(t, 0, timerGoroutines())
 	})
 }
 
-// timerGoroutines counts the goroutines running a Timer's call, the
-// caller's left out.
+// timerGoroutines counts the goroutines in a Timer's code, the caller's
+// left out.
 func timerGoroutines() int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
+	var dump strings.Builder
+	// debug=2 is runtime.Stack's format, the caller's goroutine first.
+	if err := pprof.Lookup("goroutine").WriteTo(&dump, 2); err != nil {
+		panic(err)
 	}
-	goroutines := strings.Split(string(buf), "\n\n")
 	count := 0
-	for _, g := range goroutines[1:] { // the first is the caller's
+	for _, g := range strings.Split(dump.String(), "\n\n")[1:] {
 		if strings.Contains(g, "internal/deadline.(*Timer)") {
 			count++
 		}
 	}
 	return count
+}
+
+// currentStack is the calling goroutine's stack.
+func currentStack() string {
+	buf := make([]byte, 64<<10)
+	return string(buf[:runtime.Stack(buf, false)])
 }
