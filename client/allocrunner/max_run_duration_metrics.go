@@ -30,7 +30,10 @@ var (
 //
 // Most allocations have no max_run_duration: their labels (nine strings
 // each, for a few series) are made on the first emission, not for every
-// allocation the client runs.
+// allocation the client runs. BenchmarkAllocRunner_Memory (allocations
+// without a budget) keeps 9.36 KB of heap per allocation so, 9.85 KB with
+// the labels made with the runner (+5.2%, medians of 6, p=0.002; measured
+// on 01f6819).
 type maxRunDurationMetrics struct {
 	// m is the metrics instance; nil means go-metrics' global.
 	m *metrics.Metrics
