@@ -55,25 +55,30 @@ func (ar *AllocRunner) killAll(asked state.KillReason) {
 		return
 	}
 	ar.logger.Info("killing all tasks", "reason", plan.reason)
-	go func() {
-		// 3. The PreKill hooks and shutdown_delay, on the first kill.
-		if plan.first {
-			ar.preKill()
-			close(preKillDone)
-			if !ar.sleepUnlessShutdown(delay) {
-				return
-			}
-		}
-		// A stopping agent leaves its tasks running, a kill in progress
-		// included: the next agent finishes it from the recorded reason.
-		if ar.shuttingDown() {
+	go ar.carryOut(plan, delay, preKillDone)
+}
+
+// carryOut carries out the rest of plan: on the first kill, the PreKill
+// hooks (then it closes preKillDone) and shutdown_delay (delay); then the
+// kill of each task, each in a goroutine of its own.
+func (ar *AllocRunner) carryOut(plan killPlan, delay time.Duration, preKillDone chan struct{}) {
+	// 3. The PreKill hooks and shutdown_delay, on the first kill.
+	if plan.first {
+		ar.preKill()
+		close(preKillDone)
+		if !ar.sleepUnlessShutdown(delay) {
 			return
 		}
-		// 4. Kill the tasks.
-		for _, name := range plan.kill {
-			go ar.lookupTask(name).runner.Kill(context.Background(), taskrunner.NewKillingEvent(plan.message))
-		}
-	}()
+	}
+	// A stopping agent leaves its tasks running, a kill in progress
+	// included: the next agent finishes it from the recorded reason.
+	if ar.shuttingDown() {
+		return
+	}
+	// 4. Kill the tasks.
+	for _, name := range plan.kill {
+		go ar.lookupTask(name).runner.Kill(context.Background(), taskrunner.NewKillingEvent(plan.message))
+	}
 }
 
 // sleepUnlessShutdown waits d; it reports false if the runner is shut down

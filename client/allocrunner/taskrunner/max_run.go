@@ -121,8 +121,8 @@ func (tr *TaskRunner) withOwnState(alloc *structs.Allocation) *structs.Allocatio
 	return &a
 }
 
-// apply brings the armed times in line with the task's definition, after
-// an update.
+// apply brings the armed deadline and warning in line with the task's
+// definition, after an update.
 func (w *maxRunWatch) apply() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
