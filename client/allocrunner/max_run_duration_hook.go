@@ -64,10 +64,11 @@ type maxRunDurationHook struct {
 	// started is set by Prerun; closed by Postrun, Shutdown or Destroy,
 	// after which nothing arms again.
 	started, closed bool
-	// armed is the budget and deadline enforced and reported, and
-	// stopGauges ends their reports; zero and nil when nothing is armed.
-	armed      structs.MaxRun
-	stopGauges func()
+	// armedDeadline is the deadline enforced and reported (on the anchor
+	// held to, it changes with the budget), and stopGauges ends the
+	// reports; zero and nil when nothing is armed.
+	armedDeadline time.Time
+	stopGauges    func()
 
 	// fired is set once the deadline has been enforced, here or by an
 	// earlier agent: the kill is under way and no update undoes it.
@@ -159,7 +160,7 @@ func (h *maxRunDurationHook) applyLocked() {
 		h.disarmLocked()
 		return
 	}
-	if m.Budget == h.armed.Budget && m.Deadline.Equal(h.armed.Deadline) {
+	if m.Deadline.Equal(h.armedDeadline) {
 		return
 	}
 	h.armLocked(m)
@@ -180,7 +181,7 @@ func (h *maxRunDurationHook) armLocked(m structs.MaxRun) {
 	if h.stopGauges != nil {
 		h.stopGauges()
 	}
-	h.armed = m
+	h.armedDeadline = m.Deadline
 	if !h.fired.Load() {
 		h.logger.Debug("armed max_run_duration", "max_run_duration", m.Budget, "deadline", m.Deadline)
 		h.deadline.Arm(m.Deadline, h.fire)
@@ -195,7 +196,7 @@ func (h *maxRunDurationHook) disarmLocked() {
 	if h.stopGauges != nil {
 		h.stopGauges()
 	}
-	h.armed, h.stopGauges = structs.MaxRun{}, nil
+	h.armedDeadline, h.stopGauges = time.Time{}, nil
 }
 
 // fire enforces the deadline at, once: the runner records the expiry and

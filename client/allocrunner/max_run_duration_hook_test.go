@@ -113,7 +113,7 @@ func TestMaxRunDurationHook_MovesOnlyOnChangedDuration(t *testing.T) {
 		runner := &fakeDeadlineRunner{}
 		h, _ := newTestDeadlineHook(alloc, runner)
 		must.NoError(t, h.Prerun())
-		must.Eq(t, start.Add(10*time.Second), h.armed.Deadline)
+		must.Eq(t, start.Add(10*time.Second), h.armedDeadline)
 
 		// An update that leaves the duration alone keeps the deadline,
 		// whatever CreateTime it carries.
@@ -122,11 +122,11 @@ func TestMaxRunDurationHook_MovesOnlyOnChangedDuration(t *testing.T) {
 		same.Job.Version = 1
 		same.CreateTime = time.Now().UnixNano()
 		must.NoError(t, h.Update(&RunnerUpdateRequest{Alloc: same}))
-		must.Eq(t, start.Add(10*time.Second), h.armed.Deadline)
+		must.Eq(t, start.Add(10*time.Second), h.armedDeadline)
 
 		// A changed one moves it, on the allocation's original anchor.
 		must.NoError(t, h.Update(&RunnerUpdateRequest{Alloc: withMaxRunDuration(alloc, 20*time.Second)}))
-		must.Eq(t, start.Add(20*time.Second), h.armed.Deadline)
+		must.Eq(t, start.Add(20*time.Second), h.armedDeadline)
 
 		time.Sleep(time.Hour)
 		must.Eq(t, []time.Time{start.Add(20 * time.Second)}, runner.killTimes())
