@@ -1,10 +1,3 @@
-// Package client is the client half of a Drover agent: it fingerprints the
-// machine, registers it with the servers as a node and keeps it alive with
-// heartbeats, watches the allocations the servers place on it, runs each
-// one with an alloc runner, and reports their state back in batches.
-//
-// The client reaches the servers through a ServerConn, in the agent's own
-// process when the agent runs a server too and over RPC otherwise.
 package client
 
 import (

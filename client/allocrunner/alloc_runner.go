@@ -30,8 +30,11 @@ type AllocRunner struct {
 	// group hook's and the task runners' alike.
 	maxRunMetrics *maxRunDurationMetrics
 
-	// updateMu serialises Update, and Update with the start of Destroy.
-	updateMu sync.Mutex
+	// updateMu serialises Update, and Update with the start of Destroy;
+	// updatesClosed, which it guards, is set by Destroy: later updates
+	// are ignored.
+	updateMu      sync.Mutex
+	updatesClosed bool
 
 	// mu guards the fields below and the entries' mutable fields.
 	mu    sync.Mutex
@@ -39,20 +42,14 @@ type AllocRunner struct {
 	// arState is the runner's persisted state. Its KillReason is the kill
 	// in force, recorded by killAll or restored from an earlier agent.
 	arState *state.AllocRunnerState
-	// carryOutKills is set from the end of the Prerun hooks to the start of
-	// the Postrun or Shutdown hooks. A kill asked outside that window is
-	// only recorded: before it, Run carries it out after the Prerun hooks;
-	// after it, every task is dead, or the agent is stopping and the next
-	// one carries it out.
-	carryOutKills bool
-	// killing is set once this runner has begun the kill for
-	// arState.KillReason (PreKill hooks, shutdown_delay, the kills);
-	// preKillDone is closed when its PreKill hooks have returned.
-	killing     bool
+	// phase is where the runner is in its life (phase.go), which decides
+	// what a kill asked now does.
+	phase phase
+	// preKillDone is closed when the PreKill hooks of the kill carried
+	// out have returned; nil until one is.
 	preKillDone chan struct{}
-	tasks       []*taskEntry
-	runCalled   bool
-	destroying  bool
+	// tasks are the group's tasks, in its order.
+	tasks []*taskEntry
 
 	// taskStateCh wakes the run loop when a task's state changed, when
 	// the last task runner returned (tasksRunning, the runners still

@@ -22,12 +22,11 @@ func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	}
 	ar.updateMu.Lock()
 	defer ar.updateMu.Unlock()
-	ar.mu.Lock()
-	if ar.destroying {
-		ar.mu.Unlock()
+	if ar.updatesClosed {
 		ar.logger.Debug("ignoring update of an allocation being destroyed")
 		return
 	}
+	ar.mu.Lock()
 	if alloc.Job == nil {
 		// An update without its job keeps the job the runner has.
 		alloc = alloc.CopySkipJob()
@@ -66,7 +65,7 @@ func (ar *AllocRunner) Shutdown() {
 		ar.TaskStateUpdated()
 	})
 	ar.mu.Lock()
-	ran := ar.runCalled
+	ran := ar.phase != phaseCreated
 	ar.mu.Unlock()
 	if ran {
 		ar.running.Wait()
@@ -85,11 +84,9 @@ func (ar *AllocRunner) Shutdown() {
 func (ar *AllocRunner) Destroy() {
 	ar.destroyOnce.Do(func() {
 		// Taking updateMu waits out an Update under way; later ones see
-		// destroying and do nothing.
+		// updatesClosed and do nothing.
 		ar.updateMu.Lock()
-		ar.mu.Lock()
-		ar.destroying = true
-		ar.mu.Unlock()
+		ar.updatesClosed = true
 		ar.updateMu.Unlock()
 
 		ar.killAll(state.KillReasonDestroyed)

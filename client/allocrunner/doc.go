@@ -77,12 +77,23 @@ poststop tasks once every other task is dead. A failed task or a dead
 leader takes the others down; when the main tasks are dead the sidecars
 go.
 
+# Phases
+
+A runner goes through five phases (phase.go): created, setting up (the
+Prerun hooks), running, killing, ending (the Postrun or Shutdown hooks).
+Only while running or killing is a kill carried out; before, it is
+recorded and carried out once the Prerun hooks are done; after, it is
+recorded for the next agent, if any task is still alive.
+
 # Kill reasons
 
 When every task must go, the runner kills them for a reason, and records
 the reason in its persisted state before it kills anything
 (state.AllocRunnerState.KillReason). Everything the kill does follows from
-the reason, through the pure functions of kill_reason.go:
+the phase and the reason: planKill (kill_plan.go), a pure function of the
+phase, the reason recorded, the tasks' states and the reason asked, says
+what to record and which tasks to kill in which order, through the pure
+functions of kill_reason.go:
 
 	reason            poststop tasks   Killing event says                      the allocation ends
 	stopped           still run        (the default)                           as its tasks' states say
@@ -107,7 +118,9 @@ as new values; a stored value never changes its meaning.
 A task's own max_run_duration is no kill reason of the allocation: its
 task runner kills that task alone (taskrunner/max_run.go), records it in
 the task's state (MaxRunExceeded, with the anchor RunnerStartedAt), and
-the lifecycle goes on as if the task had ended by itself.
+the lifecycle goes on as if the task had ended by itself. Both deadlines,
+the group's and the task's, run on internal/deadline's Timer, which keeps
+no goroutine while it waits.
 
 # The restore contract
 
@@ -136,5 +149,19 @@ runner per stored allocation, calls Restore, then Run, and the runner
 Shutdown leaves every task running for that next agent: a kill under way
 stops before its first task kill, and a destroy cut short by the agent
 stopping leaves the directory and state in place, with the kill recorded.
+
+# What it owns, and what it must not import
+
+It owns one allocation's run on a client: the order of its tasks, the
+kill of every task and its reason, the allocation's client status, its
+runner hooks (the allocation directory's, the group's max_run_duration
+and its metrics) and the runner's persisted state. One task's run is
+taskrunner's; the directory's layout is client/allocdir's; which
+allocations run here, and the node's own state, are the client's.
+
+It imports client/allocdir, client/state, its taskrunner, drivers (the
+catalog, never one driver's package), structs and internal/; it must not
+import the client, which drives it, nor any server, API or agent package
+(client/imports_test.go holds the client tree to this).
 */
 package allocrunner

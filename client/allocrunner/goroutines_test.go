@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -34,6 +35,38 @@ func TestAllocRunner_RunningAllocKeepsTwoGoroutines(t *testing.T) {
 		for _, h := range harnesses {
 			h.ar.Destroy()
 			must.Eq(t, structs.AllocClientStatusComplete, h.handler.last().ClientStatus)
+		}
+		synctest.Wait()
+		must.Eq(t, 0, blockedInBubble(), must.Sprint("a destroyed runner leaves no goroutine"))
+	})
+}
+
+// Deadlines keep no goroutine of their own: an allocation with a group
+// budget, a task budget and a warning keeps one more goroutine than one
+// without, the one that refreshes the group's gauges.
+func TestAllocRunner_DeadlinesKeepNoGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const allocs = 20
+		harnesses := make([]*arHarness, allocs)
+		for i := range harnesses {
+			task := mockTask("web", map[string]any{"run_for": "1h"})
+			own := 50 * time.Minute
+			task.MaxRunDuration = &own
+			task.MaxRunWarning = &structs.MaxRunWarning{Signal: "SIGUSR1", Before: time.Minute}
+			alloc := boundedAlloc(time.Now(), 40*time.Minute)
+			alloc.Job.TaskGroups[0].Tasks = []*structs.Task{task}
+			h := newARHarness(t, alloc)
+			harnesses[i] = h
+			go h.ar.Run()
+		}
+		synctest.Wait()
+		for _, h := range harnesses {
+			must.Eq(t, structs.AllocClientStatusRunning, h.ar.Alloc().ClientStatus)
+		}
+		must.Eq(t, 3*allocs, blockedInBubble())
+
+		for _, h := range harnesses {
+			h.ar.Destroy()
 		}
 		synctest.Wait()
 		must.Eq(t, 0, blockedInBubble(), must.Sprint("a destroyed runner leaves no goroutine"))

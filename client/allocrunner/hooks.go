@@ -15,8 +15,9 @@ import "github.com/drover-io/drover/structs"
 // the kill, Destroy on the goroutine that calls AllocRunner.Destroy.
 // Within a kind the hooks are called in the order they were registered,
 // one at a time. A hook that starts goroutines of its own (the
-// max_run_duration hook's timer) must stop them in Postrun, Shutdown and
-// Destroy, whichever comes.
+// max_run_duration hook's gauge refresh, and its deadline's call) must
+// stop them in Postrun, Shutdown and Destroy, whichever comes, and wait
+// for them to end.
 //
 // The kill goroutines. killAll returns without waiting for the kill it
 // starts: one goroutine runs the PreKill hooks, waits shutdown_delay, and
@@ -26,18 +27,20 @@ import "github.com/drover-io/drover/structs"
 //
 //   - what they act on is fixed before they start, under the runner's
 //     lock: the tasks to kill, their Killing events and, for killAll, the
-//     reason, already recorded in the persisted state; a later kill or
-//     update cannot change it under them;
-//   - a kill is carried out only once the Prerun hooks have run, and Run
-//     starts every task runner right after them, so each Kill returns: it
-//     waits for its task runner's Run, which ends when the task is dead or
-//     the agent stops;
+//     reason, already recorded in the persisted state (killPlan); a later
+//     kill or update cannot change it under them;
+//   - a kill is carried out only in the running and killing phases
+//     (phase.go), once the Prerun hooks have run, and Run starts every
+//     task runner right after them, so each Kill returns: it waits for its
+//     task runner's Run, which ends when the task is dead or the agent
+//     stops;
 //   - a task runner's Kill may be called concurrently, more than once, and
 //     after its task died, when it returns at once and changes nothing; so
 //     a kill goroutine that outlives the tasks (it may sleep the whole
 //     shutdown_delay after they died on their own) is harmless;
 //   - Run waits for the PreKill hooks to return before it runs the Postrun
-//     or Shutdown hooks, and carries out no kill after that point; Destroy
+//     or Shutdown hooks, and carries out no kill after that point (the
+//     ending phase); Destroy
 //     removes the directory and state only after Run has ended with every
 //     task dead;
 //   - when the agent stops, the kill stops before its first Kill; one

@@ -8,95 +8,77 @@ import (
 	"github.com/drover-io/drover/client/state"
 )
 
-// killAll kills every task of the allocation for reason, and returns
+// killAll kills every task of the allocation for asked, and returns
 // without waiting for them to die.
 //
-// The reason in force (see nextKillReason) is recorded first, in the
-// persisted runner state, so that an agent that restarts in the middle of
-// the kill finishes it for the same reason. From then on no task starts,
+// What the kill does is planKill's answer for the runner's phase, the
+// reason it recorded and its tasks' states; the steps below are
+// killPlan's. From the moment the reason is recorded no task starts,
 // except poststop tasks when the reason lets them run after the others.
-// Each task still alive gets a Killing event, its kill_signal and, after
-// kill_timeout, SIGKILL; the restart policy does not restart it. The
-// PreKill hooks and the group's shutdown_delay come before the first kill.
+// Each task killed gets a Killing event, its kill_signal and, after
+// kill_timeout, SIGKILL; the restart policy does not restart it.
 //
-// A kill is carried out only between the end of the Prerun hooks and the
-// start of the Postrun or Shutdown hooks (see carryOutKills); outside that
-// window it is only recorded. One asked earlier is carried out by Run after
-// the Prerun hooks; one asked later finds every task dead, or the agent
-// stopping, and the next agent finishes it from the recorded reason, as it
-// does a kill whose shutdown_delay an agent stop cut short.
-//
-// A kill that lets poststop tasks run is overtaken by one that does not;
-// any other later kill is ignored, and so is a kill once every task is
-// dead: there is nothing left to kill, and nothing to record. A restored
-// runner whose state records a reason kills for that one, whatever it is
-// asked to kill for first, unless the new reason overtakes it.
-func (ar *AllocRunner) killAll(reason state.KillReason) {
+// The kill goes on in goroutines of its own, so that the caller (the run
+// loop, a hook's timer, Update, Destroy) is never held up by
+// shutdown_delay or a slow task; hooks.go says why nobody needs to wait
+// for them.
+func (ar *AllocRunner) killAll(asked state.KillReason) {
 	ar.mu.Lock()
-	recorded := ar.arState.KillReason
-	next := nextKillReason(recorded, reason)
-	if ar.killing && next == recorded {
+	plan, ok := planKill(ar.phase, ar.arState.KillReason, ar.taskViewsLocked(), asked)
+	if !ok {
 		ar.mu.Unlock()
 		return
 	}
-	if ar.allDeadLocked() {
-		ar.mu.Unlock()
-		return
-	}
-	ar.arState.KillReason = next
+	ar.arState.KillReason = plan.reason
 	rs := ar.arState.Copy()
-	carryOut := ar.carryOutKills
-	firstKill := carryOut && !ar.killing
 	var preKillDone chan struct{}
-	if firstKill {
-		ar.killing = true
+	if plan.first {
+		ar.phase = phaseKilling
 		ar.preKillDone = make(chan struct{})
 		preKillDone = ar.preKillDone
 	}
-	var victims []*taskEntry
-	for _, e := range ar.tasks {
-		if e.task.IsPoststop() && runsPoststop(next) {
-			continue
-		}
-		victims = append(victims, e)
-	}
 	delay := ar.groupShutdownDelayLocked()
+	p := ar.phase
 	ar.mu.Unlock()
 
-	if next != recorded {
+	// 1. Record the reason.
+	if plan.record {
 		if err := ar.stateDB.PutAllocRunnerState(ar.id, rs); err != nil {
 			ar.logger.Error("failed to persist alloc runner state", "error", err)
 		}
 	}
 	// Wake the run loop: it must stop opening start gates.
 	ar.TaskStateUpdated()
-	if !carryOut {
-		ar.logger.Info("kill recorded, not carried out yet", "reason", next)
+	// 2. Or only record it.
+	if !plan.carryOut {
+		ar.logger.Info("kill recorded, not carried out yet", "reason", plan.reason, "phase", p)
 		return
 	}
-	ar.logger.Info("killing all tasks", "reason", next)
+	ar.logger.Info("killing all tasks", "reason", plan.reason)
+	go ar.carryOut(plan, delay, preKillDone)
+}
 
-	// The kill goes on in goroutines of its own, so that the caller (the
-	// run loop, a hook's timer, Update, Destroy) is never held up by
-	// shutdown_delay or a slow task; hooks.go says why nobody needs to
-	// wait for them.
-	go func() {
-		if firstKill {
-			ar.preKill()
-			close(preKillDone)
-			if !ar.sleepUnlessShutdown(delay) {
-				return
-			}
-		}
-		// A stopping agent leaves its tasks running, a kill in progress
-		// included: the next agent finishes it from the recorded reason.
-		if ar.shuttingDown() {
+// carryOut carries out the rest of plan: on the first kill, the PreKill
+// hooks (then it closes preKillDone) and shutdown_delay (delay); then the
+// kill of each task, each in a goroutine of its own.
+func (ar *AllocRunner) carryOut(plan killPlan, delay time.Duration, preKillDone chan struct{}) {
+	// 3. The PreKill hooks and shutdown_delay, on the first kill.
+	if plan.first {
+		ar.preKill()
+		close(preKillDone)
+		if !ar.sleepUnlessShutdown(delay) {
 			return
 		}
-		for _, e := range victims {
-			go e.runner.Kill(context.Background(), taskrunner.NewKillingEvent(killEventMessage(next)))
-		}
-	}()
+	}
+	// A stopping agent leaves its tasks running, a kill in progress
+	// included: the next agent finishes it from the recorded reason.
+	if ar.shuttingDown() {
+		return
+	}
+	// 4. Kill the tasks.
+	for _, name := range plan.kill {
+		go ar.lookupTask(name).runner.Kill(context.Background(), taskrunner.NewKillingEvent(plan.message))
+	}
 }
 
 // sleepUnlessShutdown waits d; it reports false if the runner is shut down
@@ -128,12 +110,12 @@ func (ar *AllocRunner) groupShutdownDelayLocked() time.Duration {
 	return *tg.ShutdownDelay
 }
 
-// endKills stops carrying out kills, and waits until the PreKill hooks of
-// a kill in progress have returned: the Postrun or Shutdown hooks come
-// next.
+// endKills moves the runner to phaseEnding, where kills are only
+// recorded, and waits until the PreKill hooks of a kill in progress have
+// returned: the Postrun or Shutdown hooks come next.
 func (ar *AllocRunner) endKills() {
 	ar.mu.Lock()
-	ar.carryOutKills = false
+	ar.phase = phaseEnding
 	done := ar.preKillDone
 	ar.mu.Unlock()
 	if done != nil {
@@ -141,14 +123,14 @@ func (ar *AllocRunner) endKills() {
 	}
 }
 
-// allDeadLocked reports whether every task is dead. The caller holds mu.
-func (ar *AllocRunner) allDeadLocked() bool {
-	for _, e := range ar.tasks {
-		if !e.runner.IsDead() {
-			return false
-		}
+// taskViewsLocked is the tasks as a kill plan sees them. The caller holds
+// mu.
+func (ar *AllocRunner) taskViewsLocked() []taskView {
+	views := make([]taskView, len(ar.tasks))
+	for i, e := range ar.tasks {
+		views[i] = taskView{name: e.task.Name, poststop: e.task.IsPoststop(), dead: e.runner.IsDead()}
 	}
-	return true
+	return views
 }
 
 // recordedKillReason is the kill reason the runner's persisted state

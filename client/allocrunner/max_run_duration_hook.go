@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/state"
+	"github.com/drover-io/drover/internal/deadline"
 	"github.com/drover-io/drover/internal/lazylog"
 	"github.com/drover-io/drover/structs"
 )
@@ -30,16 +31,17 @@ type deadlineRunner interface {
 // The budget starts when the servers created the allocation, whatever its
 // tasks did since (artifact downloads, image pulls, prestart tasks), and an
 // agent restart does not reset it. A deadline that has already passed is
-// enforced at once. At the deadline the hook has the runner kill every
-// task for state.KillReasonMaxRunDuration, which the runner records before
-// it kills. An allocation without a deadline (no CreateTime, or one too
-// far to be reached) is not bounded; the hook says so in the log.
+// enforced at once, before Prerun returns, so that no task gets to start.
+// At the deadline the hook has the runner kill every task for
+// state.KillReasonMaxRunDuration, which the runner records before it
+// kills. An allocation without a deadline (no CreateTime, or one too far
+// to be reached) is not bounded; the hook says so in the log.
 //
-// CreateTime, a wall-clock time, only anchors the deadline: the time left
-// is taken from it once, when the timer is armed, and the timer then runs
-// on the monotonic clock, so a wall-clock step does not move the firing.
-// The servers never change an allocation's CreateTime; the hook holds to
-// the first it sees all the same, so that no update can move the anchor.
+// The deadline runs on a deadline.Timer: CreateTime, a wall-clock time,
+// only anchors it, and the timer counts the time left on the monotonic
+// clock. The servers never change an allocation's CreateTime; the hook
+// holds to the first it sees all the same, so that no update can move the
+// anchor.
 //
 // While armed, the hook reports the budget and the time left every
 // collection interval; it stops when the allocation ends or the agent
@@ -49,9 +51,11 @@ type maxRunDurationHook struct {
 	runner   deadlineRunner
 	metrics  *maxRunDurationMetrics
 	interval time.Duration
+	// deadline calls fire at the deadline. fire never takes mu, so the
+	// hook may stop it under mu.
+	deadline deadline.Timer
 
-	// mu serialises the hook's calls. It is never held by the watch
-	// goroutine, so a call may wait for that goroutine under it.
+	// mu serialises the hook's calls.
 	mu    sync.Mutex
 	alloc *structs.Allocation
 	// createTime is the anchor the hook holds to: the first CreateTime it
@@ -60,21 +64,15 @@ type maxRunDurationHook struct {
 	// started is set by Prerun; closed by Postrun, Shutdown or Destroy,
 	// after which nothing arms again.
 	started, closed bool
-	// armed is the budget and deadline the watch enforces, and watch its
-	// goroutine; nil when nothing is armed.
-	armed structs.MaxRun
-	watch *deadlineWatch
+	// armedDeadline is the deadline enforced and reported (on the anchor
+	// held to, it changes with the budget), and stopGauges ends the
+	// reports; zero and nil when nothing is armed.
+	armedDeadline time.Time
+	stopGauges    func()
 
 	// fired is set once the deadline has been enforced, here or by an
 	// earlier agent: the kill is under way and no update undoes it.
 	fired atomic.Bool
-}
-
-// deadlineWatch is the goroutine of one armed deadline: closing stop ends
-// it, and done is closed when it has ended.
-type deadlineWatch struct {
-	stop chan struct{}
-	done chan struct{}
 }
 
 func newMaxRunDurationHook(alloc *structs.Allocation, runner deadlineRunner, m *maxRunDurationMetrics, interval time.Duration, logger hclog.Logger) *maxRunDurationHook {
@@ -162,10 +160,9 @@ func (h *maxRunDurationHook) applyLocked() {
 		h.disarmLocked()
 		return
 	}
-	if h.watch != nil && m.Budget == h.armed.Budget && m.Deadline.Equal(h.armed.Deadline) {
+	if m.Deadline.Equal(h.armedDeadline) {
 		return
 	}
-	h.disarmLocked()
 	h.armLocked(m)
 }
 
@@ -177,78 +174,39 @@ func (h *maxRunDurationHook) maxRunLocked() structs.MaxRun {
 	return a.MaxRun()
 }
 
-// armLocked starts watching m's deadline. A deadline already past is
-// enforced before it returns, so that no task gets to start. The caller
-// holds mu.
-func (h *maxRunDurationHook) armLocked(m structs.MaxRun) {
-	now := time.Now()
-	w := &deadlineWatch{stop: make(chan struct{}), done: make(chan struct{})}
-	h.watch, h.armed = w, m
-	// The timer starts here, not in the watch goroutine: a goroutine may
-	// start many milliseconds later on a busy agent (many allocations
-	// starting at once), and a timer set to remaining then would fire that
-	// much after the deadline.
-	var expired *time.Timer
-	if m.Passed(now) {
-		h.logger.Info("max_run_duration deadline already passed", "max_run_duration", m.Budget, "deadline", m.Deadline)
-		h.fire(m)
-	} else {
-		remaining := m.Remaining(now)
-		expired = time.NewTimer(remaining)
-		h.logger.Debug("armed max_run_duration", "max_run_duration", m.Budget, "deadline", m.Deadline, "remaining", remaining)
-	}
-	go h.run(w, m, expired)
-}
-
-// disarmLocked stops the watch and waits for its goroutine to end. The
+// armLocked enforces m's deadline, moving the one armed, and reports m's
+// gauges. A deadline already passed is enforced before it returns. The
 // caller holds mu.
+func (h *maxRunDurationHook) armLocked(m structs.MaxRun) {
+	if h.stopGauges != nil {
+		h.stopGauges()
+	}
+	h.armedDeadline = m.Deadline
+	if !h.fired.Load() {
+		h.logger.Debug("armed max_run_duration", "max_run_duration", m.Budget, "deadline", m.Deadline)
+		h.deadline.Arm(m.Deadline, h.fire)
+	}
+	h.stopGauges = h.metrics.reportGauges(m, h.interval)
+}
+
+// disarmLocked stops the deadline and the gauges' reports, and waits for
+// what they had under way. The caller holds mu.
 func (h *maxRunDurationHook) disarmLocked() {
-	if h.watch == nil {
-		return
+	h.deadline.Stop()
+	if h.stopGauges != nil {
+		h.stopGauges()
 	}
-	close(h.watch.stop)
-	<-h.watch.done
-	h.watch, h.armed = nil, structs.MaxRun{}
+	h.armedDeadline, h.stopGauges = time.Time{}, nil
 }
 
-// run is the watch goroutine: it enforces the deadline when the timer
-// fires (nil: the deadline had passed when it was armed), and reports the
-// gauges every collection interval until stopped.
-func (h *maxRunDurationHook) run(w *deadlineWatch, m structs.MaxRun, timer *time.Timer) {
-	defer close(w.done)
-	var expired <-chan time.Time
-	if timer != nil {
-		defer timer.Stop()
-		if !h.fired.Load() {
-			expired = timer.C
-		}
-	}
-	ticker := time.NewTicker(h.interval)
-	defer ticker.Stop()
-
-	h.metrics.setGauges(m, time.Now())
-	for {
-		select {
-		case <-w.stop:
-			return
-		case <-expired:
-			expired = nil
-			h.fire(m)
-			h.metrics.setGauges(m, time.Now())
-		case <-ticker.C:
-			h.metrics.setGauges(m, time.Now())
-		}
-	}
-}
-
-// fire enforces the deadline, once: the runner records the expiry and
+// fire enforces the deadline at, once: the runner records the expiry and
 // kills every task. The expiry is counted when the runner recorded it; it
 // does not when every task had died already and there was nothing to kill.
-func (h *maxRunDurationHook) fire(m structs.MaxRun) {
+func (h *maxRunDurationHook) fire(at time.Time) {
 	if !h.fired.CompareAndSwap(false, true) {
 		return
 	}
-	h.logger.Info("allocation exceeded max_run_duration, killing its tasks", "max_run_duration", m.Budget)
+	h.logger.Info("allocation exceeded max_run_duration, killing its tasks", "deadline", at, "late_by", time.Since(at))
 	h.runner.killAll(state.KillReasonMaxRunDuration)
 	if h.runner.recordedKillReason() == state.KillReasonMaxRunDuration {
 		h.metrics.exceeded()

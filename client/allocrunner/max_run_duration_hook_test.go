@@ -106,26 +106,27 @@ func TestMaxRunDurationHook_FiresAtCreateTimePlusDuration(t *testing.T) {
 	})
 }
 
-func TestMaxRunDurationHook_ReArmsOnlyOnChangedDuration(t *testing.T) {
+func TestMaxRunDurationHook_MovesOnlyOnChangedDuration(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		alloc := boundedAlloc(start, 10*time.Second)
 		runner := &fakeDeadlineRunner{}
 		h, _ := newTestDeadlineHook(alloc, runner)
 		must.NoError(t, h.Prerun())
-		armed := h.watch
+		must.Eq(t, start.Add(10*time.Second), h.armedDeadline)
 
-		// An update that leaves the duration alone keeps the timer.
+		// An update that leaves the duration alone keeps the deadline,
+		// whatever CreateTime it carries.
 		time.Sleep(4 * time.Second)
 		same := alloc.Copy()
 		same.Job.Version = 1
 		same.CreateTime = time.Now().UnixNano()
 		must.NoError(t, h.Update(&RunnerUpdateRequest{Alloc: same}))
-		must.True(t, armed == h.watch, must.Sprint("same duration re-armed the timer"))
+		must.Eq(t, start.Add(10*time.Second), h.armedDeadline)
 
-		// A changed one re-arms it, on the allocation's original anchor.
+		// A changed one moves it, on the allocation's original anchor.
 		must.NoError(t, h.Update(&RunnerUpdateRequest{Alloc: withMaxRunDuration(alloc, 20*time.Second)}))
-		must.True(t, armed != h.watch, must.Sprint("changed duration kept the old timer"))
+		must.Eq(t, start.Add(20*time.Second), h.armedDeadline)
 
 		time.Sleep(time.Hour)
 		must.Eq(t, []time.Time{start.Add(20 * time.Second)}, runner.killTimes())
@@ -182,13 +183,13 @@ func TestMaxRunDurationHook_StopsOnPostrunShutdownDestroy(t *testing.T) {
 				must.NoError(t, h.Prerun())
 				time.Sleep(5 * time.Second)
 				stop(h)
-				must.Nil(t, h.watch)
+				must.Nil(t, h.stopGauges)
 				emitted := rec.gaugeSets()
 
 				// Nothing fires, nothing is reported, and nothing arms
 				// again.
 				must.NoError(t, h.Update(&RunnerUpdateRequest{Alloc: withMaxRunDuration(alloc, 20*time.Second)}))
-				must.Nil(t, h.watch)
+				must.Nil(t, h.stopGauges)
 				time.Sleep(time.Hour)
 				must.SliceEmpty(t, runner.killTimes())
 				must.Eq(t, emitted, rec.gaugeSets())
@@ -239,7 +240,7 @@ func TestMaxRunDurationHook_ArmsNothing(t *testing.T) {
 				// Created long ago: an armed deadline would fire at once.
 				h, rec := newTestDeadlineHook(c.alloc(time.Now().Add(-time.Hour)), runner)
 				must.NoError(t, h.Prerun())
-				must.Nil(t, h.watch)
+				must.Nil(t, h.stopGauges)
 				time.Sleep(time.Hour)
 				must.SliceEmpty(t, runner.killTimes())
 				must.Eq(t, 0, rec.gaugeSets())
@@ -267,7 +268,7 @@ func TestMaxRunDurationHook_UpdateDisarms(t *testing.T) {
 				must.NoError(t, h.Prerun())
 				time.Sleep(5 * time.Second)
 				must.NoError(t, h.Update(&RunnerUpdateRequest{Alloc: update(alloc)}))
-				must.Nil(t, h.watch)
+				must.Nil(t, h.stopGauges)
 				time.Sleep(time.Hour)
 				must.SliceEmpty(t, runner.killTimes())
 				must.NoError(t, h.Postrun())
@@ -283,7 +284,7 @@ func TestMaxRunDurationHook_UpdateBeforePrerunArmsNothing(t *testing.T) {
 		runner := &fakeDeadlineRunner{}
 		h, _ := newTestDeadlineHook(alloc, runner)
 		must.NoError(t, h.Update(&RunnerUpdateRequest{Alloc: withMaxRunDuration(alloc, 30*time.Second)}))
-		must.Nil(t, h.watch)
+		must.Nil(t, h.stopGauges)
 		// Prerun arms what the latest update says.
 		must.NoError(t, h.Prerun())
 		time.Sleep(time.Hour)
@@ -301,7 +302,7 @@ func TestMaxRunDurationHook_ExpiryRecordedEarlierIsNotCountedAgain(t *testing.T)
 		// only reports until the allocation ends.
 		must.SliceEmpty(t, runner.killTimes())
 		must.Eq(t, 0, rec.counter(metricMaxRunExceeded))
-		must.NotNil(t, h.watch)
+		must.NotNil(t, h.stopGauges)
 		time.Sleep(3 * time.Second)
 		must.NoError(t, h.Postrun())
 		must.Greater(t, 0, rec.gaugeSets())

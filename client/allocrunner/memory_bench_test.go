@@ -2,6 +2,7 @@ package allocrunner
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -35,6 +36,9 @@ func BenchmarkAllocRunner_Memory(b *testing.B) {
 	}
 	defer db.Close()
 	catalog, root := drivers.NewCatalog(mock.New(nil)), b.TempDir()
+	// The agent's logger, at its default level: a null logger would make
+	// the runners' named loggers free, which the agent's are not.
+	logger := hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.Info, Output: io.Discard}).Named("client")
 	job := &structs.Job{
 		ID: "mem", Name: "mem", Namespace: "default", Type: structs.JobTypeBatch,
 		TaskGroups: []*structs.TaskGroup{{Name: "g", Count: allocs, Tasks: []*structs.Task{mockTask("t", map[string]any{"run_for": "1h"})}}},
@@ -54,7 +58,7 @@ func BenchmarkAllocRunner_Memory(b *testing.B) {
 				CreateTime: time.Now().UnixNano(),
 			}
 			ar, err := NewAllocRunner(&Config{
-				Alloc: alloc, AllocDirRoot: root, StateDB: db, Drivers: catalog,
+				Alloc: alloc, Logger: logger, AllocDirRoot: root, StateDB: db, Drivers: catalog,
 				StateUpdater: discardUpdates{}, Node: &structs.Node{ID: "node-1", Datacenter: "dc1"},
 			})
 			if err != nil {

@@ -1,7 +1,3 @@
-// Package fingerprint describes the machine a client runs on: the node
-// attributes that constraints and interpolation read (kernel.name,
-// cpu.arch, cpu.numcores, memory.totalbytes, unique.hostname, os.name, ...)
-// and the capacity the scheduler may fill.
 package fingerprint
 
 import (

@@ -1,6 +1,3 @@
-// Package state persists what a client needs to pick its allocations up
-// again after the agent restarts: the allocations, each alloc runner's own
-// state, and each task runner's state and driver handle.
 package state
 
 import (

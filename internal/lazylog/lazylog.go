@@ -1,9 +1,3 @@
-// Package lazylog is an hclog.Logger that is made from its parent on its
-// first use.
-//
-// hclog's Named and With each copy the logger (a few hundred bytes). A
-// client makes a logger per allocation, per task and per hook, by the
-// thousand, and most of them never log a line above the agent's level.
 package lazylog
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/internal/deadline"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -39,35 +40,30 @@ import (
 // the timer then runs on the monotonic clock. A deadline already passed
 // (an agent that was down) is enforced at once.
 //
-// The watch is armed by beginMaxRun, re-armed by the runner's Update when
-// the limit changed (an in-place update, on the same anchor), and closed
-// when Run returns. Its goroutine never takes the runner's locks while
-// the watch's own lock is held by a caller waiting for it.
+// The task's deadline and its warning each run on a deadline.Timer: no
+// goroutine waits for them. They are armed by beginMaxRun, re-armed by the
+// runner's Update when the limit changed (an in-place update, on the same
+// anchor), and stopped when Run returns. Their calls never take the
+// watch's mu, so that the watch may stop them under it.
 type maxRunWatch struct {
 	tr *TaskRunner
+	// kill calls fire at the task's deadline; warning calls warn when the
+	// max_run_warning is due.
+	kill, warning deadline.Timer
 
 	// mu serialises arming and disarming.
 	mu     sync.Mutex
 	begun  bool
 	closed bool
-	// armed is what the goroutine watches; stop and done are the
-	// goroutine's, nil when nothing is armed.
-	armed      armedTimes
-	stop, done chan struct{}
 
 	// fired is set once the deadline has been enforced: the kill is under
 	// way and no update undoes it.
 	fired atomic.Bool
 
-	// warnMu serialises sending the warning: from the goroutine when it is
+	// warnMu serialises sending the warning: from its timer when it is
 	// due, and from the start of a run when it was due meanwhile. It is
-	// never held while waiting for the goroutine.
+	// never held while stopping the timers.
 	warnMu sync.Mutex
-}
-
-// armedTimes are the moments a watch goroutine acts at; zero for none.
-type armedTimes struct {
-	kill, warn time.Time
 }
 
 func newMaxRunWatch(tr *TaskRunner) *maxRunWatch { return &maxRunWatch{tr: tr} }
@@ -125,111 +121,34 @@ func (tr *TaskRunner) withOwnState(alloc *structs.Allocation) *structs.Allocatio
 	return &a
 }
 
-// apply brings the armed times in line with the task's definition, after
-// an update.
+// apply brings the armed deadline and warning in line with the task's
+// definition, after an update.
 func (w *maxRunWatch) apply() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.applyLocked()
 }
 
-// applyLocked arms the task's deadline and its warning, re-arms them when
-// they moved, or disarms them when there are none. The caller holds mu.
+// applyLocked arms the task's deadline and its warning, moves them when
+// they moved, or disarms them when there are none. What is already due is
+// done before it returns: the kill first, and then no warning, which is
+// due only before the deadline. The caller holds mu.
 func (w *maxRunWatch) applyLocked() {
 	if !w.begun || w.closed || w.tr.IsDead() {
 		return
 	}
 	view := w.tr.maxRunView()
-	own := view.TaskMaxRun(w.tr.taskName)
-	warning, warns := view.TaskWarning(w.tr.taskName)
-	var next armedTimes
-	if own.HasDeadline() && !w.fired.Load() {
-		next.kill = own.Deadline
+	if own := view.TaskMaxRun(w.tr.taskName); own.HasDeadline() && !w.fired.Load() {
+		w.tr.logger.Debug("armed task max_run_duration", "max_run_duration", own.Budget, "deadline", own.Deadline)
+		w.kill.Arm(own.Deadline, w.fire)
+	} else {
+		w.kill.Stop()
 	}
-	if warns && warning.SentAt.IsZero() {
-		next.warn = warning.At
+	if warning, ok := view.TaskWarning(w.tr.taskName); ok && warning.SentAt.IsZero() && !w.fired.Load() {
+		w.warning.Arm(warning.At, w.warnAt)
+	} else {
+		w.warning.Stop()
 	}
-	if w.stop != nil && next.kill.Equal(w.armed.kill) && next.warn.Equal(w.armed.warn) {
-		return
-	}
-	w.disarmLocked()
-	w.armLocked(next, own, warning)
-}
-
-// armLocked starts watching the given times: the kill of own's deadline,
-// the warning's moment. What is already due is done before it returns.
-// The caller holds mu.
-func (w *maxRunWatch) armLocked(at armedTimes, own structs.MaxRun, warning structs.TaskWarning) {
-	now := time.Now()
-	if !at.kill.IsZero() && own.Passed(now) {
-		w.tr.logger.Info("task max_run_duration deadline already passed", "max_run_duration", own.Budget, "deadline", own.Deadline)
-		w.fire(own)
-		return
-	}
-	if !at.warn.IsZero() && !now.Before(at.warn) {
-		w.warn()
-		at.warn = time.Time{}
-	}
-	if at.kill.IsZero() && at.warn.IsZero() {
-		return
-	}
-	// The timers start here rather than in the goroutine, which a busy
-	// agent may start late.
-	kill, warn := timerAt(at.kill, now), timerAt(at.warn, now)
-	stop, done := make(chan struct{}), make(chan struct{})
-	w.armed, w.stop, w.done = at, stop, done
-	w.tr.logger.Debug("armed task max_run_duration", "deadline", at.kill, "warning", at.warn)
-	go func() {
-		defer close(done)
-		defer stopTimer(kill)
-		defer stopTimer(warn)
-		killC, warnC := timerC(kill), timerC(warn)
-		for killC != nil || warnC != nil {
-			select {
-			case <-killC:
-				killC = nil
-				w.fire(own)
-			case <-warnC:
-				warnC = nil
-				w.warn()
-			case <-stop:
-				return
-			}
-		}
-	}()
-}
-
-// timerAt is a timer that fires at t; nil for a zero t.
-func timerAt(t, now time.Time) *time.Timer {
-	if t.IsZero() {
-		return nil
-	}
-	return time.NewTimer(t.Sub(now))
-}
-
-// timerC is the timer's channel; nil, which never fires, for no timer.
-func timerC(t *time.Timer) <-chan time.Time {
-	if t == nil {
-		return nil
-	}
-	return t.C
-}
-
-func stopTimer(t *time.Timer) {
-	if t != nil {
-		t.Stop()
-	}
-}
-
-// disarmLocked stops the goroutine and waits for it to end. The caller
-// holds mu.
-func (w *maxRunWatch) disarmLocked() {
-	if w.stop == nil {
-		return
-	}
-	close(w.stop)
-	<-w.done
-	w.armed, w.stop, w.done = armedTimes{}, nil, nil
 }
 
 // close stops the watch for good: Run has returned.
@@ -237,23 +156,27 @@ func (w *maxRunWatch) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
-	w.disarmLocked()
+	w.kill.Stop()
+	w.warning.Stop()
 }
 
-// fire enforces the deadline, once: the task is killed for its own limit.
-// The kill runs in a goroutine of its own, as it waits for the task to
-// die.
-func (w *maxRunWatch) fire(m structs.MaxRun) {
+// fire enforces the deadline at, once: the task is killed for its own
+// limit. The kill runs in a goroutine of its own, as it waits for the task
+// to die.
+func (w *maxRunWatch) fire(at time.Time) {
 	if !w.fired.CompareAndSwap(false, true) {
 		return
 	}
-	w.tr.logger.Info("task exceeded its max_run_duration, killing it", "max_run_duration", m.Budget)
+	w.tr.logger.Info("task exceeded its max_run_duration, killing it", "deadline", at, "late_by", time.Since(at))
 	go w.tr.kill(context.Background(), NewKillingEvent(structs.TaskTimeoutReasonMaxRunDuration), true)
 }
 
+// warnAt is warn, at the moment the warning is due.
+func (w *maxRunWatch) warnAt(time.Time) { w.warn() }
+
 // warn sends the task its max_run_warning if it is due and the task runs;
 // a warning due while the task does not run is sent by runStarted. It
-// never blocks on the watch's mu.
+// never takes the watch's mu.
 func (w *maxRunWatch) warn() {
 	w.warnMu.Lock()
 	defer w.warnMu.Unlock()
