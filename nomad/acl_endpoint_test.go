@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -191,6 +192,12 @@ func TestUpsertACLTokens_rules(t *testing.T) {
 
 func TestUpsertACLPolicies_badRulesChangeNothing(t *testing.T) {
 	s, _ := aclServer(t)
+	// The new leader writes its first root key in the background; let that
+	// land so the index below moves only for this test's writes.
+	waitfor.True(t, "the first root key", func() bool {
+		keys, err := s.State().RootKeys(nil)
+		return err == nil && len(keys) > 0
+	})
 	before, err := s.State().LatestIndex()
 	must.NoError(t, err)
 	_, err = s.UpsertACLPolicies(testCtx(t), &ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{
@@ -202,6 +209,9 @@ func TestUpsertACLPolicies_badRulesChangeNothing(t *testing.T) {
 	after, err := s.State().LatestIndex()
 	must.NoError(t, err)
 	must.Eq(t, before, after)
+	good, err := s.State().ACLPolicyByName(nil, "good")
+	must.NoError(t, err)
+	must.Nil(t, good)
 
 	_, err = s.DeleteACLPolicies(testCtx(t), &ACLPolicyDeleteRequest{Names: []string{"nope"}})
 	must.True(t, errors.Is(err, ErrNotFound))
