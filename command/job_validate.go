@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/command/agent"
+	"github.com/drover-io/drover/jobcheck"
+	"github.com/drover-io/drover/structs"
 )
 
 // JobValidateCommand parses and validates a jobspec locally.
@@ -48,7 +50,7 @@ func (c *JobValidateCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return 1
 	}
-	if _, err := agent.ValidJob(apiJob); err != nil {
+	if err := jobcheck.Submitted(agent.CanonicalJob(apiJob), structs.JobLimits{}); err != nil {
 		c.Ui.Error("Job validation errors:")
 		for _, e := range validationProblems(err) {
 			c.Ui.Error("  * " + e)

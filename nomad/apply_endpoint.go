@@ -15,9 +15,9 @@ type RaftApplyRequest struct {
 
 // Apply appends a log entry of type msgType, built by the caller, and
 // returns the index it was applied at. req must be the entry type of
-// msgType (a *JobRegisterEntry for MsgJobRegister, and so on). The leader
-// validates the entry before it enters the log, whichever server it came
-// through.
+// msgType (a *JobRegisterEntry for MsgJobRegister, and so on). A job the
+// entry registers is checked as a registered one is, here, before the
+// entry goes to the leader.
 func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint64, error) {
 	entry, ok := req.(logEntry)
 	if !ok || entry == nil {
@@ -25,6 +25,11 @@ func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint6
 	}
 	if got := entry.messageType(); got != msgType {
 		return 0, invalidf("apply %s: got a %s entry", msgType, got)
+	}
+	if reg, ok := entry.(*JobRegisterEntry); ok && reg.Job != nil {
+		if err := s.checkSubmittedJob(ctx, reg.Job); err != nil {
+			return 0, err
+		}
 	}
 	body, err := json.Marshal(entry)
 	if err != nil {
@@ -44,13 +49,6 @@ func (s *Server) applyLocal(ctx context.Context, req *RaftApplyRequest) (*IndexR
 	}
 	if err := json.Unmarshal(req.Entry, entry); err != nil {
 		return nil, invalidf("apply %s: decode entry: %v", req.Type, err)
-	}
-	// A job that comes this way is held to the limits as a registered
-	// one is.
-	if reg, ok := entry.(*JobRegisterEntry); ok && reg.Job != nil {
-		if err := s.validateJob(reg.Job); err != nil {
-			return nil, err
-		}
 	}
 	index, err := s.raftApply(ctx, req.Type, entry)
 	if err != nil {

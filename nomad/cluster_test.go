@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"runtime"
@@ -154,6 +155,19 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 	_, err = f.RegisterJob(testCtx(t), &JobRegisterRequest{Job: invalid})
 	must.ErrorIs(t, err, ErrInvalidRequest)
 	must.StrContains(t, err.Error(), "nonsense")
+	// The server a register reaches checks the job, once, and lists
+	// every problem; the leader takes what a server forwards as that
+	// server checked it (here, within limits the leader does not have).
+	var problems *structs.ValidationError
+	must.True(t, errors.As(err, &problems), must.Sprint(err))
+	leader.config.JobLimits.MaxCount = 1
+	big := testJob("checked-where-it-arrived")
+	big.TaskGroups[0].Count = 2
+	mustRegister(t, f, big)
+	big.ID = "checked-on-the-leader"
+	_, err = leader.RegisterJob(testCtx(t), &JobRegisterRequest{Job: big})
+	must.ErrorIs(t, err, ErrInvalidRequest)
+	must.StrContains(t, err.Error(), "count")
 
 	// The generic apply is forwarded too.
 	alloc := testAlloc(testJob("forwarded"), "node-1")

@@ -9,11 +9,12 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/structs"
 )
 
 // JobRegisterRequest registers a job or updates it. The job has been
-// canonicalised; it is validated again on the leader.
+// canonicalised; the server the request reaches validates it.
 type JobRegisterRequest struct {
 	AuthRequest
 	WriteDeadline
@@ -64,6 +65,12 @@ type JobDeregisterResponse struct {
 
 // RegisterJob registers a job with an evaluation to schedule it.
 func (s *Server) RegisterJob(ctx context.Context, req *JobRegisterRequest) (*JobRegisterResponse, error) {
+	if req == nil || req.Job == nil {
+		return nil, invalidf("job register: no job")
+	}
+	if err := s.checkSubmittedJob(ctx, req.Job); err != nil {
+		return nil, err
+	}
 	return leaderWrite(ctx, s, "Job.Register", req, s.registerJobLocal)
 }
 
@@ -72,9 +79,6 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		return nil, invalidf("job register: no job")
 	}
 	job := req.Job.Copy()
-	if err := s.validateJob(job); err != nil {
-		return nil, err
-	}
 	if err := s.leaderBarrier(ctx); err != nil {
 		return nil, err
 	}
@@ -136,10 +140,18 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 	return resp, nil
 }
 
-// validateJob checks a submitted job and that it is within this server's
-// limits, before anything of it reaches raft.
-func (s *Server) validateJob(job *structs.Job) error {
-	if err := structs.JoinValidation(job.Validate(), job.CheckLimits(s.config.JobLimits)); err != nil {
+// checkSubmittedJob holds a job a register, plan or Apply brings in to
+// jobcheck.Submitted with this server's limits, once: on the server the
+// request reaches. A write another server forwarded was checked there,
+// and the leader takes it as it is (the servers share one
+// configuration of limits, as they share one of everything else). The
+// error is ErrInvalidRequest around the *structs.ValidationError that
+// lists every problem.
+func (s *Server) checkSubmittedJob(ctx context.Context, job *structs.Job) error {
+	if isForwarded(ctx) {
+		return nil
+	}
+	if err := jobcheck.Submitted(job, s.config.JobLimits); err != nil {
 		return withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
 	}
 	return nil

@@ -52,7 +52,7 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 		return nil, invalidf("job plan: no job")
 	}
 	job := req.Job.Copy()
-	if err := s.validateJob(job); err != nil {
+	if err := s.checkSubmittedJob(ctx, job); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {

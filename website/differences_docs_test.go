@@ -17,6 +17,8 @@ import (
 	"github.com/drover-io/drover/api/unsupported"
 	"github.com/drover-io/drover/command"
 	"github.com/drover-io/drover/command/agent"
+	"github.com/drover-io/drover/jobcheck"
+	"github.com/drover-io/drover/structs"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated part of differences.md from api/unsupported's table")
@@ -186,10 +188,10 @@ func TestDifferences_DriversAreNotBuiltIn(t *testing.T) {
 // one of the table's drivers is refused pointing at this page.
 func TestDifferences_JSONJobWithANomadDriver(t *testing.T) {
 	for _, d := range unsupported.Drivers() {
-		_, err := agent.ValidJob(&api.Job{
+		err := jobcheck.Submitted(agent.CanonicalJob(&api.Job{
 			ID: new("j"), Type: new("batch"),
 			TaskGroups: []*api.TaskGroup{{Name: new("g"), Tasks: []*api.Task{{Name: "t", Driver: d.Name}}}},
-		})
+		}), structs.JobLimits{})
 		must.ErrorContains(t, err, fmt.Sprintf(`Task group "g" task "t": Unknown driver %q (Drover's drivers: docker, mock_driver, raw_exec; Nomad's others: see %s)`, d.Name, unsupported.DocsPage))
 	}
 }

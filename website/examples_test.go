@@ -13,6 +13,7 @@ import (
 
 	"github.com/drover-io/drover/command"
 	"github.com/drover-io/drover/command/agent"
+	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
 )
@@ -165,8 +166,8 @@ func validExample(t *testing.T, name string, vars []string) *structs.Job {
 		CheckDrivers: true,
 	})
 	must.NoError(t, err)
-	job, err := agent.ValidJob(apiJob)
-	must.NoError(t, err)
+	job := agent.CanonicalJob(apiJob)
+	must.NoError(t, jobcheck.Submitted(job, structs.JobLimits{}))
 	return job
 }
 

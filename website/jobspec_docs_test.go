@@ -11,7 +11,9 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/command/agent"
+	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/jobspec2"
+	"github.com/drover-io/drover/structs"
 )
 
 // specDir is where the jobspec reference lives: one page per block type.
@@ -113,7 +115,7 @@ func TestDocExamples_Valid(t *testing.T) {
 				t.Errorf("example %d of %s does not parse: %v", i+1, rel, err)
 				continue
 			}
-			if _, err := agent.ValidJob(apiJob); err != nil {
+			if err := jobcheck.Submitted(agent.CanonicalJob(apiJob), structs.JobLimits{}); err != nil {
 				t.Errorf("example %d of %s is not valid: %v", i+1, rel, err)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/internal/filltest"
+	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -136,8 +137,8 @@ func maxRunJob(t *testing.T) *structs.Job {
 	main := *wire.TaskGroups[0].Tasks[0]
 	main.Name, main.Lifecycle = "main", nil
 	wire.TaskGroups[0].Tasks = append(wire.TaskGroups[0].Tasks, &main)
-	job, err := ValidJob(&wire)
-	must.NoError(t, err)
+	job := CanonicalJob(&wire)
+	must.NoError(t, jobcheck.Submitted(job, structs.JobLimits{}))
 	return job
 }
 

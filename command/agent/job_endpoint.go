@@ -57,8 +57,8 @@ func (s *HTTPServer) jobUpdate(w http.ResponseWriter, r *http.Request) (any, err
 	return s.registerJob(w, r, id)
 }
 
-// registerJob decodes, converts, canonicalises and validates the job in the
-// body and registers it. Fields the job JSON has but Drover does not
+// registerJob decodes, converts and canonicalises the job in the body and
+// registers it; the server validates it. Fields the job JSON has but Drover does not
 // implement are refused or come back as warnings, as api/unsupported
 // decides.
 func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID string) (any, error) {
@@ -70,10 +70,10 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSubmittedJob(req.Job, "job register request", pathID); err != nil {
+	if err := jobInBody(req.Job, "job register request", pathID); err != nil {
 		return nil, err
 	}
-	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
+	job, err := s.submittedJob(r, req.Job, req.WriteRequest, fields)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
 )
@@ -50,7 +51,7 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSubmittedJob(req.Job, "job validate request", ""); err != nil {
+	if err := jobInBody(req.Job, "job validate request", ""); err != nil {
 		return nil, err
 	}
 	ns, err := submittedNamespace(r, req.Job, req.WriteRequest)
@@ -62,7 +63,10 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 	}
 	resp := &api.JobValidateResponse{ValidationErrors: []string{}, DriverConfigValidated: true}
 	warnings := fields.warnings
-	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
+	job, err := s.submittedJob(r, req.Job, req.WriteRequest, fields)
+	if err == nil {
+		err = jobcheck.Submitted(job, s.limits.JobLimits())
+	}
 	var invalid *structs.ValidationError
 	switch {
 	case err == nil:

@@ -12,8 +12,8 @@ import (
 const jobPlanPath = "/v1/job/{id}/plan"
 
 // jobPlan serves PUT and POST /v1/job/:id/plan: what registering the job in
-// the body would do, without registering it. The job is converted,
-// canonicalised and validated as a register's is; the server's scheduler
+// the body would do, without registering it. The job is converted and
+// canonicalised as a register's is, and the server validates it; the server's scheduler
 // runs on a snapshot of its state and nothing is written. Fields Drover does
 // not implement are refused or come back as warnings, as for a register.
 func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -25,10 +25,10 @@ func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSubmittedJob(req.Job, "job plan request", id); err != nil {
+	if err := jobInBody(req.Job, "job plan request", id); err != nil {
 		return nil, err
 	}
-	job, err := s.validJobFromRequest(r, req.Job, req.WriteRequest, fields)
+	job, err := s.submittedJob(r, req.Job, req.WriteRequest, fields)
 	if err != nil {
 		return nil, err
 	}

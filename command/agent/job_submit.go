@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -13,7 +14,7 @@ import (
 
 // readJobRequest reads and decodes a body of type R (api.JobRegisterRequest,
 // api.JobPlanRequest, ...), and reports the fields it sets that Drover
-// does not implement: validJobFromRequest refuses the job for some, the
+// does not implement: submittedJob refuses the job for some, the
 // others are warnings. what names the body in errors.
 func readJobRequest[R any](r *http.Request, what string) (*R, *fieldReport, error) {
 	body, err := readBody(r, what)
@@ -27,9 +28,9 @@ func readJobRequest[R any](r *http.Request, what string) (*R, *fieldReport, erro
 	return &req, checkUnsupported(body, reflect.TypeFor[R]()), nil
 }
 
-// checkSubmittedJob rejects a request, named by kind, that carries no job,
-// or whose job's ID is not pathID when the URL names one.
-func checkSubmittedJob(job *api.Job, kind, pathID string) error {
+// jobInBody rejects a request, named by kind, that carries no job, or
+// whose job's ID is not pathID when the URL names one.
+func jobInBody(job *api.Job, kind, pathID string) error {
 	if job == nil {
 		return badRequest(`%s has no job: the body must be {"Job": {...}}`, kind)
 	}
@@ -39,20 +40,12 @@ func checkSubmittedJob(job *api.Job, kind, pathID string) error {
 	return nil
 }
 
-// validJobFromRequest converts a submitted job into the internal model,
-// canonicalises and validates it; the fields the request set that Drover
-// refuses are validation problems too. A job without a namespace or region
-// takes the request's.
-func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.WriteRequest, fields *fieldReport) (*structs.Job, error) {
-	job, err := s.checkedJob(r, in, wr)
-	if err = fields.refuse(err); err != nil {
-		return nil, err
-	}
-	return job, nil
-}
-
-// checkedJob converts, canonicalises and validates a submitted job.
-func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
+// submittedJob converts a submitted job into the internal model, in the
+// namespace and region the request gives it when it names none, with its
+// defaults filled in. It does not validate the job: the server does
+// (jobcheck). The fields the request set that Drover refuses are refused
+// here, with every problem jobcheck finds besides, in one error.
+func (s *HTTPServer) submittedJob(r *http.Request, in *api.Job, wr api.WriteRequest, fields *fieldReport) (*structs.Job, error) {
 	job := jobFromAPI(in)
 	ns, err := submittedNamespace(r, in, wr)
 	if err != nil {
@@ -65,7 +58,11 @@ func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteReques
 	if err := s.checkRegion(job.Region); err != nil {
 		return nil, err
 	}
-	return canonicalValid(job, s.limits.JobLimits())
+	job.Canonicalize()
+	if fields.refuses() {
+		return nil, fields.refuse(jobcheck.Submitted(job, s.limits.JobLimits()))
+	}
+	return job, nil
 }
 
 // submittedNamespace is the namespace a submitted job goes to: its own,
@@ -80,23 +77,12 @@ func submittedNamespace(r *http.Request, in *api.Job, wr api.WriteRequest) (stri
 	return writeNamespace(r)
 }
 
-// ValidJob converts a submitted job into the internal model, fills in its
-// defaults and validates it, as the agent does with the job of a register,
-// plan or validate request; `drover job validate` calls it to check a
-// jobspec without a server. The job limits are not checked: they are a
-// server's configuration, which it holds every job it takes in to. An
-// invalid job's error is a *structs.ValidationError that lists every
-// problem.
-func ValidJob(in *api.Job) (*structs.Job, error) {
-	return canonicalValid(jobFromAPI(in), structs.JobLimits{})
-}
-
-// canonicalValid fills in a converted job's defaults and validates it,
-// limits included: every problem comes back in one *structs.ValidationError.
-func canonicalValid(job *structs.Job, limits structs.JobLimits) (*structs.Job, error) {
+// CanonicalJob converts a job in its wire form into the internal model and
+// fills in its defaults, as the agent does with the job of a register,
+// plan or validate request. `drover job validate` holds the result to
+// jobcheck.Submitted without a server.
+func CanonicalJob(in *api.Job) *structs.Job {
+	job := jobFromAPI(in)
 	job.Canonicalize()
-	if err := structs.JoinValidation(job.Validate(), taskConfigProblems(job), job.CheckLimits(limits)); err != nil {
-		return nil, err
-	}
-	return job, nil
+	return job
 }

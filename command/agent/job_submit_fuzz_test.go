@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -70,15 +71,15 @@ func submitBody(body []byte) (*structs.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSubmittedJob(req.Job, "job register request", ""); err != nil {
+	if err := jobInBody(req.Job, "job register request", ""); err != nil {
 		return nil, err
 	}
-	in := jobFromAPI(req.Job)
-	if in.Namespace == "" {
-		in.Namespace = structs.DefaultNamespace
+	job := jobFromAPI(req.Job)
+	if job.Namespace == "" {
+		job.Namespace = structs.DefaultNamespace
 	}
-	job, err := canonicalValid(in, structs.DefaultJobLimits())
-	if err = fields.refuse(err); err != nil {
+	job.Canonicalize()
+	if err := fields.refuse(jobcheck.Submitted(job, structs.DefaultJobLimits())); err != nil {
 		return nil, err
 	}
 	return job, nil

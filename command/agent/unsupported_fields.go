@@ -228,6 +228,9 @@ func (r *refusedField) Error() string {
 	return fmt.Sprintf("Job field %q is not supported by Drover: %s; see %s", r.path, r.reason, unsupported.DocsPage)
 }
 
+// refuses reports whether the request set a field Drover refuses.
+func (r *fieldReport) refuses() bool { return r != nil && len(r.refused) > 0 }
+
 // refuse adds the refused fields to err, the outcome of validating the
 // job: one *structs.ValidationError lists them and every other problem,
 // so that a user sees all at once.
