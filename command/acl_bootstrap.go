@@ -48,9 +48,8 @@ func (c *ACLBootstrapCommand) Run(args []string) int {
 		}
 		secret = strings.TrimSpace(string(data))
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	token, _, err := client.ACLTokens().BootstrapOpts(secret, nil)

@@ -44,9 +44,8 @@ func (c *ACLPolicyApplyCommand) Run(args []string) int {
 		c.Ui.Error(fmt.Sprintf("Error reading policy rules: %v", err))
 		return exitError
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	policy := &api.ACLPolicy{Name: name, Description: description, Rules: string(rules)}

@@ -28,9 +28,8 @@ func (c *ACLPolicyDeleteCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "acl policy delete", "This command takes one argument: <name>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	if _, err := client.ACLPolicies().Delete(fs.Arg(0), nil); err != nil {

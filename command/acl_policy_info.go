@@ -34,9 +34,8 @@ func (c *ACLPolicyInfoCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "acl policy info", "This command takes one argument: <name>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	policy, _, err := client.ACLPolicies().Info(fs.Arg(0), nil)

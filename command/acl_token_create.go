@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -61,9 +60,8 @@ func (c *ACLTokenCreateCommand) Run(args []string) int {
 	if fs.NArg() != 0 {
 		return usageError(c.Ui, "acl token create", "This command takes no arguments")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	token, _, err := client.ACLTokens().Create(&api.ACLToken{

@@ -27,9 +27,8 @@ func (c *ACLTokenDeleteCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "acl token delete", "This command takes one argument: <accessor_id>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	if _, err := client.ACLTokens().Delete(fs.Arg(0), nil); err != nil {

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -34,9 +33,8 @@ func (c *ACLTokenInfoCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "acl token info", "This command takes one argument: <accessor_id>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	token, _, err := client.ACLTokens().Info(fs.Arg(0), nil)

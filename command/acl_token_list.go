@@ -34,9 +34,8 @@ func (c *ACLTokenListCommand) Run(args []string) int {
 	if fs.NArg() != 0 {
 		return usageError(c.Ui, "acl token list", "This command takes no arguments")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	tokens, _, err := client.ACLTokens().List(nil)

@@ -49,18 +49,15 @@ func (c *AllocDeadlineCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 2 {
-		c.Ui.Error("This command takes two arguments: <alloc> <duration | +duration | -duration>")
-		c.Ui.Error(`For additional help try 'drover alloc deadline -h'`)
-		return exitError
+		return usageError(c.Ui, "alloc deadline", "This command takes two arguments: <alloc> <duration | +duration | -duration>")
 	}
 	change, err := parseBudgetChange(fs.Arg(1))
 	if err != nil {
 		c.Ui.Error(err.Error())
 		return exitError
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	alloc, ok := c.resolveAlloc(client, fs.Arg(0))

@@ -81,9 +81,7 @@ func (c *AllocLogsCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
-		c.Ui.Error("This command takes one or two arguments: <alloc> [task]")
-		c.Ui.Error(`For additional help try 'drover alloc logs -h'`)
-		return exitError
+		return usageError(c.Ui, "alloc logs", "This command takes one or two arguments: <alloc> [task]")
 	}
 	switch {
 	case lines == 0 || lines < -1:
@@ -108,9 +106,8 @@ func (c *AllocLogsCommand) Run(args []string) int {
 		taskName = fs.Arg(1)
 	}
 
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	alloc, ok := c.resolveAlloc(client, fs.Arg(0))

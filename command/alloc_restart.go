@@ -41,9 +41,7 @@ func (c *AllocRestartCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
-		c.Ui.Error("This command takes one or two arguments: <alloc> [task]")
-		c.Ui.Error(`For additional help try 'drover alloc restart -h'`)
-		return exitError
+		return usageError(c.Ui, "alloc restart", "This command takes one or two arguments: <alloc> [task]")
 	}
 	taskName, ok := c.taskArg(taskFlag, fs.Args())
 	if !ok {
@@ -53,9 +51,8 @@ func (c *AllocRestartCommand) Run(args []string) int {
 		c.Ui.Error("-all-tasks cannot be used with a task name")
 		return exitError
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	alloc, taskName, ok := c.resolveAllocTask(client, fs.Arg(0), taskName)

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -37,17 +36,14 @@ func (c *AllocSignalCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
-		c.Ui.Error("This command takes one or two arguments: <alloc> [task]")
-		c.Ui.Error(`For additional help try 'drover alloc signal -h'`)
-		return exitError
+		return usageError(c.Ui, "alloc signal", "This command takes one or two arguments: <alloc> [task]")
 	}
 	taskName, ok := c.taskArg(taskFlag, fs.Args())
 	if !ok {
 		return exitError
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	alloc, taskName, ok := c.resolveAllocTask(client, fs.Arg(0), taskName)

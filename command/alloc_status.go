@@ -73,13 +73,10 @@ func (c *AllocStatusCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <alloc>")
-		c.Ui.Error(`For additional help try 'drover alloc status -h'`)
-		return exitError
+		return usageError(c.Ui, "alloc status", "This command takes one argument: <alloc>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	alloc, ok := c.resolveAlloc(client, fs.Arg(0))

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -39,13 +38,10 @@ func (c *AllocStopCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <alloc>")
-		c.Ui.Error(`For additional help try 'drover alloc stop -h'`)
-		return exitError
+		return usageError(c.Ui, "alloc stop", "This command takes one argument: <alloc>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	alloc, ok := c.resolveAlloc(client, fs.Arg(0))

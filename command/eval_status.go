@@ -47,13 +47,10 @@ func (c *EvalStatusCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() > 1 {
-		c.Ui.Error("This command takes at most one argument: [eval]")
-		c.Ui.Error(`For additional help try 'drover eval status -h'`)
-		return exitError
+		return usageError(c.Ui, "eval status", "This command takes at most one argument: [eval]")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	if fs.NArg() == 0 {

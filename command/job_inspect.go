@@ -36,18 +36,15 @@ func (c *JobInspectCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <job>")
-		c.Ui.Error(`For additional help try 'drover job inspect -h'`)
-		return exitError
+		return usageError(c.Ui, "job inspect", "This command takes one argument: <job>")
 	}
 	version, err := parseVersionFlag(versionFlag)
 	if err != nil {
 		c.Ui.Error(err.Error())
 		return exitError
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	stub, ok := c.resolveJob(client, fs.Arg(0))

@@ -43,13 +43,10 @@ func (c *JobPeriodicForceCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <job>")
-		c.Ui.Error(`For additional help try 'drover job periodic force -h'`)
-		return exitError
+		return usageError(c.Ui, "job periodic force", "This command takes one argument: <job>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	job, ok := c.resolvePeriodicJob(client, fs.Arg(0))

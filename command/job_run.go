@@ -102,9 +102,7 @@ func (c *JobRunCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <path>")
-		c.Ui.Error(`For additional help try 'drover job run -h'`)
-		return exitError
+		return usageError(c.Ui, "job run", "This command takes one argument: <path>")
 	}
 	opts, err := registerOptions(checkIndex)
 	if err != nil {
@@ -129,9 +127,8 @@ func (c *JobRunCommand) Run(args []string) int {
 		return exitError
 	}
 
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	resp, _, err := client.Jobs().RegisterOpts(job, opts, nil)

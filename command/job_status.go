@@ -64,13 +64,10 @@ func (c *JobStatusCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() > 1 {
-		c.Ui.Error("This command takes at most one argument: [job]")
-		c.Ui.Error(`For additional help try 'drover job status -h'`)
-		return exitError
+		return usageError(c.Ui, "job status", "This command takes at most one argument: [job]")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	if fs.NArg() == 0 {

@@ -53,13 +53,10 @@ func (c *JobStopCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <job>")
-		c.Ui.Error(`For additional help try 'drover job stop -h'`)
-		return exitError
+		return usageError(c.Ui, "job stop", "This command takes one argument: <job>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	id := fs.Arg(0)

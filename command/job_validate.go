@@ -41,9 +41,7 @@ func (c *JobValidateCommand) Run(args []string) int {
 		return 1
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <path>")
-		c.Ui.Error(`For additional help try 'drover job validate -h'`)
-		return 1
+		return usageError(c.Ui, "job validate", "This command takes one argument: <path>")
 	}
 	apiJob, err := parseJobspec(fs.Arg(0), c.Stdin, jf)
 	if err != nil {

@@ -185,3 +185,14 @@ func generalFlagNames() map[string]bool {
 	fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
 	return names
 }
+
+// apiClient is Client for a command's Run: on failure it reports the
+// error and answers false, and Run returns exitError.
+func (m *Meta) apiClient() (*api.Client, bool) {
+	client, err := m.Client()
+	if err != nil {
+		m.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+		return nil, false
+	}
+	return client, true
+}

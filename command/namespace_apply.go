@@ -44,9 +44,8 @@ func (c *NamespaceApplyCommand) Run(args []string) int {
 	}
 	descriptionSet := false
 	flags.Visit(func(f *flag.Flag) { descriptionSet = descriptionSet || f.Name == "description" })
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	ns, err := c.namespace(client, flags.Arg(0))

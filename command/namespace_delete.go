@@ -28,9 +28,8 @@ func (c *NamespaceDeleteCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "namespace delete", "This command takes one argument: <namespace>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	if _, err := client.Namespaces().Delete(fs.Arg(0), nil); err != nil {

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -33,9 +32,8 @@ func (c *NamespaceListCommand) Run(args []string) int {
 	if fs.NArg() != 0 {
 		return usageError(c.Ui, "namespace list", "This command takes no arguments")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	namespaces, _, err := client.Namespaces().List(nil)

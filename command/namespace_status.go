@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -37,9 +36,8 @@ func (c *NamespaceStatusCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "namespace status", "This command takes one argument: <namespace>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	ns, _, err := client.Namespaces().Info(fs.Arg(0), nil)

@@ -101,13 +101,10 @@ func (c *NodeDrainCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <node>")
-		c.Ui.Error(`For additional help try 'drover node drain -h'`)
-		return exitError
+		return usageError(c.Ui, "node drain", "This command takes one argument: <node>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	node, ok := c.resolveNode(client, fs.Arg(0))

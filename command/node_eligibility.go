@@ -41,18 +41,13 @@ func (c *NodeEligibilityCommand) Run(args []string) int {
 		return exitError
 	}
 	if enable == disable {
-		c.Ui.Error("Exactly one of -enable and -disable is required")
-		c.Ui.Error(`For additional help try 'drover node eligibility -h'`)
-		return exitError
+		return usageError(c.Ui, "node eligibility", "Exactly one of -enable and -disable is required")
 	}
 	if fs.NArg() != 1 {
-		c.Ui.Error("This command takes one argument: <node>")
-		c.Ui.Error(`For additional help try 'drover node eligibility -h'`)
-		return exitError
+		return usageError(c.Ui, "node eligibility", "This command takes one argument: <node>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	node, ok := c.resolveNode(client, fs.Arg(0))

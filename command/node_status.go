@@ -44,13 +44,10 @@ func (c *NodeStatusCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() > 1 {
-		c.Ui.Error("This command takes at most one argument: [node]")
-		c.Ui.Error(`For additional help try 'drover node status -h'`)
-		return exitError
+		return usageError(c.Ui, "node status", "This command takes at most one argument: [node]")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	if fs.NArg() == 0 {

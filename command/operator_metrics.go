@@ -43,9 +43,7 @@ func (c *OperatorMetricsCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 0 {
-		c.Ui.Error("This command takes no arguments")
-		c.Ui.Error(`For additional help try 'drover operator metrics -h'`)
-		return exitError
+		return usageError(c.Ui, "operator metrics", "This command takes no arguments")
 	}
 	if asJSON && format != "json" {
 		c.Ui.Error(fmt.Sprintf("-json contradicts -format=%s: choose one", format))
@@ -55,9 +53,8 @@ func (c *OperatorMetricsCommand) Run(args []string) int {
 		c.Ui.Error(fmt.Sprintf("Unknown -format %q: use json or prometheus", format))
 		return exitError
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	q := &api.QueryOptions{}

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -38,9 +37,8 @@ func (c *OperatorRootKeyringListCommand) Run(args []string) int {
 	if fs.NArg() != 0 {
 		return usageError(c.Ui, "operator root keyring list", "This command takes no arguments")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	keys, _, err := client.Keyring().List(nil)

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -37,9 +36,8 @@ func (c *OperatorRootKeyringRemoveCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "operator root keyring remove", "This command takes one argument: <key ID>")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	id := fs.Arg(0)

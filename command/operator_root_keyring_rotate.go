@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/drover-io/drover/api"
@@ -44,9 +43,8 @@ func (c *OperatorRootKeyringRotateCommand) Run(args []string) int {
 	if fs.NArg() != 0 {
 		return usageError(c.Ui, "operator root keyring rotate", "This command takes no arguments")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	key, _, err := client.Keyring().Rotate(full, nil)

@@ -33,9 +33,7 @@ func (c *OperatorSnapshotInspectCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 || fs.Arg(0) == "" {
-		c.Ui.Error("This command takes one argument: <file>")
-		c.Ui.Error(`For additional help try 'drover operator snapshot inspect -h'`)
-		return exitError
+		return usageError(c.Ui, "operator snapshot inspect", "This command takes one argument: <file>")
 	}
 	f, meta, err := openSnapshotFile(fs.Arg(0))
 	if err != nil {

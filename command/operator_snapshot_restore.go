@@ -35,9 +35,7 @@ func (c *OperatorSnapshotRestoreCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 || fs.Arg(0) == "" {
-		c.Ui.Error("This command takes one argument: <file>")
-		c.Ui.Error(`For additional help try 'drover operator snapshot restore -h'`)
-		return exitError
+		return usageError(c.Ui, "operator snapshot restore", "This command takes one argument: <file>")
 	}
 	f, meta, err := openSnapshotFile(fs.Arg(0))
 	if err != nil {
@@ -49,9 +47,8 @@ func (c *OperatorSnapshotRestoreCommand) Run(args []string) int {
 		c.Ui.Error(fmt.Sprintf("Error reading snapshot: %v", err))
 		return exitError
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	if _, err := client.Operator().SnapshotRestore(f, nil); err != nil {

@@ -46,14 +46,11 @@ func (c *OperatorSnapshotSaveCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 1 || fs.Arg(0) == "" {
-		c.Ui.Error("This command takes one argument: <file>")
-		c.Ui.Error(`For additional help try 'drover operator snapshot save -h'`)
-		return exitError
+		return usageError(c.Ui, "operator snapshot save", "This command takes one argument: <file>")
 	}
 	path := fs.Arg(0)
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	body, err := client.Operator().Snapshot(&api.QueryOptions{AllowStale: stale})

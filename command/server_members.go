@@ -40,13 +40,10 @@ func (c *ServerMembersCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() != 0 {
-		c.Ui.Error("This command takes no arguments")
-		c.Ui.Error(`For additional help try 'drover server members -h'`)
-		return exitError
+		return usageError(c.Ui, "server members", "This command takes no arguments")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	members, err := client.Agent().Members()

@@ -54,16 +54,13 @@ func (c *StatusCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() > 1 {
-		c.Ui.Error("This command takes at most one argument: [id]")
-		c.Ui.Error(`For additional help try 'drover status -h'`)
-		return exitError
+		return usageError(c.Ui, "status", "This command takes at most one argument: [id]")
 	}
 	if fs.NArg() == 0 {
 		return (&JobStatusCommand{Meta: c.Meta}).Run(args)
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	id := fs.Arg(0)

@@ -44,13 +44,10 @@ func (c *UICommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() > 1 {
-		c.Ui.Error("This command takes at most one argument: [<job>|<alloc>]")
-		c.Ui.Error(`For additional help try 'drover ui -h'`)
-		return exitError
+		return usageError(c.Ui, "ui", "This command takes at most one argument: [<job>|<alloc>]")
 	}
-	client, err := c.Client()
-	if err != nil {
-		c.Ui.Error(fmt.Sprintf("Error initializing client: %v", err))
+	client, ok := c.apiClient()
+	if !ok {
 		return exitError
 	}
 	page := "jobs"
