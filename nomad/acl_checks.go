@@ -6,13 +6,15 @@ import (
 	"slices"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/internal/authcount"
 	"github.com/drover-io/drover/structs"
 )
 
-// What each write a user makes needs, checked at both doors: by the HTTP
-// API on the server it reaches, and again by the leader when that server
-// forwards it over RPC. Each returns nil or an error wrapping
-// ErrPermissionDenied.
+// What each write a user makes needs. The server method that serves the
+// write checks it, once, through authorize: on the leader for a write
+// that goes through raft (userWrite), on the server the request reaches
+// for one that does not (a plan, a job evaluation). Each returns nil or an
+// error wrapping ErrPermissionDenied.
 
 // rawExecDriver is the driver whose tasks run as the client's own user.
 const rawExecDriver = "raw_exec"
@@ -52,6 +54,48 @@ func AllowPeriodicForce(a *acl.ACL, namespace string) error {
 	return nil
 }
 
+// allowRegister is the allow of Job.Register.
+func allowRegister(a *acl.ACL, req *JobRegisterRequest) error { return AllowJobRegister(a, req.Job) }
+
+// allowDeregister is the allow of Job.Deregister.
+func allowDeregister(a *acl.ACL, req *JobDeregisterRequest) error {
+	return AllowJobDeregister(a, req.Namespace, req.Purge)
+}
+
+// allowForce is the allow of Periodic.Force.
+func allowForce(a *acl.ACL, req *PeriodicForceRequest) error {
+	return AllowPeriodicForce(a, req.Namespace)
+}
+
+// allowAllocStop is the allow of Alloc.Stop: alloc-lifecycle in the
+// allocation's namespace.
+func (s *Server) allowAllocStop(a *acl.ACL, req *AllocStopRequest) error {
+	return s.allowAllocOperation(a, req.AllocID, acl.CapAllocLifecycle)
+}
+
+// allowAllocSetMaxRun is the allow of Alloc.SetMaxRunDuration: it ends
+// the allocation sooner or later, so it needs what stopping it needs.
+func (s *Server) allowAllocSetMaxRun(a *acl.ACL, req *AllocMaxRunRequest) error {
+	return s.allowAllocOperation(a, req.AllocID, acl.CapAllocLifecycle)
+}
+
+// allowPlan checks a job plan: submit-job or plan-job in the job's
+// namespace.
+func allowPlan(a *acl.ACL, namespace string) error {
+	if !a.AllowNamespaceAny(namespace, acl.CapSubmitJob, acl.CapPlanJob) {
+		return denied("planning a job needs submit-job or plan-job in namespace %q", namespace)
+	}
+	return nil
+}
+
+// allowJobEvaluate checks a job evaluation: submit-job in its namespace.
+func allowJobEvaluate(a *acl.ACL, namespace string) error {
+	if !a.AllowNamespaceOperation(namespace, acl.CapSubmitJob) {
+		return denied("evaluating a job needs submit-job in namespace %q", namespace)
+	}
+	return nil
+}
+
 // allowNodeWrite checks a write to a node: node write.
 func allowNodeWrite(a *acl.ACL) error {
 	if !a.AllowNodeWrite() {
@@ -87,19 +131,53 @@ func denied(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrPermissionDenied, fmt.Sprintf(format, args...))
 }
 
-// serveUserRPC serves an RPC made on a user's behalf: it resolves the
-// secret the request carries against this server's state, lets allow
-// check the resulting ACL, and only then runs fn, with the secret in its
-// context for any write fn forwards again.
-func (s *Server) serveUserRPC(secret string, allow func(*acl.ACL) error, fn func(ctx context.Context) error) error {
+// authorize is the one permission check of a user's write: allow, on the
+// identity of the caller ctx carries (WithCaller). A write whose caller
+// no one handed in is refused when ACLs are on; with them off, anyone may
+// do anything.
+func (s *Server) authorize(ctx context.Context, allow func(*acl.ACL) error) error {
+	authcount.Add()
+	a, ok := callerFrom(ctx)
+	if !ok {
+		if s.config.ACLEnabled {
+			return denied("no caller identity reached the server with this write")
+		}
+		a = acl.Management()
+	}
+	return allow(a)
+}
+
+// userWrite is leaderWrite for a write a user makes: on the leader, and
+// before anything else, authorize checks allow on the caller's identity.
+// A write forwarded by another server carries the caller's secret, which
+// serveUserRPC resolved.
+func userWrite[Req any, P forwardedRequest[Req], Resp any](ctx context.Context, s *Server, method string, req P,
+	allow func(*acl.ACL, P) error, local func(context.Context, P) (*Resp, error)) (*Resp, error) {
+	return leaderWrite(ctx, s, method, req, func(ctx context.Context, req P) (*Resp, error) {
+		if err := s.authorize(ctx, func(a *acl.ACL) error { return allow(a, req) }); err != nil {
+			return nil, err
+		}
+		return local(ctx, req)
+	})
+}
+
+// management is the allow of a write only a management token may make.
+func management[P any](a *acl.ACL, _ P) error { return allowManagement(a) }
+
+// nodeWrite is the allow of a write to a node.
+func nodeWrite[P any](a *acl.ACL, _ P) error { return allowNodeWrite(a) }
+
+// serveUserRPC serves an RPC a server forwarded on a user's behalf: it
+// resolves the secret the request carries against this server's state
+// into the caller's identity, which the write's own check (userWrite)
+// reads, and keeps the secret in the context for a write fn forwards
+// again.
+func (s *Server) serveUserRPC(secret string, fn func(ctx context.Context) error) error {
 	return s.serveRPC(func(ctx context.Context) error {
 		a, _, err := s.ResolveToken(ctx, secret)
 		if err != nil {
 			return err
 		}
-		if err := allow(a); err != nil {
-			return err
-		}
-		return fn(WithAuthToken(ctx, secret))
+		return fn(WithCaller(WithAuthToken(ctx, secret), a))
 	})
 }

@@ -159,7 +159,7 @@ func (s *Server) bootstrapResetIndex() (uint64, error) {
 
 // UpsertACLPolicies creates or replaces policies, whose rules must parse.
 func (s *Server) UpsertACLPolicies(ctx context.Context, req *ACLPolicyUpsertRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ACL.UpsertPolicies", req, func(ctx context.Context, req *ACLPolicyUpsertRequest) (*IndexResponse, error) {
+	return userWrite(ctx, s, "ACL.UpsertPolicies", req, management, func(ctx context.Context, req *ACLPolicyUpsertRequest) (*IndexResponse, error) {
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (s *Server) UpsertACLPolicies(ctx context.Context, req *ACLPolicyUpsertRequ
 
 // DeleteACLPolicies removes policies; an unknown name is ErrNotFound.
 func (s *Server) DeleteACLPolicies(ctx context.Context, req *ACLPolicyDeleteRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ACL.DeletePolicies", req, func(ctx context.Context, req *ACLPolicyDeleteRequest) (*IndexResponse, error) {
+	return userWrite(ctx, s, "ACL.DeletePolicies", req, management, func(ctx context.Context, req *ACLPolicyDeleteRequest) (*IndexResponse, error) {
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
@@ -181,7 +181,7 @@ func (s *Server) DeleteACLPolicies(ctx context.Context, req *ACLPolicyDeleteRequ
 
 // UpsertACLTokens creates or updates tokens and returns them as stored.
 func (s *Server) UpsertACLTokens(ctx context.Context, req *ACLTokenUpsertRequest) (*ACLTokenUpsertResponse, error) {
-	return leaderWrite(ctx, s, "ACL.UpsertTokens", req, s.upsertACLTokensLocal)
+	return userWrite(ctx, s, "ACL.UpsertTokens", req, management, s.upsertACLTokensLocal)
 }
 
 func (s *Server) upsertACLTokensLocal(ctx context.Context, req *ACLTokenUpsertRequest) (*ACLTokenUpsertResponse, error) {
@@ -337,7 +337,7 @@ func newTokenFields(st *state.StateStore, t, in *structs.ACLToken, now time.Time
 
 // DeleteACLTokens removes tokens; an unknown accessor ID is ErrNotFound.
 func (s *Server) DeleteACLTokens(ctx context.Context, req *ACLTokenDeleteRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ACL.DeleteTokens", req, func(ctx context.Context, req *ACLTokenDeleteRequest) (*IndexResponse, error) {
+	return userWrite(ctx, s, "ACL.DeleteTokens", req, management, func(ctx context.Context, req *ACLTokenDeleteRequest) (*IndexResponse, error) {
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
@@ -405,28 +405,28 @@ func (e *aclRPC) Bootstrap(args *ACLBootstrapRequest, reply *ACLTokenResponse) e
 
 // UpsertPolicies serves UpsertACLPolicies.
 func (e *aclRPC) UpsertPolicies(args *ACLPolicyUpsertRequest, reply *IndexResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.UpsertACLPolicies(ctx, args))
 	})
 }
 
 // DeletePolicies serves DeleteACLPolicies.
 func (e *aclRPC) DeletePolicies(args *ACLPolicyDeleteRequest, reply *IndexResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.DeleteACLPolicies(ctx, args))
 	})
 }
 
 // UpsertTokens serves UpsertACLTokens.
 func (e *aclRPC) UpsertTokens(args *ACLTokenUpsertRequest, reply *ACLTokenUpsertResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.UpsertACLTokens(ctx, args))
 	})
 }
 
 // DeleteTokens serves DeleteACLTokens.
 func (e *aclRPC) DeleteTokens(args *ACLTokenDeleteRequest, reply *IndexResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.DeleteACLTokens(ctx, args))
 	})
 }

@@ -193,11 +193,10 @@ func TestCluster_ACLWritesThroughAFollower(t *testing.T) {
   capabilities = ["submit-raw-exec"]
 }`)
 
-	_, err = f.RegisterJob(testCtx(t), &JobRegisterRequest{Job: testJob("anonymous")})
+	_, err = f.RegisterJob(callerCtx(t, f, ""), &JobRegisterRequest{Job: testJob("anonymous")})
 	must.ErrorIs(t, err, ErrPermissionDenied)
 
-	ctx := WithAuthToken(testCtx(t), writer.SecretID)
-	_, err = f.RegisterJob(ctx, &JobRegisterRequest{Job: testJob("through-follower")})
+	_, err = f.RegisterJob(callerCtx(t, f, writer.SecretID), &JobRegisterRequest{Job: testJob("through-follower")})
 	must.NoError(t, err)
 	c.waitForJob(c.servers, "through-follower")
 }

@@ -1,6 +1,7 @@
 package nomad
 
 import (
+	"context"
 	"testing"
 
 	"github.com/shoenig/test/must"
@@ -37,4 +38,16 @@ func clientToken(t testing.TB, s *Server, name, rules string) *structs.ACLToken 
 	must.NoError(t, err)
 	must.Len(t, 1, resp.Tokens)
 	return resp.Tokens[0]
+}
+
+// callerCtx is the context the HTTP API hands a write in with for a request
+// that carries secret: the caller's identity as s resolves it, and the
+// secret for a write s forwards to the leader.
+func callerCtx(t *testing.T, s *Server, secret string) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), leaderWait)
+	t.Cleanup(cancel)
+	a, _, err := s.ResolveToken(ctx, secret)
+	must.NoError(t, err)
+	return WithCaller(WithAuthToken(ctx, secret), a)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -44,7 +43,7 @@ type AllocClientUpdateRequest struct {
 // its job, whose scheduler stops it (and replaces it if the job still wants
 // it). An unknown allocation is an ErrNotFound error.
 func (s *Server) AllocStop(ctx context.Context, allocID string) (*AllocStopResponse, error) {
-	return leaderWrite(ctx, s, "Alloc.Stop", &AllocStopRequest{AllocID: allocID}, s.allocStopLocal)
+	return userWrite(ctx, s, "Alloc.Stop", &AllocStopRequest{AllocID: allocID}, s.allowAllocStop, s.allocStopLocal)
 }
 
 func (s *Server) allocStopLocal(ctx context.Context, req *AllocStopRequest) (*AllocStopResponse, error) {
@@ -204,8 +203,7 @@ type allocRPC struct{ srv *Server }
 
 // Stop serves AllocStop.
 func (e *allocRPC) Stop(args *AllocStopRequest, reply *AllocStopResponse) error {
-	allow := func(a *acl.ACL) error { return e.srv.allowAllocOperation(a, args.AllocID, acl.CapAllocLifecycle) }
-	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.AllocStop(ctx, args.AllocID))
 	})
 }

@@ -12,6 +12,7 @@ import (
 // AllocMaxRunRequest changes the max_run_duration of one running
 // allocation.
 type AllocMaxRunRequest struct {
+	AuthRequest
 	WriteDeadline
 	AllocID string
 	// Budget is the allocation's new max_run_duration, counted from its
@@ -35,7 +36,7 @@ type AllocMaxRunResponse struct {
 // positive or puts the deadline beyond the year 2262, an
 // ErrInvalidRequest one.
 func (s *Server) AllocSetMaxRunDuration(ctx context.Context, allocID string, budget time.Duration) (*AllocMaxRunResponse, error) {
-	return leaderWrite(ctx, s, "Alloc.SetMaxRunDuration", &AllocMaxRunRequest{AllocID: allocID, Budget: budget}, s.allocSetMaxRunLocal)
+	return userWrite(ctx, s, "Alloc.SetMaxRunDuration", &AllocMaxRunRequest{AllocID: allocID, Budget: budget}, s.allowAllocSetMaxRun, s.allocSetMaxRunLocal)
 }
 
 func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunRequest) (*AllocMaxRunResponse, error) {
@@ -93,7 +94,7 @@ func maxRunOverrideFor(alloc *structs.Allocation, budget time.Duration) (structs
 
 // SetMaxRunDuration serves AllocSetMaxRunDuration.
 func (e *allocRPC) SetMaxRunDuration(args *AllocMaxRunRequest, reply *AllocMaxRunResponse) error {
-	return e.srv.serveRPC(func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.AllocSetMaxRunDuration(ctx, args.AllocID, args.Budget))
 	})
 }

@@ -165,7 +165,7 @@ func (s *Server) drainNode(ctx context.Context, node *structs.Node, act drainAct
 	}
 	if act.done {
 		s.logger.Info("node drain complete", "node_id", node.ID)
-		if _, err := s.NodeUpdateDrain(ctx, node.ID, nil, false); err != nil {
+		if err := s.endDrain(ctx, node.ID); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -145,11 +146,13 @@ func waitForLeader(t testing.TB, s *Server) {
 	must.NoError(t, s.WaitForLeader(ctx))
 }
 
-// testCtx is a context that ends with the test or after leaderWait.
+// testCtx is a context that ends with the test or after leaderWait, for
+// a caller that may do anything (a management token), as the HTTP API
+// hands in the caller of each write it makes.
 func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), leaderWait)
 	t.Cleanup(cancel)
-	return ctx
+	return WithCaller(ctx, acl.Management())
 }
 
 // testJob is a valid, canonical batch job.

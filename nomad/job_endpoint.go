@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
-	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/structs"
 )
@@ -71,7 +70,7 @@ func (s *Server) RegisterJob(ctx context.Context, req *JobRegisterRequest) (*Job
 	if err := s.checkSubmittedJob(ctx, req.Job); err != nil {
 		return nil, err
 	}
-	return leaderWrite(ctx, s, "Job.Register", req, s.registerJobLocal)
+	return userWrite(ctx, s, "Job.Register", req, allowRegister, s.registerJobLocal)
 }
 
 func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) (*JobRegisterResponse, error) {
@@ -203,7 +202,7 @@ func (s *Server) leaderJob(ctx context.Context, what, namespace, jobID string) (
 // DeregisterJob stops a job, or purges it, with an evaluation that stops its
 // allocations. A job that does not exist is an ErrNotFound error.
 func (s *Server) DeregisterJob(ctx context.Context, req *JobDeregisterRequest) (*JobDeregisterResponse, error) {
-	return leaderWrite(ctx, s, "Job.Deregister", req, s.deregisterJobLocal)
+	return userWrite(ctx, s, "Job.Deregister", req, allowDeregister, s.deregisterJobLocal)
 }
 
 func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterRequest) (*JobDeregisterResponse, error) {
@@ -280,21 +279,14 @@ type jobRPC struct{ srv *Server }
 
 // Register serves RegisterJob.
 func (e *jobRPC) Register(args *JobRegisterRequest, reply *JobRegisterResponse) error {
-	allow := func(a *acl.ACL) error {
-		if args.Job == nil {
-			return invalidf("job register: no job")
-		}
-		return AllowJobRegister(a, args.Job)
-	}
-	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.RegisterJob(ctx, args))
 	})
 }
 
 // Deregister serves DeregisterJob.
 func (e *jobRPC) Deregister(args *JobDeregisterRequest, reply *JobDeregisterResponse) error {
-	allow := func(a *acl.ACL) error { return AllowJobDeregister(a, args.Namespace, args.Purge) }
-	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.DeregisterJob(ctx, args))
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -15,6 +16,9 @@ import (
 func (s *Server) JobEvaluate(ctx context.Context, namespace, jobID string) (*JobRegisterResponse, error) {
 	if jobID == "" {
 		return nil, invalidf("missing job ID")
+	}
+	if err := s.authorize(ctx, func(a *acl.ACL) error { return allowJobEvaluate(a, namespace) }); err != nil {
+		return nil, err
 	}
 	// The evaluation is built from this server's state, which must hold
 	// every write answered so far, as a read that is not stale does.

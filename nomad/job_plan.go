@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/scheduler"
 	"github.com/drover-io/drover/structs"
@@ -50,6 +51,9 @@ type JobPlanResponse struct {
 func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResponse, error) {
 	if req == nil || req.Job == nil {
 		return nil, invalidf("job plan: no job")
+	}
+	if err := s.authorize(ctx, func(a *acl.ACL) error { return allowPlan(a, req.Job.Namespace) }); err != nil {
+		return nil, err
 	}
 	job := req.Job.Copy()
 	if err := s.checkSubmittedJob(ctx, job); err != nil {

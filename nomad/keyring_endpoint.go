@@ -52,7 +52,7 @@ func (s *Server) ListRootKeys(ctx context.Context, q QueryOptions) ([]*structs.R
 // RotateRootKey makes a new root key the active one; the key that was
 // active turns inactive and keeps verifying what it signed.
 func (s *Server) RotateRootKey(ctx context.Context, req *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
-	return leaderWrite(ctx, s, "Keyring.Rotate", req, func(ctx context.Context, _ *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
+	return userWrite(ctx, s, "Keyring.Rotate", req, management, func(ctx context.Context, _ *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
 		key, err := structs.NewRootKey(time.Now())
 		if err != nil {
 			return nil, err
@@ -70,7 +70,7 @@ func (s *Server) RotateRootKey(ctx context.Context, req *RootKeyRotateRequest) (
 // while an allocation that started before it was rotated out still runs:
 // that allocation's tasks may hold identities only it verifies.
 func (s *Server) DeleteRootKey(ctx context.Context, req *RootKeyDeleteRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "Keyring.Delete", req, s.deleteRootKeyLocal)
+	return userWrite(ctx, s, "Keyring.Delete", req, management, s.deleteRootKeyLocal)
 }
 
 func (s *Server) deleteRootKeyLocal(ctx context.Context, req *RootKeyDeleteRequest) (*IndexResponse, error) {
@@ -121,14 +121,14 @@ type keyringRPC struct{ srv *Server }
 
 // Rotate serves RotateRootKey.
 func (e *keyringRPC) Rotate(args *RootKeyRotateRequest, reply *RootKeyRotateResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.RotateRootKey(ctx, args))
 	})
 }
 
 // Delete serves DeleteRootKey.
 func (e *keyringRPC) Delete(args *RootKeyDeleteRequest, reply *IndexResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.DeleteRootKey(ctx, args))
 	})
 }

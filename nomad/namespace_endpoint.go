@@ -23,7 +23,7 @@ type NamespaceDeleteRequest struct {
 
 // UpsertNamespaces creates or replaces namespaces.
 func (s *Server) UpsertNamespaces(ctx context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "Namespace.Upsert", req, func(ctx context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
+	return userWrite(ctx, s, "Namespace.Upsert", req, management, func(ctx context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
 		index, err := s.raftApply(ctx, MsgNamespaceUpsert, &NamespaceUpsertEntry{Namespaces: req.Namespaces})
 		return &IndexResponse{Index: index}, err
 	})
@@ -33,7 +33,7 @@ func (s *Server) UpsertNamespaces(ctx context.Context, req *NamespaceUpsertReque
 // namespace that still has jobs, cannot be deleted; an unknown name is
 // ErrNotFound.
 func (s *Server) DeleteNamespaces(ctx context.Context, req *NamespaceDeleteRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "Namespace.Delete", req, s.deleteNamespacesLocal)
+	return userWrite(ctx, s, "Namespace.Delete", req, management, s.deleteNamespacesLocal)
 }
 
 func (s *Server) deleteNamespacesLocal(ctx context.Context, req *NamespaceDeleteRequest) (*IndexResponse, error) {
@@ -63,14 +63,14 @@ type namespaceRPC struct{ srv *Server }
 
 // Upsert serves UpsertNamespaces.
 func (e *namespaceRPC) Upsert(args *NamespaceUpsertRequest, reply *IndexResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.UpsertNamespaces(ctx, args))
 	})
 }
 
 // Delete serves DeleteNamespaces.
 func (e *namespaceRPC) Delete(args *NamespaceDeleteRequest, reply *IndexResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowManagement, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.DeleteNamespaces(ctx, args))
 	})
 }

@@ -60,6 +60,7 @@ func TestNamespaces_taskDriverCapabilities(t *testing.T) {
 	_, err = s.RegisterJob(ctx, &JobRegisterRequest{Job: job})
 	must.ErrorContains(t, err, `namespace "sandbox" does not allow the raw_exec task driver`)
 	job.TaskGroups[0].Tasks[0].Driver = "mock_driver"
+	job.TaskGroups[0].Tasks[0].Config = map[string]any{"run_for": "1s"}
 	mustRegister(t, s, job)
 }
 

@@ -173,7 +173,7 @@ func (s *Server) nodeUpdateStatusLocal(ctx context.Context, req *NodeUpdateStatu
 // waiting for room can use it.
 func (s *Server) NodeUpdateEligibility(ctx context.Context, nodeID, eligibility string) (*NodeUpdateResponse, error) {
 	req := &NodeUpdateEligibilityRequest{NodeID: nodeID, Eligibility: eligibility}
-	return leaderWrite(ctx, s, "Node.UpdateEligibility", req, s.nodeUpdateEligibilityLocal)
+	return userWrite(ctx, s, "Node.UpdateEligibility", req, nodeWrite, s.nodeUpdateEligibilityLocal)
 }
 
 func (s *Server) nodeUpdateEligibilityLocal(ctx context.Context, req *NodeUpdateEligibilityRequest) (*NodeUpdateResponse, error) {
@@ -198,7 +198,14 @@ func (s *Server) nodeUpdateEligibilityLocal(ctx context.Context, req *NodeUpdate
 // ended drain makes the node eligible again when markEligible is set.
 func (s *Server) NodeUpdateDrain(ctx context.Context, nodeID string, drain *structs.DrainStrategy, markEligible bool) (*NodeUpdateResponse, error) {
 	req := &NodeUpdateDrainRequest{NodeID: nodeID, DrainStrategy: drain, MarkEligible: markEligible}
-	return leaderWrite(ctx, s, "Node.UpdateDrain", req, s.nodeUpdateDrainLocal)
+	return userWrite(ctx, s, "Node.UpdateDrain", req, nodeWrite, s.nodeUpdateDrainLocal)
+}
+
+// endDrain ends the drain of a node, as the drainer does once the node's
+// allocations have moved: the server's own write, which no user checks.
+func (s *Server) endDrain(ctx context.Context, nodeID string) error {
+	_, err := leaderWrite(ctx, s, "Node.UpdateDrain", &NodeUpdateDrainRequest{NodeID: nodeID}, s.nodeUpdateDrainLocal)
+	return err
 }
 
 func (s *Server) nodeUpdateDrainLocal(ctx context.Context, req *NodeUpdateDrainRequest) (*NodeUpdateResponse, error) {
@@ -235,7 +242,7 @@ func (s *Server) nodeUpdateDrainLocal(ctx context.Context, req *NodeUpdateDrainR
 
 // NodeDeregister removes nodes. Unknown IDs are an ErrNotFound error.
 func (s *Server) NodeDeregister(ctx context.Context, nodeIDs []string) (*NodeUpdateResponse, error) {
-	return leaderWrite(ctx, s, "Node.Deregister", &NodeDeregisterRequest{NodeIDs: nodeIDs}, s.nodeDeregisterLocal)
+	return userWrite(ctx, s, "Node.Deregister", &NodeDeregisterRequest{NodeIDs: nodeIDs}, nodeWrite, s.nodeDeregisterLocal)
 }
 
 func (s *Server) nodeDeregisterLocal(ctx context.Context, req *NodeDeregisterRequest) (*NodeUpdateResponse, error) {
@@ -404,21 +411,21 @@ func (e *nodeRPC) UpdateStatus(args *NodeUpdateStatusRequest, reply *NodeUpdateR
 
 // UpdateEligibility serves NodeUpdateEligibility.
 func (e *nodeRPC) UpdateEligibility(args *NodeUpdateEligibilityRequest, reply *NodeUpdateResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowNodeWrite, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.NodeUpdateEligibility(ctx, args.NodeID, args.Eligibility))
 	})
 }
 
 // UpdateDrain serves NodeUpdateDrain.
 func (e *nodeRPC) UpdateDrain(args *NodeUpdateDrainRequest, reply *NodeUpdateResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowNodeWrite, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.NodeUpdateDrain(ctx, args.NodeID, args.DrainStrategy, args.MarkEligible))
 	})
 }
 
 // Deregister serves NodeDeregister.
 func (e *nodeRPC) Deregister(args *NodeDeregisterRequest, reply *NodeUpdateResponse) error {
-	return e.srv.serveUserRPC(args.AuthToken, allowNodeWrite, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.NodeDeregister(ctx, args.NodeIDs))
 	})
 }

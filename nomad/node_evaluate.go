@@ -15,6 +15,9 @@ func (s *Server) NodeEvaluate(ctx context.Context, nodeID string) (*NodeUpdateRe
 	if nodeID == "" {
 		return nil, invalidf("missing node ID")
 	}
+	if err := s.authorize(ctx, allowNodeWrite); err != nil {
+		return nil, err
+	}
 	// The evaluations are built from this server's state, which must hold
 	// every write answered so far, as a read that is not stale does.
 	if err := s.catchUpForRead(ctx); err != nil {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -202,7 +201,7 @@ func (s *Server) PeriodicForce(ctx context.Context, namespace, jobID string) (st
 // PeriodicForceLaunch is PeriodicForce with the indexes of the write.
 func (s *Server) PeriodicForceLaunch(ctx context.Context, namespace, jobID string) (*PeriodicForceResponse, error) {
 	req := &PeriodicForceRequest{Namespace: namespace, JobID: jobID}
-	return leaderWrite(ctx, s, "Periodic.Force", req, s.periodicForceLocal)
+	return userWrite(ctx, s, "Periodic.Force", req, allowForce, s.periodicForceLocal)
 }
 
 func (s *Server) periodicForceLocal(ctx context.Context, req *PeriodicForceRequest) (*PeriodicForceResponse, error) {
@@ -239,8 +238,7 @@ type periodicRPC struct{ srv *Server }
 
 // Force serves PeriodicForceLaunch.
 func (e *periodicRPC) Force(args *PeriodicForceRequest, reply *PeriodicForceResponse) error {
-	allow := func(a *acl.ACL) error { return AllowPeriodicForce(a, args.Namespace) }
-	return e.srv.serveUserRPC(args.AuthToken, allow, func(ctx context.Context) error {
+	return e.srv.serveUserRPC(args.AuthToken, func(ctx context.Context) error {
 		return fill(reply)(e.srv.PeriodicForceLaunch(ctx, args.Namespace, args.JobID))
 	})
 }

@@ -91,6 +91,9 @@ func droverVersion() string {
 // hold it. Each server's FSM swaps in the new store, which wakes the
 // blocking queries on the old one.
 func (s *Server) SnapshotRestore(ctx context.Context, r io.Reader) (*snapshot.Meta, uint64, error) {
+	if err := s.authorize(ctx, allowManagement); err != nil {
+		return nil, 0, err
+	}
 	if !s.IsLeader() {
 		return nil, 0, s.errRestoreNotLeader()
 	}

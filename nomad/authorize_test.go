@@ -1,0 +1,94 @@
+package nomad
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/structs"
+)
+
+// TestAuthorize_aWriteWithoutACallerIsRefused: with ACLs on, a write that
+// reaches a server method without the caller's identity is refused, not
+// taken as the server's own; with them off, anyone may write.
+func TestAuthorize_aWriteWithoutACallerIsRefused(t *testing.T) {
+	s, _ := aclServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), leaderWait)
+	defer cancel()
+	_, err := s.RegisterJob(ctx, &JobRegisterRequest{Job: testJob("nobody")})
+	must.ErrorIs(t, err, ErrPermissionDenied)
+	must.ErrorContains(t, err, "no caller identity")
+	_, err = s.UpsertNamespaces(ctx, &NamespaceUpsertRequest{Namespaces: []*structs.Namespace{{Name: "nobody"}}})
+	must.ErrorIs(t, err, ErrPermissionDenied)
+
+	open := startServer(t, unscheduledConfig(t, "open"))
+	waitForLeader(t, open)
+	ctx, cancel = context.WithTimeout(context.Background(), leaderWait)
+	defer cancel()
+	_, err = open.RegisterJob(ctx, &JobRegisterRequest{Job: testJob("anyone")})
+	must.NoError(t, err)
+}
+
+// TestAuthorize_eachWriteChecksWhatItNeeds calls the server's user writes
+// directly, as the HTTP API does, with a caller that lacks what each needs
+// and with one that has it.
+func TestAuthorize_eachWriteChecksWhatItNeeds(t *testing.T) {
+	s, _ := aclServer(t)
+	node := testNode(structs.GenerateUUID())
+	_, err := s.NodeRegister(testCtx(t), node)
+	must.NoError(t, err)
+	mustRegister(t, s, testJob("existing"))
+	job, err := s.State().JobByID(nil, structs.DefaultNamespace, "existing")
+	must.NoError(t, err)
+	alloc := placeTestAlloc(t, s, job, node.ID)
+
+	reader := callerWith(t, `namespace "*" { policy = "read" }
+node { policy = "read" }`)
+	writer := callerWith(t, `namespace "default" { policy = "write" }
+node { policy = "write" }`)
+	writes := []struct {
+		name  string
+		call  func(ctx context.Context) error
+		needs *acl.ACL // a caller that may make the write
+	}{
+		{"plan", func(ctx context.Context) error {
+			_, err := s.PlanJob(ctx, &JobPlanRequest{Job: testJob("planned")})
+			return err
+		}, writer},
+		{"job evaluate", func(ctx context.Context) error {
+			_, err := s.JobEvaluate(ctx, structs.DefaultNamespace, "existing")
+			return err
+		}, writer},
+		{"alloc max_run_duration", func(ctx context.Context) error {
+			_, err := s.AllocSetMaxRunDuration(ctx, alloc.ID, 0)
+			return err
+		}, writer},
+		{"node evaluate", func(ctx context.Context) error {
+			_, err := s.NodeEvaluate(ctx, node.ID)
+			return err
+		}, writer},
+		{"keyring rotate", func(ctx context.Context) error {
+			_, err := s.RotateRootKey(ctx, &RootKeyRotateRequest{})
+			return err
+		}, acl.Management()},
+	}
+	for _, w := range writes {
+		t.Run(w.name, func(t *testing.T) {
+			err := w.call(WithCaller(testCtx(t), reader))
+			must.ErrorIs(t, err, ErrPermissionDenied)
+			err = w.call(WithCaller(testCtx(t), w.needs))
+			must.False(t, errors.Is(err, ErrPermissionDenied), must.Sprint(err))
+		})
+	}
+}
+
+// callerWith is the identity of a token of the given policy rules.
+func callerWith(t *testing.T, rules string) *acl.ACL {
+	t.Helper()
+	policy, err := acl.Parse(rules)
+	must.NoError(t, err)
+	return acl.New(policy)
+}
