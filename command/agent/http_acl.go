@@ -95,7 +95,7 @@ func (s *HTTPServer) authorize(r *http.Request, need access) (*http.Request, err
 		return nil, err
 	}
 	ctx := context.WithValue(r.Context(), identityKey{}, id)
-	ctx = nomad.WithAuthToken(ctx, id.secret)
+	ctx = nomad.WithCaller(nomad.WithAuthToken(ctx, id.secret), id.acl)
 	return r.WithContext(ctx), nil
 }
 
