@@ -73,14 +73,7 @@ func (j *Job) groupNames() []string {
 	if j == nil {
 		return nil
 	}
-	names := make([]string, 0, len(j.TaskGroups))
-	for _, tg := range j.TaskGroups {
-		if tg != nil {
-			names = append(names, tg.Name)
-		}
-	}
-	slices.Sort(names)
-	return names
+	return sortedNames(j.TaskGroups, func(tg *TaskGroup) string { return tg.Name })
 }
 
 func (j *Job) lookupGroup(name string) *TaskGroup {
@@ -136,10 +129,15 @@ func (tg *TaskGroup) taskNames() []string {
 	if tg == nil {
 		return nil
 	}
-	names := make([]string, 0, len(tg.Tasks))
-	for _, t := range tg.Tasks {
-		if t != nil {
-			names = append(names, t.Name)
+	return sortedNames(tg.Tasks, func(t *Task) string { return t.Name })
+}
+
+// sortedNames lists the names of the items that are not nil, sorted.
+func sortedNames[T any](items []*T, name func(*T) string) []string {
+	names := make([]string, 0, len(items))
+	for _, item := range items {
+		if item != nil {
+			names = append(names, name(item))
 		}
 	}
 	slices.Sort(names)
