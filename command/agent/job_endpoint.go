@@ -257,21 +257,12 @@ type jsonNull struct{}
 
 func (jsonNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
-// jobPeriodicForce serves PUT and POST /v1/job/:id/periodic/force.
+// jobPeriodicForce serves PUT and POST /v1/job/:id/periodic/force. The
+// server checks the caller, then that the job exists and is periodic.
 func (s *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (any, error) {
 	srv, ns, id, err := s.jobWrite(r)
 	if err != nil {
 		return nil, err
-	}
-	job, _, err := srv.GetJob(r.Context(), id, nomad.QueryOptions{Namespace: ns, AllowStale: true})
-	if err != nil {
-		return nil, err
-	}
-	if job == nil {
-		return nil, notFound("job not found")
-	}
-	if !job.IsPeriodic() {
-		return nil, badRequest("job %q is not periodic", id)
 	}
 	resp, err := srv.PeriodicForceLaunch(r.Context(), ns, id)
 	if err != nil {
