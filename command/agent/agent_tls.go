@@ -17,7 +17,7 @@ func (a *Agent) loadTLS() error {
 	if !a.config.TLS.Enabled() {
 		return nil
 	}
-	m, err := tlsutil.Load(a.config.TLS.files())
+	m, err := tlsutil.Load(a.config.TLS.Files())
 	if err != nil {
 		return fmt.Errorf("tls: %w", err)
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/drover-io/drover/command/agent/config"
 )
 
 // handlerFunc serves one endpoint. It returns the value to send as JSON, or
@@ -42,7 +44,7 @@ type HTTPServer struct {
 
 	// limits are the agent's limits block: timeouts, body sizes, job and
 	// jobspec sizes.
-	limits LimitsConfig
+	limits config.LimitsConfig
 	// heavySlots bounds the requests that decode a job or parse a
 	// jobspec at once (see heavy).
 	heavySlots chan struct{}

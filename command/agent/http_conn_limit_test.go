@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 )
@@ -107,8 +108,8 @@ func TestConnLimit_RefusalsInFlightAreBounded(t *testing.T) {
 func TestAgent_HTTPSConnectionCapAnswers429(t *testing.T) {
 	const limit = 2
 	ca := tlstest.NewCA(t)
-	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *TLSConfig) { c.HTTP = true }),
-		func(c *Config) { c.Limits.HTTPMaxConnsPerClient = limit })
+	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *config.TLSConfig) { c.HTTP = true }),
+		func(c *config.Config) { c.Limits.HTTPMaxConnsPerClient = limit })
 	addr := a.HTTPAddr()
 	dial := &tls.Config{RootCAs: a.tls.CAs, ServerName: "127.0.0.1"}
 	for range limit {

@@ -19,6 +19,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -79,7 +80,7 @@ func medianLatency(t *testing.T, a *Agent, n int) (median, slowest time.Duration
 func TestOverload_slowClientsDoNotStallTheAgent(t *testing.T) {
 	const slow = 1000
 	needFiles(t, 2*slow+500)
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.HTTPMaxConnsPerClient = 0
 		c.Limits.HTTPReadHeaderTimeout = 2 * time.Second
 		c.Limits.HTTPReadTimeout = 3 * time.Second
@@ -138,7 +139,7 @@ func TestOverload_slowClientsDoNotStallTheAgent(t *testing.T) {
 // served.
 func TestOverload_connectionCapPerClient(t *testing.T) {
 	const limit = 10
-	a := testAgent(t, func(c *Config) { c.Limits.HTTPMaxConnsPerClient = limit })
+	a := testAgent(t, func(c *config.Config) { c.Limits.HTTPMaxConnsPerClient = limit })
 	addr := a.HTTPAddr()
 
 	held := make([]net.Conn, limit)
@@ -192,7 +193,7 @@ func TestOverload_connectionCapPerClient(t *testing.T) {
 // cut. The handler here stands in for a stream: it writes, waits, and
 // writes again.
 func TestOverload_longLivedRoutesAreExemptFromTheTimeouts(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.HTTPWriteTimeout = time.Second
 		c.Limits.HTTPReadTimeout = time.Second
 	})
@@ -245,7 +246,7 @@ func fullAnswer(url, want string) bool {
 // The event stream outlives the read and write timeouts: an event written
 // after both have passed still reaches a subscriber.
 func TestOverload_eventStreamOutlivesTheTimeouts(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.HTTPWriteTimeout = time.Second
 		c.Limits.HTTPReadTimeout = time.Second
 	})

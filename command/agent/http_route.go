@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/drover-io/drover/command/agent/config"
 )
 
 // route is one method of one path: its handler and how it is served.
@@ -15,7 +17,7 @@ type route struct {
 	// need is what the route needs of the caller's ACL token.
 	need access
 	// body is the cap on the request body and the limit's name.
-	body func(LimitsConfig) (int64, string)
+	body func(config.LimitsConfig) (int64, string)
 	// longLived marks a route whose answer may take longer than the
 	// server's write timeout: a stream, or a body that may be large.
 	longLived bool
@@ -28,7 +30,7 @@ type route struct {
 type routeOption func(*route)
 
 // defaultBody caps the body of a request that carries no job or jobspec.
-func defaultBody(l LimitsConfig) (int64, string) {
+func defaultBody(l config.LimitsConfig) (int64, string) {
 	return l.HTTPMaxBodySize, "limits.http_max_body_size"
 }
 
@@ -37,7 +39,7 @@ func defaultBody(l LimitsConfig) (int64, string) {
 // the body may be larger by whitespace and escapes that the size of the
 // job does not count, up to twice as large.
 func jobBody(r *route) {
-	r.body = func(l LimitsConfig) (int64, string) { return 2 * l.JobMaxSize, "twice limits.job_max_size" }
+	r.body = func(l config.LimitsConfig) (int64, string) { return 2 * l.JobMaxSize, "twice limits.job_max_size" }
 	r.heavy = true
 }
 
@@ -45,14 +47,14 @@ func jobBody(r *route) {
 // jobspec as a JSON string, with its variables: twice hcl_max_size covers
 // the escapes of any jobspec that fits the limit.
 func jobspecBody(r *route) {
-	r.body = func(l LimitsConfig) (int64, string) { return 2 * l.HCLMaxSize, "twice limits.hcl_max_size" }
+	r.body = func(l config.LimitsConfig) (int64, string) { return 2 * l.HCLMaxSize, "twice limits.hcl_max_size" }
 	r.heavy = true
 }
 
 // bodyLimit caps a route's body at n bytes, named name in refusals.
 func bodyLimit(n int64, name string) routeOption {
 	return func(r *route) {
-		r.body = func(LimitsConfig) (int64, string) { return n, name }
+		r.body = func(config.LimitsConfig) (int64, string) { return n, name }
 	}
 }
 

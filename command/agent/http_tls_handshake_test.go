@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 )
@@ -135,8 +136,8 @@ func TestHandshakeListener_CloseEndsHandshakes(t *testing.T) {
 // timeout that Go's HTTP server would apply, and still serves requests.
 func TestAgent_HTTPSHandshakeTimeout(t *testing.T) {
 	ca := tlstest.NewCA(t)
-	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *TLSConfig) { c.HTTP = true }),
-		func(c *Config) { c.Limits.HTTPSHandshakeTimeout = 200 * time.Millisecond })
+	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *config.TLSConfig) { c.HTTP = true }),
+		func(c *config.Config) { c.Limits.HTTPSHandshakeTimeout = 200 * time.Millisecond })
 
 	conn, err := net.Dial("tcp", a.HTTPAddr())
 	must.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -236,7 +237,7 @@ func TestJobEndpoints_BadInput(t *testing.T) {
 		{"wrong type", http.MethodPut, "/v1/jobs", `{"Job": {"ID": 5}}`, 400, []string{"failed to decode job:", "Job.ID"}},
 		{"empty body", http.MethodPut, "/v1/jobs", "", 400, []string{"missing request body"}},
 		{"no job", http.MethodPut, "/v1/jobs", `{}`, 400, []string{"has no job"}},
-		{"oversize body", http.MethodPut, "/v1/jobs", `{"Job": {"Meta": {"x": "` + strings.Repeat("a", 2*int(DefaultLimitsConfig().JobMaxSize)) + `"}}}`, 413, []string{"request body too large: the limit is 8388608 bytes (twice limits.job_max_size)"}},
+		{"oversize body", http.MethodPut, "/v1/jobs", `{"Job": {"Meta": {"x": "` + strings.Repeat("a", 2*int(config.DefaultLimitsConfig().JobMaxSize)) + `"}}}`, 413, []string{"request body too large: the limit is 8388608 bytes (twice limits.job_max_size)"}},
 		{"oversize body elsewhere", http.MethodPut, "/v1/node/n1/eligibility", `{"x": "` + strings.Repeat("a", 1<<20) + `"}`, 413, []string{"request body too large: the limit is 1048576 bytes (limits.http_max_body_size)"}},
 		{"unknown job", http.MethodGet, "/v1/job/nope", nil, 404, []string{"job not found"}},
 		{"wrong method", http.MethodPatch, "/v1/jobs", nil, 405, []string{"method PATCH not allowed on /v1/jobs"}},

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"net/http"
 	"reflect"
 
@@ -60,7 +61,7 @@ func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteReques
 	}
 	job.Namespace = ns
 	if job.Region == "" {
-		job.Region = firstNonEmpty(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
+		job.Region = cmp.Or(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
 	}
 	if err := s.checkRegion(job.Region); err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/snapshot"
 )
@@ -49,7 +50,7 @@ func jobList(t *testing.T, a *Agent) []string {
 	return ids(stubs, func(s *api.JobListStub) string { return s.ID })
 }
 
-func unscheduled(c *Config) { c.Server.NumSchedulers = new(0) }
+func unscheduled(c *config.Config) { c.Server.NumSchedulers = new(0) }
 
 func TestOperatorSnapshot_SaveAndRestore(t *testing.T) {
 	src := testAgent(t, unscheduled)
@@ -145,7 +146,7 @@ func TestOperatorSnapshot_RestoreLimit(t *testing.T) {
 			req.ContentLength = -1
 		}
 		rec := httptest.NewRecorder()
-		a.http.serveRoute(rec, req, &route{h: restore, body: func(LimitsConfig) (int64, string) { return maxSnapshotBytes, "snapshot" }})
+		a.http.serveRoute(rec, req, &route{h: restore, body: func(config.LimitsConfig) (int64, string) { return maxSnapshotBytes, "snapshot" }})
 		must.Eq(t, http.StatusRequestEntityTooLarge, rec.Code, must.Sprint(rec.Body.String()))
 		must.StrContains(t, rec.Body.String(), strconv.FormatInt(limit, 10))
 	}
@@ -155,7 +156,7 @@ func TestOperatorSnapshot_RestoreLimit(t *testing.T) {
 // route is not under the cap on JSON bodies: an archive larger than it is
 // read to its end, where its (deliberately) wrong sum is what refuses it.
 func TestOperatorSnapshot_RestoreLargerThanJSONCap(t *testing.T) {
-	jsonCap := DefaultLimitsConfig().JobMaxSize * 2
+	jsonCap := config.DefaultLimitsConfig().JobMaxSize * 2
 	archive := uncompressedArchive(t, int(jsonCap)+(1<<20))
 	must.Greater(t, int(jsonCap), len(archive))
 	a := testAgent(t, unscheduled)

@@ -16,6 +16,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -208,7 +209,7 @@ func countCalls(s *HTTPServer) func(method, path string) int {
 // check cannot be registered (handle takes what it needs); one whose check
 // is wrong fails here.
 func TestRoutes_everyRouteChecksItsCapability(t *testing.T) {
-	a, mgmt := aclAgent(t, func(c *Config) { c.Server.MinHeartbeatTTL = time.Hour })
+	a, mgmt := aclAgent(t, func(c *config.Config) { c.Server.MinHeartbeatTTL = time.Hour })
 	fx := newRouteFixture(t, a, mgmt)
 	routes := a.http.routeTable()
 	must.Greater(t, 60, len(routes))

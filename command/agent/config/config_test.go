@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"os"
@@ -11,6 +11,9 @@ import (
 
 	"github.com/drover-io/drover/nomad"
 )
+
+// testEncryptKey is a valid server.encrypt, the same as the agent tests use.
+const testEncryptKey = "ZHJvdmVyIHRlc3QgY2x1c3RlciBrZXksIDMyIGJ5dGU="
 
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
@@ -117,7 +120,7 @@ func TestLoadConfig_GoodFile(t *testing.T) {
 	must.False(t, cfg.Server.EnableEventBroker)
 	must.Eq(t, 500, cfg.Server.EventBufferSize)
 	must.Eq(t, testEncryptKey, cfg.Server.EncryptKey)
-	must.Eq(t, nomad.RegistrationSecret(cfg.clusterKey()), cfg.registrationSecret(),
+	must.Eq(t, nomad.RegistrationSecret(cfg.ClusterKey()), cfg.RegistrationSecret(),
 		must.Sprint("the file's registration secret is its encrypt key's"))
 	must.True(t, cfg.Client.Enabled)
 	must.Eq(t, []string{"10.0.0.1:4647"}, cfg.Client.Servers)

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"errors"
@@ -34,8 +34,8 @@ type TLSConfig struct {
 // Enabled reports whether any part of TLS is on.
 func (t TLSConfig) Enabled() bool { return t.HTTP || t.RPC }
 
-// files are the block's file settings.
-func (t TLSConfig) files() tlsutil.Files {
+// Files are the block's file settings.
+func (t TLSConfig) Files() tlsutil.Files {
 	return tlsutil.Files{CAFile: t.CAFile, CertFile: t.CertFile, KeyFile: t.KeyFile}
 }
 

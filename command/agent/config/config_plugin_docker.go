@@ -1,10 +1,10 @@
-package agent
+package config
 
 import "github.com/drover-io/drover/drivers/docker"
 
-// dockerPluginConfig reads the docker driver's plugin block; without one
+// DockerPluginConfig reads the docker driver's plugin block; without one
 // the driver runs with its defaults.
-func (c *Config) dockerPluginConfig() (*docker.PluginConfig, error) {
+func (c *Config) DockerPluginConfig() (*docker.PluginConfig, error) {
 	var raw map[string]any
 	if p := c.Plugins[docker.DriverName]; p != nil {
 		raw = p.Config

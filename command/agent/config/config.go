@@ -1,6 +1,4 @@
-// Package agent is the Drover agent process: its configuration, the server
-// (and later client) it runs, and the HTTP API in front of them.
-package agent
+package config
 
 import (
 	"errors"
@@ -297,7 +295,7 @@ func (c *Config) Validate() error {
 	if c.Server.RetryMaxAttempts < 0 {
 		errs = append(errs, fmt.Errorf("server.server_join.retry_max must be 0 or more, not %d", c.Server.RetryMaxAttempts))
 	}
-	if _, err := c.dockerPluginConfig(); err != nil && c.Client.Enabled {
+	if _, err := c.DockerPluginConfig(); err != nil && c.Client.Enabled {
 		errs = append(errs, err)
 	}
 	if hclog.LevelFromString(c.LogLevel) == hclog.NoLevel {
@@ -364,36 +362,6 @@ func (t TelemetryConfig) InMemoryCollectionInterval() time.Duration {
 		return t.InMemoryInterval
 	}
 	return t.CollectionInterval
-}
-
-// advertiseHost picks the address other machines reach this agent on: the
-// configured advertise address, else the bind address when it is a concrete
-// one, else the first private address of this machine.
-func advertiseHost(advertise, bind string) string {
-	if advertise != "" {
-		return advertise
-	}
-	if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() {
-		return bind
-	}
-	return detectedAddr()
-}
-
-// detectedAddr is the first non-loopback IPv4 address of an interface that is
-// up, falling back to the loopback address on a machine without one.
-func detectedAddr() string {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return "127.0.0.1"
-	}
-	for _, a := range addrs {
-		ipnet, ok := a.(*net.IPNet)
-		if !ok || ipnet.IP.IsLoopback() || ipnet.IP.To4() == nil || ipnet.IP.IsLinkLocalUnicast() {
-			continue
-		}
-		return ipnet.IP.String()
-	}
-	return "127.0.0.1"
 }
 
 func firstNonEmpty(values ...string) string {

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"errors"
@@ -29,9 +29,9 @@ func (c *Config) validateSecrets() error {
 	return errors.Join(errs...)
 }
 
-// clusterKey is the decoded server.encrypt; nil when unset. Validate has
+// ClusterKey is the decoded server.encrypt; nil when unset. Validate has
 // checked it.
-func (c *Config) clusterKey() []byte {
+func (c *Config) ClusterKey() []byte {
 	if c.Server.EncryptKey == "" {
 		return nil
 	}
@@ -39,9 +39,9 @@ func (c *Config) clusterKey() []byte {
 	return key
 }
 
-// registrationSecret is the decoded client.registration_secret; nil when
+// RegistrationSecret is the decoded client.registration_secret; nil when
 // unset. Validate has checked it.
-func (c *Config) registrationSecret() []byte {
+func (c *Config) RegistrationSecret() []byte {
 	if c.Client.RegistrationSecret == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package agent
+package config
 
 import (
 	"testing"
@@ -30,7 +30,7 @@ plugin "docker" {
 	cfg, err := LoadConfig(DefaultConfig(), path)
 	must.NoError(t, err)
 	must.NoError(t, cfg.Validate())
-	d, err := cfg.dockerPluginConfig()
+	d, err := cfg.DockerPluginConfig()
 	must.NoError(t, err)
 	must.Eq(t, "unix:///run/other/docker.sock", d.Endpoint)
 	must.True(t, d.AllowPrivileged)
@@ -50,7 +50,7 @@ func TestLoadConfig_DockerPluginJSON(t *testing.T) {
 }`)
 	cfg, err := LoadConfig(DefaultConfig(), path)
 	must.NoError(t, err)
-	d, err := cfg.dockerPluginConfig()
+	d, err := cfg.DockerPluginConfig()
 	must.NoError(t, err)
 	must.True(t, d.VolumesEnabled)
 	must.Eq(t, 10*time.Second, d.GC.ImageDelay)
