@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -23,5 +24,5 @@ func (s *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, 
 		return nil, err
 	}
 	setIndex(w, resp.Index)
-	return aclTokenToAPI(resp.Token), nil
+	return convert.ACLTokenToAPI(resp.Token), nil
 }

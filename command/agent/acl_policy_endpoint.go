@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -20,7 +21,7 @@ func (s *HTTPServer) aclPoliciesList(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return convertList(policies, aclPolicyStub), nil
+	return convert.List(policies, convert.ACLPolicyStub), nil
 }
 
 // aclPolicyRead serves GET /v1/acl/policy/:name.
@@ -42,7 +43,7 @@ func (s *HTTPServer) aclPolicyRead(w http.ResponseWriter, r *http.Request) (any,
 	if p == nil {
 		return nil, notFound("ACL policy not found")
 	}
-	return aclPolicyToAPI(p), nil
+	return convert.ACLPolicyToAPI(p), nil
 }
 
 // aclPolicyWrite serves PUT and POST /v1/acl/policy/:name: create or

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -19,7 +20,7 @@ func (s *HTTPServer) aclTokensList(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	return convertList(tokens, aclTokenStub), nil
+	return convert.List(tokens, convert.ACLTokenStub), nil
 }
 
 // aclTokenRead serves GET /v1/acl/token/:accessor_id.
@@ -37,7 +38,7 @@ func (s *HTTPServer) aclTokenRead(w http.ResponseWriter, r *http.Request) (any, 
 	if token == nil {
 		return nil, notFound("ACL token not found")
 	}
-	return aclTokenToAPI(token), nil
+	return convert.ACLTokenToAPI(token), nil
 }
 
 // aclTokenSelf serves GET /v1/acl/token/self: the caller's own token.
@@ -49,7 +50,7 @@ func (s *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, 
 	if err := s.setLatestMeta(w); err != nil {
 		return nil, err
 	}
-	return aclTokenToAPI(id.token), nil
+	return convert.ACLTokenToAPI(id.token), nil
 }
 
 // aclTokenCreate serves PUT and POST /v1/acl/token: a new token, whose
@@ -94,7 +95,11 @@ func decodeToken(r *http.Request) (*structs.ACLToken, error) {
 	if err := decodeBody(r, &in, "ACL token"); err != nil {
 		return nil, err
 	}
-	return aclTokenFromAPI(&in)
+	token, err := convert.ACLTokenFromAPI(&in)
+	if err != nil {
+		return nil, badRequest("%s", err)
+	}
+	return token, nil
 }
 
 func (s *HTTPServer) upsertToken(w http.ResponseWriter, r *http.Request, srv *nomad.Server, in *structs.ACLToken) (any, error) {
@@ -103,7 +108,7 @@ func (s *HTTPServer) upsertToken(w http.ResponseWriter, r *http.Request, srv *no
 		return nil, err
 	}
 	setIndex(w, resp.Index)
-	return aclTokenToAPI(resp.Tokens[0]), nil
+	return convert.ACLTokenToAPI(resp.Tokens[0]), nil
 }
 
 // aclTokenDelete serves DELETE /v1/acl/token/:accessor_id.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -36,13 +37,13 @@ func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	stubs := allocStubs(allocs)
+	stubs := convert.AllocStubs(allocs)
 	for i, stub := range stubs {
 		if !taskStates {
 			stub.TaskStates = nil
 		}
 		if withResources {
-			stub.AllocatedResources = allocatedResourcesToAPI(allocs[i])
+			stub.AllocatedResources = convert.AllocatedResourcesToAPI(allocs[i])
 		}
 	}
 	return stubs, nil
@@ -64,7 +65,7 @@ func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, err
 	if alloc == nil {
 		return nil, notFound("alloc not found")
 	}
-	return allocToAPI(alloc), nil
+	return convert.AllocToAPI(alloc), nil
 }
 
 // allocStop serves PUT and POST /v1/allocation/:id/stop.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -19,7 +20,7 @@ func (s *HTTPServer) evalsList(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return evalsToAPI(evals), nil
+	return convert.EvalsToAPI(evals), nil
 }
 
 // evalRead serves GET /v1/evaluation/:id.
@@ -41,9 +42,9 @@ func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, erro
 	if info == nil {
 		return nil, notFound("eval not found")
 	}
-	resp := evalToAPI(info.Eval)
+	resp := convert.EvalToAPI(info.Eval)
 	if related {
-		resp.RelatedEvals = convertList(info.Related, evalStub)
+		resp.RelatedEvals = convert.List(info.Related, convert.EvalStub)
 	}
 	return resp, nil
 }
@@ -61,5 +62,5 @@ func (s *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return allocStubs(allocs), nil
+	return convert.AllocStubs(allocs), nil
 }

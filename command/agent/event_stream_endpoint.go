@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/stream"
 )
@@ -204,7 +205,7 @@ func writeReadyFrames(w io.Writer, batch *stream.Batch, sub *stream.Subscription
 	defer putFrameBuf(bufp)
 	buf := (*bufp)[:0]
 	for {
-		if buf, end = appendEventFrame(buf, batch); end != nil {
+		if buf, end = convert.AppendEventFrame(buf, batch); end != nil {
 			break
 		}
 		if len(buf) >= maxEventWrite {

@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -116,7 +117,7 @@ func TestHTTP_JobIDWithSlash(t *testing.T) {
 	must.NoError(t, err)
 	var in api.Job
 	must.NoError(t, json.Unmarshal(data, &in))
-	child := jobFromAPI(&in)
+	child := convert.JobFromAPI(&in)
 	child.Canonicalize()
 	_, err = a.Server().RegisterJob(context.Background(), &nomad.JobRegisterRequest{Job: child})
 	must.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -39,7 +40,7 @@ func (s *HTTPServer) jobsList(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return convertList(jobs, func(e nomad.JobListEntry) *api.JobListStub { return jobStub(e.Job, e.Summary) }), nil
+	return convert.List(jobs, func(e nomad.JobListEntry) *api.JobListStub { return convert.JobStub(e.Job, e.Summary) }), nil
 }
 
 // jobsRegister serves PUT and POST /v1/jobs.
@@ -127,7 +128,7 @@ func (s *HTTPServer) jobRead(w http.ResponseWriter, r *http.Request) (any, error
 	if job == nil {
 		return nil, notFound("job not found")
 	}
-	return jobToAPI(job), nil
+	return convert.JobToAPI(job), nil
 }
 
 // jobWrite checks what a write to one job needs: the agent's server, the
@@ -196,7 +197,7 @@ func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return allocStubs(allocs), nil
+	return convert.AllocStubs(allocs), nil
 }
 
 // jobEvaluations serves GET /v1/job/:id/evaluations.
@@ -211,7 +212,7 @@ func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return evalsToAPI(evals), nil
+	return convert.EvalsToAPI(evals), nil
 }
 
 // jobSummary serves GET /v1/job/:id/summary.
@@ -229,7 +230,7 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 	if summary == nil {
 		return nil, notFound("job not found")
 	}
-	return jobSummaryToAPI(summary), nil
+	return convert.JobSummaryToAPI(summary), nil
 }
 
 // jobDeployment serves GET /v1/job/:id/deployment, which Nomad's `job

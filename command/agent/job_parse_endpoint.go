@@ -7,6 +7,7 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
 )
@@ -37,9 +38,9 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 	if !req.Canonicalize {
 		return job, nil
 	}
-	canonical := jobFromAPI(job)
+	canonical := convert.JobFromAPI(job)
 	canonical.Canonicalize()
-	return jobToAPI(canonical), nil
+	return convert.JobToAPI(canonical), nil
 }
 
 // validateJob serves PUT and POST /v1/validate/job. Like Nomad it answers

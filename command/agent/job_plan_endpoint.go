@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -44,5 +45,5 @@ func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 		return nil, err
 	}
 	setIndex(w, resp.Index)
-	return planResponseToAPI(resp, strings.Join(warnings, "\n")), nil
+	return convert.PlanResponseToAPI(resp, strings.Join(warnings, "\n")), nil
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -35,7 +36,7 @@ func checkSubmittedJob(job *api.Job, kind, pathID string) error {
 		return badRequest(`%s has no job: the body must be {"Job": {...}}`, kind)
 	}
 	if pathID != "" && (job.ID == nil || *job.ID != pathID) {
-		return badRequest("job ID %q in the body does not match %q in the URL", deref(job.ID), pathID)
+		return badRequest("job ID %q in the body does not match %q in the URL", convert.Deref(job.ID), pathID)
 	}
 	return nil
 }
@@ -54,7 +55,7 @@ func (s *HTTPServer) validJobFromRequest(r *http.Request, in *api.Job, wr api.Wr
 
 // checkedJob converts, canonicalises and validates a submitted job.
 func (s *HTTPServer) checkedJob(r *http.Request, in *api.Job, wr api.WriteRequest) (*structs.Job, error) {
-	job := jobFromAPI(in)
+	job := convert.JobFromAPI(in)
 	ns, err := submittedNamespace(r, in, wr)
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func submittedNamespace(r *http.Request, in *api.Job, wr api.WriteRequest) (stri
 // invalid job's error is a *structs.ValidationError that lists every
 // problem.
 func ValidJob(in *api.Job) (*structs.Job, error) {
-	return canonicalValid(jobFromAPI(in), structs.JobLimits{})
+	return canonicalValid(convert.JobFromAPI(in), structs.JobLimits{})
 }
 
 // canonicalValid fills in a converted job's defaults and validates it,

@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -54,7 +55,7 @@ func FuzzJobRegisterBody(f *testing.F) {
 			must.NotEq(t, "", reason)
 			return
 		}
-		again, err := json.Marshal(map[string]any{"Job": jobToAPI(job)})
+		again, err := json.Marshal(map[string]any{"Job": convert.JobToAPI(job)})
 		must.NoError(t, err)
 		job2, err := submitBody(again)
 		must.NoError(t, err, must.Sprintf("a job accepted once, read back, is refused: %s", again))
@@ -73,7 +74,7 @@ func submitBody(body []byte) (*structs.Job, error) {
 	if err := checkSubmittedJob(req.Job, "job register request", ""); err != nil {
 		return nil, err
 	}
-	in := jobFromAPI(req.Job)
+	in := convert.JobFromAPI(req.Job)
 	if in.Namespace == "" {
 		in.Namespace = structs.DefaultNamespace
 	}

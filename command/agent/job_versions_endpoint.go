@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -72,13 +73,13 @@ func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 	if len(versions) == 0 {
 		return nil, notFound("job not found")
 	}
-	resp := &jobVersionsResponse{Versions: convertList(versions, jobToAPI)}
+	resp := &jobVersionsResponse{Versions: convert.List(versions, convert.JobToAPI)}
 	if dq.diffs {
 		diffs, err := versionDiffs(versions, dq.against)
 		if err != nil {
 			return nil, err
 		}
-		resp.Diffs = jobDiffsToAPI(diffs)
+		resp.Diffs = convert.JobDiffsToAPI(diffs)
 	}
 	return resp, nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -26,7 +27,7 @@ func (s *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return convertList(keys, rootKeyMetaToAPI), nil
+	return convert.List(keys, rootKeyMetaToAPI), nil
 }
 
 // keyringRotate serves PUT and POST /v1/operator/keyring/rotate: a new

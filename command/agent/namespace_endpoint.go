@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -20,7 +21,7 @@ func (s *HTTPServer) namespacesList(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return convertList(namespaces, namespaceToAPI), nil
+	return convert.List(namespaces, convert.NamespaceToAPI), nil
 }
 
 // namespaceRead serves GET /v1/namespace/:name.
@@ -42,7 +43,7 @@ func (s *HTTPServer) namespaceRead(w http.ResponseWriter, r *http.Request) (any,
 	if ns == nil {
 		return nil, notFound("namespace not found")
 	}
-	return namespaceToAPI(ns), nil
+	return convert.NamespaceToAPI(ns), nil
 }
 
 // namespaceWrite serves PUT and POST /v1/namespace and
@@ -65,9 +66,9 @@ func (s *HTTPServer) namespaceWrite(w http.ResponseWriter, r *http.Request) (any
 	if in.Name == "" {
 		return nil, badRequest("missing namespace name")
 	}
-	ns, err := namespaceFromAPI(&in)
+	ns, err := convert.NamespaceFromAPI(&in)
 	if err != nil {
-		return nil, err
+		return nil, badRequest("%s", err)
 	}
 	resp, err := srv.UpsertNamespaces(r.Context(), &nomad.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{ns}})
 	if err != nil {

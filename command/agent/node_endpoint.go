@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -39,7 +40,7 @@ func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	var fields nodeStubFields
+	var fields convert.NodeStubFields
 	if fields.Resources, err = parseBoolParam(r, "resources"); err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return convertList(nodes, func(n *structs.Node) *api.NodeListStub { return nodeStub(n, fields) }), nil
+	return convert.List(nodes, func(n *structs.Node) *api.NodeListStub { return convert.NodeStub(n, fields) }), nil
 }
 
 // nodeRead serves GET /v1/node/:id. Like Nomad's, it takes a whole node ID;
@@ -69,7 +70,7 @@ func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, erro
 	if node == nil {
 		return nil, notFound("node not found")
 	}
-	return nodeToAPI(node), nil
+	return convert.NodeToAPI(node), nil
 }
 
 // nodeAllocations serves GET /v1/node/:id/allocations: the whole
@@ -85,7 +86,7 @@ func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return allocsToAPI(allocs), nil
+	return convert.AllocsToAPI(allocs), nil
 }
 
 // nodeEligibility serves PUT and POST /v1/node/:id/eligibility.

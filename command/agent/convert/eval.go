@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"maps"
@@ -7,10 +7,10 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// evalToAPI converts an evaluation into its wire form, without related
+// EvalToAPI converts an evaluation into its wire form, without related
 // evaluations (RelatedEvals is null, as in Nomad without ?related). It
 // shares no memory with e.
-func evalToAPI(e *structs.Evaluation) *api.Evaluation {
+func EvalToAPI(e *structs.Evaluation) *api.Evaluation {
 	if e == nil {
 		return nil
 	}
@@ -43,13 +43,13 @@ func evalToAPI(e *structs.Evaluation) *api.Evaluation {
 	}
 }
 
-// evalsToAPI converts evaluations; never nil, so that none encodes as [].
-func evalsToAPI(evals []*structs.Evaluation) []*api.Evaluation {
-	return convertList(evals, evalToAPI)
+// EvalsToAPI converts evaluations; never nil, so that none encodes as [].
+func EvalsToAPI(evals []*structs.Evaluation) []*api.Evaluation {
+	return List(evals, EvalToAPI)
 }
 
-// evalStub is the summary of an evaluation.
-func evalStub(e *structs.Evaluation) *api.EvaluationStub {
+// EvalStub is the summary of an evaluation.
+func EvalStub(e *structs.Evaluation) *api.EvaluationStub {
 	return &api.EvaluationStub{
 		ID:                e.ID,
 		Priority:          e.Priority,

@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"encoding/json"
@@ -57,20 +57,20 @@ func encodeEvent(e *stream.Event) ([]byte, error) {
 	}
 	switch o := e.Payload.(type) {
 	case *structs.Job:
-		w.Payload.Job = jobToAPI(o)
+		w.Payload.Job = JobToAPI(o)
 	case *structs.Evaluation:
-		w.Payload.Evaluation = evalToAPI(o)
+		w.Payload.Evaluation = EvalToAPI(o)
 	case *structs.Allocation:
 		w.Payload.Allocation = allocWithoutJobToAPI(o)
 	case *structs.Node:
-		w.Payload.Node = nodeToAPI(o)
+		w.Payload.Node = NodeToAPI(o)
 	case *structs.ACLToken:
-		w.Payload.ACLToken = aclTokenToAPI(o)
+		w.Payload.ACLToken = ACLTokenToAPI(o)
 		w.Payload.ACLToken.SecretID = ""
 	case *structs.ACLPolicy:
-		w.Payload.ACLPolicy = aclPolicyToAPI(o)
+		w.Payload.ACLPolicy = ACLPolicyToAPI(o)
 	case *structs.Namespace:
-		w.Payload.Namespace = namespaceToAPI(o)
+		w.Payload.Namespace = NamespaceToAPI(o)
 	default:
 		return nil, fmt.Errorf("encode %s event %s of %q: payload of unknown type %T", e.Topic, e.Type, e.Key, e.Payload)
 	}
@@ -81,11 +81,11 @@ func encodeEvent(e *stream.Event) ([]byte, error) {
 	return out, nil
 }
 
-// appendEventFrame appends the frame of one batch, a line of NDJSON,
+// AppendEventFrame appends the frame of one batch, a line of NDJSON,
 // {"Index":N,"Events":[...]}, to buf, from the events' shared encodings.
 // It encodes every event before it appends anything, so that a failed
 // encoding leaves buf as it was: no partial line.
-func appendEventFrame(buf []byte, b *stream.Batch) ([]byte, error) {
+func AppendEventFrame(buf []byte, b *stream.Batch) ([]byte, error) {
 	size := len(`{"Index":,"Events":[]}`) + 21
 	for _, e := range b.Events {
 		encoded, err := e.Encoded(encodeEvent)

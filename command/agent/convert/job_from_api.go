@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"maps"
@@ -8,13 +8,13 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// Filling in defaults is split between jobFromAPI and Canonicalize by what
+// Filling in defaults is split between JobFromAPI and Canonicalize by what
 // each of them can see.
 //
 // The wire types use pointers, so in an api.Job "unset" and "zero" differ;
 // in a Job they are the same plain value. Conversion is therefore the last
 // point at which a default can be told apart from a zero the user chose, and
-// jobFromAPI resolves exactly the defaults where zero (or false) is a valid
+// JobFromAPI resolves exactly the defaults where zero (or false) is a valid
 // choice of its own:
 //
 //   - a group's count (count = 0 keeps a group at no allocations);
@@ -31,45 +31,45 @@ import (
 // never a valid choice (priority 0, kill_timeout 0, cpu 0 without cores,
 // memory 0, log limits of 0, an empty periodic spec type or time zone). So
 // Canonicalize alone completes a Job built in Go, while a job from the wire
-// goes through both: jobFromAPI, then Canonicalize, then Validate.
+// goes through both: JobFromAPI, then Canonicalize, then Validate.
 
-// jobFromAPI converts a job as submitted into the internal model, resolving
+// JobFromAPI converts a job as submitted into the internal model, resolving
 // the defaults that only the wire form can tell apart (see above). It neither
 // modifies nor shares memory with in. Nil entries in lists stay nil, so that
 // validation can report them.
-func jobFromAPI(in *api.Job) *structs.Job {
+func JobFromAPI(in *api.Job) *structs.Job {
 	if in == nil {
 		return nil
 	}
-	jobType := deref(in.Type)
+	jobType := Deref(in.Type)
 	if jobType == "" {
 		jobType = structs.JobTypeService // as Canonicalize will decide
 	}
 	j := &structs.Job{
-		Region:            deref(in.Region),
-		Namespace:         deref(in.Namespace),
-		ID:                deref(in.ID),
-		Name:              deref(in.Name),
-		Type:              deref(in.Type),
-		Priority:          deref(in.Priority),
-		AllAtOnce:         deref(in.AllAtOnce),
+		Region:            Deref(in.Region),
+		Namespace:         Deref(in.Namespace),
+		ID:                Deref(in.ID),
+		Name:              Deref(in.Name),
+		Type:              Deref(in.Type),
+		Priority:          Deref(in.Priority),
+		AllAtOnce:         Deref(in.AllAtOnce),
 		Datacenters:       slices.Clone(in.Datacenters),
-		NodePool:          deref(in.NodePool),
+		NodePool:          Deref(in.NodePool),
 		Constraints:       constraintsFromAPI(in.Constraints),
 		Periodic:          periodicFromAPI(in.Periodic),
 		Reschedule:        rescheduleFromAPI(in.Reschedule, structs.DefaultReschedulePolicy(jobType)),
 		Meta:              maps.Clone(in.Meta),
-		Stop:              deref(in.Stop),
-		ParentID:          deref(in.ParentID),
+		Stop:              Deref(in.Stop),
+		ParentID:          Deref(in.ParentID),
 		Dispatched:        in.Dispatched,
-		Status:            deref(in.Status),
-		StatusDescription: deref(in.StatusDescription),
-		Stable:            deref(in.Stable),
-		Version:           deref(in.Version),
-		SubmitTime:        deref(in.SubmitTime),
-		CreateIndex:       deref(in.CreateIndex),
-		ModifyIndex:       deref(in.ModifyIndex),
-		JobModifyIndex:    deref(in.JobModifyIndex),
+		Status:            Deref(in.Status),
+		StatusDescription: Deref(in.StatusDescription),
+		Stable:            Deref(in.Stable),
+		Version:           Deref(in.Version),
+		SubmitTime:        Deref(in.SubmitTime),
+		CreateIndex:       Deref(in.CreateIndex),
+		ModifyIndex:       Deref(in.ModifyIndex),
+		JobModifyIndex:    Deref(in.JobModifyIndex),
 	}
 	rescheduleBase := j.Reschedule
 	if rescheduleBase == nil {
@@ -92,7 +92,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 		return nil
 	}
 	tg := &structs.TaskGroup{
-		Name:             deref(in.Name),
+		Name:             Deref(in.Name),
 		Count:            structs.DefaultTaskGroupCount,
 		Constraints:      constraintsFromAPI(in.Constraints),
 		RestartPolicy:    restartFromAPI(in.RestartPolicy, structs.DefaultRestartPolicy(jobType)),
@@ -104,7 +104,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 	if in.Count != nil {
 		tg.Count = *in.Count
 	}
-	tg.MaxRunOutcome = deref(in.MaxRunOutcome)
+	tg.MaxRunOutcome = Deref(in.MaxRunOutcome)
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
@@ -135,7 +135,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 		Resources:     resourcesFromAPI(in.Resources),
 		RestartPolicy: restartFromAPI(in.RestartPolicy, restartBase),
 		Meta:          maps.Clone(in.Meta),
-		KillTimeout:   deref(in.KillTimeout),
+		KillTimeout:   Deref(in.KillTimeout),
 		LogConfig:     logConfigFromAPI(in.LogConfig),
 		Leader:        in.Leader,
 		ShutdownDelay: in.ShutdownDelay,
@@ -143,7 +143,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 	}
 	t.MaxRunDuration = clonePtr(in.MaxRunDuration)
 	if w := in.MaxRunWarning; w != nil {
-		t.MaxRunWarning = &structs.MaxRunWarning{Signal: w.Signal, Before: deref(w.Before)}
+		t.MaxRunWarning = &structs.MaxRunWarning{Signal: w.Signal, Before: Deref(w.Before)}
 	}
 	if id := in.Identity; id != nil {
 		t.Identity = &structs.WorkloadIdentity{Name: id.Name, Audience: slices.Clone(id.Audience), Env: id.Env, File: id.File, TTL: id.TTL}
@@ -199,11 +199,11 @@ func periodicFromAPI(in *api.PeriodicConfig) *structs.PeriodicConfig {
 	}
 	p := &structs.PeriodicConfig{
 		Enabled:         true,
-		Spec:            deref(in.Spec),
+		Spec:            Deref(in.Spec),
 		Specs:           slices.Clone(in.Specs),
-		SpecType:        deref(in.SpecType),
-		ProhibitOverlap: deref(in.ProhibitOverlap),
-		TimeZone:        deref(in.TimeZone),
+		SpecType:        Deref(in.SpecType),
+		ProhibitOverlap: Deref(in.ProhibitOverlap),
+		TimeZone:        Deref(in.TimeZone),
 	}
 	setIf(&p.Enabled, in.Enabled)
 	return p
@@ -227,11 +227,11 @@ func resourcesFromAPI(in *api.Resources) *structs.Resources {
 		return nil
 	}
 	return &structs.Resources{
-		CPU:         deref(in.CPU),
-		Cores:       deref(in.Cores),
-		MemoryMB:    deref(in.MemoryMB),
-		MemoryMaxMB: deref(in.MemoryMaxMB),
-		DiskMB:      deref(in.DiskMB),
+		CPU:         Deref(in.CPU),
+		Cores:       Deref(in.Cores),
+		MemoryMB:    Deref(in.MemoryMB),
+		MemoryMaxMB: Deref(in.MemoryMaxMB),
+		DiskMB:      Deref(in.DiskMB),
 	}
 }
 
@@ -240,9 +240,9 @@ func logConfigFromAPI(in *api.LogConfig) *structs.LogConfig {
 		return nil
 	}
 	return &structs.LogConfig{
-		MaxFiles:      deref(in.MaxFiles),
-		MaxFileSizeMB: deref(in.MaxFileSizeMB),
-		Disabled:      deref(in.Disabled),
+		MaxFiles:      Deref(in.MaxFiles),
+		MaxFileSizeMB: Deref(in.MaxFileSizeMB),
+		Disabled:      Deref(in.Disabled),
 	}
 }
 
@@ -251,18 +251,18 @@ func artifactFromAPI(in *api.TaskArtifact) *structs.TaskArtifact {
 		return nil
 	}
 	return &structs.TaskArtifact{
-		GetterSource:   deref(in.GetterSource),
+		GetterSource:   Deref(in.GetterSource),
 		GetterOptions:  maps.Clone(in.GetterOptions),
 		GetterHeaders:  maps.Clone(in.GetterHeaders),
-		GetterMode:     deref(in.GetterMode),
-		GetterInsecure: deref(in.GetterInsecure),
-		RelativeDest:   deref(in.RelativeDest),
+		GetterMode:     Deref(in.GetterMode),
+		GetterInsecure: Deref(in.GetterInsecure),
+		RelativeDest:   Deref(in.RelativeDest),
 		Chown:          in.Chown,
 	}
 }
 
-// deref returns *p, or the zero value when p is nil.
-func deref[T any](p *T) T {
+// Deref returns *p, or the zero value when p is nil.
+func Deref[T any](p *T) T {
 	if p == nil {
 		var zero T
 		return zero

@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestEncodeEvent(t *testing.T) {
 		Namespace: "default", FilterKeys: []string{"maxrun"}, Index: 42, Payload: alloc}
 
 	prefix := []byte("before\n")
-	out, err := appendEventFrame(prefix, &stream.Batch{Index: 42, Events: []*stream.Event{e, e}})
+	out, err := AppendEventFrame(prefix, &stream.Batch{Index: 42, Events: []*stream.Event{e, e}})
 	must.NoError(t, err)
 	must.Eq(t, "before\n", string(out[:len(prefix)]), must.Sprint("appended after what the buffer held"))
 	frame := out[len(prefix):]
@@ -58,7 +58,7 @@ func TestEncodeEvent(t *testing.T) {
 	bad := &stream.Event{Topic: stream.TopicJob, Type: stream.TypeJobRegistered, Key: "x", Payload: "what"}
 	_, err = encodeEvent(bad)
 	must.ErrorContains(t, err, "payload of unknown type string")
-	out, err = appendEventFrame(prefix, &stream.Batch{Index: 43, Events: []*stream.Event{purged, bad}})
+	out, err = AppendEventFrame(prefix, &stream.Batch{Index: 43, Events: []*stream.Event{purged, bad}})
 	must.ErrorContains(t, err, "payload of unknown type string")
 	must.Eq(t, "before\n", string(out), must.Sprint("no partial frame"))
 }

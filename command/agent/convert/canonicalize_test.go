@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"testing"
@@ -45,7 +45,7 @@ func TestCanonicalize_defaultsPerJobType(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run("type "+tc.wantType+" written "+tc.jobType, func(t *testing.T) {
-			j := jobFromAPI(minimalAPIJob(tc.jobType))
+			j := JobFromAPI(minimalAPIJob(tc.jobType))
 			j.Canonicalize()
 
 			want := &structs.Job{
@@ -80,7 +80,7 @@ func TestCanonicalize_defaultsPerJobType(t *testing.T) {
 
 func TestCanonicalize_isIdempotent(t *testing.T) {
 	for _, jobType := range []string{"service", "batch", "system", "sysbatch"} {
-		j := jobFromAPI(minimalAPIJob(jobType))
+		j := JobFromAPI(minimalAPIJob(jobType))
 		j.Canonicalize()
 		once := j.Copy()
 		j.Canonicalize()
@@ -261,7 +261,7 @@ func TestCanonicalize_blocks(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			j := jobFromAPI(tc.in)
+			j := JobFromAPI(tc.in)
 			j.Canonicalize()
 			tc.check(t, j)
 		})

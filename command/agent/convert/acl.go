@@ -1,6 +1,8 @@
-package agent
+package convert
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -8,7 +10,7 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-func aclPolicyToAPI(p *structs.ACLPolicy) *api.ACLPolicy {
+func ACLPolicyToAPI(p *structs.ACLPolicy) *api.ACLPolicy {
 	return &api.ACLPolicy{
 		Name:        p.Name,
 		Description: p.Description,
@@ -18,7 +20,7 @@ func aclPolicyToAPI(p *structs.ACLPolicy) *api.ACLPolicy {
 	}
 }
 
-func aclPolicyStub(p *structs.ACLPolicy) *api.ACLPolicyListStub {
+func ACLPolicyStub(p *structs.ACLPolicy) *api.ACLPolicyListStub {
 	return &api.ACLPolicyListStub{
 		Name:        p.Name,
 		Description: p.Description,
@@ -27,9 +29,9 @@ func aclPolicyStub(p *structs.ACLPolicy) *api.ACLPolicyListStub {
 	}
 }
 
-// aclTokenToAPI is a token with its secret: what its creator, its holder
+// ACLTokenToAPI is a token with its secret: what its creator, its holder
 // and management tokens read.
-func aclTokenToAPI(t *structs.ACLToken) *api.ACLToken {
+func ACLTokenToAPI(t *structs.ACLToken) *api.ACLToken {
 	return &api.ACLToken{
 		AccessorID:     t.AccessorID,
 		SecretID:       t.SecretID,
@@ -45,8 +47,8 @@ func aclTokenToAPI(t *structs.ACLToken) *api.ACLToken {
 	}
 }
 
-// aclTokenStub is a token as lists show it, without its secret.
-func aclTokenStub(t *structs.ACLToken) *api.ACLTokenListStub {
+// ACLTokenStub is a token as lists show it, without its secret.
+func ACLTokenStub(t *structs.ACLToken) *api.ACLTokenListStub {
 	return &api.ACLTokenListStub{
 		AccessorID:     t.AccessorID,
 		Name:           t.Name,
@@ -60,11 +62,12 @@ func aclTokenStub(t *structs.ACLToken) *api.ACLTokenListStub {
 	}
 }
 
-// aclTokenFromAPI is a requested token; it refuses Nomad's ACL roles,
-// which Drover does not have.
-func aclTokenFromAPI(in *api.ACLToken) (*structs.ACLToken, error) {
+// ACLTokenFromAPI is a requested token; it refuses Nomad's ACL roles,
+// which Drover does not have, with an error that names the field: the
+// caller answers it as a bad request.
+func ACLTokenFromAPI(in *api.ACLToken) (*structs.ACLToken, error) {
 	if len(in.Roles) > 0 {
-		return nil, badRequest("token field Roles is not supported: Drover has no ACL roles; name policies instead")
+		return nil, errors.New("token field Roles is not supported: Drover has no ACL roles; name policies instead")
 	}
 	return &structs.ACLToken{
 		AccessorID:     in.AccessorID,
@@ -78,7 +81,7 @@ func aclTokenFromAPI(in *api.ACLToken) (*structs.ACLToken, error) {
 	}, nil
 }
 
-func namespaceToAPI(ns *structs.Namespace) *api.Namespace {
+func NamespaceToAPI(ns *structs.Namespace) *api.Namespace {
 	out := &api.Namespace{
 		Name:        ns.Name,
 		Description: ns.Description,
@@ -95,10 +98,11 @@ func namespaceToAPI(ns *structs.Namespace) *api.Namespace {
 	return out
 }
 
-// namespaceFromAPI is a namespace to write. What Drover cannot honour
+// NamespaceFromAPI is a namespace to write. What Drover cannot honour
 // (quotas, network modes, node pool, Vault and Consul settings, workload
-// identity claims) would change what may run, so it is refused.
-func namespaceFromAPI(in *api.Namespace) (*structs.Namespace, error) {
+// identity claims) would change what may run, so it is refused, with an
+// error that names the field: the caller answers it as a bad request.
+func NamespaceFromAPI(in *api.Namespace) (*structs.Namespace, error) {
 	unsupported := map[string]bool{
 		"Quota":                 in.Quota != "",
 		"NodePoolConfiguration": in.NodePoolConfiguration != nil,
@@ -113,7 +117,7 @@ func namespaceFromAPI(in *api.Namespace) (*structs.Namespace, error) {
 	}
 	for _, field := range slices.Sorted(maps.Keys(unsupported)) {
 		if unsupported[field] {
-			return nil, badRequest("namespace %q: field %s is not supported by Drover", in.Name, field)
+			return nil, fmt.Errorf("namespace %q: field %s is not supported by Drover", in.Name, field)
 		}
 	}
 	ns := &structs.Namespace{Name: in.Name, Description: in.Description, Meta: in.Meta}

@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func TestAllocToAPI_taskStatesCarryTheirDeadlines(t *testing.T) {
 		"main":   {State: structs.TaskStateDead, RunnerStartedAt: begun, MaxRunExceeded: true},
 	}
 
-	for _, states := range []map[string]*api.TaskState{allocToAPI(alloc).TaskStates, allocStub(alloc).TaskStates} {
+	for _, states := range []map[string]*api.TaskState{AllocToAPI(alloc).TaskStates, allocStub(alloc).TaskStates} {
 		sidecar := states["maxrun"]
 		must.Eq(t, created.Add(10*time.Second).UnixNano(), sidecar.MaxRunDeadline)
 		must.Eq(t, 10*time.Second, sidecar.MaxRunDuration)
@@ -45,12 +45,12 @@ func TestAllocToAPI_taskStatesCarryTheirDeadlines(t *testing.T) {
 	alloc.Job.TaskGroups[0].LookupTask("maxrun").MaxRunWarning = &structs.MaxRunWarning{Signal: "SIGUSR1", Before: 3 * time.Second}
 	sentAt := created.Add(7 * time.Second)
 	alloc.TaskStates["maxrun"].MaxRunWarnedAt = sentAt
-	sidecar := allocToAPI(alloc).TaskStates["maxrun"]
+	sidecar := AllocToAPI(alloc).TaskStates["maxrun"]
 	must.Eq(t, created.Add(7*time.Second).UnixNano(), sidecar.MaxRunWarningAt)
 	must.True(t, sidecar.MaxRunWarnedAt.Equal(sentAt))
-	must.Eq(t, int64(0), allocToAPI(alloc).TaskStates["main"].MaxRunWarningAt, must.Sprint("main has no warning"))
+	must.Eq(t, int64(0), AllocToAPI(alloc).TaskStates["main"].MaxRunWarningAt, must.Sprint("main has no warning"))
 
-	b, err := json.Marshal(allocToAPI(alloc))
+	b, err := json.Marshal(AllocToAPI(alloc))
 	must.NoError(t, err)
 	var nomads nomadapi.Allocation
 	must.NoError(t, json.Unmarshal(b, &nomads))
@@ -60,11 +60,11 @@ func TestAllocToAPI_taskStatesCarryTheirDeadlines(t *testing.T) {
 	// other applies.
 	alloc.Job.TaskGroups[0].MaxRunDuration = nil
 	alloc.TaskStates["main"] = &structs.TaskState{State: structs.TaskStatePending}
-	main := allocToAPI(alloc).TaskStates["main"]
+	main := AllocToAPI(alloc).TaskStates["main"]
 	must.Eq(t, int64(0), main.MaxRunDeadline)
 	must.Eq(t, 5*time.Second, main.MaxRunDuration)
 	must.Eq(t, "task", main.MaxRunScope)
-	sidecar = allocToAPI(alloc).TaskStates["maxrun"]
+	sidecar = AllocToAPI(alloc).TaskStates["maxrun"]
 	must.Eq(t, int64(0), sidecar.MaxRunDeadline, must.Sprint("nothing applies to the sidecar"))
 	must.Eq(t, int64(0), sidecar.MaxRunWarningAt)
 	must.Eq(t, 0, sidecar.MaxRunDuration)

@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"testing"
@@ -15,11 +15,11 @@ func TestJobFromAPI_roundTripPreservesEveryField(t *testing.T) {
 	want := filltest.New[api.Job]()
 	in := filltest.New[api.Job]()
 
-	j := jobFromAPI(in)
-	out := jobToAPI(j)
+	j := JobFromAPI(in)
+	out := JobToAPI(j)
 
 	must.Eq(t, want, out)
-	must.Eq(t, want, in, must.Sprint("jobFromAPI modified its input"))
+	must.Eq(t, want, in, must.Sprint("JobFromAPI modified its input"))
 	filltest.MustNotShare(t, in, out)
 }
 
@@ -27,15 +27,15 @@ func TestJobToAPI_roundTripPreservesEveryField(t *testing.T) {
 	want := filltest.New[structs.Job]()
 	in := filltest.New[structs.Job]()
 
-	out := jobFromAPI(jobToAPI(in))
+	out := JobFromAPI(JobToAPI(in))
 
 	must.Eq(t, want, out)
 	filltest.MustNotShare(t, in, out)
 }
 
 func TestJobFromAPI_nil(t *testing.T) {
-	must.Nil(t, jobFromAPI(nil))
-	must.Nil(t, jobToAPI(nil))
+	must.Nil(t, JobFromAPI(nil))
+	must.Nil(t, JobToAPI(nil))
 }
 
 func TestJobFromAPI_keepsNullEntriesForValidation(t *testing.T) {
@@ -47,7 +47,7 @@ func TestJobFromAPI_keepsNullEntriesForValidation(t *testing.T) {
 			Tasks: []*api.Task{nil, {Name: "t", Artifacts: []*api.TaskArtifact{nil}}},
 		}},
 	}
-	j := jobFromAPI(in)
+	j := JobFromAPI(in)
 	must.SliceLen(t, 1, j.Constraints)
 	must.Nil(t, j.Constraints[0])
 	must.SliceLen(t, 2, j.TaskGroups)
@@ -184,7 +184,7 @@ func TestJobFromAPI_resolvesUnsetFields(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.check(t, jobFromAPI(tc.in))
+			tc.check(t, JobFromAPI(tc.in))
 		})
 	}
 }
@@ -196,4 +196,10 @@ func apiJob(jobType string, groups ...*api.TaskGroup) *api.Job {
 		j.Type = new(jobType)
 	}
 	return j
+}
+
+func TestEphemeralDiskFromAPI(t *testing.T) {
+	must.Nil(t, ephemeralDiskFromAPI(nil))
+	must.Eq(t, &structs.EphemeralDisk{SizeMB: structs.DefaultEphemeralDiskMB}, ephemeralDiskFromAPI(&api.EphemeralDisk{}))
+	must.Eq(t, &structs.EphemeralDisk{SizeMB: 25}, ephemeralDiskFromAPI(&api.EphemeralDisk{SizeMB: new(25)}))
 }

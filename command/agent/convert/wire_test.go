@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"encoding/json"
@@ -60,25 +60,25 @@ func jsonObject(t *testing.T, v any) map[string]any {
 func TestToAPI_encodesAsTheModel(t *testing.T) {
 	t.Run("Job", func(t *testing.T) {
 		j := filltest.New[structs.Job]()
-		mustEncodeAlike(t, j, jobToAPI(j))
+		mustEncodeAlike(t, j, JobToAPI(j))
 	})
 	t.Run("Allocation", func(t *testing.T) {
 		// A filled allocation names a group its job does not have, so it
 		// has no deadline; the wire adds Nomad's view of its resources.
 		a := filltest.New[structs.Allocation]()
-		mustEncodeAlike(t, a, allocToAPI(a), "AllocatedResources")
+		mustEncodeAlike(t, a, AllocToAPI(a), "AllocatedResources")
 	})
 	t.Run("Evaluation", func(t *testing.T) {
 		e := filltest.New[structs.Evaluation]()
-		mustEncodeAlike(t, e, evalToAPI(e), "RelatedEvals")
+		mustEncodeAlike(t, e, EvalToAPI(e), "RelatedEvals")
 	})
 	t.Run("Node", func(t *testing.T) {
 		n := filltest.New[structs.Node]()
-		mustEncodeNodeAlike(t, n, nodeToAPI(n))
+		mustEncodeNodeAlike(t, n, NodeToAPI(n))
 	})
 	t.Run("JobSummary", func(t *testing.T) {
 		s := filltest.New[structs.JobSummary]()
-		mustEncodeAlike(t, s, jobSummaryToAPI(s))
+		mustEncodeAlike(t, s, JobSummaryToAPI(s))
 	})
 	t.Run("JobDiff", func(t *testing.T) {
 		d := filltest.New[structs.JobDiff]()
@@ -90,7 +90,7 @@ func TestToAPI_sharesNoMemory(t *testing.T) {
 	// Changing the input after the conversion must leave the result as
 	// it was: the encoding of a value filled alike.
 	a := filltest.New[structs.Allocation]()
-	out := allocToAPI(a)
+	out := AllocToAPI(a)
 	for k := range a.TaskStates {
 		a.TaskStates[k].Events[0].Details["changed"] = "yes"
 		a.TaskStates[k].Events[0] = nil
@@ -101,7 +101,7 @@ func TestToAPI_sharesNoMemory(t *testing.T) {
 	mustEncodeAlike(t, filltest.New[structs.Allocation](), out, "AllocatedResources")
 
 	n := filltest.New[structs.Node]()
-	nodeOut := nodeToAPI(n)
+	nodeOut := NodeToAPI(n)
 	for _, d := range n.Drivers {
 		d.Attributes["changed"] = "yes"
 	}
@@ -110,34 +110,44 @@ func TestToAPI_sharesNoMemory(t *testing.T) {
 }
 
 func TestToAPI_nil(t *testing.T) {
-	must.Nil(t, allocToAPI(nil))
-	must.Nil(t, evalToAPI(nil))
-	must.Nil(t, nodeToAPI(nil))
-	must.Nil(t, jobSummaryToAPI(nil))
+	must.Nil(t, AllocToAPI(nil))
+	must.Nil(t, EvalToAPI(nil))
+	must.Nil(t, NodeToAPI(nil))
+	must.Nil(t, JobSummaryToAPI(nil))
 	must.Nil(t, jobDiffToAPI(nil))
-	must.SliceEmpty(t, allocStubs(nil))
-	must.NotNil(t, allocStubs(nil), must.Sprint("an empty list encodes as []"))
-	must.NotNil(t, evalsToAPI(nil))
-	must.Nil(t, jobDiffsToAPI(nil), must.Sprint("no diffs asked encodes as null"))
+	must.SliceEmpty(t, AllocStubs(nil))
+	must.NotNil(t, AllocStubs(nil), must.Sprint("an empty list encodes as []"))
+	must.NotNil(t, EvalsToAPI(nil))
+	must.Nil(t, JobDiffsToAPI(nil), must.Sprint("no diffs asked encodes as null"))
 }
 
 // maxRunJob is a valid batch job "maxrun" whose group "g" has a
-// max_run_duration of 10s, with a prestart sidecar "t" and a main task.
+// max_run_duration of 10s, with a prestart sidecar "maxrun" and a main task.
 func maxRunJob(t *testing.T) *structs.Job {
 	t.Helper()
-	in := batchJobJSON("maxrun")
-	b, err := json.Marshal(in)
-	must.NoError(t, err)
-	var wire api.Job
-	must.NoError(t, json.Unmarshal(b, &wire))
-	wire.TaskGroups[0].Name = new("g")
-	wire.TaskGroups[0].MaxRunDuration = new(10 * time.Second)
-	wire.TaskGroups[0].Tasks[0].Lifecycle = &api.TaskLifecycle{Hook: "prestart", Sidecar: true}
+	wire := api.Job{
+		ID:          new("maxrun"),
+		Name:        new("maxrun"),
+		Type:        new("batch"),
+		Datacenters: []string{"dc1"},
+		TaskGroups: []*api.TaskGroup{{
+			Name:           new("g"),
+			Count:          new(1),
+			MaxRunDuration: new(10 * time.Second),
+			Tasks: []*api.Task{{
+				Name:      "maxrun",
+				Driver:    "raw_exec",
+				Config:    map[string]any{"command": "/bin/sleep", "args": []any{"1000"}},
+				Lifecycle: &api.TaskLifecycle{Hook: "prestart", Sidecar: true},
+			}},
+		}},
+	}
 	main := *wire.TaskGroups[0].Tasks[0]
 	main.Name, main.Lifecycle = "main", nil
 	wire.TaskGroups[0].Tasks = append(wire.TaskGroups[0].Tasks, &main)
-	job, err := ValidJob(&wire)
-	must.NoError(t, err)
+	job := JobFromAPI(&wire)
+	job.Canonicalize()
+	must.NoError(t, job.Validate())
 	return job
 }
 
@@ -162,7 +172,7 @@ func TestAllocToAPI_carriesMaxRunDeadline(t *testing.T) {
 	alloc := maxRunAlloc(t)
 	wantDeadline := time.Date(2025, 1, 2, 3, 4, 15, 0, time.UTC).UnixNano()
 
-	wire := allocToAPI(alloc)
+	wire := AllocToAPI(alloc)
 	must.Eq(t, wantDeadline, wire.MaxRunDeadline)
 	must.Eq(t, 10*time.Second, wire.MaxRunDuration)
 	must.False(t, wire.MaxRunExceeded)
@@ -183,7 +193,7 @@ func TestAllocToAPI_carriesMaxRunDeadline(t *testing.T) {
 	must.Eq(t, "running", nomads.TaskStates["t"].State)
 	must.Eq(t, "batch", *nomads.Job.Type)
 
-	must.Eq(t, []*api.Allocation{wire}, allocsToAPI([]*structs.Allocation{alloc}))
+	must.Eq(t, []*api.Allocation{wire}, AllocsToAPI([]*structs.Allocation{alloc}))
 
 	stub := allocStub(alloc)
 	must.Eq(t, wantDeadline, stub.MaxRunDeadline)
@@ -191,22 +201,22 @@ func TestAllocToAPI_carriesMaxRunDeadline(t *testing.T) {
 	must.False(t, stub.MaxRunExceeded)
 
 	alloc.ClientStatus, alloc.ClientDescription = structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration
-	must.True(t, allocToAPI(alloc).MaxRunExceeded)
+	must.True(t, AllocToAPI(alloc).MaxRunExceeded)
 	must.True(t, allocStub(alloc).MaxRunExceeded, must.Sprint("lists tell a timeout too"))
 }
 
 func TestAllocToAPI_omitsDeadlineWithoutMaxRunDuration(t *testing.T) {
 	alloc := maxRunAlloc(t)
 	alloc.Job.TaskGroups[0].MaxRunDuration = nil
-	must.MapNotContainsKey(t, jsonObject(t, allocToAPI(alloc)), "MaxRunDeadline")
+	must.MapNotContainsKey(t, jsonObject(t, AllocToAPI(alloc)), "MaxRunDeadline")
 	must.MapNotContainsKey(t, jsonObject(t, allocStub(alloc)), "MaxRunDeadline")
 
-	must.MapNotContainsKey(t, jsonObject(t, allocToAPI(alloc)), "MaxRunDuration")
-	must.MapNotContainsKey(t, jsonObject(t, allocToAPI(alloc)), "MaxRunExceeded")
+	must.MapNotContainsKey(t, jsonObject(t, AllocToAPI(alloc)), "MaxRunDuration")
+	must.MapNotContainsKey(t, jsonObject(t, AllocToAPI(alloc)), "MaxRunExceeded")
 
 	alloc = maxRunAlloc(t)
 	alloc.CreateTime = 0 // not yet placed
-	must.MapNotContainsKey(t, jsonObject(t, allocToAPI(alloc)), "MaxRunDeadline")
+	must.MapNotContainsKey(t, jsonObject(t, AllocToAPI(alloc)), "MaxRunDeadline")
 	must.MapNotContainsKey(t, jsonObject(t, allocStub(alloc)), "MaxRunDeadline")
 }
 
@@ -249,7 +259,7 @@ func TestAllocStub(t *testing.T) {
 // also has carry the allocation's values.
 func TestAllocStub_fieldsOfTheAllocation(t *testing.T) {
 	a := filltest.New[structs.Allocation]()
-	full, stub := jsonObject(t, allocToAPI(a)), jsonObject(t, allocStub(a))
+	full, stub := jsonObject(t, AllocToAPI(a)), jsonObject(t, allocStub(a))
 	delete(stub, "JobType")
 	delete(stub, "JobVersion")
 	for k, v := range stub {
@@ -263,7 +273,7 @@ func TestAllocStub_fieldsOfTheAllocation(t *testing.T) {
 func TestJobToAPI_decodesIntoNomadAPI(t *testing.T) {
 	j := maxRunJob(t)
 
-	b, err := json.Marshal(jobToAPI(j))
+	b, err := json.Marshal(JobToAPI(j))
 	must.NoError(t, err)
 	var nj nomadapi.Job
 	must.NoError(t, json.Unmarshal(b, &nj))
@@ -295,11 +305,11 @@ func TestJobStub(t *testing.T) {
 	j.Status = structs.JobStatusRunning
 	summary := &structs.JobSummary{JobID: j.ID, Namespace: j.Namespace, Summary: map[string]structs.TaskGroupSummary{"g": {Running: 1}}}
 
-	stub := jobStub(j, summary)
+	stub := JobStub(j, summary)
 	must.Eq(t, j.ID, stub.ID)
 	must.True(t, stub.Periodic)
 	must.Eq(t, structs.JobStatusRunning, stub.Status)
-	must.Eq(t, jobSummaryToAPI(summary), stub.JobSummary)
+	must.Eq(t, JobSummaryToAPI(summary), stub.JobSummary)
 	j.Meta["owner"] = "changed"
 	j.Datacenters[0] = "changed"
 	summary.Summary["g"] = structs.TaskGroupSummary{}
@@ -314,7 +324,7 @@ func TestJobStub(t *testing.T) {
 	must.Eq(t, j.ID, nomads.ID)
 	must.Eq(t, 1, nomads.JobSummary.Summary["g"].Running)
 
-	must.Nil(t, jobStub(j, nil).JobSummary)
+	must.Nil(t, JobStub(j, nil).JobSummary)
 }
 
 func TestNodeStub(t *testing.T) {
@@ -332,17 +342,17 @@ func TestNodeStub(t *testing.T) {
 	}
 	cases := []struct {
 		name           string
-		fields         nodeStubFields
+		fields         NodeStubFields
 		wantAttributes map[string]string
 		wantResources  bool
 	}{
 		{name: "plain"},
-		{name: "resources", fields: nodeStubFields{Resources: true}, wantResources: true},
-		{name: "os", fields: nodeStubFields{OS: true}, wantAttributes: map[string]string{"os.name": "debian"}},
+		{name: "resources", fields: NodeStubFields{Resources: true}, wantResources: true},
+		{name: "os", fields: NodeStubFields{OS: true}, wantAttributes: map[string]string{"os.name": "debian"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			stub := nodeStub(n, tc.fields)
+			stub := NodeStub(n, tc.fields)
 			must.Eq(t, "192.168.1.7", stub.Address)
 			must.Eq(t, "0.1.0", stub.Version)
 			must.Eq(t, tc.wantAttributes, stub.Attributes)
@@ -360,7 +370,7 @@ func TestNodeStub(t *testing.T) {
 	}
 
 	for addr, want := range map[string]string{"[::1]:4646": "::1", "node1": "node1", "": ""} {
-		must.Eq(t, want, nodeStub(&structs.Node{HTTPAddr: addr}, nodeStubFields{}).Address, must.Sprint(addr))
+		must.Eq(t, want, NodeStub(&structs.Node{HTTPAddr: addr}, NodeStubFields{}).Address, must.Sprint(addr))
 	}
 }
 
@@ -385,7 +395,7 @@ func TestJobDiffToAPI_decodesIntoNomadAPI(t *testing.T) {
 // of Nomad's JobPlanResponse, with the index the dry run read.
 func TestPlanResponseToAPI(t *testing.T) {
 	resp := filltest.New[nomad.JobPlanResponse]()
-	wire := planResponseToAPI(resp, "a warning")
+	wire := PlanResponseToAPI(resp, "a warning")
 
 	got := jsonObject(t, wire)
 	must.Eq[any](t, float64(resp.Index), got["Index"])

@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"maps"
@@ -9,19 +9,19 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// jobPlanResponse is the answer to a job plan: Nomad's JobPlanResponse,
+// JobPlanResponse is the answer to a job plan: Nomad's JobPlanResponse,
 // whose JSON also carries the index the dry run read.
-type jobPlanResponse struct {
+type JobPlanResponse struct {
 	api.JobPlanResponse
 	Index uint64
 }
 
-// planResponseToAPI converts the outcome of a dry run into its wire form.
-func planResponseToAPI(resp *nomad.JobPlanResponse, warnings string) *jobPlanResponse {
-	return &jobPlanResponse{
+// PlanResponseToAPI converts the outcome of a dry run into its wire form.
+func PlanResponseToAPI(resp *nomad.JobPlanResponse, warnings string) *JobPlanResponse {
+	return &JobPlanResponse{
 		JobPlanResponse: api.JobPlanResponse{
 			JobModifyIndex: resp.JobModifyIndex,
-			CreatedEvals:   convertSlice(resp.CreatedEvals, evalToAPI),
+			CreatedEvals:   convertSlice(resp.CreatedEvals, EvalToAPI),
 			Diff:           jobDiffToAPI(resp.Diff),
 			Annotations: &api.PlanAnnotations{
 				DesiredTGUpdates: convertMap(resp.DesiredTGUpdates, desiredUpdatesToAPI),
@@ -59,9 +59,9 @@ func jobDiffToAPI(d *structs.JobDiff) *api.JobDiff {
 	}
 }
 
-// jobDiffsToAPI converts diffs; nil stays nil (null on the wire), as a
+// JobDiffsToAPI converts diffs; nil stays nil (null on the wire), as a
 // versions query without ?diffs answers.
-func jobDiffsToAPI(diffs []*structs.JobDiff) []*api.JobDiff {
+func JobDiffsToAPI(diffs []*structs.JobDiff) []*api.JobDiff {
 	return convertSlice(diffs, jobDiffToAPI)
 }
 

@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"maps"
@@ -8,10 +8,10 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// jobToAPI converts a job into its wire form, as responses carry it. Every scalar becomes a set pointer and nil blocks stay nil, so
-// jobFromAPI(jobToAPI(j)) equals j, and jobToAPI(jobFromAPI(in)) equals in
+// JobToAPI converts a job into its wire form, as responses carry it. Every scalar becomes a set pointer and nil blocks stay nil, so
+// JobFromAPI(JobToAPI(j)) equals j, and JobToAPI(JobFromAPI(in)) equals in
 // when in sets every field. It shares no memory with j.
-func jobToAPI(j *structs.Job) *api.Job {
+func JobToAPI(j *structs.Job) *api.Job {
 	if j == nil {
 		return nil
 	}
@@ -210,9 +210,9 @@ func artifactToAPI(a *structs.TaskArtifact) *api.TaskArtifact {
 	}
 }
 
-// jobStub summarises a job with its allocation counts (nil when unknown),
+// JobStub summarises a job with its allocation counts (nil when unknown),
 // as GET /v1/jobs returns it. It shares no memory with j or summary.
-func jobStub(j *structs.Job, summary *structs.JobSummary) *api.JobListStub {
+func JobStub(j *structs.Job, summary *structs.JobSummary) *api.JobListStub {
 	return &api.JobListStub{
 		ID:                j.ID,
 		ParentID:          j.ParentID,
@@ -226,7 +226,7 @@ func jobStub(j *structs.Job, summary *structs.JobSummary) *api.JobListStub {
 		Stop:              j.Stop,
 		Status:            j.Status,
 		StatusDescription: j.StatusDescription,
-		JobSummary:        jobSummaryToAPI(summary),
+		JobSummary:        JobSummaryToAPI(summary),
 		CreateIndex:       j.CreateIndex,
 		ModifyIndex:       j.ModifyIndex,
 		JobModifyIndex:    j.JobModifyIndex,
@@ -235,9 +235,9 @@ func jobStub(j *structs.Job, summary *structs.JobSummary) *api.JobListStub {
 	}
 }
 
-// jobSummaryToAPI converts a job's allocation counts. It shares no memory
+// JobSummaryToAPI converts a job's allocation counts. It shares no memory
 // with s.
-func jobSummaryToAPI(s *structs.JobSummary) *api.JobSummary {
+func JobSummaryToAPI(s *structs.JobSummary) *api.JobSummary {
 	if s == nil {
 		return nil
 	}

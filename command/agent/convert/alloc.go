@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"maps"
@@ -13,17 +13,17 @@ import (
 // structs.Allocation.MaxRun), here and only here: the model never stores
 // them, so they ride through no raft entry, snapshot or client state.
 
-// allocToAPI converts an allocation, its job included, into its wire form.
+// AllocToAPI converts an allocation, its job included, into its wire form.
 // It shares no memory with a.
-func allocToAPI(a *structs.Allocation) *api.Allocation {
+func AllocToAPI(a *structs.Allocation) *api.Allocation {
 	out := allocWithoutJobToAPI(a)
 	if out != nil {
-		out.Job = jobToAPI(a.Job)
+		out.Job = JobToAPI(a.Job)
 	}
 	return out
 }
 
-// allocWithoutJobToAPI is allocToAPI but for the job, which the event
+// allocWithoutJobToAPI is AllocToAPI but for the job, which the event
 // stream leaves out, as Nomad's does. What is worked out from the job
 // (MaxRunDeadline, MaxRunDuration) is there all the same.
 func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
@@ -42,7 +42,7 @@ func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 		TaskGroup:             a.TaskGroup,
 		Resources:             resourcesToAPI(a.Resources),
 		TaskResources:         convertMap(a.TaskResources, resourcesToAPI),
-		AllocatedResources:    allocatedResourcesToAPI(a),
+		AllocatedResources:    AllocatedResourcesToAPI(a),
 		Metrics:               allocMetricToAPI(a.Metrics),
 		DesiredStatus:         a.DesiredStatus,
 		DesiredDescription:    a.DesiredDescription,
@@ -69,9 +69,9 @@ func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 	}
 }
 
-// allocsToAPI converts allocations; never nil, so that none encodes as [].
-func allocsToAPI(allocs []*structs.Allocation) []*api.Allocation {
-	return convertList(allocs, allocToAPI)
+// AllocsToAPI converts allocations; never nil, so that none encodes as [].
+func AllocsToAPI(allocs []*structs.Allocation) []*api.Allocation {
+	return List(allocs, AllocToAPI)
 }
 
 // allocStub summarises an allocation as list endpoints return it. The stub
@@ -113,15 +113,15 @@ func allocStub(a *structs.Allocation) *api.AllocationListStub {
 	return s
 }
 
-// allocStubs summarises allocations; never nil, so that none encodes as [].
-func allocStubs(allocs []*structs.Allocation) []*api.AllocationListStub {
-	return convertList(allocs, allocStub)
+// AllocStubs summarises allocations; never nil, so that none encodes as [].
+func AllocStubs(allocs []*structs.Allocation) []*api.AllocationListStub {
+	return List(allocs, allocStub)
 }
 
-// allocatedResourcesToAPI is Nomad's view of what a holds: its tasks'
+// AllocatedResourcesToAPI is Nomad's view of what a holds: its tasks'
 // shares from TaskResources, the group's ephemeral_disk as the shared
 // disk. Nil for an allocation that records no resources.
-func allocatedResourcesToAPI(a *structs.Allocation) *api.AllocatedResources {
+func AllocatedResourcesToAPI(a *structs.Allocation) *api.AllocatedResources {
 	if a.Resources == nil && len(a.TaskResources) == 0 {
 		return nil
 	}
@@ -263,9 +263,9 @@ func convertSlice[V, W any](in []V, convert func(V) W) []W {
 	return out
 }
 
-// convertList converts a list a response returns; never nil, so that an
+// List converts a list a response returns; never nil, so that an
 // empty list encodes as [] rather than null.
-func convertList[V, W any](in []V, convert func(V) W) []W {
+func List[V, W any](in []V, convert func(V) W) []W {
 	out := make([]W, 0, len(in))
 	for _, v := range in {
 		out = append(out, convert(v))

@@ -1,4 +1,4 @@
-package agent
+package convert
 
 import (
 	"maps"
@@ -8,8 +8,8 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// nodeToAPI converts a node into its wire form. It shares no memory with n.
-func nodeToAPI(n *structs.Node) *api.Node {
+// NodeToAPI converts a node into its wire form. It shares no memory with n.
+func NodeToAPI(n *structs.Node) *api.Node {
 	if n == nil {
 		return nil
 	}
@@ -39,17 +39,17 @@ func nodeToAPI(n *structs.Node) *api.Node {
 	}
 }
 
-// nodeStubFields picks the optional parts of a node stub, as the
+// NodeStubFields picks the optional parts of a node stub, as the
 // `resources` and `os` query parameters of GET /v1/nodes do.
-type nodeStubFields struct {
+type NodeStubFields struct {
 	Resources bool // NodeResources and ReservedResources
 	OS        bool // the os.name and os.version attributes
 }
 
-// nodeStub summarises a node with the optional parts fields asks for, as
+// NodeStub summarises a node with the optional parts fields asks for, as
 // GET /v1/nodes returns it. Address is the host part of HTTPAddr. The stub
 // shares no memory with n.
-func nodeStub(n *structs.Node, fields nodeStubFields) *api.NodeListStub {
+func NodeStub(n *structs.Node, fields NodeStubFields) *api.NodeListStub {
 	s := &api.NodeListStub{
 		Address:               hostOf(n.HTTPAddr),
 		ID:                    n.ID,
