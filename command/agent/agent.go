@@ -16,6 +16,7 @@ import (
 
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/nomad"
 )
@@ -85,7 +86,7 @@ func (a *Agent) start() error {
 	}
 	// The cap per client counts TCP connections, under any TLS.
 	https := a.httpsConfig()
-	ln = limitConnsPerClient(ln, a.config.Limits.HTTPMaxConnsPerClient, https, a.logger.Named("http"))
+	ln = httpserver.LimitConnsPerClient(ln, a.config.Limits.HTTPMaxConnsPerClient, https, a.logger.Named("http"))
 	a.http = newHTTPServer(a, a.httpListener(ln, https), a.logger.Named("http"))
 
 	if a.config.Server.Enabled {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/nomad"
 )
@@ -40,7 +41,7 @@ func (a *Agent) httpListener(ln net.Listener, https *tls.Config) net.Listener {
 	if https == nil {
 		return ln
 	}
-	return listenTLS(ln, https, a.config.Limits.HTTPSHandshakeTimeout, a.logger.Named("http"))
+	return httpserver.ListenTLS(ln, https, a.config.Limits.HTTPSHandshakeTimeout, a.logger.Named("http"))
 }
 
 // agentTransport is the HTTP transport this agent uses to reach another

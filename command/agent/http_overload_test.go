@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -209,8 +211,8 @@ func TestOverload_longLivedRoutesAreExemptFromTheTimeouts(t *testing.T) {
 		}
 		return nil, nil
 	}
-	a.http.handle("GET /test/stream", public, slow, longLived)
-	a.http.handle("GET /test/ordinary", public, slow)
+	a.http.Handle(httpserver.NewRoute("GET /test/stream", public, slow, httpserver.LongLived))
+	a.http.Handle(httpserver.NewRoute("GET /test/ordinary", public, slow))
 
 	resp := do(t, a, http.MethodGet, "/test/stream", nil)
 	must.Eq(t, http.StatusOK, resp.code)
@@ -277,27 +279,24 @@ func TestOverload_eventStreamOutlivesTheTimeouts(t *testing.T) {
 	}
 }
 
-// Decoding a job of megabytes costs many times that in memory: only so
-// many such requests run at once, others wait (or give up with their
-// client), and a client that sends its body slowly holds no place.
+// Decoding a job of megabytes costs many times that in memory: the routes
+// that do are heavy, which only so many requests run at once (see
+// httpserver's TestServer_heavyRequestsRunAFewAtATime), and a client that
+// sends its body slowly holds no place.
 func TestOverload_heavyRequestsRunAFewAtATime(t *testing.T) {
 	a := testAgent(t)
-	slots := cap(a.http.heavySlots)
-	for range slots {
-		a.http.heavySlots <- struct{}{}
+	heavy := map[string]bool{}
+	for _, rt := range a.http.Routes() {
+		if rt.Heavy {
+			heavy[rt.Method+" "+rt.Path] = true
+		}
 	}
-	body := fmt.Sprintf(`{"Job": %s}`, mustJSON(t, batchJobJSON("waits")))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://"+a.HTTPAddr()+"/v1/jobs", strings.NewReader(body))
-	must.NoError(t, err)
-	_, err = http.DefaultClient.Do(req)
-	must.ErrorIs(t, err, context.DeadlineExceeded, must.Sprint("a register must wait while every slot is taken"))
-	mustStillAnswer(t, a) // requests that decode no job do not wait
+	for _, route := range []string{"PUT /v1/jobs", "POST /v1/jobs", "PUT /v1/jobs/parse", "PUT /v1/validate/job",
+		"PUT /v1/job/{id}", "PUT " + jobPlanPath} {
+		must.True(t, heavy[route], must.Sprintf("%s is not heavy", route))
+	}
 
-	for range slots {
-		<-a.http.heavySlots
-	}
+	slots := 2 * runtime.GOMAXPROCS(0)
 	// More slow senders than slots: none of them holds one.
 	for range slots + 2 {
 		conn := dialFrom(t, "127.0.0.2", a.HTTPAddr())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -35,11 +36,11 @@ func TestJobEndpoints_RegisterListReadVersionsSummary(t *testing.T) {
 		must.Eq(t, structs.JobStatusPending, stubs[0].Status)
 		must.NotNil(t, stubs[0].JobSummary)
 		must.MapContainsKey(t, stubs[0].JobSummary.Summary, "maxrun")
-		index, err := strconv.ParseUint(resp.header.Get(headerIndex), 10, 64)
+		index, err := strconv.ParseUint(resp.header.Get(httpserver.HeaderIndex), 10, 64)
 		must.NoError(t, err)
 		must.GreaterEq(t, reg.JobModifyIndex, index)
-		must.Eq(t, "true", resp.header.Get(headerKnownLeader))
-		must.Eq(t, "0", resp.header.Get(headerLastContact))
+		must.Eq(t, "true", resp.header.Get(httpserver.HeaderKnownLeader))
+		must.Eq(t, "0", resp.header.Get(httpserver.HeaderLastContact))
 	})
 
 	t.Run("prefix list", func(t *testing.T) {
@@ -63,7 +64,7 @@ func TestJobEndpoints_RegisterListReadVersionsSummary(t *testing.T) {
 		must.Eq(t, "default", *job.Namespace)
 		must.Eq(t, "global", *job.Region)
 		must.Eq(t, 10*time.Second, *job.TaskGroups[0].MaxRunDuration)
-		must.Eq(t, strconv.FormatUint(*job.ModifyIndex, 10), resp.header.Get(headerIndex))
+		must.Eq(t, strconv.FormatUint(*job.ModifyIndex, 10), resp.header.Get(httpserver.HeaderIndex))
 	})
 
 	t.Run("versions", func(t *testing.T) {
@@ -140,7 +141,7 @@ func TestJobEndpoints_StopAndPurge(t *testing.T) {
 	must.NoError(t, json.Unmarshal(resp.body, &dereg))
 	must.NotEq(t, "", dereg.EvalID)
 	must.Positive(t, dereg.EvalCreateIndex)
-	must.Eq(t, strconv.FormatUint(dereg.Index, 10), resp.header.Get(headerIndex))
+	must.Eq(t, strconv.FormatUint(dereg.Index, 10), resp.header.Get(httpserver.HeaderIndex))
 
 	var job api.Job
 	get(t, a, "/v1/job/stopme", &job)
@@ -245,7 +246,7 @@ func TestJobEndpoints_BadInput(t *testing.T) {
 		{"unknown path", http.MethodGet, "/v1/nothing", nil, 404, []string{"no such endpoint"}},
 		{"NUL in ID", http.MethodGet, "/v1/job/a%00b", nil, 400, []string{`invalid job ID "a\x00b": must contain only printable characters, not U+0000 at byte 2`}},
 		{"ESC in ID", http.MethodGet, "/v1/job/a%1Bb", nil, 400, []string{`invalid job ID "a\x1bb": must contain only printable characters, not U+001B at byte 2`}},
-		{"too long ID", http.MethodGet, "/v1/job/" + strings.Repeat("x", maxIDLength+1), nil, 400, []string{"invalid job ID: longer than"}},
+		{"too long ID", http.MethodGet, "/v1/job/" + strings.Repeat("x", httpserver.MaxIDLength+1), nil, 400, []string{"invalid job ID: longer than"}},
 		{"bad index", http.MethodGet, "/v1/jobs?index=abc", nil, 400, []string{`invalid index "abc"`}},
 		{"bad wait", http.MethodGet, "/v1/jobs?index=1&wait=soon", nil, 400, []string{`invalid wait "soon"`}},
 		{"other region", http.MethodGet, "/v1/jobs?region=mars", nil, 400, []string{`unknown region "mars"`}},

@@ -3,6 +3,7 @@ package agent
 import (
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -26,11 +27,11 @@ func (s *HTTPServer) jobRevert(w http.ResponseWriter, r *http.Request) (any, err
 		return nil, err
 	}
 	var req jobRevertRequest
-	if err := decodeBody(r, &req, "job revert request"); err != nil {
+	if err := httpserver.DecodeBody(r, &req, "job revert request"); err != nil {
 		return nil, err
 	}
 	if req.JobID != "" && req.JobID != id {
-		return nil, badRequest("JobID %q in the body does not match %q in the URL", req.JobID, id)
+		return nil, httpserver.BadRequest("JobID %q in the body does not match %q in the URL", req.JobID, id)
 	}
 	versions, _, err := srv.JobVersions(r.Context(), id, nomad.QueryOptions{Namespace: ns})
 	if err != nil {
@@ -60,19 +61,19 @@ func (s *HTTPServer) jobRevert(w http.ResponseWriter, r *http.Request) (any, err
 // version the request enforces.
 func revertTarget(versions []*structs.Job, id string, req jobRevertRequest) (current, target *structs.Job, err error) {
 	if len(versions) == 0 {
-		return nil, nil, notFound("job not found")
+		return nil, nil, httpserver.NotFound("job not found")
 	}
 	current = versions[0]
 	if req.EnforcePriorVersion != nil && *req.EnforcePriorVersion != current.Version {
-		return nil, nil, badRequest("current job %q has version %d; enforcing version %d", id, current.Version, *req.EnforcePriorVersion)
+		return nil, nil, httpserver.BadRequest("current job %q has version %d; enforcing version %d", id, current.Version, *req.EnforcePriorVersion)
 	}
 	if req.JobVersion == current.Version {
-		return nil, nil, badRequest("can't revert job %q to its current version %d", id, current.Version)
+		return nil, nil, httpserver.BadRequest("can't revert job %q to its current version %d", id, current.Version)
 	}
 	for _, v := range versions {
 		if v.Version == req.JobVersion {
 			return current, v.Copy(), nil
 		}
 	}
-	return nil, nil, notFound("job %q has no version %d", id, req.JobVersion)
+	return nil, nil, httpserver.NotFound("job %q has no version %d", id, req.JobVersion)
 }

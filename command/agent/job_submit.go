@@ -7,6 +7,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -18,12 +19,12 @@ import (
 // does not implement: validJobFromRequest refuses the job for some, the
 // others are warnings. what names the body in errors.
 func readJobRequest[R any](r *http.Request, what string) (*R, *fieldReport, error) {
-	body, err := readBody(r, what)
+	body, err := httpserver.ReadBody(r, what)
 	if err != nil {
 		return nil, nil, err
 	}
 	var req R
-	if err := unmarshalBody(body, &req, what); err != nil {
+	if err := httpserver.UnmarshalBody(body, &req, what); err != nil {
 		return nil, nil, err
 	}
 	return &req, checkUnsupported(body, reflect.TypeFor[R]()), nil
@@ -33,10 +34,10 @@ func readJobRequest[R any](r *http.Request, what string) (*R, *fieldReport, erro
 // or whose job's ID is not pathID when the URL names one.
 func checkSubmittedJob(job *api.Job, kind, pathID string) error {
 	if job == nil {
-		return badRequest(`%s has no job: the body must be {"Job": {...}}`, kind)
+		return httpserver.BadRequest(`%s has no job: the body must be {"Job": {...}}`, kind)
 	}
 	if pathID != "" && (job.ID == nil || *job.ID != pathID) {
-		return badRequest("job ID %q in the body does not match %q in the URL", convert.Deref(job.ID), pathID)
+		return httpserver.BadRequest("job ID %q in the body does not match %q in the URL", convert.Deref(job.ID), pathID)
 	}
 	return nil
 }
@@ -79,7 +80,7 @@ func submittedNamespace(r *http.Request, in *api.Job, wr api.WriteRequest) (stri
 	if wr.Namespace != "" {
 		return wr.Namespace, nil
 	}
-	return writeNamespace(r)
+	return httpserver.WriteNamespace(r)
 }
 
 // ValidJob converts a submitted job into the internal model, fills in its

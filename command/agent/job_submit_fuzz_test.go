@@ -11,6 +11,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -50,7 +51,7 @@ func FuzzJobRegisterBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		job, err := submitBody(body)
 		if err != nil {
-			code, reason := errorStatus(err)
+			code, reason := httpserver.ErrorStatus(err)
 			must.True(t, code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge, must.Sprintf("%d %s", code, reason))
 			must.NotEq(t, "", reason)
 			return

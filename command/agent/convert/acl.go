@@ -10,6 +10,7 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
+// ACLPolicyToAPI is a policy as the API answers it.
 func ACLPolicyToAPI(p *structs.ACLPolicy) *api.ACLPolicy {
 	return &api.ACLPolicy{
 		Name:        p.Name,
@@ -20,6 +21,7 @@ func ACLPolicyToAPI(p *structs.ACLPolicy) *api.ACLPolicy {
 	}
 }
 
+// ACLPolicyStub is a policy as the list of policies shows it.
 func ACLPolicyStub(p *structs.ACLPolicy) *api.ACLPolicyListStub {
 	return &api.ACLPolicyListStub{
 		Name:        p.Name,
@@ -81,6 +83,7 @@ func ACLTokenFromAPI(in *api.ACLToken) (*structs.ACLToken, error) {
 	}, nil
 }
 
+// NamespaceToAPI is a namespace as the API answers it.
 func NamespaceToAPI(ns *structs.Namespace) *api.Namespace {
 	out := &api.Namespace{
 		Name:        ns.Name,

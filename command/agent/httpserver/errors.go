@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"context"
@@ -19,28 +19,32 @@ type httpError struct {
 
 func (e *httpError) Error() string { return e.msg }
 
-func newHTTPError(code int, format string, args ...any) error {
+// NewError is an error that answers with status code and the formatted
+// message as its reason.
+func NewError(code int, format string, args ...any) error {
 	return &httpError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-func badRequest(format string, args ...any) error {
-	return newHTTPError(http.StatusBadRequest, format, args...)
+// BadRequest is a 400: the request is wrong, as the message says.
+func BadRequest(format string, args ...any) error {
+	return NewError(http.StatusBadRequest, format, args...)
 }
 
-func notFound(format string, args ...any) error {
-	return newHTTPError(http.StatusNotFound, format, args...)
+// NotFound is a 404: what the request names does not exist.
+func NotFound(format string, args ...any) error {
+	return NewError(http.StatusNotFound, format, args...)
 }
 
-// errorStatus picks the status code for err and the one-line reason that
+// ErrorStatus picks the status code for err and the one-line reason that
 // goes in the body. Only errors that are the agent's own fault are 5xx.
-func errorStatus(err error) (int, string) {
+func ErrorStatus(err error) (int, string) {
 	var he *httpError
 	var bodyTooLarge *bodyLimitError
 	var tooLarge *http.MaxBytesError
 	var invalid *structs.ValidationError
 	switch {
 	case errors.As(err, &he):
-		return he.code, oneLine(he.msg)
+		return he.code, OneLine(he.msg)
 	case errors.As(err, &bodyTooLarge):
 		return http.StatusRequestEntityTooLarge, bodyTooLarge.Error()
 	case errors.As(err, &tooLarge):
@@ -51,15 +55,15 @@ func errorStatus(err error) (int, string) {
 		errors.Is(err, nomad.ErrTokenExpired):
 		return http.StatusForbidden, forbiddenReason(err)
 	case errors.Is(err, nomad.ErrNotFound):
-		return http.StatusNotFound, oneLine(err.Error())
+		return http.StatusNotFound, OneLine(err.Error())
 	case errors.Is(err, nomad.ErrInvalidRequest):
-		return http.StatusBadRequest, oneLine(err.Error())
+		return http.StatusBadRequest, OneLine(err.Error())
 	case errors.Is(err, nomad.ErrIndexConflict):
-		return http.StatusConflict, oneLine(err.Error())
+		return http.StatusConflict, OneLine(err.Error())
 	case errors.Is(err, nomad.ErrMayStillApply):
 		// A write whose answer did not come in time: unlike a 500,
 		// the status tells the caller to look before sending it again.
-		return http.StatusGatewayTimeout, oneLine(err.Error())
+		return http.StatusGatewayTimeout, OneLine(err.Error())
 	case errors.Is(err, context.Canceled):
 		// The caller went away; nobody reads this, but logs do.
 		return 499, "request canceled"
@@ -68,15 +72,15 @@ func errorStatus(err error) (int, string) {
 		// Not applied, and the cluster may take it again in a moment,
 		// or through another server. (No leader stays a 500, as in
 		// Nomad.)
-		return http.StatusServiceUnavailable, oneLine(err.Error())
+		return http.StatusServiceUnavailable, OneLine(err.Error())
 	}
-	return http.StatusInternalServerError, oneLine(err.Error())
+	return http.StatusInternalServerError, OneLine(err.Error())
 }
 
 // forbiddenReason is the reason of a 403. It starts "Permission denied",
 // capitalised as Nomad's, which clients and scripts look for.
 func forbiddenReason(err error) string {
-	reason := oneLine(err.Error())
+	reason := OneLine(err.Error())
 	if rest, ok := strings.CutPrefix(reason, "permission denied"); ok {
 		return "Permission denied" + rest
 	}
@@ -85,17 +89,17 @@ func forbiddenReason(err error) string {
 
 // validationReason lists every validation problem on one line.
 func validationReason(v *structs.ValidationError) string {
-	msgs := validationMessages(v)
+	msgs := ValidationMessages(v)
 	noun := "problems"
 	if len(msgs) == 1 {
 		noun = "problem"
 	}
-	return fmt.Sprintf("invalid job: %d %s: %s", len(msgs), noun, oneLine(strings.Join(msgs, "; ")))
+	return fmt.Sprintf("invalid job: %d %s: %s", len(msgs), noun, OneLine(strings.Join(msgs, "; ")))
 }
 
-// validationMessages returns the problems as strings, as
+// ValidationMessages returns the problems as strings, as
 // api.JobValidateResponse.ValidationErrors lists them.
-func validationMessages(v *structs.ValidationError) []string {
+func ValidationMessages(v *structs.ValidationError) []string {
 	out := make([]string, len(v.Errors))
 	for i, err := range v.Errors {
 		out[i] = err.Error()
@@ -103,8 +107,8 @@ func validationMessages(v *structs.ValidationError) []string {
 	return out
 }
 
-// oneLine folds a multi-line message onto one line.
-func oneLine(s string) string {
+// OneLine folds a multi-line message onto one line.
+func OneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if !strings.ContainsAny(s, "\r\n") {
 		return s

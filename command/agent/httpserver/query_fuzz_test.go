@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"net/http"
@@ -36,14 +36,14 @@ func FuzzQueryOptions(f *testing.F) {
 		r.URL.RawQuery = rawQuery
 		r.SetPathValue("id", id)
 
-		got, opts, err := idQuery(r, "job ID")
+		got, opts, err := IDQuery(r, "job ID")
 		if err != nil {
-			code, _ := errorStatus(err)
+			code, _ := ErrorStatus(err)
 			must.Eq(t, http.StatusBadRequest, code, must.Sprint(err))
 		} else {
 			must.Eq(t, id, got)
 			must.Eq(t, "", structs.NonPrintable(got))
-			must.LessEq(t, maxIDLength, len(got))
+			must.LessEq(t, MaxIDLength, len(got))
 			must.Eq(t, "", structs.NonPrintable(opts.Namespace))
 			must.Eq(t, "", structs.NonPrintable(opts.Prefix))
 			must.LessEq(t, maxBlockingWait, opts.Wait)
@@ -51,15 +51,15 @@ func FuzzQueryOptions(f *testing.F) {
 			must.True(t, opts.MinIndex > 0 || opts.Wait == 0, must.Sprint("a wait without an index"))
 		}
 		for _, name := range []string{"purge", "all", "stale"} {
-			if _, err := parseBoolParam(r, name); err != nil {
-				code, _ := errorStatus(err)
+			if _, err := ParseBoolParam(r, name); err != nil {
+				code, _ := ErrorStatus(err)
 				must.Eq(t, http.StatusBadRequest, code)
 			}
 		}
-		if ns, err := writeNamespace(r); err == nil {
+		if ns, err := WriteNamespace(r); err == nil {
 			must.NotEq(t, "*", ns)
 		}
-		_ = flagSet(r.URL.Query(), "pretty")
+		_ = FlagSet(r.URL.Query(), "pretty")
 		_, _ = url.ParseQuery(rawQuery)
 	})
 }

@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"net/http"
@@ -18,13 +18,13 @@ const (
 	maxBlockingWait     = nomad.MaxQueryWait
 )
 
-// maxIDLength bounds an ID or prefix taken from a URL. Job IDs are at most
+// MaxIDLength bounds an ID or prefix taken from a URL. Job IDs are at most
 // structs.MaxNameLength, but a periodic child's ID adds a suffix to its
 // parent's.
-const maxIDLength = 512
+const MaxIDLength = 512
 
-// queryOptions are the query parameters every read shares.
-type queryOptions struct {
+// QueryOptions are the query parameters every read shares.
+type QueryOptions struct {
 	// Namespace is the request's namespace; nomad.AllNamespaces ("*")
 	// selects every namespace in list endpoints.
 	Namespace string
@@ -37,8 +37,8 @@ type queryOptions struct {
 	Stale bool
 }
 
-// serverQuery is what the server's read methods take of the options.
-func (o queryOptions) serverQuery() nomad.QueryOptions {
+// ServerQuery is what the server's read methods take of the options.
+func (o QueryOptions) ServerQuery() nomad.QueryOptions {
 	return nomad.QueryOptions{
 		Namespace:  o.Namespace,
 		Prefix:     o.Prefix,
@@ -48,23 +48,23 @@ func (o queryOptions) serverQuery() nomad.QueryOptions {
 	}
 }
 
-// parseQueryOptions reads index, wait, prefix, namespace, region and stale
+// ParseQueryOptions reads index, wait, prefix, namespace, region and stale
 // from the URL, rejecting values that do not parse.
-func parseQueryOptions(r *http.Request) (queryOptions, error) {
+func ParseQueryOptions(r *http.Request) (QueryOptions, error) {
 	q := r.URL.Query()
-	opts := queryOptions{
-		Namespace: parseNamespace(q),
+	opts := QueryOptions{
+		Namespace: ParseNamespace(q),
 		Region:    q.Get("region"),
 		Prefix:    q.Get("prefix"),
-		Stale:     flagSet(q, "stale"),
+		Stale:     FlagSet(q, "stale"),
 	}
-	if err := checkID("namespace", opts.Namespace); err != nil {
+	if err := CheckID("namespace", opts.Namespace); err != nil {
 		return opts, err
 	}
 	if err := checkPrefix(opts.Prefix); err != nil {
 		return opts, err
 	}
-	index, err := parseIndex(q)
+	index, err := ParseIndex(q)
 	if err != nil {
 		return opts, err
 	}
@@ -82,26 +82,26 @@ func parseQueryOptions(r *http.Request) (queryOptions, error) {
 	return opts, nil
 }
 
-// idQuery reads a read request for one object: its ID from the URL, named
+// IDQuery reads a read request for one object: its ID from the URL, named
 // in errors by what ("job ID"), and the query options.
-func idQuery(r *http.Request, what string) (string, queryOptions, error) {
+func IDQuery(r *http.Request, what string) (string, QueryOptions, error) {
 	id := r.PathValue("id")
-	if err := checkID(what, id); err != nil {
-		return "", queryOptions{}, err
+	if err := CheckID(what, id); err != nil {
+		return "", QueryOptions{}, err
 	}
-	opts, err := parseQueryOptions(r)
+	opts, err := ParseQueryOptions(r)
 	return id, opts, err
 }
 
-// parseIndex reads ?index, a raft index; 0 when absent.
-func parseIndex(q url.Values) (uint64, error) {
+// ParseIndex reads ?index, a raft index; 0 when absent.
+func ParseIndex(q url.Values) (uint64, error) {
 	s := q.Get("index")
 	if s == "" {
 		return 0, nil
 	}
 	index, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, badRequest("invalid index %q: must be a non-negative integer", s)
+		return 0, BadRequest("invalid index %q: must be a non-negative integer", s)
 	}
 	return index, nil
 }
@@ -114,32 +114,32 @@ func parseWait(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return 0, badRequest("invalid wait %q: must be a duration such as \"5s\" or \"5000ms\"", s)
+		return 0, BadRequest("invalid wait %q: must be a duration such as \"5s\" or \"5000ms\"", s)
 	}
 	return min(d, maxBlockingWait), nil
 }
 
-// parseNamespace is the namespace a request names, "default" when none.
-func parseNamespace(q url.Values) string {
+// ParseNamespace is the namespace a request names, "default" when none.
+func ParseNamespace(q url.Values) string {
 	if ns := q.Get("namespace"); ns != "" {
 		return ns
 	}
 	return structs.DefaultNamespace
 }
 
-// writeNamespace is the namespace of a write: writes address one namespace,
+// WriteNamespace is the namespace of a write: writes address one namespace,
 // so "*" is not one.
-func writeNamespace(r *http.Request) (string, error) {
-	ns := parseNamespace(r.URL.Query())
+func WriteNamespace(r *http.Request) (string, error) {
+	ns := ParseNamespace(r.URL.Query())
 	if ns == nomad.AllNamespaces {
-		return "", badRequest("namespace %q selects every namespace; a write needs one namespace", ns)
+		return "", BadRequest("namespace %q selects every namespace; a write needs one namespace", ns)
 	}
-	return ns, checkID("namespace", ns)
+	return ns, CheckID("namespace", ns)
 }
 
-// flagSet reports whether a boolean query parameter is on: present without
+// FlagSet reports whether a boolean query parameter is on: present without
 // a value ("?stale") or with a true value ("?stale=true").
-func flagSet(q url.Values, name string) bool {
+func FlagSet(q url.Values, name string) bool {
 	values, ok := q[name]
 	if !ok {
 		return false
@@ -152,8 +152,8 @@ func flagSet(q url.Values, name string) bool {
 	return err == nil && b
 }
 
-// parseBoolParam reads an optional boolean parameter, rejecting garbage.
-func parseBoolParam(r *http.Request, name string) (bool, error) {
+// ParseBoolParam reads an optional boolean parameter, rejecting garbage.
+func ParseBoolParam(r *http.Request, name string) (bool, error) {
 	q := r.URL.Query()
 	values, ok := q[name]
 	if !ok || strings.TrimSpace(values[0]) == "" {
@@ -161,27 +161,27 @@ func parseBoolParam(r *http.Request, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(values[0])
 	if err != nil {
-		return false, badRequest("invalid %s %q: must be true or false", name, values[0])
+		return false, BadRequest("invalid %s %q: must be true or false", name, values[0])
 	}
 	return b, nil
 }
 
-// checkID rejects an ID from a URL that no object can have: empty, too long,
+// CheckID rejects an ID from a URL that no object can have: empty, too long,
 // or holding characters that are not printable, such as NUL or ESC.
-func checkID(kind, id string) error {
+func CheckID(kind, id string) error {
 	if id == "" {
-		return badRequest("missing %s", kind)
+		return BadRequest("missing %s", kind)
 	}
-	if len(id) > maxIDLength {
-		return badRequest("invalid %s: longer than %d bytes", kind, maxIDLength)
+	if len(id) > MaxIDLength {
+		return BadRequest("invalid %s: longer than %d bytes", kind, MaxIDLength)
 	}
 	return checkPrintable(kind, id)
 }
 
-// checkPrefix is checkID for a prefix, which may be empty.
+// checkPrefix is CheckID for a prefix, which may be empty.
 func checkPrefix(prefix string) error {
-	if len(prefix) > maxIDLength {
-		return badRequest("invalid prefix: longer than %d bytes", maxIDLength)
+	if len(prefix) > MaxIDLength {
+		return BadRequest("invalid prefix: longer than %d bytes", MaxIDLength)
 	}
 	return checkPrintable("prefix", prefix)
 }
@@ -191,7 +191,7 @@ func checkPrefix(prefix string) error {
 // addressed, and nothing else.
 func checkPrintable(kind, s string) error {
 	if bad := structs.NonPrintable(s); bad != "" {
-		return badRequest("invalid %s %q: must contain only printable characters, not %s", kind, s, bad)
+		return BadRequest("invalid %s %q: must contain only printable characters, not %s", kind, s, bad)
 	}
 	return nil
 }

@@ -1,9 +1,8 @@
-package agent
+package httpserver
 
 import (
 	"crypto/tls"
 	"errors"
-	"io"
 	"net"
 	"testing"
 	"testing/synctest"
@@ -12,7 +11,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 )
@@ -71,7 +69,7 @@ func TestHandshakeListener_StalledClientIsClosedAtTheLimit(t *testing.T) {
 	dial := &tls.Config{RootCAs: server.CAs, ServerName: tlsutil.Name(tlsutil.RoleServer, "global"), Time: func() time.Time { return now }}
 	synctest.Test(t, func(t *testing.T) {
 		pipes := newPipeListener()
-		ln := listenTLS(pipes, server.ServerConfig(false), limit, hclog.NewNullLogger())
+		ln := ListenTLS(pipes, server.ServerConfig(false), limit, hclog.NewNullLogger())
 		defer ln.Close()
 		start := time.Now()
 
@@ -116,7 +114,7 @@ func TestHandshakeListener_CloseEndsHandshakes(t *testing.T) {
 	server := tlstest.Material(t, ca.Files(t, "server", tlsutil.RoleServer, "global"))
 	synctest.Test(t, func(t *testing.T) {
 		pipes := newPipeListener()
-		ln := listenTLS(pipes, server.ServerConfig(false), time.Minute, hclog.NewNullLogger())
+		ln := ListenTLS(pipes, server.ServerConfig(false), time.Minute, hclog.NewNullLogger())
 		stalled := pipes.dial()
 		defer stalled.Close()
 		end := closedAt(stalled)
@@ -128,25 +126,4 @@ func TestHandshakeListener_CloseEndsHandshakes(t *testing.T) {
 		_, err := ln.Accept()
 		must.True(t, errors.Is(err, net.ErrClosed), must.Sprint(err))
 	})
-}
-
-// TestAgent_HTTPSHandshakeTimeout: the agent's HTTPS port closes a
-// connection that never completes its handshake after
-// limits.https_handshake_timeout, far sooner than the 10 s header
-// timeout that Go's HTTP server would apply, and still serves requests.
-func TestAgent_HTTPSHandshakeTimeout(t *testing.T) {
-	ca := tlstest.NewCA(t)
-	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *config.TLSConfig) { c.HTTP = true }),
-		func(c *config.Config) { c.Limits.HTTPSHandshakeTimeout = 200 * time.Millisecond })
-
-	conn, err := net.Dial("tcp", a.HTTPAddr())
-	must.NoError(t, err)
-	defer conn.Close()
-	must.NoError(t, conn.SetReadDeadline(time.Now().Add(8*time.Second)))
-	_, err = io.ReadAll(conn)
-	must.NoError(t, err, must.Sprint("the server should have closed the connection before the client's 8 s deadline"))
-
-	var leader string
-	get(t, a, "/v1/status/leader", &leader)
-	must.Eq(t, a.Server().RPCAdvertise(), leader)
 }

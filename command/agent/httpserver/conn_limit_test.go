@@ -1,8 +1,7 @@
-package agent
+package httpserver
 
 import (
 	"bufio"
-	"context"
 	"crypto/tls"
 	"io"
 	"net"
@@ -14,7 +13,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 )
@@ -42,7 +40,7 @@ func acceptAll(ln net.Listener) <-chan net.Conn {
 func capOfOne(t *testing.T, server *tlsutil.Material) *pipeListener {
 	t.Helper()
 	pipes := newPipeListener()
-	ln := limitConnsPerClient(pipes, 1, server.ServerConfig(false), hclog.NewNullLogger())
+	ln := LimitConnsPerClient(pipes, 1, server.ServerConfig(false), hclog.NewNullLogger())
 	t.Cleanup(func() { ln.Close() })
 	accepted := acceptAll(ln)
 	held := pipes.dial()
@@ -101,37 +99,4 @@ func TestConnLimit_RefusalsInFlightAreBounded(t *testing.T) {
 			must.Eq(t, start.Add(refusalHandshakeTimeout), <-end)
 		}
 	})
-}
-
-// The agent's HTTPS port answers a connection past the cap 429, as its
-// HTTP port does.
-func TestAgent_HTTPSConnectionCapAnswers429(t *testing.T) {
-	const limit = 2
-	ca := tlstest.NewCA(t)
-	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *config.TLSConfig) { c.HTTP = true }),
-		func(c *config.Config) { c.Limits.HTTPMaxConnsPerClient = limit })
-	addr := a.HTTPAddr()
-	dial := &tls.Config{RootCAs: a.tls.CAs, ServerName: "127.0.0.1"}
-	for range limit {
-		held := tls.Client(dialFrom(t, "127.0.0.2", addr), dial)
-		t.Cleanup(func() { held.Close() })
-		// Handshaken: past the cap's listener.
-		must.NoError(t, held.Handshake())
-	}
-
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: dial,
-		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
-			return d.DialContext(ctx, network, addr)
-		},
-	}}
-	resp, err := client.Get("https://" + addr + "/v1/agent/self")
-	must.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	must.NoError(t, err)
-	must.Eq(t, http.StatusTooManyRequests, resp.StatusCode)
-	must.Eq(t, "too many connections from your address: the limit is 2 at once (limits.http_max_conns_per_client)\n", string(body))
-	mustStillAnswer(t, a)
 }

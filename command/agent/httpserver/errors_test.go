@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"context"
@@ -19,8 +19,8 @@ func TestErrorStatus(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{badRequest("bad %s", "thing"), 400, "bad thing"},
-		{notFound("job not found"), 404, "job not found"},
+		{BadRequest("bad %s", "thing"), 400, "bad thing"},
+		{NotFound("job not found"), 404, "job not found"},
 		{fmt.Errorf("job %q: %w", "x", nomad.ErrNotFound), 404, `job "x": not found`},
 		{fmt.Errorf("wrapped: %w", nomad.ErrInvalidRequest), 400, "wrapped: invalid request"},
 		{nomad.ErrIndexConflict, 409, "index conflict"},
@@ -36,13 +36,13 @@ func TestErrorStatus(t *testing.T) {
 		{fmt.Errorf("forward Job.Register: %w: %w", nomad.ErrNoLeader, nomad.ErrNotApplied), 500, "forward Job.Register: no cluster leader: the write was not applied"},
 	}
 	for _, tc := range cases {
-		code, msg := errorStatus(tc.err)
+		code, msg := ErrorStatus(tc.err)
 		must.Eq(t, tc.code, code, must.Sprint(tc.err))
 		must.Eq(t, tc.msg, msg)
 	}
 }
 
 func TestOneLine(t *testing.T) {
-	must.Eq(t, "a", oneLine(" a \n"))
-	must.Eq(t, "1 error occurred:; * x", oneLine("1 error occurred:\n\t* x\n\n"))
+	must.Eq(t, "a", OneLine(" a \n"))
+	must.Eq(t, "1 error occurred:; * x", OneLine("1 error occurred:\n\t* x\n\n"))
 }

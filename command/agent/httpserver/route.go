@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"bytes"
@@ -6,63 +6,91 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/drover-io/drover/command/agent/config"
 )
 
-// route is one method of one path: its handler and how it is served.
-type route struct {
-	h handlerFunc
-	// need is what the route needs of the caller's ACL token.
-	need access
-	// body is the cap on the request body and the limit's name.
-	body func(config.LimitsConfig) (int64, string)
-	// longLived marks a route whose answer may take longer than the
+// Route is one method of one path: its handler, what it needs of the
+// caller's ACL token, and how it is served.
+type Route struct {
+	Method, Path string
+	// Need is what the route needs of the caller's ACL token.
+	Need    Access
+	Handler HandlerFunc
+	// Body is the cap on the request body and the limit's name; nil is
+	// limits.http_max_body_size.
+	Body func(config.LimitsConfig) (int64, string)
+	// LongLived marks a route whose answer may take longer than the
 	// server's write timeout: a stream, or a body that may be large.
-	longLived bool
-	// heavy marks a route whose handler turns a body of megabytes into
+	LongLived bool
+	// Heavy marks a route whose handler turns a body of megabytes into
 	// many times that in memory, and CPU: see takeHeavySlot.
-	heavy bool
+	Heavy bool
 }
 
-// routeOption sets how a route is served; handle takes them.
-type routeOption func(*route)
+// RouteOption sets how a route is served; NewRoute takes them.
+type RouteOption func(*Route)
+
+// NewRoute is the route of a pattern of the form "METHOD /path/{id}",
+// to be called once the caller's ACL token has been found to grant need,
+// and served as the options say. It panics on a pattern without a method:
+// the route table is code, not input.
+func NewRoute(pattern string, need Access, h HandlerFunc, opts ...RouteOption) Route {
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		panic(fmt.Sprintf("route %q has no method", pattern))
+	}
+	rt := Route{Method: method, Path: path, Need: need, Handler: h, Body: defaultBody}
+	for _, opt := range opts {
+		opt(&rt)
+	}
+	return rt
+}
+
+// body is the route's body cap.
+func (rt *Route) body() func(config.LimitsConfig) (int64, string) {
+	if rt.Body == nil {
+		return defaultBody
+	}
+	return rt.Body
+}
 
 // defaultBody caps the body of a request that carries no job or jobspec.
 func defaultBody(l config.LimitsConfig) (int64, string) {
 	return l.HTTPMaxBodySize, "limits.http_max_body_size"
 }
 
-// jobBody is the option of the routes whose body is a job (register,
+// JobBody is the option of the routes whose body is a job (register,
 // plan, validate): the job itself is held to job_max_size once decoded;
 // the body may be larger by whitespace and escapes that the size of the
 // job does not count, up to twice as large.
-func jobBody(r *route) {
-	r.body = func(l config.LimitsConfig) (int64, string) { return 2 * l.JobMaxSize, "twice limits.job_max_size" }
-	r.heavy = true
+func JobBody(r *Route) {
+	r.Body = func(l config.LimitsConfig) (int64, string) { return 2 * l.JobMaxSize, "twice limits.job_max_size" }
+	r.Heavy = true
 }
 
-// jobspecBody is the option of /v1/jobs/parse, whose body carries a
+// JobspecBody is the option of /v1/jobs/parse, whose body carries a
 // jobspec as a JSON string, with its variables: twice hcl_max_size covers
 // the escapes of any jobspec that fits the limit.
-func jobspecBody(r *route) {
-	r.body = func(l config.LimitsConfig) (int64, string) { return 2 * l.HCLMaxSize, "twice limits.hcl_max_size" }
-	r.heavy = true
+func JobspecBody(r *Route) {
+	r.Body = func(l config.LimitsConfig) (int64, string) { return 2 * l.HCLMaxSize, "twice limits.hcl_max_size" }
+	r.Heavy = true
 }
 
-// bodyLimit caps a route's body at n bytes, named name in refusals.
-func bodyLimit(n int64, name string) routeOption {
-	return func(r *route) {
-		r.body = func(config.LimitsConfig) (int64, string) { return n, name }
+// BodyLimit caps a route's body at n bytes, named name in refusals.
+func BodyLimit(n int64, name string) RouteOption {
+	return func(r *Route) {
+		r.Body = func(config.LimitsConfig) (int64, string) { return n, name }
 	}
 }
 
-// longLived exempts a route from the server's whole-request timeouts:
+// LongLived exempts a route from the server's whole-request timeouts:
 // use it for streams (the event stream, following logs) and for bodies or
 // answers that may rightly take minutes. Blocking queries (a GET with
 // ?index) are exempt on every route without it. See serveLongLived.
-func longLived(r *route) { r.longLived = true }
+func LongLived(r *Route) { r.LongLived = true }
 
 // takeHeavySlot reads the body of a heavy request, then waits for one of
 // the server's heavy slots (twice as many as there are cores) and returns
@@ -73,15 +101,15 @@ func longLived(r *route) { r.longLived = true }
 // body is read first, outside a slot, so that a client that sends slowly
 // holds no slot. A failed read or a client gone is answered here; ok is
 // false then.
-func (s *HTTPServer) takeHeavySlot(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
+func (s *Server) takeHeavySlot(w http.ResponseWriter, r *http.Request) (release func(), ok bool) {
 	if r.Body != nil && r.Body != http.NoBody {
 		data, err := io.ReadAll(r.Body)
 		if err != nil {
-			code, reason := errorStatus(err)
+			code, reason := ErrorStatus(err)
 			if code == http.StatusInternalServerError {
-				code, reason = http.StatusBadRequest, "read request body: "+oneLine(err.Error())
+				code, reason = http.StatusBadRequest, "read request body: "+OneLine(err.Error())
 			}
-			writeErrorReason(w, code, reason)
+			WriteErrorReason(w, code, reason)
 			return nil, false
 		}
 		r.Body = http.NoBody
@@ -93,8 +121,8 @@ func (s *HTTPServer) takeHeavySlot(w http.ResponseWriter, r *http.Request) (rele
 	case s.heavySlots <- struct{}{}:
 		return func() { <-s.heavySlots }, true
 	case <-r.Context().Done():
-		code, reason := errorStatus(r.Context().Err())
-		writeErrorReason(w, code, reason)
+		code, reason := ErrorStatus(r.Context().Err())
+		WriteErrorReason(w, code, reason)
 		return nil, false
 	}
 }
@@ -130,9 +158,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// isBlockingQuery reports whether r is a blocking query: a read that
+// IsBlockingQuery reports whether r is a blocking query: a read that
 // waits, up to its ?wait, for the data to change past ?index.
-func isBlockingQuery(r *http.Request) bool {
+func IsBlockingQuery(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.URL.Query().Get("index") != ""
 }
 
@@ -145,7 +173,7 @@ func isBlockingQuery(r *http.Request) bool {
 // stalls for a whole timeout loses it. Once the body is read, the
 // connection has no read deadline: net/http's watch for the client going
 // away (which cancels the request's context) runs until it does.
-func (s *HTTPServer) serveLongLived(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
+func (s *Server) serveLongLived(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
 	rc := http.NewResponseController(w)
 	if err := rc.SetReadDeadline(time.Time{}); err != nil {
 		s.logger.Debug("clear read deadline", "path", r.URL.Path, "error", err)

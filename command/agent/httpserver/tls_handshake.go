@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"context"
@@ -39,10 +39,10 @@ type handshakeListener struct {
 	close  sync.Once
 }
 
-// listenTLS wraps ln so that every connection is a *tls.Conn whose
+// ListenTLS wraps ln so that every connection is a *tls.Conn whose
 // handshake completed within timeout (0: only the HTTP server's timeouts
 // bound it).
-func listenTLS(ln net.Listener, config *tls.Config, timeout time.Duration, logger hclog.Logger) net.Listener {
+func ListenTLS(ln net.Listener, config *tls.Config, timeout time.Duration, logger hclog.Logger) net.Listener {
 	if timeout <= 0 {
 		return tls.NewListener(ln, config)
 	}

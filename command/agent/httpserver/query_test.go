@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"net/http"
@@ -12,19 +12,19 @@ import (
 func TestParseQueryOptions(t *testing.T) {
 	cases := []struct {
 		query string
-		want  queryOptions
+		want  QueryOptions
 		err   string
 	}{
-		{query: "", want: queryOptions{Namespace: "default"}},
-		{query: "namespace=*&prefix=ab&region=global", want: queryOptions{Namespace: "*", Prefix: "ab", Region: "global"}},
-		{query: "index=7", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: defaultBlockingWait}},
-		{query: "index=7&wait=5s", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: 5 * time.Second}},
-		{query: "index=7&wait=5000ms", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: 5 * time.Second}},
-		{query: "index=7&wait=1h", want: queryOptions{Namespace: "default", MinIndex: 7, Wait: maxBlockingWait}},
-		{query: "wait=5s", want: queryOptions{Namespace: "default"}},
-		{query: "stale", want: queryOptions{Namespace: "default", Stale: true}},
-		{query: "stale=true", want: queryOptions{Namespace: "default", Stale: true}},
-		{query: "stale=false", want: queryOptions{Namespace: "default"}},
+		{query: "", want: QueryOptions{Namespace: "default"}},
+		{query: "namespace=*&prefix=ab&region=global", want: QueryOptions{Namespace: "*", Prefix: "ab", Region: "global"}},
+		{query: "index=7", want: QueryOptions{Namespace: "default", MinIndex: 7, Wait: defaultBlockingWait}},
+		{query: "index=7&wait=5s", want: QueryOptions{Namespace: "default", MinIndex: 7, Wait: 5 * time.Second}},
+		{query: "index=7&wait=5000ms", want: QueryOptions{Namespace: "default", MinIndex: 7, Wait: 5 * time.Second}},
+		{query: "index=7&wait=1h", want: QueryOptions{Namespace: "default", MinIndex: 7, Wait: maxBlockingWait}},
+		{query: "wait=5s", want: QueryOptions{Namespace: "default"}},
+		{query: "stale", want: QueryOptions{Namespace: "default", Stale: true}},
+		{query: "stale=true", want: QueryOptions{Namespace: "default", Stale: true}},
+		{query: "stale=false", want: QueryOptions{Namespace: "default"}},
 		{query: "index=-1", err: `invalid index "-1"`},
 		{query: "index=1&wait=5", err: `invalid wait "5"`},
 		{query: "index=1&wait=-5s", err: `invalid wait "-5s"`},
@@ -34,10 +34,10 @@ func TestParseQueryOptions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, "/v1/jobs?"+tc.query, nil)
-			got, err := parseQueryOptions(r)
+			got, err := ParseQueryOptions(r)
 			if tc.err != "" {
 				must.ErrorContains(t, err, tc.err)
-				code, _ := errorStatus(err)
+				code, _ := ErrorStatus(err)
 				must.Eq(t, http.StatusBadRequest, code)
 				return
 			}
@@ -49,12 +49,12 @@ func TestParseQueryOptions(t *testing.T) {
 
 func TestWriteNamespace(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPut, "/v1/jobs", nil)
-	ns, err := writeNamespace(r)
+	ns, err := WriteNamespace(r)
 	must.NoError(t, err)
 	must.Eq(t, "default", ns)
 
 	r = httptest.NewRequest(http.MethodPut, "/v1/jobs?namespace=*", nil)
-	_, err = writeNamespace(r)
+	_, err = WriteNamespace(r)
 	must.ErrorContains(t, err, "a write needs one namespace")
 }
 
@@ -73,7 +73,7 @@ func TestParseBoolParam(t *testing.T) {
 	}
 	for query, tc := range cases {
 		r := httptest.NewRequest(http.MethodDelete, "/v1/job/x?"+query, nil)
-		got, err := parseBoolParam(r, "purge")
+		got, err := ParseBoolParam(r, "purge")
 		if tc.err {
 			must.Error(t, err, must.Sprint(query))
 			continue
@@ -84,9 +84,9 @@ func TestParseBoolParam(t *testing.T) {
 }
 
 func TestCheckID(t *testing.T) {
-	must.NoError(t, checkID("job ID", "web-1"))
-	must.NoError(t, checkID("job ID", "parent/periodic-1700000000"))
-	must.ErrorContains(t, checkID("job ID", ""), "missing job ID")
-	must.ErrorContains(t, checkID("job ID", "a\x00b"), "must contain only printable characters")
-	must.ErrorContains(t, checkID("job ID", string(make([]byte, maxIDLength+1))), "longer than")
+	must.NoError(t, CheckID("job ID", "web-1"))
+	must.NoError(t, CheckID("job ID", "parent/periodic-1700000000"))
+	must.ErrorContains(t, CheckID("job ID", ""), "missing job ID")
+	must.ErrorContains(t, CheckID("job ID", "a\x00b"), "must contain only printable characters")
+	must.ErrorContains(t, CheckID("job ID", string(make([]byte, MaxIDLength+1))), "longer than")
 }

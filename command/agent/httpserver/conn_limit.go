@@ -1,4 +1,4 @@
-package agent
+package httpserver
 
 import (
 	"context"
@@ -35,7 +35,7 @@ const refusalHandshakeTimeout = time.Second
 // holds more file descriptors or CPU than this many connections do.
 const maxRefusalsInFlight = 64
 
-// limitConnsPerClient caps the connections open at once from one IP
+// LimitConnsPerClient caps the connections open at once from one IP
 // address (limits.http_max_conns_per_client; 0 is no cap), as Nomad does:
 // a connection over the cap is answered 429 and closed, so that one
 // client holding connections open cannot take every file descriptor and
@@ -43,7 +43,7 @@ const maxRefusalsInFlight = 64
 // HTTPS port) the 429 goes over TLS, as every answer of that port does:
 // the connection's handshake is made first, within
 // refusalHandshakeTimeout.
-func limitConnsPerClient(ln net.Listener, max int, tlsConfig *tls.Config, logger hclog.Logger) net.Listener {
+func LimitConnsPerClient(ln net.Listener, max int, tlsConfig *tls.Config, logger hclog.Logger) net.Listener {
 	if max <= 0 {
 		return ln
 	}
