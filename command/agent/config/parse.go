@@ -115,7 +115,7 @@ type fileClient struct {
 	NodePool  *string  `hcl:"node_pool,optional"`
 	StateDir  *string  `hcl:"state_dir,optional"`
 	AllocDir  *string  `hcl:"alloc_dir,optional"`
-	// Artifact bounds artifact archives (client_artifact_config.go).
+	// Artifact bounds artifact archives (artifact.go).
 	Artifact *fileArtifact `hcl:"artifact,block"`
 
 	RegistrationSecret *string `hcl:"registration_secret,optional"`
