@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 )
@@ -40,7 +41,7 @@ type readWay struct {
 	name string
 	// configure changes the agent's configuration; pki holds the TLS
 	// files a way may use.
-	configure func(cfg *agent.Config, pki *benchPKI)
+	configure func(cfg *agentconfig.Config, pki *benchPKI)
 	// client is the HTTP client of the callers.
 	client func(pki *benchPKI) *http.Client
 	// prepare, when set, adds what the way needs to each request.
@@ -66,42 +67,42 @@ var (
 var readWays = []readWay{
 	{
 		name:      "http",
-		configure: func(*agent.Config, *benchPKI) {},
+		configure: func(*agentconfig.Config, *benchPKI) {},
 		client:    func(*benchPKI) *http.Client { return keepAliveClient(nil) },
 	},
 	{
 		name:      "https",
-		configure: func(cfg *agent.Config, pki *benchPKI) { pki.httpsOn(cfg) },
+		configure: func(cfg *agentconfig.Config, pki *benchPKI) { pki.httpsOn(cfg) },
 		client:    func(pki *benchPKI) *http.Client { return keepAliveClient(pki.cliTLS()) },
 	},
 	{
 		name:      "https_client_cert",
-		configure: func(cfg *agent.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
+		configure: func(cfg *agentconfig.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
 		client:    func(pki *benchPKI) *http.Client { return keepAliveClient(pki.cliTLS()) },
 	},
 	{
 		name:      "http_acl_management",
-		configure: func(*agent.Config, *benchPKI) {},
+		configure: func(*agentconfig.Config, *benchPKI) {},
 		client:    func(*benchPKI) *http.Client { return keepAliveClient(nil) },
 		acl:       aclManagement,
 	},
 	{
 		name:      "http_acl_client",
-		configure: func(*agent.Config, *benchPKI) {},
+		configure: func(*agentconfig.Config, *benchPKI) {},
 		client:    func(*benchPKI) *http.Client { return keepAliveClient(nil) },
 		acl:       aclClient,
 	},
 	{
 		// Everything on: HTTPS with client certificates, and ACLs.
 		name:      "https_client_cert_acl_client",
-		configure: func(cfg *agent.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
+		configure: func(cfg *agentconfig.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
 		client:    func(pki *benchPKI) *http.Client { return keepAliveClient(pki.cliTLS()) },
 		acl:       aclClient,
 	},
 	{
 		// Every request on a new connection: what a TLS handshake costs.
 		name:      "https_new_connection",
-		configure: func(cfg *agent.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
+		configure: func(cfg *agentconfig.Config, pki *benchPKI) { pki.httpsOn(cfg); cfg.TLS.VerifyHTTPSClient = true },
 		client: func(pki *benchPKI) *http.Client {
 			t := keepAliveClient(pki.cliTLS()).Transport.(*http.Transport)
 			t.DisableKeepAlives = true
@@ -149,8 +150,8 @@ type readTarget struct {
 
 func startReadTarget(b *testing.B, way readWay, pki *benchPKI) *readTarget {
 	b.Helper()
-	cfg := agent.DevConfig()
-	cfg.Ports = agent.Ports{HTTP: 0, RPC: 0}
+	cfg := agentconfig.DevConfig()
+	cfg.Ports = agentconfig.Ports{HTTP: 0, RPC: 0}
 	cfg.NodeName = "bench-" + way.name
 	cfg.Client.Enabled = false
 	way.configure(cfg, pki)
@@ -302,8 +303,8 @@ func newBenchPKI(b *testing.B) *benchPKI {
 }
 
 // httpsOn serves the agent's API over HTTPS.
-func (p *benchPKI) httpsOn(cfg *agent.Config) {
-	cfg.TLS = agent.TLSConfig{HTTP: true, CAFile: p.server.CAFile, CertFile: p.server.CertFile, KeyFile: p.server.KeyFile}
+func (p *benchPKI) httpsOn(cfg *agentconfig.Config) {
+	cfg.TLS = agentconfig.TLSConfig{HTTP: true, CAFile: p.server.CAFile, CertFile: p.server.CertFile, KeyFile: p.server.KeyFile}
 }
 
 // cliTLS trusts the CA and presents the CLI certificate.

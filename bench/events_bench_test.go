@@ -22,6 +22,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/e2e/agentproc"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/stream"
@@ -74,8 +75,8 @@ func BenchmarkEvents_TerminalLatency(b *testing.B) {
 // run under the built drover binary's task supervisor.
 func inProcessAgent(b *testing.B) *agent.Agent {
 	b.Helper()
-	cfg := agent.DevConfig()
-	cfg.Ports = agent.Ports{HTTP: 0, RPC: 0}
+	cfg := agentconfig.DevConfig()
+	cfg.Ports = agentconfig.Ports{HTTP: 0, RPC: 0}
 	cfg.NodeName = "bench-events"
 	cfg.Client.AllocDir = filepath.Join(b.TempDir(), "alloc")
 	cfg.TaskSupervisorCmd = []string{agentproc.Binary(b), "task-supervisor"}

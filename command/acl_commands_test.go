@@ -9,13 +9,14 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/structs"
 )
 
 // aclTestAgent starts a test agent with ACLs on.
 func aclTestAgent(t *testing.T) (*agent.Agent, string) {
 	t.Helper()
-	return testAgentWith(t, func(c *agent.Config) { c.ACL.Enabled = true })
+	return testAgentWith(t, func(c *agentconfig.Config) { c.ACL.Enabled = true })
 }
 
 // secretIn reads the secret ID out of a printed token.

@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
@@ -23,10 +24,10 @@ import (
 // registered, and returns it with its address for -address.
 func allocTestAgent(t *testing.T) (*agent.Agent, string) {
 	t.Helper()
-	cfg := agent.DevConfig()
-	cfg.Ports = agent.Ports{HTTP: 0, RPC: 0}
+	cfg := agentconfig.DevConfig()
+	cfg.Ports = agentconfig.Ports{HTTP: 0, RPC: 0}
 	cfg.NodeName = "alloc-cli-test"
-	cfg.Plugins[mock.DriverName] = &agent.PluginConfig{Name: mock.DriverName, Config: map[string]any{"enabled": true}}
+	cfg.Plugins[mock.DriverName] = &agentconfig.PluginConfig{Name: mock.DriverName, Config: map[string]any{"enabled": true}}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "agent", Level: hclog.Warn, Output: testLogWriter{t}})
 	a, err := agent.NewAgent(cfg, logger)
 	must.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -20,10 +21,10 @@ func testFollower(t *testing.T) *agent.Agent {
 	var agents []*agent.Agent
 	var join []string
 	for i := range 3 {
-		cfg := agent.DevConfig()
+		cfg := agentconfig.DevConfig()
 		cfg.DevMode = false
 		cfg.DataDir = t.TempDir()
-		cfg.Ports = agent.Ports{HTTP: 0, RPC: 0}
+		cfg.Ports = agentconfig.Ports{HTTP: 0, RPC: 0}
 		cfg.NodeName = fmt.Sprintf("cli-server-%d", i)
 		cfg.Client.Enabled = false
 		cfg.Server.BootstrapExpect = 3

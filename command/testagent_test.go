@@ -14,6 +14,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -27,15 +28,15 @@ const testEncryptKey = "ZHJvdmVyIHRlc3QgY2x1c3RlciBrZXksIDMyIGJ5dGU="
 // -address.
 func testAgent(t *testing.T) (*agent.Agent, string) {
 	t.Helper()
-	return testAgentWith(t, func(*agent.Config) {})
+	return testAgentWith(t, func(*agentconfig.Config) {})
 }
 
 // testAgentWith is testAgent with the configuration changed by change
 // first. The address it returns is https when change turned tls.http on.
-func testAgentWith(t *testing.T, change func(*agent.Config)) (*agent.Agent, string) {
+func testAgentWith(t *testing.T, change func(*agentconfig.Config)) (*agent.Agent, string) {
 	t.Helper()
-	cfg := agent.DevConfig()
-	cfg.Ports = agent.Ports{HTTP: 0, RPC: 0}
+	cfg := agentconfig.DevConfig()
+	cfg.Ports = agentconfig.Ports{HTTP: 0, RPC: 0}
 	cfg.NodeName = "cli-test"
 	cfg.Client.Enabled = false
 	cfg.Telemetry.CollectionInterval = 100 * time.Millisecond

@@ -10,7 +10,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 )
 
@@ -130,8 +130,8 @@ func TestTLSCertCreate_BadInput(t *testing.T) {
 func TestCLI_TLSFlagsAndEnvironment(t *testing.T) {
 	dir := makeTLSSet(t)
 	path := func(name string) string { return filepath.Join(dir, name) }
-	_, addr := testAgentWith(t, func(cfg *agent.Config) {
-		cfg.TLS = agent.TLSConfig{
+	_, addr := testAgentWith(t, func(cfg *agentconfig.Config) {
+		cfg.TLS = agentconfig.TLSConfig{
 			HTTP:              true,
 			CAFile:            path("drover-agent-ca.pem"),
 			CertFile:          path("global-server-drover.pem"),

@@ -9,7 +9,7 @@ import (
 // never asks whether something was set. It fills job-level fields, blocks
 // that are absent, and zero values that are never a valid choice; the
 // defaults that depend on whether a wire field was set are the HTTP layer's,
-// which converts the wire job (see command/agent/convert_job.go). Canonicalize is idempotent and skips nil groups, tasks and
+// which converts the wire job (see command/agent/convert/job_from_api.go). Canonicalize is idempotent and skips nil groups, tasks and
 // constraints, which validation reports.
 func (j *Job) Canonicalize() {
 	if j == nil {

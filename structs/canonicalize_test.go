@@ -7,8 +7,8 @@ import (
 )
 
 // The defaults Canonicalize fills into a job as submitted are tested with
-// wire jobs, through the conversion, in command/agent
-// (convert_canonicalize_test.go).
+// wire jobs, through the conversion, in command/agent/convert
+// (canonicalize_test.go).
 
 func TestCanonicalize_nilSafe(t *testing.T) {
 	var nilJob *Job

@@ -7,6 +7,6 @@
 // The model imports no other package of Drover. Its JSON encoding is what
 // raft entries, snapshots and the client's state hold, so it carries only
 // what is stored: nothing computed for display. The HTTP layer
-// (command/agent) converts between the model and the wire types, in both
+// (command/agent/convert) converts between the model and the wire types, in both
 // directions, and adds the wire's derived fields (MaxRunDeadline) there.
 package structs

@@ -24,7 +24,7 @@ const configDir = "configuration"
 // list entry "- `name` `(type: default)`", and each block named as a code
 // span.
 func TestAgentConfigReference(t *testing.T) {
-	attrs, blocks := configKeys(t, agentDir)
+	attrs, blocks := configKeys(t, filepath.Join(agentDir, "config"))
 	must.SliceNotEmpty(t, attrs)
 	pages := joinPages(readDocs(t, configDir))
 	text := prose(pages)

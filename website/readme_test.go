@@ -13,6 +13,7 @@ import (
 
 	"github.com/drover-io/drover/api/unsupported"
 	"github.com/drover-io/drover/command/agent"
+	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -62,8 +63,8 @@ func TestREADME_WhatDroverIs(t *testing.T) {
 // The README says which agents serve Prometheus' format: those with
 // prometheus_metrics = true, as a dev agent has and others have not.
 func TestREADME_PrometheusClaim(t *testing.T) {
-	must.False(t, agent.DefaultConfig().Telemetry.PrometheusMetrics, must.Sprint("an agent serves Prometheus' format by default: the README says it needs prometheus_metrics"))
-	must.True(t, agent.DevConfig().Telemetry.PrometheusMetrics, must.Sprint("a dev agent does not serve Prometheus' format: the README says it does"))
+	must.False(t, agentconfig.DefaultConfig().Telemetry.PrometheusMetrics, must.Sprint("an agent serves Prometheus' format by default: the README says it needs prometheus_metrics"))
+	must.True(t, agentconfig.DevConfig().Telemetry.PrometheusMetrics, must.Sprint("a dev agent does not serve Prometheus' format: the README says it does"))
 	flat := strings.Join(strings.Fields(readREADME(t)), " ")
 	must.StrContains(t, flat, "`/v1/metrics?format=prometheus` when its `telemetry` block says `prometheus_metrics = true`, as a dev agent's does")
 	must.StrNotContains(t, flat, "Every agent serves its metrics at `/v1/metrics` (JSON) and")

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -22,6 +24,6 @@ func (s *HTTPServer) aclBootstrap(w http.ResponseWriter, r *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
-	return aclTokenToAPI(resp.Token), nil
+	httpserver.SetIndex(w, resp.Index)
+	return convert.ACLTokenToAPI(resp.Token), nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -17,8 +18,8 @@ import (
 // request to it; a deleted token stops working there once its cache
 // entry is older than acl.token_ttl.
 func TestACL_clientAgentChecksTokensThroughTheServers(t *testing.T) {
-	srv, mgmt := aclAgent(t, func(cfg *Config) { cfg.Server.EncryptKey = testEncryptKey })
-	c := testClientAgent(t, func(cfg *Config) {
+	srv, mgmt := aclAgent(t, func(cfg *config.Config) { cfg.Server.EncryptKey = testEncryptKey })
+	c := testClientAgent(t, func(cfg *config.Config) {
 		cfg.NodeName = "acl-client"
 		cfg.Server.Enabled = false
 		cfg.ACL.Enabled = true

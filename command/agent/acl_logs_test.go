@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -38,8 +39,8 @@ func (b *lockedBuffer) String() string {
 // secrets in its log.
 func TestACL_secretsNeverLogged(t *testing.T) {
 	var logs lockedBuffer
-	cfg := DevConfig()
-	cfg.Ports = Ports{HTTP: 0, RPC: 0}
+	cfg := config.DevConfig()
+	cfg.Ports = config.Ports{HTTP: 0, RPC: 0}
 	cfg.Client.Enabled = false
 	cfg.ACL.Enabled = true
 	cfg.LogLevel = "TRACE"

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -12,7 +14,7 @@ import (
 // aclPoliciesList serves GET /v1/acl/policies: every policy for a
 // management token, else those the caller's token names.
 func (s *HTTPServer) aclPoliciesList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -20,16 +22,16 @@ func (s *HTTPServer) aclPoliciesList(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return convertList(policies, aclPolicyStub), nil
+	return convert.List(policies, convert.ACLPolicyStub), nil
 }
 
 // aclPolicyRead serves GET /v1/acl/policy/:name.
 func (s *HTTPServer) aclPolicyRead(w http.ResponseWriter, r *http.Request) (any, error) {
 	name := r.PathValue("name")
-	if err := checkID("policy name", name); err != nil {
+	if err := httpserver.CheckID("policy name", name); err != nil {
 		return nil, err
 	}
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -40,9 +42,9 @@ func (s *HTTPServer) aclPolicyRead(w http.ResponseWriter, r *http.Request) (any,
 		return nil, err
 	}
 	if p == nil {
-		return nil, notFound("ACL policy not found")
+		return nil, httpserver.NotFound("ACL policy not found")
 	}
-	return aclPolicyToAPI(p), nil
+	return convert.ACLPolicyToAPI(p), nil
 }
 
 // aclPolicyWrite serves PUT and POST /v1/acl/policy/:name: create or
@@ -53,14 +55,14 @@ func (s *HTTPServer) aclPolicyWrite(w http.ResponseWriter, r *http.Request) (any
 		return nil, err
 	}
 	var in api.ACLPolicy
-	if err := decodeBody(r, &in, "ACL policy"); err != nil {
+	if err := httpserver.DecodeBody(r, &in, "ACL policy"); err != nil {
 		return nil, err
 	}
 	if in.Name != "" && in.Name != name {
-		return nil, badRequest("policy name %q in the body does not match %q in the URL", in.Name, name)
+		return nil, httpserver.BadRequest("policy name %q in the body does not match %q in the URL", in.Name, name)
 	}
 	if in.JobACL != nil {
-		return nil, badRequest("policy field JobACL is not supported: Drover has no workload identities")
+		return nil, httpserver.BadRequest("policy field JobACL is not supported: Drover has no workload identities")
 	}
 	resp, err := srv.UpsertACLPolicies(r.Context(), &nomad.ACLPolicyUpsertRequest{Policies: []*structs.ACLPolicy{{
 		Name: name, Description: in.Description, Rules: in.Rules,
@@ -68,7 +70,7 @@ func (s *HTTPServer) aclPolicyWrite(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return nil, nil
 }
 
@@ -82,7 +84,7 @@ func (s *HTTPServer) aclPolicyDelete(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return nil, nil
 }
 
@@ -93,7 +95,7 @@ func (s *HTTPServer) serverWriteNamed(r *http.Request, what string) (*nomad.Serv
 		return nil, "", err
 	}
 	name := r.PathValue("name")
-	if err := checkID(what, name); err != nil {
+	if err := httpserver.CheckID(what, name); err != nil {
 		return nil, "", err
 	}
 	return srv, name, nil

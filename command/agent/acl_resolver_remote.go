@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -36,7 +37,7 @@ type remoteEntry struct {
 
 // newRemoteResolver asks the servers through conn, as the node that
 // node names (the servers answer a registered node only).
-func newRemoteResolver(conn *rpcServerConn, cfg ACLConfig, node func() client.NodeIdentity) *remoteResolver {
+func newRemoteResolver(conn *rpcServerConn, cfg config.ACLConfig, node func() client.NodeIdentity) *remoteResolver {
 	return &remoteResolver{
 		ask: func(ctx context.Context, secret string) (*nomad.ACLResolveTokenResponse, error) {
 			ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)

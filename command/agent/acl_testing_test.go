@@ -12,16 +12,17 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 )
 
 // aclEnabled turns ACLs on in a test agent's configuration.
-func aclEnabled(c *Config) { c.ACL.Enabled = true }
+func aclEnabled(c *config.Config) { c.ACL.Enabled = true }
 
 // aclAgent starts a test agent with ACLs on, bootstraps it and returns it
 // with the management secret.
-func aclAgent(t *testing.T, mutate ...func(*Config)) (*Agent, string) {
+func aclAgent(t *testing.T, mutate ...func(*config.Config)) (*Agent, string) {
 	t.Helper()
-	a := testAgent(t, append([]func(*Config){aclEnabled, unscheduled}, mutate...)...)
+	a := testAgent(t, append([]func(*config.Config){aclEnabled, unscheduled}, mutate...)...)
 	resp := do(t, a, http.MethodPut, "/v1/acl/bootstrap", nil)
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	var token api.ACLToken

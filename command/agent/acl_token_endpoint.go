@@ -5,13 +5,15 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
 
 // aclTokensList serves GET /v1/acl/tokens: every token, without secrets.
 func (s *HTTPServer) aclTokensList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -19,12 +21,12 @@ func (s *HTTPServer) aclTokensList(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	return convertList(tokens, aclTokenStub), nil
+	return convert.List(tokens, convert.ACLTokenStub), nil
 }
 
 // aclTokenRead serves GET /v1/acl/token/:accessor_id.
 func (s *HTTPServer) aclTokenRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "accessor ID")
+	id, opts, err := httpserver.IDQuery(r, "accessor ID")
 	if err != nil {
 		return nil, err
 	}
@@ -35,21 +37,21 @@ func (s *HTTPServer) aclTokenRead(w http.ResponseWriter, r *http.Request) (any, 
 		return nil, err
 	}
 	if token == nil {
-		return nil, notFound("ACL token not found")
+		return nil, httpserver.NotFound("ACL token not found")
 	}
-	return aclTokenToAPI(token), nil
+	return convert.ACLTokenToAPI(token), nil
 }
 
 // aclTokenSelf serves GET /v1/acl/token/self: the caller's own token.
 func (s *HTTPServer) aclTokenSelf(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := requestIdentity(r)
 	if id.token == nil {
-		return nil, badRequest("ACL support disabled: there is no token to show")
+		return nil, httpserver.BadRequest("ACL support disabled: there is no token to show")
 	}
 	if err := s.setLatestMeta(w); err != nil {
 		return nil, err
 	}
-	return aclTokenToAPI(id.token), nil
+	return convert.ACLTokenToAPI(id.token), nil
 }
 
 // aclTokenCreate serves PUT and POST /v1/acl/token: a new token, whose
@@ -65,7 +67,7 @@ func (s *HTTPServer) aclTokenCreate(w http.ResponseWriter, r *http.Request) (any
 		return nil, err
 	}
 	if in.AccessorID != "" {
-		return nil, badRequest("a new token gets its accessor ID from the server; to create one with chosen IDs, PUT /v1/acl/token/:accessor_id")
+		return nil, httpserver.BadRequest("a new token gets its accessor ID from the server; to create one with chosen IDs, PUT /v1/acl/token/:accessor_id")
 	}
 	return s.upsertToken(w, r, srv, in)
 }
@@ -83,7 +85,7 @@ func (s *HTTPServer) aclTokenUpdate(w http.ResponseWriter, r *http.Request) (any
 		return nil, err
 	}
 	if in.AccessorID != "" && in.AccessorID != id {
-		return nil, badRequest("accessor ID %q in the body does not match %q in the URL", in.AccessorID, id)
+		return nil, httpserver.BadRequest("accessor ID %q in the body does not match %q in the URL", in.AccessorID, id)
 	}
 	in.AccessorID = id
 	return s.upsertToken(w, r, srv, in)
@@ -91,10 +93,14 @@ func (s *HTTPServer) aclTokenUpdate(w http.ResponseWriter, r *http.Request) (any
 
 func decodeToken(r *http.Request) (*structs.ACLToken, error) {
 	var in api.ACLToken
-	if err := decodeBody(r, &in, "ACL token"); err != nil {
+	if err := httpserver.DecodeBody(r, &in, "ACL token"); err != nil {
 		return nil, err
 	}
-	return aclTokenFromAPI(&in)
+	token, err := convert.ACLTokenFromAPI(&in)
+	if err != nil {
+		return nil, httpserver.BadRequest("%s", err)
+	}
+	return token, nil
 }
 
 func (s *HTTPServer) upsertToken(w http.ResponseWriter, r *http.Request, srv *nomad.Server, in *structs.ACLToken) (any, error) {
@@ -102,8 +108,8 @@ func (s *HTTPServer) upsertToken(w http.ResponseWriter, r *http.Request, srv *no
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
-	return aclTokenToAPI(resp.Tokens[0]), nil
+	httpserver.SetIndex(w, resp.Index)
+	return convert.ACLTokenToAPI(resp.Tokens[0]), nil
 }
 
 // aclTokenDelete serves DELETE /v1/acl/token/:accessor_id.
@@ -116,6 +122,6 @@ func (s *HTTPServer) aclTokenDelete(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return nil, nil
 }

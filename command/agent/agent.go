@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/nomad"
 )
@@ -25,7 +28,7 @@ const httpShutdownTimeout = 5 * time.Second
 // Agent is one running Drover agent: a server, a client or both, and the
 // HTTP API in front of them.
 type Agent struct {
-	config  *Config
+	config  *config.Config
 	logger  hclog.Logger
 	metrics *agentMetrics
 	server  *nomad.Server  // nil unless the server is enabled
@@ -49,7 +52,7 @@ type Agent struct {
 // NewAgent validates cfg and starts the agent: metrics, the server (when
 // enabled), the client (when enabled) and the HTTP API. On error, whatever
 // was started is stopped again: an agent never runs half-configured.
-func NewAgent(cfg *Config, logger hclog.Logger) (*Agent, error) {
+func NewAgent(cfg *config.Config, logger hclog.Logger) (*Agent, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid agent configuration: %w", err)
 	}
@@ -83,7 +86,7 @@ func (a *Agent) start() error {
 	}
 	// The cap per client counts TCP connections, under any TLS.
 	https := a.httpsConfig()
-	ln = limitConnsPerClient(ln, a.config.Limits.HTTPMaxConnsPerClient, https, a.logger.Named("http"))
+	ln = httpserver.LimitConnsPerClient(ln, a.config.Limits.HTTPMaxConnsPerClient, https, a.logger.Named("http"))
 	a.http = newHTTPServer(a, a.httpListener(ln, https), a.logger.Named("http"))
 
 	if a.config.Server.Enabled {
@@ -135,7 +138,7 @@ func (a *Agent) setupServer() error {
 		RPCAdvertise:    a.rpcAdvertise(),
 		HTTPAddr:        a.httpAdvertise(),
 		BootstrapExpect: a.config.Server.BootstrapExpect,
-		ClusterKey:      a.config.clusterKey(),
+		ClusterKey:      a.config.ClusterKey(),
 		TLS:             a.rpcTLS(),
 
 		RPCMaxConnsPerClient: a.config.Limits.RPCMaxConnsPerClient,
@@ -190,7 +193,7 @@ func devRaftConfig() *raft.Config {
 // server then uses what it bound, which matters for port 0), else this
 // machine's first private address.
 func (a *Agent) rpcAdvertise() string {
-	bind := firstNonEmpty(a.config.Addresses.RPC, a.config.BindAddr)
+	bind := cmp.Or(a.config.Addresses.RPC, a.config.BindAddr)
 	adv := a.config.AdvertiseAddrs.RPC
 	if adv == "" {
 		if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() {
@@ -207,7 +210,7 @@ func (a *Agent) httpAdvertise() string {
 	if err != nil {
 		port = strconv.Itoa(a.config.Ports.HTTP)
 	}
-	bind := firstNonEmpty(a.config.Addresses.HTTP, a.config.BindAddr)
+	bind := cmp.Or(a.config.Addresses.HTTP, a.config.BindAddr)
 	adv := a.config.AdvertiseAddrs.HTTP
 	if _, _, err := net.SplitHostPort(adv); err == nil {
 		return adv
@@ -224,7 +227,7 @@ func withDefaultPort(addr string, port int) string {
 }
 
 // Config returns the agent's configuration. Callers must not modify it.
-func (a *Agent) Config() *Config { return a.config }
+func (a *Agent) Config() *config.Config { return a.config }
 
 // Server returns the agent's server, or nil when it runs none.
 func (a *Agent) Server() *nomad.Server { return a.server }
@@ -279,7 +282,7 @@ func (a *Agent) Shutdown() error {
 // server makes before the agent gives up, as in Nomad: retry_max for
 // retry_join (0: for ever), and a single round for start_join alone,
 // whose servers must answer at start.
-func joinMaxAttempts(c ServerConfig) int {
+func joinMaxAttempts(c config.ServerConfig) int {
 	switch {
 	case len(c.RetryJoin) > 0:
 		return c.RetryMaxAttempts
@@ -296,4 +299,34 @@ func (a *Agent) Failed() <-chan error {
 		return nil
 	}
 	return a.server.JoinFailed()
+}
+
+// advertiseHost picks the address other machines reach this agent on: the
+// configured advertise address, else the bind address when it is a concrete
+// one, else the first private address of this machine.
+func advertiseHost(advertise, bind string) string {
+	if advertise != "" {
+		return advertise
+	}
+	if ip := net.ParseIP(bind); ip != nil && !ip.IsUnspecified() {
+		return bind
+	}
+	return detectedAddr()
+}
+
+// detectedAddr is the first non-loopback IPv4 address of an interface that is
+// up, falling back to the loopback address on a machine without one.
+func detectedAddr() string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return "127.0.0.1"
+	}
+	for _, a := range addrs {
+		ipnet, ok := a.(*net.IPNet)
+		if !ok || ipnet.IP.IsLoopback() || ipnet.IP.To4() == nil || ipnet.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		return ipnet.IP.String()
+	}
+	return "127.0.0.1"
 }

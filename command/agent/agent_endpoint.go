@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/version"
 )
@@ -33,12 +34,12 @@ type selfConfig struct {
 	BindAddr       string
 	LogLevel       string
 	DevMode        bool
-	Ports          Ports
-	Addresses      Addresses
-	AdvertiseAddrs Addresses
+	Ports          config.Ports
+	Addresses      config.Addresses
+	AdvertiseAddrs config.Addresses
 	Server         selfServerConfig
 	Client         selfClientConfig
-	Plugins        []*PluginConfig
+	Plugins        []*config.PluginConfig
 	Telemetry      selfTelemetry
 	TLSConfig      selfTLS
 	Version        selfVersion
@@ -129,7 +130,7 @@ func (s *HTTPServer) agentSelfHandler(w http.ResponseWriter, r *http.Request) (a
 
 func (s *HTTPServer) selfConfig() *selfConfig {
 	c := s.agent.config
-	plugins := make([]*PluginConfig, 0, len(c.Plugins))
+	plugins := make([]*config.PluginConfig, 0, len(c.Plugins))
 	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
 		plugins = append(plugins, c.Plugins[name])
 	}

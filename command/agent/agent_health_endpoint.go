@@ -39,7 +39,7 @@ func (s *HTTPServer) agentHealthHandler(w http.ResponseWriter, r *http.Request) 
 	if (h.Server != nil && !h.Server.Ok) || (h.Client != nil && !h.Client.Ok) {
 		code = http.StatusInternalServerError
 	}
-	s.writeJSONStatus(w, r, code, h)
+	s.WriteJSONStatus(w, r, code, h)
 	return nil, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -29,8 +30,8 @@ func TestAgentHealth_ServerWithLeader(t *testing.T) {
 
 func TestAgentHealth_ServerWithoutLeader(t *testing.T) {
 	// A server that waits for a second one never has a leader.
-	cfg := DevConfig()
-	cfg.Ports = Ports{HTTP: 0, RPC: 0}
+	cfg := config.DevConfig()
+	cfg.Ports = config.Ports{HTTP: 0, RPC: 0}
 	cfg.Client.Enabled = false
 	cfg.Server.BootstrapExpect = 2
 	cfg.Server.EncryptKey = testEncryptKey

@@ -9,10 +9,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/command/agent/config"
 )
 
 func TestNewAgent_InvalidConfig(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := config.DefaultConfig()
 	_, err := NewAgent(cfg, nil)
 	must.ErrorContains(t, err, "invalid agent configuration")
 	must.ErrorContains(t, err, "at least one of server or client")
@@ -24,9 +26,9 @@ func TestNewAgent_PortInUseCleansUp(t *testing.T) {
 	defer busy.Close()
 	port := busy.Addr().(*net.TCPAddr).Port
 
-	cfg := DevConfig()
+	cfg := config.DevConfig()
 	cfg.Client.Enabled = false
-	cfg.Ports = Ports{HTTP: 0, RPC: port}
+	cfg.Ports = config.Ports{HTTP: 0, RPC: port}
 	_, err = NewAgent(cfg, hclog.NewNullLogger())
 	must.ErrorContains(t, err, "start server")
 
@@ -59,7 +61,7 @@ func TestAgent_HTTPAddrAndShutdown(t *testing.T) {
 
 // The server block's heartbeat settings reach the server.
 func TestAgent_ServerHeartbeatSettings(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Server.MinHeartbeatTTL = 3 * time.Second
 		c.Server.MaxHeartbeatsPerSecond = 7
 		c.Server.HeartbeatGrace = 2 * time.Second

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/nomad"
 )
@@ -17,7 +18,7 @@ func (a *Agent) loadTLS() error {
 	if !a.config.TLS.Enabled() {
 		return nil
 	}
-	m, err := tlsutil.Load(a.config.TLS.files())
+	m, err := tlsutil.Load(a.config.TLS.Files())
 	if err != nil {
 		return fmt.Errorf("tls: %w", err)
 	}
@@ -40,7 +41,7 @@ func (a *Agent) httpListener(ln net.Listener, https *tls.Config) net.Listener {
 	if https == nil {
 		return ln
 	}
-	return listenTLS(ln, https, a.config.Limits.HTTPSHandshakeTimeout, a.logger.Named("http"))
+	return httpserver.ListenTLS(ln, https, a.config.Limits.HTTPSHandshakeTimeout, a.logger.Named("http"))
 }
 
 // agentTransport is the HTTP transport this agent uses to reach another

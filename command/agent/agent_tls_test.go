@@ -13,22 +13,23 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 	"github.com/drover-io/drover/structs"
 )
 
 // withTLS sets a tls block that uses files.
-func withTLS(files tlsutil.Files, change func(*TLSConfig)) func(*Config) {
-	return func(cfg *Config) {
-		cfg.TLS = TLSConfig{CAFile: files.CAFile, CertFile: files.CertFile, KeyFile: files.KeyFile}
+func withTLS(files tlsutil.Files, change func(*config.TLSConfig)) func(*config.Config) {
+	return func(cfg *config.Config) {
+		cfg.TLS = config.TLSConfig{CAFile: files.CAFile, CertFile: files.CertFile, KeyFile: files.KeyFile}
 		change(&cfg.TLS)
 	}
 }
 
 func TestAgent_HTTPSOnly(t *testing.T) {
 	ca := tlstest.NewCA(t)
-	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *TLSConfig) {
+	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *config.TLSConfig) {
 		c.HTTP = true
 		c.VerifyHTTPSClient = true
 	}))
@@ -73,9 +74,9 @@ func TestAgent_TLSFilesMustLoad(t *testing.T) {
 	ca := tlstest.NewCA(t)
 	files := ca.Files(t, "server", tlsutil.RoleServer, "global")
 	files.KeyFile = files.CertFile
-	cfg := DevConfig()
-	cfg.Ports = Ports{HTTP: 0, RPC: 0}
-	withTLS(files, func(c *TLSConfig) { c.HTTP = true })(cfg)
+	cfg := config.DevConfig()
+	cfg.Ports = config.Ports{HTTP: 0, RPC: 0}
+	withTLS(files, func(c *config.TLSConfig) { c.HTTP = true })(cfg)
 	_, err := NewAgent(cfg, hclog.NewNullLogger())
 	must.ErrorContains(t, err, files.CertFile)
 }
@@ -101,7 +102,7 @@ func nodeAgent(t *testing.T, files tlsutil.Files) (addr string, paths <-chan str
 // node's certificate names the client role of the region.
 func TestForward_ChecksTheNodesCertificate(t *testing.T) {
 	ca := tlstest.NewCA(t)
-	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *TLSConfig) { c.HTTP = true }))
+	a := testAgent(t, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *config.TLSConfig) { c.HTTP = true }))
 	registerJob(t, a, batchJobJSON("forwarded"))
 
 	cases := []struct {

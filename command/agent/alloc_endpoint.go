@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -18,17 +20,17 @@ type allocStopResponse struct {
 // starts with ?prefix. ?task_states=false leaves the task states out and
 // ?resources=true adds AllocatedResources, as in Nomad.
 func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
 	taskStates := true
 	if _, ok := r.URL.Query()["task_states"]; ok {
-		if taskStates, err = parseBoolParam(r, "task_states"); err != nil {
+		if taskStates, err = httpserver.ParseBoolParam(r, "task_states"); err != nil {
 			return nil, err
 		}
 	}
-	withResources, err := parseBoolParam(r, "resources")
+	withResources, err := httpserver.ParseBoolParam(r, "resources")
 	if err != nil {
 		return nil, err
 	}
@@ -36,13 +38,13 @@ func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	stubs := allocStubs(allocs)
+	stubs := convert.AllocStubs(allocs)
 	for i, stub := range stubs {
 		if !taskStates {
 			stub.TaskStates = nil
 		}
 		if withResources {
-			stub.AllocatedResources = allocatedResourcesToAPI(allocs[i])
+			stub.AllocatedResources = convert.AllocatedResourcesToAPI(allocs[i])
 		}
 	}
 	return stubs, nil
@@ -51,7 +53,7 @@ func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 // allocRead serves GET /v1/allocation/:id: the whole allocation with its
 // job.
 func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "allocation ID")
+	id, opts, err := httpserver.IDQuery(r, "allocation ID")
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +64,9 @@ func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, err
 		return nil, err
 	}
 	if alloc == nil {
-		return nil, notFound("alloc not found")
+		return nil, httpserver.NotFound("alloc not found")
 	}
-	return allocToAPI(alloc), nil
+	return convert.AllocToAPI(alloc), nil
 }
 
 // allocStop serves PUT and POST /v1/allocation/:id/stop.
@@ -80,6 +82,6 @@ func (s *HTTPServer) allocStop(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return &allocStopResponse{EvalID: resp.EvalID, Index: resp.Index}, nil
 }

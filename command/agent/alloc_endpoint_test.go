@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -38,7 +39,7 @@ func TestAllocEndpoints(t *testing.T) {
 		must.NotNil(t, alloc.Job)
 		must.Eq(t, "maxrun", *alloc.Job.ID)
 		must.Eq(t, first.CreateTime+int64(10*time.Second), alloc.MaxRunDeadline)
-		must.Eq(t, strconv.FormatUint(alloc.ModifyIndex, 10), resp.header.Get(headerIndex))
+		must.Eq(t, strconv.FormatUint(alloc.ModifyIndex, 10), resp.header.Get(httpserver.HeaderIndex))
 
 		resp = do(t, a, http.MethodGet, "/v1/allocation/cccc3333-0000-4000-8000-000000000003", nil)
 		must.Eq(t, http.StatusNotFound, resp.code)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 // allocMaxRunResponse is the answer to a change of an allocation's
@@ -32,22 +33,22 @@ func (s *HTTPServer) allocMaxRunDuration(w http.ResponseWriter, r *http.Request)
 	if err := s.checkRegion(r.URL.Query().Get("region")); err != nil {
 		return nil, err
 	}
-	body, err := readBody(r, `{"MaxRunDuration": <nanoseconds>}`)
+	body, err := httpserver.ReadBody(r, `{"MaxRunDuration": <nanoseconds>}`)
 	if err != nil {
 		return nil, err
 	}
 	var req api.AllocMaxRunDurationRequest
-	if err := unmarshalBody(body, &req, "max_run_duration request"); err != nil {
+	if err := httpserver.UnmarshalBody(body, &req, "max_run_duration request"); err != nil {
 		return nil, err
 	}
 	if req.MaxRunDuration <= 0 {
-		return nil, badRequest("MaxRunDuration must be greater than zero (nanoseconds), got %d", int64(req.MaxRunDuration))
+		return nil, httpserver.BadRequest("MaxRunDuration must be greater than zero (nanoseconds), got %d", int64(req.MaxRunDuration))
 	}
 	resp, err := srv.AllocSetMaxRunDuration(r.Context(), id, req.MaxRunDuration)
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	out := &allocMaxRunResponse{MaxRunDuration: resp.MaxRun.Budget, Index: resp.Index}
 	if resp.MaxRun.HasDeadline() {
 		out.MaxRunDeadline = resp.MaxRun.Deadline.UnixNano()

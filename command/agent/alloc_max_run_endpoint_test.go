@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 func TestAllocMaxRunDurationEndpoint(t *testing.T) {
@@ -30,7 +31,7 @@ func TestAllocMaxRunDurationEndpoint(t *testing.T) {
 		must.NoError(t, json.Unmarshal(resp.body, &out))
 		must.Eq(t, budget, out.MaxRunDuration)
 		must.Eq(t, alloc.CreateTime+int64(budget), out.MaxRunDeadline, must.Sprint("on the same anchor"))
-		must.Eq(t, strconv.FormatUint(out.Index, 10), resp.header.Get(headerIndex))
+		must.Eq(t, strconv.FormatUint(out.Index, 10), resp.header.Get(httpserver.HeaderIndex))
 
 		// Every read shows it.
 		var read api.Allocation

@@ -7,13 +7,14 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 )
 
 // TestAllocationCounts_Prometheus runs a raw_exec task on a dev agent with
 // both publish switches off: the node's allocation counts are emitted all
 // the same, with the running allocation counted under the node's labels.
 func TestAllocationCounts_Prometheus(t *testing.T) {
-	a := testClientAgent(t, func(c *Config) {
+	a := testClientAgent(t, func(c *config.Config) {
 		c.Telemetry.PublishNodeMetrics = false
 		c.Telemetry.PublishAllocationMetrics = false
 	})

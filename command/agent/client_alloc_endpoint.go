@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocrunner"
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/drivers"
 )
 
@@ -40,7 +41,7 @@ func (s *HTTPServer) clientAllocStats(w http.ResponseWriter, r *http.Request) (a
 // runs no service checks, so every allocation it knows has none.
 func (s *HTTPServer) clientAllocChecks(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	if err := checkID("allocation ID", id); err != nil {
+	if err := httpserver.CheckID("allocation ID", id); err != nil {
 		return nil, err
 	}
 	if c := s.agent.client; c != nil {
@@ -57,7 +58,7 @@ func (s *HTTPServer) clientAllocChecks(w http.ResponseWriter, r *http.Request) (
 			return map[string]any{}, nil
 		}
 	}
-	return nil, notFound("alloc not found")
+	return nil, httpserver.NotFound("alloc not found")
 }
 
 // clientAllocRestart serves PUT and POST /v1/client/allocation/:id/restart:
@@ -74,7 +75,7 @@ func (s *HTTPServer) clientAllocRestart(w http.ResponseWriter, r *http.Request) 
 		return nil, err
 	}
 	if req.TaskName != "" && req.AllTasks {
-		return nil, badRequest("restart request names task %q and asks for all tasks: choose one", req.TaskName)
+		return nil, httpserver.BadRequest("restart request names task %q and asks for all tasks: choose one", req.TaskName)
 	}
 	if err := checkTask(ar, req.TaskName); err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (s *HTTPServer) clientAllocSignal(w http.ResponseWriter, r *http.Request) (
 		req.Signal = defaultAllocSignal
 	}
 	if _, err := drivers.Signal(req.Signal); err != nil {
-		return nil, badRequest("invalid signal request: %v", err)
+		return nil, httpserver.BadRequest("invalid signal request: %v", err)
 	}
 	if err := checkTask(ar, req.Task); err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func checkTask(ar *allocrunner.AllocRunner, task string) error {
 		return nil
 	}
 	if _, ok := ar.Alloc().TaskStates[task]; !ok {
-		return notFound("task %q not found in allocation %s", task, ar.ID())
+		return httpserver.NotFound("task %q not found in allocation %s", task, ar.ID())
 	}
 	return nil
 }
@@ -130,7 +131,7 @@ func checkTask(ar *allocrunner.AllocRunner, task string) error {
 // caller's fault when the task does not run.
 func taskActionError(err error) error {
 	if errors.Is(err, taskrunner.ErrTaskNotRunning) {
-		return badRequest("%s", err.Error())
+		return httpserver.BadRequest("%s", err.Error())
 	}
 	return err
 }
@@ -143,10 +144,10 @@ func decodeOptionalBody(r *http.Request, out any, what string) error {
 	}
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		return decodeError(err, what)
+		return httpserver.DecodeError(err, what)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
-	return unmarshalBody(data, out, what)
+	return httpserver.UnmarshalBody(data, out, what)
 }

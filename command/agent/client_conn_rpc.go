@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -51,7 +52,7 @@ func newRPCServerConn(addrs []string, cfg nomad.RPCClientConfig) (*rpcServerConn
 func normalizeRPCAddr(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		host, port = addr, strconv.Itoa(DefaultRPCPort)
+		host, port = addr, strconv.Itoa(config.DefaultRPCPort)
 	}
 	if host == "" {
 		return "", fmt.Errorf("server address %q has no host", addr)

@@ -12,6 +12,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -185,8 +186,8 @@ func TestClientEndpoints_SignalRestartStatsAndFollow(t *testing.T) {
 }
 
 func TestClientEndpoints_ForwardedToTheNodeOverRPC(t *testing.T) {
-	srv := testAgent(t, func(cfg *Config) { cfg.Server.EncryptKey = testEncryptKey })
-	c := testClientAgent(t, func(cfg *Config) {
+	srv := testAgent(t, func(cfg *config.Config) { cfg.Server.EncryptKey = testEncryptKey })
+	c := testClientAgent(t, func(cfg *config.Config) {
 		cfg.NodeName = "remote-client"
 		cfg.Server.Enabled = false
 		cfg.Client.RegistrationSecret = testRegistrationSecret

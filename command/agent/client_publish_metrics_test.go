@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -34,7 +35,7 @@ func waitPrometheus(t *testing.T, a *Agent, what string, cond func(string) bool)
 
 func TestPublishNodeMetrics_Prometheus(t *testing.T) {
 	t.Run("on", func(t *testing.T) {
-		a := testClientAgent(t, func(c *Config) {
+		a := testClientAgent(t, func(c *config.Config) {
 			c.Telemetry.PublishNodeMetrics = true
 			c.Telemetry.PublishAllocationMetrics = false
 		})
@@ -51,7 +52,7 @@ func TestPublishNodeMetrics_Prometheus(t *testing.T) {
 		}
 	})
 	t.Run("off", func(t *testing.T) {
-		a := testClientAgent(t, func(c *Config) {
+		a := testClientAgent(t, func(c *config.Config) {
 			c.Telemetry.PublishNodeMetrics = false
 			c.Telemetry.PublishAllocationMetrics = false
 		})
@@ -74,7 +75,7 @@ func TestPublishNodeMetrics_Prometheus(t *testing.T) {
 // resident memory shows under its allocation's labels while it runs, and
 // its series go once the job is stopped.
 func TestPublishAllocationMetrics_Prometheus(t *testing.T) {
-	a := testClientAgent(t, func(c *Config) {
+	a := testClientAgent(t, func(c *config.Config) {
 		c.Telemetry.PublishNodeMetrics = false
 		c.Telemetry.PublishAllocationMetrics = true
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -25,10 +26,10 @@ func freePort(t *testing.T) int {
 func TestClientRestart_ReattachesRunningTask(t *testing.T) {
 	dataDir := t.TempDir()
 	httpPort, rpcPort := freePort(t), freePort(t)
-	persistent := func(cfg *Config) {
+	persistent := func(cfg *config.Config) {
 		cfg.DevMode = false
 		cfg.DataDir = dataDir
-		cfg.Ports = Ports{HTTP: httpPort, RPC: rpcPort}
+		cfg.Ports = config.Ports{HTTP: httpPort, RPC: rpcPort}
 	}
 
 	first := testClientAgent(t, persistent)

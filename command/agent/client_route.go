@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/client/allocrunner"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -22,7 +23,7 @@ const forwardedHeader = "X-Drover-Forwarded"
 // server to know where the allocation runs, as the CLI asks servers.
 func (s *HTTPServer) clientAlloc(w http.ResponseWriter, r *http.Request) (*allocrunner.AllocRunner, error) {
 	id := r.PathValue("id")
-	if err := checkID("allocation ID", id); err != nil {
+	if err := httpserver.CheckID("allocation ID", id); err != nil {
 		return nil, err
 	}
 	if c := s.agent.client; c != nil {
@@ -47,24 +48,24 @@ func (s *HTTPServer) clientAlloc(w http.ResponseWriter, r *http.Request) (*alloc
 func (s *HTTPServer) allocNode(r *http.Request, id string) (agentTarget, error) {
 	srv := s.agent.server
 	if srv == nil || r.Header.Get(forwardedHeader) != "" {
-		return agentTarget{}, notFound("allocation %s not found on this client", id)
+		return agentTarget{}, httpserver.NotFound("allocation %s not found on this client", id)
 	}
 	alloc, _, err := srv.GetAlloc(r.Context(), id, localLookup)
 	if err != nil {
 		return agentTarget{}, err
 	}
 	if alloc == nil {
-		return agentTarget{}, notFound("alloc not found")
+		return agentTarget{}, httpserver.NotFound("alloc not found")
 	}
 	if s.agent.client != nil && alloc.NodeID == s.agent.client.NodeID() {
-		return agentTarget{}, notFound("allocation %s is no longer on its node: the client has garbage collected it", id)
+		return agentTarget{}, httpserver.NotFound("allocation %s is no longer on its node: the client has garbage collected it", id)
 	}
 	node, _, err := srv.GetNode(r.Context(), alloc.NodeID, localLookup)
 	if err != nil {
 		return agentTarget{}, err
 	}
 	if node == nil || node.HTTPAddr == "" {
-		return agentTarget{}, notFound("node %s of allocation %s is unknown or has no HTTP address", alloc.NodeID, id)
+		return agentTarget{}, httpserver.NotFound("node %s of allocation %s is unknown or has no HTTP address", alloc.NodeID, id)
 	}
 	return s.nodeTarget(node.HTTPAddr, node.TLSEnabled), nil
 }
@@ -79,7 +80,7 @@ var localLookup = nomad.QueryOptions{AllowStale: true}
 // are written.
 func (s *HTTPServer) forward(w http.ResponseWriter, r *http.Request, target agentTarget) {
 	if target.err != nil {
-		writeErrorReason(w, http.StatusBadGateway, oneLine(target.err.Error()))
+		httpserver.WriteErrorReason(w, http.StatusBadGateway, httpserver.OneLine(target.err.Error()))
 		return
 	}
 	addr := target.url.Host
@@ -95,7 +96,7 @@ func (s *HTTPServer) forward(w http.ResponseWriter, r *http.Request, target agen
 				return
 			}
 			s.logger.Warn("forward client request", "path", r.URL.Path, "node", addr, "error", err)
-			writeErrorReason(w, http.StatusBadGateway, oneLine(fmt.Sprintf("forward to the node at %s: %v", addr, err)))
+			httpserver.WriteErrorReason(w, http.StatusBadGateway, httpserver.OneLine(fmt.Sprintf("forward to the node at %s: %v", addr, err)))
 		},
 	}
 	proxy.ServeHTTP(w, r)

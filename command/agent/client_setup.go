@@ -106,7 +106,7 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 		return &localServerConn{srv: a.server}, nil
 	}
 	return newRPCServerConn(a.config.Client.Servers, nomad.RPCClientConfig{
-		RegistrationSecret: a.config.registrationSecret(),
+		RegistrationSecret: a.config.RegistrationSecret(),
 		TLS:                a.rpcTLS(),
 		Region:             a.config.Region,
 	})
@@ -127,7 +127,7 @@ func (a *Agent) clientDrivers(allocDir string) (*drivers.Catalog, error) {
 	})
 	list := []drivers.Driver{raw}
 	if !a.pluginDisabled(docker.DriverName) {
-		cfg, err := a.config.dockerPluginConfig()
+		cfg, err := a.config.DockerPluginConfig()
 		if err != nil {
 			return nil, err
 		}

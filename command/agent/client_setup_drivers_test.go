@@ -8,18 +8,19 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/drivers/mock"
 )
 
 // The mock driver is there when its plugin block enables it, and in dev
 // mode unless its plugin block disables it.
 func TestClientDrivers_Mock(t *testing.T) {
-	enabled := func(v bool) map[string]*PluginConfig {
-		return map[string]*PluginConfig{mock.DriverName: {Name: mock.DriverName, Config: map[string]any{"enabled": v}}}
+	enabled := func(v bool) map[string]*config.PluginConfig {
+		return map[string]*config.PluginConfig{mock.DriverName: {Name: mock.DriverName, Config: map[string]any{"enabled": v}}}
 	}
 	cases := map[string]struct {
 		dev     bool
-		plugins map[string]*PluginConfig
+		plugins map[string]*config.PluginConfig
 		want    bool
 	}{
 		"default":            {},
@@ -31,7 +32,7 @@ func TestClientDrivers_Mock(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := config.DefaultConfig()
 			cfg.DevMode = tc.dev
 			cfg.Plugins = tc.plugins
 			a := &Agent{config: cfg, logger: hclog.NewNullLogger()}
@@ -48,7 +49,7 @@ func TestClientDrivers_Mock(t *testing.T) {
 // the mounts it hands the engine in the client's alloc dir, which no task
 // can write, private to the agent.
 func TestClientDrivers_DockerMountsInTheAllocDir(t *testing.T) {
-	a := &Agent{config: DefaultConfig(), logger: hclog.NewNullLogger()}
+	a := &Agent{config: config.DefaultConfig(), logger: hclog.NewNullLogger()}
 	allocDir := t.TempDir()
 	catalog, err := a.clientDrivers(allocDir)
 	must.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
@@ -20,10 +21,10 @@ import (
 // enabled through the test binary as task supervisor, and waits until its
 // node is registered. It is stopped when the test ends, unless the test
 // stops it first.
-func testClientAgent(t *testing.T, mutate ...func(*Config)) *Agent {
+func testClientAgent(t *testing.T, mutate ...func(*config.Config)) *Agent {
 	t.Helper()
-	cfg := DevConfig()
-	cfg.Ports = Ports{HTTP: 0, RPC: 0}
+	cfg := config.DevConfig()
+	cfg.Ports = config.Ports{HTTP: 0, RPC: 0}
 	cfg.NodeName = "client-test"
 	cfg.TaskSupervisorCmd = testSupervisorCmd()
 	cfg.Telemetry.CollectionInterval = 100 * time.Millisecond

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/cli"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/version"
 )
 
@@ -182,7 +183,7 @@ type errorUi struct{ cli.Ui }
 func (e errorUi) Output(s string) { e.Ui.Error(s) }
 
 // applyTo sets on cfg each flag that was given on the command line.
-func (f *agentFlags) applyTo(cfg *Config, set map[string]bool) {
+func (f *agentFlags) applyTo(cfg *config.Config, set map[string]bool) {
 	apply := map[string]func(){
 		"data-dir":         func() { cfg.DataDir = f.dataDir },
 		"bind":             func() { cfg.BindAddr = f.bind },
@@ -222,7 +223,7 @@ func splitList(s string) []string {
 
 // loadConfig builds the configuration from the defaults (dev or not), the
 // -config files and the flags, and validates it.
-func loadConfig(args []string, ui cli.Ui) (*Config, error) {
+func loadConfig(args []string, ui cli.Ui) (*config.Config, error) {
 	var f agentFlags
 	fs := f.flagSet(ui)
 	if err := fs.Parse(args); err != nil {
@@ -231,11 +232,11 @@ func loadConfig(args []string, ui cli.Ui) (*Config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments: %s (the agent takes only flags)", strings.Join(fs.Args(), " "))
 	}
-	base := DefaultConfig()
+	base := config.DefaultConfig()
 	if f.dev {
-		base = DevConfig()
+		base = config.DevConfig()
 	}
-	cfg, err := LoadConfig(base, f.configs...)
+	cfg, err := config.LoadConfig(base, f.configs...)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/cli"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -130,7 +132,7 @@ server {
 	must.Eq(t, "/from/file", cfg.DataDir)
 	must.Eq(t, []string{"b", "c"}, cfg.Server.RetryJoin)
 	must.Eq(t, 0, cfg.Ports.HTTP)
-	must.Eq(t, DefaultRPCPort, cfg.Ports.RPC)
+	must.Eq(t, config.DefaultRPCPort, cfg.Ports.RPC)
 	must.True(t, cfg.Client.Enabled)
 	must.Eq(t, []string{"s1:4647", "s2"}, cfg.Client.Servers)
 	must.Eq(t, []string{path}, cfg.Files)
@@ -193,9 +195,17 @@ func TestCommand_StartJoinUnansweredExits(t *testing.T) {
 }
 
 func TestJoinMaxAttempts(t *testing.T) {
-	must.Eq(t, 0, joinMaxAttempts(ServerConfig{}))
-	must.Eq(t, 1, joinMaxAttempts(ServerConfig{StartJoin: []string{"a"}}))
-	must.Eq(t, 0, joinMaxAttempts(ServerConfig{RetryJoin: []string{"a"}}))
-	must.Eq(t, 4, joinMaxAttempts(ServerConfig{RetryJoin: []string{"a"}, RetryMaxAttempts: 4}))
-	must.Eq(t, 4, joinMaxAttempts(ServerConfig{StartJoin: []string{"b"}, RetryJoin: []string{"a"}, RetryMaxAttempts: 4}))
+	must.Eq(t, 0, joinMaxAttempts(config.ServerConfig{}))
+	must.Eq(t, 1, joinMaxAttempts(config.ServerConfig{StartJoin: []string{"a"}}))
+	must.Eq(t, 0, joinMaxAttempts(config.ServerConfig{RetryJoin: []string{"a"}}))
+	must.Eq(t, 4, joinMaxAttempts(config.ServerConfig{RetryJoin: []string{"a"}, RetryMaxAttempts: 4}))
+	must.Eq(t, 4, joinMaxAttempts(config.ServerConfig{StartJoin: []string{"b"}, RetryJoin: []string{"a"}, RetryMaxAttempts: 4}))
+}
+
+// writeFile writes content to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	must.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+	return path
 }

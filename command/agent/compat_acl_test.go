@@ -7,6 +7,7 @@ import (
 	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 )
@@ -17,7 +18,7 @@ import (
 // and the refusals, as Nomad's client sees them.
 func TestCompat_OfficialClientWithACLAndTLS(t *testing.T) {
 	ca := tlstest.NewCA(t)
-	a := testAgent(t, aclEnabled, unscheduled, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *TLSConfig) {
+	a := testAgent(t, aclEnabled, unscheduled, withTLS(ca.Files(t, "server", tlsutil.RoleServer, "global"), func(c *config.TLSConfig) {
 		c.HTTP = true
 		c.VerifyHTTPSClient = true
 	}))

@@ -58,9 +58,3 @@ func TestEphemeralDisk_OverTheAPI(t *testing.T) {
 	_, _, err = client.Jobs().Register(job("tiny", &nomadapi.EphemeralDisk{SizeMB: new(5)}), nil)
 	must.ErrorContains(t, err, "ephemeral_disk size must be between 10 and 1073741824 MB, got 5")
 }
-
-func TestEphemeralDiskFromAPI(t *testing.T) {
-	must.Nil(t, ephemeralDiskFromAPI(nil))
-	must.Eq(t, &structs.EphemeralDisk{SizeMB: structs.DefaultEphemeralDiskMB}, ephemeralDiskFromAPI(&api.EphemeralDisk{}))
-	must.Eq(t, &structs.EphemeralDisk{SizeMB: 25}, ephemeralDiskFromAPI(&api.EphemeralDisk{SizeMB: new(25)}))
-}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -11,7 +13,7 @@ import (
 // evalsList serves GET /v1/evaluations: the evaluations whose ID starts
 // with ?prefix.
 func (s *HTTPServer) evalsList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -19,16 +21,16 @@ func (s *HTTPServer) evalsList(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	return evalsToAPI(evals), nil
+	return convert.EvalsToAPI(evals), nil
 }
 
 // evalRead serves GET /v1/evaluation/:id.
 func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "evaluation ID")
+	id, opts, err := httpserver.IDQuery(r, "evaluation ID")
 	if err != nil {
 		return nil, err
 	}
-	related, err := parseBoolParam(r, "related")
+	related, err := httpserver.ParseBoolParam(r, "related")
 	if err != nil {
 		return nil, err
 	}
@@ -39,11 +41,11 @@ func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, erro
 		return nil, err
 	}
 	if info == nil {
-		return nil, notFound("eval not found")
+		return nil, httpserver.NotFound("eval not found")
 	}
-	resp := evalToAPI(info.Eval)
+	resp := convert.EvalToAPI(info.Eval)
 	if related {
-		resp.RelatedEvals = convertList(info.Related, evalStub)
+		resp.RelatedEvals = convert.List(info.Related, convert.EvalStub)
 	}
 	return resp, nil
 }
@@ -51,7 +53,7 @@ func (s *HTTPServer) evalRead(w http.ResponseWriter, r *http.Request) (any, erro
 // evalAllocations serves GET /v1/evaluation/:id/allocations: stubs of the
 // allocations the evaluation placed or updated.
 func (s *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "evaluation ID")
+	id, opts, err := httpserver.IDQuery(r, "evaluation ID")
 	if err != nil {
 		return nil, err
 	}
@@ -61,5 +63,5 @@ func (s *HTTPServer) evalAllocations(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return allocStubs(allocs), nil
+	return convert.AllocStubs(allocs), nil
 }

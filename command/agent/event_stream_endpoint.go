@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/stream"
 )
@@ -66,7 +68,7 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	srv, err := s.readServer(queryOptions{Region: r.URL.Query().Get("region")})
+	srv, err := s.readServer(httpserver.QueryOptions{Region: r.URL.Query().Get("region")})
 	if err != nil {
 		return nil, err
 	}
@@ -74,9 +76,9 @@ func (s *HTTPServer) eventStream(w http.ResponseWriter, r *http.Request) (any, e
 	sub, err := srv.SubscribeEvents(req)
 	switch {
 	case errors.Is(err, stream.ErrIndexGone):
-		return nil, newHTTPError(http.StatusGone, "%v", err)
+		return nil, httpserver.NewError(http.StatusGone, "%v", err)
 	case errors.Is(err, nomad.ErrEventsDisabled):
-		return nil, newHTTPError(http.StatusNotImplemented, "%v", err)
+		return nil, httpserver.NewError(http.StatusNotImplemented, "%v", err)
 	case err != nil:
 		return nil, err
 	}
@@ -204,7 +206,7 @@ func writeReadyFrames(w io.Writer, batch *stream.Batch, sub *stream.Subscription
 	defer putFrameBuf(bufp)
 	buf := (*bufp)[:0]
 	for {
-		if buf, end = appendEventFrame(buf, batch); end != nil {
+		if buf, end = convert.AppendEventFrame(buf, batch); end != nil {
 			break
 		}
 		if len(buf) >= maxEventWrite {
@@ -258,24 +260,24 @@ func waitForEvents(ctx context.Context, sub *stream.Subscription) error {
 
 // errorFrame is the last frame of a stream that the server ends.
 func errorFrame(err error) []byte {
-	return fmt.Appendf(nil, "{\"Error\":%s}\n", strconv.Quote(oneLine(err.Error())))
+	return fmt.Appendf(nil, "{\"Error\":%s}\n", strconv.Quote(httpserver.OneLine(err.Error())))
 }
 
 // parseEventStreamRequest reads ?topic, ?namespace and ?index.
 func parseEventStreamRequest(r *http.Request) (stream.SubscribeRequest, error) {
 	q := r.URL.Query()
-	req := stream.SubscribeRequest{Namespace: parseNamespace(q)}
-	if err := checkID("namespace", req.Namespace); err != nil {
+	req := stream.SubscribeRequest{Namespace: httpserver.ParseNamespace(q)}
+	if err := httpserver.CheckID("namespace", req.Namespace); err != nil {
 		return req, err
 	}
-	index, err := parseIndex(q)
+	index, err := httpserver.ParseIndex(q)
 	if err != nil {
 		return req, err
 	}
 	req.Index = index
 	topics := q["topic"]
 	if len(topics) > maxEventTopics {
-		return req, badRequest("too many topic filters: %d, the limit is %d", len(topics), maxEventTopics)
+		return req, httpserver.BadRequest("too many topic filters: %d, the limit is %d", len(topics), maxEventTopics)
 	}
 	for _, t := range topics {
 		topic, key, err := parseEventTopic(t)
@@ -296,7 +298,7 @@ func parseEventStreamRequest(r *http.Request) (stream.SubscribeRequest, error) {
 func parseEventTopic(s string) (stream.Topic, string, error) {
 	name, key, hasKey := strings.Cut(s, ":")
 	if strings.Contains(key, ":") {
-		return "", "", badRequest("Invalid key value pair for topic %q: a filter is Topic or Topic:Key, with one colon", s)
+		return "", "", httpserver.BadRequest("Invalid key value pair for topic %q: a filter is Topic or Topic:Key, with one colon", s)
 	}
 	topic := stream.Topic(name)
 	if !slices.Contains(eventTopics, topic) {
@@ -304,12 +306,12 @@ func parseEventTopic(s string) (stream.Topic, string, error) {
 		for i, t := range eventTopics {
 			known[i] = string(t)
 		}
-		return "", "", badRequest("invalid topic %q: unknown topic %q; known topics are %s", s, name, strings.Join(known, ", "))
+		return "", "", httpserver.BadRequest("invalid topic %q: unknown topic %q; known topics are %s", s, name, strings.Join(known, ", "))
 	}
 	if !hasKey {
 		return topic, stream.Wildcard, nil
 	}
-	if err := checkID("key of topic "+name, key); err != nil {
+	if err := httpserver.CheckID("key of topic "+name, key); err != nil {
 		return "", "", err
 	}
 	return topic, key, nil

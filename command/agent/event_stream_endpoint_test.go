@@ -20,6 +20,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
@@ -188,7 +189,7 @@ func TestEventStream_TopicFilters(t *testing.T) {
 // gets only the events after it, and that one whose index the buffer no
 // longer covers is refused with a reason.
 func TestEventStream_ResumeFromIndex(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Server.EventBufferSize = 5
 		c.Server.NumSchedulers = new(0)
 	})
@@ -211,7 +212,7 @@ func TestEventStream_ResumeFromIndex(t *testing.T) {
 // reading holds up no write, and that its stream ends: more of its events
 // than the broker lets wait for one subscription (four buffers) piled up.
 func TestEventStream_StalledConsumerDropped(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Server.EventBufferSize = 5
 		c.Server.NumSchedulers = new(0)
 	})
@@ -339,7 +340,7 @@ func TestEventStream_BadRequests(t *testing.T) {
 		must.StrContains(t, resp.String(), tc.want)
 	}
 
-	off := testAgent(t, func(c *Config) { c.Server.EnableEventBroker = false })
+	off := testAgent(t, func(c *config.Config) { c.Server.EnableEventBroker = false })
 	resp := do(t, off, http.MethodGet, "/v1/event/stream", nil)
 	must.Eq(t, http.StatusNotImplemented, resp.code)
 	must.StrContains(t, resp.String(), "enable_event_broker = false")
@@ -577,7 +578,7 @@ func TestEventStream_ACLObjects(t *testing.T) {
 // frames themselves, not chunks (each of which net/http writes as three
 // system calls), and that the frames go on arriving on it.
 func TestEventStream_NotChunked(t *testing.T) {
-	a := testAgent(t, func(c *Config) { c.Server.NumSchedulers = new(0) })
+	a := testAgent(t, func(c *config.Config) { c.Server.NumSchedulers = new(0) })
 	conn, err := net.Dial("tcp", a.HTTPAddr())
 	must.NoError(t, err)
 	defer conn.Close()

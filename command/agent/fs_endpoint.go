@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/client/allocrunner"
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 // allocFileInfo describes one file of an allocation's directory, as
@@ -45,7 +46,7 @@ func fileInfo(fi fs.FileInfo) *allocFileInfo {
 func allocPath(r *http.Request) (string, error) {
 	p := r.URL.Query().Get("path")
 	if strings.ContainsRune(p, 0) {
-		return "", badRequest("invalid path: contains a NUL byte")
+		return "", httpserver.BadRequest("invalid path: contains a NUL byte")
 	}
 	rel := strings.TrimLeft(p, "/")
 	if rel == "" {
@@ -53,7 +54,7 @@ func allocPath(r *http.Request) (string, error) {
 	}
 	rel = path.Clean(rel)
 	if !filepath.IsLocal(rel) {
-		return "", badRequest("path %q leaves the allocation directory", p)
+		return "", httpserver.BadRequest("path %q leaves the allocation directory", p)
 	}
 	return rel, nil
 }
@@ -63,13 +64,13 @@ func fsPathError(rel string, err error) error {
 	var unreadable *allocdir.UnreadableError
 	switch {
 	case errors.As(err, &unreadable):
-		return badRequest("%s", unreadable.Error())
+		return httpserver.BadRequest("%s", unreadable.Error())
 	case errors.Is(err, fs.ErrNotExist):
-		return notFound("file %q not found in the allocation directory", rel)
+		return httpserver.NotFound("file %q not found in the allocation directory", rel)
 	case strings.Contains(err.Error(), "path escapes from parent"):
-		return badRequest("path %q leaves the allocation directory", rel)
+		return httpserver.BadRequest("path %q leaves the allocation directory", rel)
 	case errors.Is(err, fs.ErrPermission):
-		return newHTTPError(http.StatusForbidden, "path %q: permission denied", rel)
+		return httpserver.NewError(http.StatusForbidden, "path %q: permission denied", rel)
 	}
 	return err
 }
@@ -80,7 +81,7 @@ func fsPathError(rel string, err error) error {
 func allocReader(ar *allocrunner.AllocRunner) (*allocdir.Reader, error) {
 	r, err := allocdir.OpenReader(ar.AllocDir().AllocDir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, notFound("allocation directory not found: it has not been created or was removed")
+		return nil, httpserver.NotFound("allocation directory not found: it has not been created or was removed")
 	}
 	return r, err
 }
@@ -163,7 +164,7 @@ func (s *HTTPServer) fsCat(w http.ResponseWriter, r *http.Request) (any, error) 
 	}
 	defer f.Close()
 	if !st.Mode().IsRegular() {
-		return nil, badRequest("path %q is not a file", rel)
+		return nil, httpserver.BadRequest("path %q is not a file", rel)
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusOK)

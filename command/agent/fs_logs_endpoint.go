@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/client/allocrunner"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -41,30 +42,30 @@ func parseLogsRequest(r *http.Request) (*logsRequest, error) {
 	q := r.URL.Query()
 	req := &logsRequest{task: q.Get("task"), typ: q.Get("type"), origin: q.Get("origin")}
 	if req.task == "" {
-		return nil, badRequest("missing task name: set ?task=")
+		return nil, httpserver.BadRequest("missing task name: set ?task=")
 	}
 	if req.typ != "stdout" && req.typ != "stderr" {
-		return nil, badRequest("invalid log type %q: must be stdout or stderr", req.typ)
+		return nil, httpserver.BadRequest("invalid log type %q: must be stdout or stderr", req.typ)
 	}
 	switch req.origin {
 	case "":
 		req.origin = originStart
 	case originStart, originEnd:
 	default:
-		return nil, badRequest("invalid origin %q: must be start or end", req.origin)
+		return nil, httpserver.BadRequest("invalid origin %q: must be start or end", req.origin)
 	}
 	if s := q.Get("offset"); s != "" {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || n < 0 {
-			return nil, badRequest("invalid offset %q: must be a non-negative integer", s)
+			return nil, httpserver.BadRequest("invalid offset %q: must be a non-negative integer", s)
 		}
 		req.offset = n
 	}
 	var err error
-	if req.follow, err = parseBoolParam(r, "follow"); err != nil {
+	if req.follow, err = httpserver.ParseBoolParam(r, "follow"); err != nil {
 		return nil, err
 	}
-	if req.plain, err = parseBoolParam(r, "plain"); err != nil {
+	if req.plain, err = httpserver.ParseBoolParam(r, "plain"); err != nil {
 		return nil, err
 	}
 	return req, nil

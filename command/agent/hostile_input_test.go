@@ -16,6 +16,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -132,7 +133,7 @@ func TestHostile_tenThousandGroups(t *testing.T) {
 }
 
 func TestHostile_jobSizeAndTasks(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.JobMaxSize = 64 << 10
 		c.Limits.JobMaxTasksPerGroup = 2
 	})
@@ -245,7 +246,7 @@ func TestHostile_nestedForIsRefusedQuickly(t *testing.T) {
 // The parse stops when its client goes away, even with a budget that would
 // let it run for minutes.
 func TestHostile_parseStopsWhenTheClientLeaves(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.HCLMaxEvalWork = math.MaxInt64 / 2
 		c.Limits.HCLEvalTimeout = time.Hour
 	})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -70,7 +71,7 @@ func (s *HTTPServer) resolveIdentity(r *http.Request) (*identity, error) {
 		return &identity{acl: acl.Management()}, nil
 	}
 	if s.agent.tokens == nil {
-		return nil, newHTTPError(http.StatusInternalServerError, "ACLs are enabled but this agent has no way to resolve tokens")
+		return nil, httpserver.NewError(http.StatusInternalServerError, "ACLs are enabled but this agent has no way to resolve tokens")
 	}
 	secret := requestSecret(r)
 	a, token, err := s.agent.tokens.resolve(r.Context(), secret)
@@ -83,8 +84,8 @@ func (s *HTTPServer) resolveIdentity(r *http.Request) (*identity, error) {
 // authorize resolves the request's identity and checks what the route
 // needs. On success it returns the request with the identity, and the
 // secret for any write the server forwards, in its context.
-func (s *HTTPServer) authorize(r *http.Request, need access) (*http.Request, error) {
-	if need.kind == accessPublic {
+func (s *HTTPServer) authorize(r *http.Request, need httpserver.Access) (*http.Request, error) {
+	if need.Kind == httpserver.AccessPublic {
 		return r, nil
 	}
 	id, err := s.resolveIdentity(r)
@@ -100,53 +101,53 @@ func (s *HTTPServer) authorize(r *http.Request, need access) (*http.Request, err
 }
 
 // check answers whether id may call a route that needs need.
-func (s *HTTPServer) check(r *http.Request, need access, id *identity) error {
+func (s *HTTPServer) check(r *http.Request, need httpserver.Access, id *identity) error {
 	a := id.acl
 	var ok bool
-	switch need.kind {
-	case accessToken:
+	switch need.Kind {
+	case httpserver.AccessToken:
 		if s.agent.config.ACL.Enabled && id.token == nil {
 			return fmt.Errorf("%w: this endpoint needs a token", nomad.ErrTokenNotFound)
 		}
 		ok = true
-	case accessManagement:
+	case httpserver.AccessManagement:
 		ok = a.IsManagement()
-	case accessNamespace:
-		ok = a.AllowNamespaceAny(parseNamespace(r.URL.Query()), need.caps...) || workloadAllowed(r, a, "")
-	case accessJobBody:
+	case httpserver.AccessNamespace:
+		ok = a.AllowNamespaceAny(httpserver.ParseNamespace(r.URL.Query()), need.Caps...) || workloadAllowed(r, a, "")
+	case httpserver.AccessJobBody:
 		// The job's namespace is in the body: the handler checks it. Here,
 		// a token that may do this in no namespace at all is turned away.
-		ok = a.AllowNamespaceAny(acl.AllNamespaces, need.caps...)
-	case accessAllocNamespace:
+		ok = a.AllowNamespaceAny(acl.AllNamespaces, need.Caps...)
+	case httpserver.AccessAllocNamespace:
 		ns, found, err := s.allocNamespace(r)
 		if err != nil {
 			return err
 		}
-		ok = !found || a.AllowNamespaceAny(ns, need.caps...) || workloadAllowed(r, a, ns)
-	case accessEvalNamespace:
+		ok = !found || a.AllowNamespaceAny(ns, need.Caps...) || workloadAllowed(r, a, ns)
+	case httpserver.AccessEvalNamespace:
 		ns, found, err := s.evalNamespace(r)
 		if err != nil {
 			return err
 		}
-		ok = !found || a.AllowNamespaceAny(ns, need.caps...)
-	case accessNamespaceNamed:
+		ok = !found || a.AllowNamespaceAny(ns, need.Caps...)
+	case httpserver.AccessNamespaceNamed:
 		ok = a.AllowNamespace(r.PathValue("name"))
-	case accessNodeRead:
+	case httpserver.AccessNodeRead:
 		ok = a.AllowNodeRead()
-	case accessNodeWrite:
+	case httpserver.AccessNodeWrite:
 		ok = a.AllowNodeWrite()
-	case accessAgentRead:
+	case httpserver.AccessAgentRead:
 		ok = a.AllowAgentRead()
-	case accessOperatorCapability:
-		ok = a.IsManagement() || a.AllowOperatorCapability(need.caps[0])
-	case accessTokenOwner:
+	case httpserver.AccessOperatorCapability:
+		ok = a.IsManagement() || a.AllowOperatorCapability(need.Caps[0])
+	case httpserver.AccessTokenOwner:
 		ok = a.IsManagement() || (id.token != nil && id.token.AccessorID == r.PathValue("id"))
-	case accessPolicyHolder:
+	case httpserver.AccessPolicyHolder:
 		ok = nomad.PolicyVisible(nomad.QueryOptions{ACL: a, Token: id.token}, r.PathValue("name"))
-	case accessListed:
+	case httpserver.AccessListed:
 		ok = true
 	default:
-		return fmt.Errorf("route %s %s has an unknown access rule %d", r.Method, r.URL.Path, need.kind)
+		return fmt.Errorf("route %s %s has an unknown access rule %d", r.Method, r.URL.Path, need.Kind)
 	}
 	if !ok {
 		return fmt.Errorf("%w: %s needs %s", nomad.ErrPermissionDenied, r.URL.Path, need)
@@ -154,7 +155,7 @@ func (s *HTTPServer) check(r *http.Request, need access, id *identity) error {
 	return nil
 }
 
-// allowJobNamespace is the handler's half of an accessJobBody route: the
+// allowJobNamespace is the handler's half of an httpserver.AccessJobBody route: the
 // submitted job's namespace must grant one of caps.
 func allowJobNamespace(r *http.Request, namespace string, caps ...string) error {
 	if !requestIdentity(r).acl.AllowNamespaceAny(namespace, caps...) {

@@ -4,16 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
-)
-
-// Response headers of Nomad's API.
-const (
-	headerIndex       = "X-Nomad-Index"
-	headerKnownLeader = "X-Nomad-KnownLeader"
-	headerLastContact = "X-Nomad-LastContact"
 )
 
 // requireServer returns the agent's server for an endpoint that needs one.
@@ -21,7 +14,7 @@ func (s *HTTPServer) requireServer() (*nomad.Server, error) {
 	if srv := s.agent.server; srv != nil {
 		return srv, nil
 	}
-	return nil, newHTTPError(http.StatusNotImplemented, "this agent runs no server: send the request to a server agent")
+	return nil, httpserver.NewError(http.StatusNotImplemented, "this agent runs no server: send the request to a server agent")
 }
 
 // serverWrite checks what a write to one object needs: the agent's server
@@ -32,7 +25,7 @@ func (s *HTTPServer) serverWrite(r *http.Request, what string) (*nomad.Server, s
 		return nil, "", err
 	}
 	id := r.PathValue("id")
-	if err := checkID(what, id); err != nil {
+	if err := httpserver.CheckID(what, id); err != nil {
 		return nil, "", err
 	}
 	return srv, id, nil
@@ -42,13 +35,13 @@ func (s *HTTPServer) serverWrite(r *http.Request, what string) (*nomad.Server, s
 // Drover cluster serves one region.
 func (s *HTTPServer) checkRegion(region string) error {
 	if region != "" && region != s.agent.config.Region {
-		return badRequest("unknown region %q: this cluster serves region %q", region, s.agent.config.Region)
+		return httpserver.BadRequest("unknown region %q: this cluster serves region %q", region, s.agent.config.Region)
 	}
 	return nil
 }
 
 // readServer is requireServer for reads: it also checks the region.
-func (s *HTTPServer) readServer(opts queryOptions) (*nomad.Server, error) {
+func (s *HTTPServer) readServer(opts httpserver.QueryOptions) (*nomad.Server, error) {
 	srv, err := s.requireServer()
 	if err != nil {
 		return nil, err
@@ -66,40 +59,24 @@ type serverRead[T any] func(srv *nomad.Server, ctx context.Context, q nomad.Quer
 // methods, which own what index, wait and stale mean, and sets the index
 // and leader headers from its answer. A read that is not ?stale needs a
 // known leader, as in Nomad.
-func serveRead[T any](s *HTTPServer, w http.ResponseWriter, r *http.Request, opts queryOptions, read serverRead[T]) (T, error) {
+func serveRead[T any](s *HTTPServer, w http.ResponseWriter, r *http.Request, opts httpserver.QueryOptions, read serverRead[T]) (T, error) {
 	var zero T
 	srv, err := s.readServer(opts)
 	if err != nil {
 		return zero, err
 	}
-	q := opts.serverQuery()
+	q := opts.ServerQuery()
 	id := requestIdentity(r)
 	q.ACL, q.Token = id.acl, id.token
 	out, meta, err := read(srv, r.Context(), q)
 	if errors.Is(err, nomad.ErrNoLeader) {
-		return zero, newHTTPError(http.StatusInternalServerError, "No cluster leader")
+		return zero, httpserver.NewError(http.StatusInternalServerError, "No cluster leader")
 	}
 	if err != nil {
 		return zero, err
 	}
-	setQueryMeta(w, meta)
+	httpserver.SetQueryMeta(w, meta)
 	return out, nil
-}
-
-// setQueryMeta sets the headers every read carries: the index the data
-// reflects, whether a leader is known and how long ago this server heard
-// from it. As in Nomad, a list of a table nothing was ever written to is
-// at index 0 (its clients poll rather than block on it).
-func setQueryMeta(w http.ResponseWriter, meta nomad.QueryMeta) {
-	setIndex(w, meta.Index)
-	h := w.Header()
-	h.Set(headerKnownLeader, strconv.FormatBool(meta.KnownLeader))
-	h.Set(headerLastContact, strconv.FormatInt(meta.LastContact.Milliseconds(), 10))
-}
-
-// setIndex sets X-Nomad-Index, which writes carry too.
-func setIndex(w http.ResponseWriter, index uint64) {
-	w.Header().Set(headerIndex, strconv.FormatUint(index, 10))
 }
 
 // setLatestMeta sets the read headers for a response that is not a state
@@ -113,6 +90,6 @@ func (s *HTTPServer) setLatestMeta(w http.ResponseWriter) error {
 	if err != nil {
 		return err
 	}
-	setQueryMeta(w, meta)
+	httpserver.SetQueryMeta(w, meta)
 	return nil
 }

@@ -3,11 +3,11 @@ package agent
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +19,8 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -79,7 +81,7 @@ func medianLatency(t *testing.T, a *Agent, n int) (median, slowest time.Duration
 func TestOverload_slowClientsDoNotStallTheAgent(t *testing.T) {
 	const slow = 1000
 	needFiles(t, 2*slow+500)
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.HTTPMaxConnsPerClient = 0
 		c.Limits.HTTPReadHeaderTimeout = 2 * time.Second
 		c.Limits.HTTPReadTimeout = 3 * time.Second
@@ -138,7 +140,7 @@ func TestOverload_slowClientsDoNotStallTheAgent(t *testing.T) {
 // served.
 func TestOverload_connectionCapPerClient(t *testing.T) {
 	const limit = 10
-	a := testAgent(t, func(c *Config) { c.Limits.HTTPMaxConnsPerClient = limit })
+	a := testAgent(t, func(c *config.Config) { c.Limits.HTTPMaxConnsPerClient = limit })
 	addr := a.HTTPAddr()
 
 	held := make([]net.Conn, limit)
@@ -192,7 +194,7 @@ func TestOverload_connectionCapPerClient(t *testing.T) {
 // cut. The handler here stands in for a stream: it writes, waits, and
 // writes again.
 func TestOverload_longLivedRoutesAreExemptFromTheTimeouts(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.HTTPWriteTimeout = time.Second
 		c.Limits.HTTPReadTimeout = time.Second
 	})
@@ -208,8 +210,8 @@ func TestOverload_longLivedRoutesAreExemptFromTheTimeouts(t *testing.T) {
 		}
 		return nil, nil
 	}
-	a.http.handle("GET /test/stream", public, slow, longLived)
-	a.http.handle("GET /test/ordinary", public, slow)
+	a.http.Handle(httpserver.NewRoute("GET /test/stream", public, slow, httpserver.LongLived))
+	a.http.Handle(httpserver.NewRoute("GET /test/ordinary", public, slow))
 
 	resp := do(t, a, http.MethodGet, "/test/stream", nil)
 	must.Eq(t, http.StatusOK, resp.code)
@@ -245,7 +247,7 @@ func fullAnswer(url, want string) bool {
 // The event stream outlives the read and write timeouts: an event written
 // after both have passed still reaches a subscriber.
 func TestOverload_eventStreamOutlivesTheTimeouts(t *testing.T) {
-	a := testAgent(t, func(c *Config) {
+	a := testAgent(t, func(c *config.Config) {
 		c.Limits.HTTPWriteTimeout = time.Second
 		c.Limits.HTTPReadTimeout = time.Second
 	})
@@ -276,27 +278,24 @@ func TestOverload_eventStreamOutlivesTheTimeouts(t *testing.T) {
 	}
 }
 
-// Decoding a job of megabytes costs many times that in memory: only so
-// many such requests run at once, others wait (or give up with their
-// client), and a client that sends its body slowly holds no place.
+// Decoding a job of megabytes costs many times that in memory: the routes
+// that do are heavy, which only so many requests run at once (see
+// httpserver's TestServer_heavyRequestsRunAFewAtATime), and a client that
+// sends its body slowly holds no place.
 func TestOverload_heavyRequestsRunAFewAtATime(t *testing.T) {
 	a := testAgent(t)
-	slots := cap(a.http.heavySlots)
-	for range slots {
-		a.http.heavySlots <- struct{}{}
+	heavy := map[string]bool{}
+	for _, rt := range a.http.Routes() {
+		if rt.Heavy {
+			heavy[rt.Method+" "+rt.Path] = true
+		}
 	}
-	body := fmt.Sprintf(`{"Job": %s}`, mustJSON(t, batchJobJSON("waits")))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://"+a.HTTPAddr()+"/v1/jobs", strings.NewReader(body))
-	must.NoError(t, err)
-	_, err = http.DefaultClient.Do(req)
-	must.ErrorIs(t, err, context.DeadlineExceeded, must.Sprint("a register must wait while every slot is taken"))
-	mustStillAnswer(t, a) // requests that decode no job do not wait
+	for _, route := range []string{"PUT /v1/jobs", "POST /v1/jobs", "PUT /v1/jobs/parse", "PUT /v1/validate/job",
+		"PUT /v1/job/{id}", "PUT " + jobPlanPath} {
+		must.True(t, heavy[route], must.Sprintf("%s is not heavy", route))
+	}
 
-	for range slots {
-		<-a.http.heavySlots
-	}
+	slots := 2 * runtime.GOMAXPROCS(0)
 	// More slow senders than slots: none of them holds one.
 	for range slots + 2 {
 		conn := dialFrom(t, "127.0.0.2", a.HTTPAddr())
@@ -304,11 +303,4 @@ func TestOverload_heavyRequestsRunAFewAtATime(t *testing.T) {
 		fmt.Fprint(conn, "PUT /v1/jobs HTTP/1.1\r\nHost: drover\r\nContent-Length: 100000\r\n\r\n{\"Job\":")
 	}
 	registerJob(t, a, batchJobJSON("served"))
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	data, err := json.Marshal(v)
-	must.NoError(t, err)
-	return string(data)
 }

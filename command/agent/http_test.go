@@ -11,13 +11,15 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
 func indexOf(t *testing.T, resp response) uint64 {
 	t.Helper()
-	index, err := strconv.ParseUint(resp.header.Get(headerIndex), 10, 64)
-	must.NoError(t, err, must.Sprintf("X-Nomad-Index %q", resp.header.Get(headerIndex)))
+	index, err := strconv.ParseUint(resp.header.Get(httpserver.HeaderIndex), 10, 64)
+	must.NoError(t, err, must.Sprintf("X-Nomad-Index %q", resp.header.Get(httpserver.HeaderIndex)))
 	return index
 }
 
@@ -86,9 +88,9 @@ func TestHTTP_BlockingQueryTimesOut(t *testing.T) {
 
 func TestHTTP_PanicIsRecovered(t *testing.T) {
 	a := testAgent(t)
-	a.http.handle("GET /v1/test/panic", public, func(w http.ResponseWriter, r *http.Request) (any, error) {
+	a.http.Handle(httpserver.NewRoute("GET /v1/test/panic", public, func(w http.ResponseWriter, r *http.Request) (any, error) {
 		panic("boom")
-	})
+	}))
 
 	resp := do(t, a, http.MethodGet, "/v1/test/panic", nil)
 	must.Eq(t, http.StatusInternalServerError, resp.code)
@@ -116,7 +118,7 @@ func TestHTTP_JobIDWithSlash(t *testing.T) {
 	must.NoError(t, err)
 	var in api.Job
 	must.NoError(t, json.Unmarshal(data, &in))
-	child := jobFromAPI(&in)
+	child := convert.JobFromAPI(&in)
 	child.Canonicalize()
 	_, err = a.Server().RegisterJob(context.Background(), &nomad.JobRegisterRequest{Job: child})
 	must.NoError(t, err)
@@ -124,4 +126,22 @@ func TestHTTP_JobIDWithSlash(t *testing.T) {
 	var job api.Job
 	get(t, a, "/v1/job/parent%2Fperiodic-1700000000", &job)
 	must.Eq(t, "parent/periodic-1700000000", *job.ID)
+}
+
+// TestUnsupportedRoutes_404SaysNomadsAndWhere: a request to a route of
+// Nomad's that Drover lacks gets a 404 that says so and points at the
+// differences page; any other unknown path gets the plain 404.
+func TestUnsupportedRoutes_404SaysNomadsAndWhere(t *testing.T) {
+	a := testAgent(t)
+	resp := do(t, a, http.MethodGet, "/v1/deployments", nil)
+	must.Eq(t, http.StatusNotFound, resp.code)
+	must.Eq(t, "no such endpoint: GET /v1/deployments is a Nomad API route (Deployments) that Drover does not serve yet; see website/content/docs/differences.md\n", string(resp.body))
+
+	resp = do(t, a, http.MethodPut, "/v1/var/team/app/config", nil)
+	must.Eq(t, http.StatusNotFound, resp.code)
+	must.StrContains(t, string(resp.body), "is a Nomad API route (Variables)")
+
+	resp = do(t, a, http.MethodGet, "/v1/nothing", nil)
+	must.Eq(t, http.StatusNotFound, resp.code)
+	must.Eq(t, "no such endpoint: GET /v1/nothing\n", string(resp.body))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/netguard"
 )
 
@@ -18,8 +19,8 @@ import (
 // service is never asked, nothing of it can be read back through the
 // allocation's files, and the task event names the setting.
 func TestArtifact_LoopbackRefusedOutsideDevMode(t *testing.T) {
-	a := testClientAgent(t, func(c *Config) {
-		c.Client.Artifact.Addresses = DefaultConfig().Client.Artifact.Addresses
+	a := testClientAgent(t, func(c *config.Config) {
+		c.Client.Artifact.Addresses = config.DefaultConfig().Client.Artifact.Addresses
 	})
 	must.Eq(t, netguard.DefaultPolicy(), a.config.Client.Artifact.Addresses)
 

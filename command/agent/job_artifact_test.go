@@ -13,6 +13,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 )
 
 // artifactJob is a batch job of one raw_exec task running script, with
@@ -115,7 +116,7 @@ func TestArtifact_DestinationInTheSharedDirectory(t *testing.T) {
 // unpack stops there, the task fails before it starts with a task event
 // naming the limit, and the agent goes on answering.
 func TestArtifact_DecompressionBombStopsAtTheLimit(t *testing.T) {
-	a := testClientAgent(t, func(c *Config) {
+	a := testClientAgent(t, func(c *config.Config) {
 		c.Client.Artifact.DecompressionSizeLimit = 10_000_000
 	})
 	bomb := gzippedTar(t, "zeros", 50_000_000)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -31,7 +33,7 @@ type jobDeregisterResponse struct {
 // jobsList serves GET /v1/jobs: the stubs of the jobs whose ID starts with
 // ?prefix, each with its summary.
 func (s *HTTPServer) jobsList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +41,7 @@ func (s *HTTPServer) jobsList(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return convertList(jobs, func(e nomad.JobListEntry) *api.JobListStub { return jobStub(e.Job, e.Summary) }), nil
+	return convert.List(jobs, func(e nomad.JobListEntry) *api.JobListStub { return convert.JobStub(e.Job, e.Summary) }), nil
 }
 
 // jobsRegister serves PUT and POST /v1/jobs.
@@ -51,7 +53,7 @@ func (s *HTTPServer) jobsRegister(w http.ResponseWriter, r *http.Request) (any, 
 // the ID in the URL.
 func (s *HTTPServer) jobUpdate(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	if err := checkID("job ID", id); err != nil {
+	if err := httpserver.CheckID("job ID", id); err != nil {
 		return nil, err
 	}
 	return s.registerJob(w, r, id)
@@ -102,7 +104,7 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 // its warnings after those of the request, and its index as the header.
 func registerAnswer(w http.ResponseWriter, resp *nomad.JobRegisterResponse, warnings ...string) *jobRegisterResponse {
 	warnings = append(warnings, resp.Warnings...)
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return &jobRegisterResponse{
 		EvalID:          resp.EvalID,
 		EvalCreateIndex: resp.EvalCreateIndex,
@@ -114,7 +116,7 @@ func registerAnswer(w http.ResponseWriter, resp *nomad.JobRegisterResponse, warn
 
 // jobRead serves GET /v1/job/:id.
 func (s *HTTPServer) jobRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "job ID")
+	id, opts, err := httpserver.IDQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +127,9 @@ func (s *HTTPServer) jobRead(w http.ResponseWriter, r *http.Request) (any, error
 		return nil, err
 	}
 	if job == nil {
-		return nil, notFound("job not found")
+		return nil, httpserver.NotFound("job not found")
 	}
-	return jobToAPI(job), nil
+	return convert.JobToAPI(job), nil
 }
 
 // jobWrite checks what a write to one job needs: the agent's server, the
@@ -141,7 +143,7 @@ func (s *HTTPServer) jobWrite(r *http.Request) (srv *nomad.Server, ns, id string
 	if err := s.checkRegion(r.URL.Query().Get("region")); err != nil {
 		return nil, "", "", err
 	}
-	ns, err = writeNamespace(r)
+	ns, err = httpserver.WriteNamespace(r)
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -154,7 +156,7 @@ func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	purge, err := parseBoolParam(r, "purge")
+	purge, err := httpserver.ParseBoolParam(r, "purge")
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +171,7 @@ func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return &jobDeregisterResponse{
 		EvalID:          resp.EvalID,
 		EvalCreateIndex: resp.EvalCreateIndex,
@@ -182,11 +184,11 @@ func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, err
 // the allocations of the job as it now exists count, not those left from an
 // earlier job of the same ID that was purged.
 func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "job ID")
+	id, opts, err := httpserver.IDQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
-	all, err := parseBoolParam(r, "all")
+	all, err := httpserver.ParseBoolParam(r, "all")
 	if err != nil {
 		return nil, err
 	}
@@ -196,12 +198,12 @@ func (s *HTTPServer) jobAllocations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return allocStubs(allocs), nil
+	return convert.AllocStubs(allocs), nil
 }
 
 // jobEvaluations serves GET /v1/job/:id/evaluations.
 func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "job ID")
+	id, opts, err := httpserver.IDQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -211,12 +213,12 @@ func (s *HTTPServer) jobEvaluations(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return evalsToAPI(evals), nil
+	return convert.EvalsToAPI(evals), nil
 }
 
 // jobSummary serves GET /v1/job/:id/summary.
 func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "job ID")
+	id, opts, err := httpserver.IDQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -227,16 +229,16 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 		return nil, err
 	}
 	if summary == nil {
-		return nil, notFound("job not found")
+		return nil, httpserver.NotFound("job not found")
 	}
-	return jobSummaryToAPI(summary), nil
+	return convert.JobSummaryToAPI(summary), nil
 }
 
 // jobDeployment serves GET /v1/job/:id/deployment, which Nomad's `job
 // status` reads. Drover has no deployments, so an existing job has none:
 // null, as Nomad answers for a job without one.
 func (s *HTTPServer) jobDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "job ID")
+	id, opts, err := httpserver.IDQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +249,7 @@ func (s *HTTPServer) jobDeployment(w http.ResponseWriter, r *http.Request) (any,
 		return nil, err
 	}
 	if !exists {
-		return nil, notFound("job not found")
+		return nil, httpserver.NotFound("job not found")
 	}
 	return jsonNull{}, nil
 }
@@ -268,7 +270,7 @@ func (s *HTTPServer) jobPeriodicForce(w http.ResponseWriter, r *http.Request) (a
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	// The shape of Nomad's PeriodicForceResponse.
 	type periodicForceResponse struct {
 		EvalID          string

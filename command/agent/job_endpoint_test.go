@@ -12,6 +12,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -34,11 +36,11 @@ func TestJobEndpoints_RegisterListReadVersionsSummary(t *testing.T) {
 		must.Eq(t, structs.JobStatusPending, stubs[0].Status)
 		must.NotNil(t, stubs[0].JobSummary)
 		must.MapContainsKey(t, stubs[0].JobSummary.Summary, "maxrun")
-		index, err := strconv.ParseUint(resp.header.Get(headerIndex), 10, 64)
+		index, err := strconv.ParseUint(resp.header.Get(httpserver.HeaderIndex), 10, 64)
 		must.NoError(t, err)
 		must.GreaterEq(t, reg.JobModifyIndex, index)
-		must.Eq(t, "true", resp.header.Get(headerKnownLeader))
-		must.Eq(t, "0", resp.header.Get(headerLastContact))
+		must.Eq(t, "true", resp.header.Get(httpserver.HeaderKnownLeader))
+		must.Eq(t, "0", resp.header.Get(httpserver.HeaderLastContact))
 	})
 
 	t.Run("prefix list", func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestJobEndpoints_RegisterListReadVersionsSummary(t *testing.T) {
 		must.Eq(t, "default", *job.Namespace)
 		must.Eq(t, "global", *job.Region)
 		must.Eq(t, 10*time.Second, *job.TaskGroups[0].MaxRunDuration)
-		must.Eq(t, strconv.FormatUint(*job.ModifyIndex, 10), resp.header.Get(headerIndex))
+		must.Eq(t, strconv.FormatUint(*job.ModifyIndex, 10), resp.header.Get(httpserver.HeaderIndex))
 	})
 
 	t.Run("versions", func(t *testing.T) {
@@ -139,7 +141,7 @@ func TestJobEndpoints_StopAndPurge(t *testing.T) {
 	must.NoError(t, json.Unmarshal(resp.body, &dereg))
 	must.NotEq(t, "", dereg.EvalID)
 	must.Positive(t, dereg.EvalCreateIndex)
-	must.Eq(t, strconv.FormatUint(dereg.Index, 10), resp.header.Get(headerIndex))
+	must.Eq(t, strconv.FormatUint(dereg.Index, 10), resp.header.Get(httpserver.HeaderIndex))
 
 	var job api.Job
 	get(t, a, "/v1/job/stopme", &job)
@@ -236,7 +238,7 @@ func TestJobEndpoints_BadInput(t *testing.T) {
 		{"wrong type", http.MethodPut, "/v1/jobs", `{"Job": {"ID": 5}}`, 400, []string{"failed to decode job:", "Job.ID"}},
 		{"empty body", http.MethodPut, "/v1/jobs", "", 400, []string{"missing request body"}},
 		{"no job", http.MethodPut, "/v1/jobs", `{}`, 400, []string{"has no job"}},
-		{"oversize body", http.MethodPut, "/v1/jobs", `{"Job": {"Meta": {"x": "` + strings.Repeat("a", 2*int(DefaultLimitsConfig().JobMaxSize)) + `"}}}`, 413, []string{"request body too large: the limit is 8388608 bytes (twice limits.job_max_size)"}},
+		{"oversize body", http.MethodPut, "/v1/jobs", `{"Job": {"Meta": {"x": "` + strings.Repeat("a", 2*int(config.DefaultLimitsConfig().JobMaxSize)) + `"}}}`, 413, []string{"request body too large: the limit is 8388608 bytes (twice limits.job_max_size)"}},
 		{"oversize body elsewhere", http.MethodPut, "/v1/node/n1/eligibility", `{"x": "` + strings.Repeat("a", 1<<20) + `"}`, 413, []string{"request body too large: the limit is 1048576 bytes (limits.http_max_body_size)"}},
 		{"unknown job", http.MethodGet, "/v1/job/nope", nil, 404, []string{"job not found"}},
 		{"wrong method", http.MethodPatch, "/v1/jobs", nil, 405, []string{"method PATCH not allowed on /v1/jobs"}},
@@ -244,7 +246,7 @@ func TestJobEndpoints_BadInput(t *testing.T) {
 		{"unknown path", http.MethodGet, "/v1/nothing", nil, 404, []string{"no such endpoint"}},
 		{"NUL in ID", http.MethodGet, "/v1/job/a%00b", nil, 400, []string{`invalid job ID "a\x00b": must contain only printable characters, not U+0000 at byte 2`}},
 		{"ESC in ID", http.MethodGet, "/v1/job/a%1Bb", nil, 400, []string{`invalid job ID "a\x1bb": must contain only printable characters, not U+001B at byte 2`}},
-		{"too long ID", http.MethodGet, "/v1/job/" + strings.Repeat("x", maxIDLength+1), nil, 400, []string{"invalid job ID: longer than"}},
+		{"too long ID", http.MethodGet, "/v1/job/" + strings.Repeat("x", httpserver.MaxIDLength+1), nil, 400, []string{"invalid job ID: longer than"}},
 		{"bad index", http.MethodGet, "/v1/jobs?index=abc", nil, 400, []string{`invalid index "abc"`}},
 		{"bad wait", http.MethodGet, "/v1/jobs?index=1&wait=soon", nil, 400, []string{`invalid wait "soon"`}},
 		{"other region", http.MethodGet, "/v1/jobs?region=mars", nil, 400, []string{`unknown region "mars"`}},

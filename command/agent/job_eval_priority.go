@@ -3,6 +3,8 @@ package agent
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 // parseEvalPriority reads ?eval_priority=, the priority a job stop's
@@ -15,7 +17,7 @@ func parseEvalPriority(r *http.Request) (int, error) {
 	}
 	p, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, badRequest("invalid eval_priority %q: must be an integer from 1 to 100", v)
+		return 0, httpserver.BadRequest("invalid eval_priority %q: must be an integer from 1 to 100", v)
 	}
 	return p, nil
 }

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"net/http"
+
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 // jobEvaluateRequest is the body of PUT /v1/job/:id/evaluate, as Nomad's
@@ -22,15 +24,15 @@ func (s *HTTPServer) jobEvaluate(w http.ResponseWriter, r *http.Request) (any, e
 	}
 	var req jobEvaluateRequest
 	if r.Body != nil && r.Body != http.NoBody {
-		if err := decodeBody(r, &req, "job evaluate request"); err != nil {
+		if err := httpserver.DecodeBody(r, &req, "job evaluate request"); err != nil {
 			return nil, err
 		}
 	}
 	if req.JobID != "" && req.JobID != id {
-		return nil, badRequest("JobID %q in the body does not match %q in the URL", req.JobID, id)
+		return nil, httpserver.BadRequest("JobID %q in the body does not match %q in the URL", req.JobID, id)
 	}
 	if req.EvalOptions.ForceReschedule {
-		return nil, badRequest("EvalOptions.ForceReschedule is not supported by Drover: failed allocations are rescheduled by their reschedule policy only")
+		return nil, httpserver.BadRequest("EvalOptions.ForceReschedule is not supported by Drover: failed allocations are rescheduled by their reschedule policy only")
 	}
 	resp, err := srv.JobEvaluate(r.Context(), ns, id)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -54,8 +55,8 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
-func withMockDriver(cfg *Config) {
-	cfg.Plugins = map[string]*PluginConfig{"mock_driver": {Name: "mock_driver", Config: map[string]any{"enabled": true}}}
+func withMockDriver(cfg *config.Config) {
+	cfg.Plugins = map[string]*config.PluginConfig{"mock_driver": {Name: "mock_driver", Config: map[string]any{"enabled": true}}}
 }
 
 func TestMemory_jobVersionIsNotCopiedPerAllocation(t *testing.T) {
@@ -70,8 +71,8 @@ func TestMemory_jobVersionIsNotCopiedPerAllocation(t *testing.T) {
 		// states and events, indexes. It is far below a copy of the job.
 		perAlloc = 64 << 10
 	)
-	srv := testAgent(t, func(cfg *Config) { cfg.Server.EncryptKey = testEncryptKey })
-	c := testClientAgent(t, withMockDriver, func(cfg *Config) {
+	srv := testAgent(t, func(cfg *config.Config) { cfg.Server.EncryptKey = testEncryptKey })
+	c := testClientAgent(t, withMockDriver, func(cfg *config.Config) {
 		cfg.NodeName = "memory-client"
 		cfg.Server.Enabled = false
 		cfg.Client.RegistrationSecret = testRegistrationSecret

@@ -7,6 +7,8 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
@@ -18,11 +20,11 @@ import (
 // evaluation stops when the client goes away.
 func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req api.JobsParseRequest
-	if err := decodeBody(r, &req, "parse request"); err != nil {
+	if err := httpserver.DecodeBody(r, &req, "parse request"); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(req.JobHCL) == "" {
-		return nil, badRequest("JobHCL is empty: send the jobspec's HCL in JobHCL")
+		return nil, httpserver.BadRequest("JobHCL is empty: send the jobspec's HCL in JobHCL")
 	}
 	job, err := jobspec2.ParseWithContext(r.Context(), &jobspec2.ParseConfig{
 		Path:         "input.hcl",
@@ -33,14 +35,14 @@ func (s *HTTPServer) jobsParse(w http.ResponseWriter, r *http.Request) (any, err
 		Limits:       s.limits.HCLLimits(),
 	})
 	if err != nil {
-		return nil, badRequest("%v", err)
+		return nil, httpserver.BadRequest("%v", err)
 	}
 	if !req.Canonicalize {
 		return job, nil
 	}
-	canonical := jobFromAPI(job)
+	canonical := convert.JobFromAPI(job)
 	canonical.Canonicalize()
-	return jobToAPI(canonical), nil
+	return convert.JobToAPI(canonical), nil
 }
 
 // validateJob serves PUT and POST /v1/validate/job. Like Nomad it answers
@@ -72,10 +74,10 @@ func (s *HTTPServer) validateJob(w http.ResponseWriter, r *http.Request) (any, e
 	case err == nil:
 		warnings = append(warnings, job.Warnings()...)
 	case errors.As(err, &invalid):
-		resp.ValidationErrors = validationMessages(invalid)
+		resp.ValidationErrors = httpserver.ValidationMessages(invalid)
 		resp.Error = err.Error()
 	case err != nil:
-		_, reason := errorStatus(err)
+		_, reason := httpserver.ErrorStatus(err)
 		resp.ValidationErrors = []string{reason}
 		resp.Error = reason
 	}

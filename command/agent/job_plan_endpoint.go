@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -43,6 +45,6 @@ func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
-	return planResponseToAPI(resp, strings.Join(warnings, "\n")), nil
+	httpserver.SetIndex(w, resp.Index)
+	return convert.PlanResponseToAPI(resp, strings.Join(warnings, "\n")), nil
 }

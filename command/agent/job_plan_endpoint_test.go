@@ -13,6 +13,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -73,7 +74,7 @@ func TestJobPlanEndpoint_maxRunDurationChangeIsInPlace(t *testing.T) {
 	resp := do(t, a, http.MethodPut, "/v1/job/maxrun/plan", planBody(job, true))
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	must.Eq(t, "application/json", resp.header.Get("Content-Type"))
-	must.Eq(t, strconv.FormatUint(before, 10), resp.header.Get(headerIndex))
+	must.Eq(t, strconv.FormatUint(before, 10), resp.header.Get(httpserver.HeaderIndex))
 
 	// Nomad's own types read the answer.
 	var out nomadapi.JobPlanResponse

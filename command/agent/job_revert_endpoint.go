@@ -3,6 +3,7 @@ package agent
 import (
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -23,11 +24,11 @@ func (s *HTTPServer) jobRevert(w http.ResponseWriter, r *http.Request) (any, err
 		return nil, err
 	}
 	var req jobRevertRequest
-	if err := decodeBody(r, &req, "job revert request"); err != nil {
+	if err := httpserver.DecodeBody(r, &req, "job revert request"); err != nil {
 		return nil, err
 	}
 	if req.JobID != "" && req.JobID != id {
-		return nil, badRequest("JobID %q in the body does not match %q in the URL", req.JobID, id)
+		return nil, httpserver.BadRequest("JobID %q in the body does not match %q in the URL", req.JobID, id)
 	}
 	resp, err := srv.RevertJob(r.Context(), &nomad.JobRevertRequest{
 		Namespace:           ns,

@@ -1,10 +1,13 @@
 package agent
 
 import (
+	"cmp"
 	"net/http"
 	"reflect"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/structs"
 )
@@ -17,12 +20,12 @@ import (
 // does not implement: submittedJob refuses the job for some, the
 // others are warnings. what names the body in errors.
 func readJobRequest[R any](r *http.Request, what string) (*R, *fieldReport, error) {
-	body, err := readBody(r, what)
+	body, err := httpserver.ReadBody(r, what)
 	if err != nil {
 		return nil, nil, err
 	}
 	var req R
-	if err := unmarshalBody(body, &req, what); err != nil {
+	if err := httpserver.UnmarshalBody(body, &req, what); err != nil {
 		return nil, nil, err
 	}
 	return &req, checkUnsupported(body, reflect.TypeFor[R]()), nil
@@ -32,10 +35,10 @@ func readJobRequest[R any](r *http.Request, what string) (*R, *fieldReport, erro
 // whose job's ID is not pathID when the URL names one.
 func jobInBody(job *api.Job, kind, pathID string) error {
 	if job == nil {
-		return badRequest(`%s has no job: the body must be {"Job": {...}}`, kind)
+		return httpserver.BadRequest(`%s has no job: the body must be {"Job": {...}}`, kind)
 	}
 	if pathID != "" && (job.ID == nil || *job.ID != pathID) {
-		return badRequest("job ID %q in the body does not match %q in the URL", deref(job.ID), pathID)
+		return httpserver.BadRequest("job ID %q in the body does not match %q in the URL", convert.Deref(job.ID), pathID)
 	}
 	return nil
 }
@@ -46,14 +49,14 @@ func jobInBody(job *api.Job, kind, pathID string) error {
 // (jobcheck). The fields the request set that Drover refuses are refused
 // here, with every problem jobcheck finds besides, in one error.
 func (s *HTTPServer) submittedJob(r *http.Request, in *api.Job, wr api.WriteRequest, fields *fieldReport) (*structs.Job, error) {
-	job := jobFromAPI(in)
+	job := convert.JobFromAPI(in)
 	ns, err := submittedNamespace(r, in, wr)
 	if err != nil {
 		return nil, err
 	}
 	job.Namespace = ns
 	if job.Region == "" {
-		job.Region = firstNonEmpty(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
+		job.Region = cmp.Or(wr.Region, r.URL.Query().Get("region"), s.agent.config.Region)
 	}
 	if err := s.checkRegion(job.Region); err != nil {
 		return nil, err
@@ -74,7 +77,7 @@ func submittedNamespace(r *http.Request, in *api.Job, wr api.WriteRequest) (stri
 	if wr.Namespace != "" {
 		return wr.Namespace, nil
 	}
-	return writeNamespace(r)
+	return httpserver.WriteNamespace(r)
 }
 
 // CanonicalJob converts a job in its wire form into the internal model and
@@ -82,7 +85,7 @@ func submittedNamespace(r *http.Request, in *api.Job, wr api.WriteRequest) (stri
 // plan or validate request. `drover job validate` holds the result to
 // jobcheck.Submitted without a server.
 func CanonicalJob(in *api.Job) *structs.Job {
-	job := jobFromAPI(in)
+	job := convert.JobFromAPI(in)
 	job.Canonicalize()
 	return job
 }

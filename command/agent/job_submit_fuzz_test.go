@@ -10,6 +10,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/jobcheck"
 	"github.com/drover-io/drover/structs"
 )
@@ -50,12 +52,12 @@ func FuzzJobRegisterBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		job, err := submitBody(body)
 		if err != nil {
-			code, reason := errorStatus(err)
+			code, reason := httpserver.ErrorStatus(err)
 			must.True(t, code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge, must.Sprintf("%d %s", code, reason))
 			must.NotEq(t, "", reason)
 			return
 		}
-		again, err := json.Marshal(map[string]any{"Job": jobToAPI(job)})
+		again, err := json.Marshal(map[string]any{"Job": convert.JobToAPI(job)})
 		must.NoError(t, err)
 		job2, err := submitBody(again)
 		must.NoError(t, err, must.Sprintf("a job accepted once, read back, is refused: %s", again))
@@ -74,7 +76,7 @@ func submitBody(body []byte) (*structs.Job, error) {
 	if err := jobInBody(req.Job, "job register request", ""); err != nil {
 		return nil, err
 	}
-	job := jobFromAPI(req.Job)
+	job := convert.JobFromAPI(req.Job)
 	if job.Namespace == "" {
 		job.Namespace = structs.DefaultNamespace
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -32,19 +34,19 @@ type versionDiffQuery struct {
 // Nomad, diff_version is checked whenever it is given but only used with
 // diffs=true. Drover has no version tags, so no diff_tag can name a version.
 func parseVersionDiffQuery(r *http.Request) (versionDiffQuery, error) {
-	diffs, err := parseBoolParam(r, "diffs")
+	diffs, err := httpserver.ParseBoolParam(r, "diffs")
 	if err != nil {
 		return versionDiffQuery{}, err
 	}
 	q := versionDiffQuery{diffs: diffs}
 	params := r.URL.Query()
 	if tag := params.Get("diff_tag"); tag != "" {
-		return versionDiffQuery{}, badRequest("invalid diff_tag %q: Drover has no job version tags; use diff_version", tag)
+		return versionDiffQuery{}, httpserver.BadRequest("invalid diff_tag %q: Drover has no job version tags; use diff_version", tag)
 	}
 	if raw := strings.TrimSpace(params.Get("diff_version")); raw != "" {
 		v, err := strconv.ParseUint(raw, 10, 64)
 		if err != nil {
-			return versionDiffQuery{}, badRequest("invalid diff_version %q: must be a job version number (0, 1, ...)", raw)
+			return versionDiffQuery{}, httpserver.BadRequest("invalid diff_version %q: must be a job version number (0, 1, ...)", raw)
 		}
 		q.against = &v
 	}
@@ -55,7 +57,7 @@ func parseVersionDiffQuery(r *http.Request) (versionDiffQuery, error) {
 // job, newest first, and with ?diffs=true how they differ (see
 // versionDiffs).
 func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "job ID")
+	id, opts, err := httpserver.IDQuery(r, "job ID")
 	if err != nil {
 		return nil, err
 	}
@@ -70,15 +72,15 @@ func (s *HTTPServer) jobVersions(w http.ResponseWriter, r *http.Request) (any, e
 		return nil, err
 	}
 	if len(versions) == 0 {
-		return nil, notFound("job not found")
+		return nil, httpserver.NotFound("job not found")
 	}
-	resp := &jobVersionsResponse{Versions: convertList(versions, jobToAPI)}
+	resp := &jobVersionsResponse{Versions: convert.List(versions, convert.JobToAPI)}
 	if dq.diffs {
 		diffs, err := versionDiffs(versions, dq.against)
 		if err != nil {
 			return nil, err
 		}
-		resp.Diffs = jobDiffsToAPI(diffs)
+		resp.Diffs = convert.JobDiffsToAPI(diffs)
 	}
 	return resp, nil
 }
@@ -94,7 +96,7 @@ func versionDiffs(versions []*structs.Job, against *uint64) ([]*structs.JobDiff,
 	if against != nil {
 		base = versionNumbered(versions, *against)
 		if base == nil {
-			return nil, badRequest("invalid diff_version %d: the job has no version %d", *against, *against)
+			return nil, httpserver.BadRequest("invalid diff_version %d: the job has no version %d", *against, *against)
 		}
 	}
 	var diffs []*structs.JobDiff

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -18,7 +20,7 @@ const (
 // keyringList serves GET /v1/operator/keyring/keys: the metadata of every
 // root key, never their secrets. It is a blocking query.
 func (s *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +28,7 @@ func (s *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return convertList(keys, rootKeyMetaToAPI), nil
+	return convert.List(keys, rootKeyMetaToAPI), nil
 }
 
 // keyringRotate serves PUT and POST /v1/operator/keyring/rotate: a new
@@ -42,19 +44,19 @@ func (s *HTTPServer) keyringRotate(w http.ResponseWriter, r *http.Request) (any,
 	}
 	q := r.URL.Query()
 	if algo := q.Get("algo"); algo != "" && algo != structs.RootKeyAlgorithmEd25519 {
-		return nil, badRequest("unsupported algo %q: Drover's root keys are %s signing keys", algo, structs.RootKeyAlgorithmEd25519)
+		return nil, httpserver.BadRequest("unsupported algo %q: Drover's root keys are %s signing keys", algo, structs.RootKeyAlgorithmEd25519)
 	}
 	if q.Has("publish_time") {
-		return nil, badRequest("publish_time is not supported: a rotated key is published and becomes active at once")
+		return nil, httpserver.BadRequest("publish_time is not supported: a rotated key is published and becomes active at once")
 	}
-	if _, err := parseBoolParam(r, "full"); err != nil {
+	if _, err := httpserver.ParseBoolParam(r, "full"); err != nil {
 		return nil, err
 	}
 	resp, err := srv.RotateRootKey(r.Context(), &nomad.RootKeyRotateRequest{})
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return struct{ Key *api.RootKeyMeta }{rootKeyMetaToAPI(resp.Key)}, nil
 }
 
@@ -66,9 +68,9 @@ func (s *HTTPServer) keyringDelete(w http.ResponseWriter, r *http.Request) (any,
 		return nil, err
 	}
 	if !structs.ValidRootKeyID(id) {
-		return nil, badRequest("root key ID %q is not a UUID: list the keys with -verbose for their full IDs", id)
+		return nil, httpserver.BadRequest("root key ID %q is not a UUID: list the keys with -verbose for their full IDs", id)
 	}
-	force, err := parseBoolParam(r, "force")
+	force, err := httpserver.ParseBoolParam(r, "force")
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +78,7 @@ func (s *HTTPServer) keyringDelete(w http.ResponseWriter, r *http.Request) (any,
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return nil, nil
 }
 

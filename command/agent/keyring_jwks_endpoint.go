@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -47,7 +48,7 @@ func (s *HTTPServer) jwksRead(w http.ResponseWriter, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	setQueryMeta(w, meta)
+	httpserver.SetQueryMeta(w, meta)
 	w.Header().Set("Cache-Control", jwksCacheControl)
 	out := jwks{Keys: make([]jwk, 0, len(keys))}
 	for _, k := range keys {

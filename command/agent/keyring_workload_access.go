@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 // Routes a workload identity may call, each for its own object only.
@@ -24,7 +25,7 @@ func workloadAllowed(r *http.Request, a *acl.ACL, allocNS string) bool {
 	case workloadAllocRoute:
 		return a.AllowWorkloadAlloc(allocNS, r.PathValue("id"))
 	case workloadJobRoute:
-		return a.AllowWorkloadJob(parseNamespace(r.URL.Query()), r.PathValue("id"))
+		return a.AllowWorkloadJob(httpserver.ParseNamespace(r.URL.Query()), r.PathValue("id"))
 	}
 	return false
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	metrics "github.com/hashicorp/go-metrics"
+
+	"github.com/drover-io/drover/command/agent/config"
 )
 
 // agentMetrics is one agent's telemetry: the in-memory sink behind
@@ -27,7 +29,7 @@ type agentMetrics struct {
 
 // startMetrics builds the sinks, installs them as go-metrics' global and
 // starts emitting Go runtime metrics every collection interval until stop.
-func startMetrics(cfg TelemetryConfig) (*agentMetrics, error) {
+func startMetrics(cfg config.TelemetryConfig) (*agentMetrics, error) {
 	am := &agentMetrics{
 		inmem: metrics.NewInmemSink(cfg.InMemoryCollectionInterval(), cfg.InMemoryRetention),
 		stop:  make(chan struct{}),

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 // prometheusContentType is the text exposition format's content type.
@@ -22,14 +24,14 @@ func (s *HTTPServer) metricsHandler(w http.ResponseWriter, r *http.Request) (any
 	case "prometheus":
 		return nil, s.writePrometheus(w)
 	default:
-		return nil, badRequest("unknown metrics format %q: use json or prometheus", format)
+		return nil, httpserver.BadRequest("unknown metrics format %q: use json or prometheus", format)
 	}
 }
 
 func (s *HTTPServer) writePrometheus(w http.ResponseWriter) error {
 	prom := s.agent.metrics.prom
 	if prom == nil {
-		return badRequest("Prometheus metrics are not enabled: set prometheus_metrics = true in the agent's telemetry block")
+		return httpserver.BadRequest("Prometheus metrics are not enabled: set prometheus_metrics = true in the agent's telemetry block")
 	}
 	var buf bytes.Buffer
 	if _, err := prom.WriteTo(&buf); err != nil {

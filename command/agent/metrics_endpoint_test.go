@@ -12,11 +12,12 @@ import (
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
-func metricsAgent(t *testing.T, mutate ...func(*Config)) *Agent {
-	return testAgent(t, append([]func(*Config){func(c *Config) {
+func metricsAgent(t *testing.T, mutate ...func(*config.Config)) *Agent {
+	return testAgent(t, append([]func(*config.Config){func(c *config.Config) {
 		c.Telemetry.DisableHostname = true
 	}}, mutate...)...)
 }
@@ -76,7 +77,7 @@ func TestMetricsEndpoint_Prometheus(t *testing.T) {
 }
 
 func TestMetricsEndpoint_ServicePrefix(t *testing.T) {
-	a := metricsAgent(t, func(c *Config) { c.Telemetry.ServicePrefix = "drover" })
+	a := metricsAgent(t, func(c *config.Config) { c.Telemetry.ServicePrefix = "drover" })
 	metrics.IncrCounter([]string{"custom"}, 3)
 	resp := do(t, a, http.MethodGet, "/v1/metrics?format=prometheus", nil)
 	must.Eq(t, http.StatusOK, resp.code)
@@ -84,7 +85,7 @@ func TestMetricsEndpoint_ServicePrefix(t *testing.T) {
 }
 
 func TestMetricsEndpoint_Errors(t *testing.T) {
-	a := metricsAgent(t, func(c *Config) { c.Telemetry.PrometheusMetrics = false })
+	a := metricsAgent(t, func(c *config.Config) { c.Telemetry.PrometheusMetrics = false })
 
 	resp := do(t, a, http.MethodGet, "/v1/metrics?format=prometheus", nil)
 	must.Eq(t, http.StatusBadRequest, resp.code)

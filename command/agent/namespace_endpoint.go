@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -12,7 +14,7 @@ import (
 // namespacesList serves GET /v1/namespaces: the namespaces the caller's
 // token grants anything in.
 func (s *HTTPServer) namespacesList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -20,16 +22,16 @@ func (s *HTTPServer) namespacesList(w http.ResponseWriter, r *http.Request) (any
 	if err != nil {
 		return nil, err
 	}
-	return convertList(namespaces, namespaceToAPI), nil
+	return convert.List(namespaces, convert.NamespaceToAPI), nil
 }
 
 // namespaceRead serves GET /v1/namespace/:name.
 func (s *HTTPServer) namespaceRead(w http.ResponseWriter, r *http.Request) (any, error) {
 	name := r.PathValue("name")
-	if err := checkID("namespace name", name); err != nil {
+	if err := httpserver.CheckID("namespace name", name); err != nil {
 		return nil, err
 	}
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -40,9 +42,9 @@ func (s *HTTPServer) namespaceRead(w http.ResponseWriter, r *http.Request) (any,
 		return nil, err
 	}
 	if ns == nil {
-		return nil, notFound("namespace not found")
+		return nil, httpserver.NotFound("namespace not found")
 	}
-	return namespaceToAPI(ns), nil
+	return convert.NamespaceToAPI(ns), nil
 }
 
 // namespaceWrite serves PUT and POST /v1/namespace and
@@ -53,27 +55,27 @@ func (s *HTTPServer) namespaceWrite(w http.ResponseWriter, r *http.Request) (any
 		return nil, err
 	}
 	var in api.Namespace
-	if err := decodeBody(r, &in, "namespace"); err != nil {
+	if err := httpserver.DecodeBody(r, &in, "namespace"); err != nil {
 		return nil, err
 	}
 	if name := r.PathValue("name"); name != "" {
 		if in.Name != "" && in.Name != name {
-			return nil, badRequest("namespace name %q in the body does not match %q in the URL", in.Name, name)
+			return nil, httpserver.BadRequest("namespace name %q in the body does not match %q in the URL", in.Name, name)
 		}
 		in.Name = name
 	}
 	if in.Name == "" {
-		return nil, badRequest("missing namespace name")
+		return nil, httpserver.BadRequest("missing namespace name")
 	}
-	ns, err := namespaceFromAPI(&in)
+	ns, err := convert.NamespaceFromAPI(&in)
 	if err != nil {
-		return nil, err
+		return nil, httpserver.BadRequest("%s", err)
 	}
 	resp, err := srv.UpsertNamespaces(r.Context(), &nomad.NamespaceUpsertRequest{Namespaces: []*structs.Namespace{ns}})
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return nil, nil
 }
 
@@ -88,6 +90,6 @@ func (s *HTTPServer) namespaceDelete(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	return nil, nil
 }

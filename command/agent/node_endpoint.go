@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/convert"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -35,28 +37,28 @@ type nodeDrainRequest struct {
 // nodesList serves GET /v1/nodes: stubs of the nodes whose ID starts with
 // ?prefix; ?resources=true and ?os=true add those parts, as in Nomad.
 func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
-	var fields nodeStubFields
-	if fields.Resources, err = parseBoolParam(r, "resources"); err != nil {
+	var fields convert.NodeStubFields
+	if fields.Resources, err = httpserver.ParseBoolParam(r, "resources"); err != nil {
 		return nil, err
 	}
-	if fields.OS, err = parseBoolParam(r, "os"); err != nil {
+	if fields.OS, err = httpserver.ParseBoolParam(r, "os"); err != nil {
 		return nil, err
 	}
 	nodes, err := serveRead(s, w, r, opts, (*nomad.Server).ListNodes)
 	if err != nil {
 		return nil, err
 	}
-	return convertList(nodes, func(n *structs.Node) *api.NodeListStub { return nodeStub(n, fields) }), nil
+	return convert.List(nodes, func(n *structs.Node) *api.NodeListStub { return convert.NodeStub(n, fields) }), nil
 }
 
 // nodeRead serves GET /v1/node/:id. Like Nomad's, it takes a whole node ID;
 // CLIs resolve prefixes through the list.
 func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "node ID")
+	id, opts, err := httpserver.IDQuery(r, "node ID")
 	if err != nil {
 		return nil, err
 	}
@@ -67,15 +69,15 @@ func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, erro
 		return nil, err
 	}
 	if node == nil {
-		return nil, notFound("node not found")
+		return nil, httpserver.NotFound("node not found")
 	}
-	return nodeToAPI(node), nil
+	return convert.NodeToAPI(node), nil
 }
 
 // nodeAllocations serves GET /v1/node/:id/allocations: the whole
 // allocations placed on the node, as clients and Nomad's CLI read them.
 func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := idQuery(r, "node ID")
+	id, opts, err := httpserver.IDQuery(r, "node ID")
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +87,7 @@ func (s *HTTPServer) nodeAllocations(w http.ResponseWriter, r *http.Request) (an
 	if err != nil {
 		return nil, err
 	}
-	return allocsToAPI(allocs), nil
+	return convert.AllocsToAPI(allocs), nil
 }
 
 // nodeEligibility serves PUT and POST /v1/node/:id/eligibility.
@@ -95,7 +97,7 @@ func (s *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (an
 		return nil, err
 	}
 	var req nodeEligibilityRequest
-	if err := decodeBody(r, &req, "eligibility request"); err != nil {
+	if err := httpserver.DecodeBody(r, &req, "eligibility request"); err != nil {
 		return nil, err
 	}
 	if err := checkBodyNodeID(req.NodeID, id); err != nil {
@@ -104,7 +106,7 @@ func (s *HTTPServer) nodeEligibility(w http.ResponseWriter, r *http.Request) (an
 	switch req.Eligibility {
 	case structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible:
 	default:
-		return nil, badRequest("invalid Eligibility %q: must be %q or %q", req.Eligibility, structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible)
+		return nil, httpserver.BadRequest("invalid Eligibility %q: must be %q or %q", req.Eligibility, structs.NodeSchedulingEligible, structs.NodeSchedulingIneligible)
 	}
 	resp, err := srv.NodeUpdateEligibility(r.Context(), id, req.Eligibility)
 	return nodeUpdateResult(w, resp, err)
@@ -117,7 +119,7 @@ func (s *HTTPServer) nodeDrain(w http.ResponseWriter, r *http.Request) (any, err
 		return nil, err
 	}
 	var req nodeDrainRequest
-	if err := decodeBody(r, &req, "drain request"); err != nil {
+	if err := httpserver.DecodeBody(r, &req, "drain request"); err != nil {
 		return nil, err
 	}
 	if err := checkBodyNodeID(req.NodeID, id); err != nil {
@@ -147,7 +149,7 @@ func (s *HTTPServer) nodeWrite(r *http.Request) (*nomad.Server, string, error) {
 // checkBodyNodeID rejects a body that names another node than the URL.
 func checkBodyNodeID(bodyID, pathID string) error {
 	if bodyID != "" && bodyID != pathID {
-		return badRequest("NodeID %q in the body does not match %q in the URL", bodyID, pathID)
+		return httpserver.BadRequest("NodeID %q in the body does not match %q in the URL", bodyID, pathID)
 	}
 	return nil
 }
@@ -156,7 +158,7 @@ func nodeUpdateResult(w http.ResponseWriter, resp *nomad.NodeUpdateResponse, err
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, resp.Index)
+	httpserver.SetIndex(w, resp.Index)
 	evalIDs := resp.EvalIDs
 	if evalIDs == nil {
 		evalIDs = []string{}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -31,7 +32,7 @@ func (s *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) (any, 
 	if err != nil {
 		return nil, err
 	}
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func (s *HTTPServer) snapshotSave(w http.ResponseWriter, r *http.Request) (any, 
 		return nil, fmt.Errorf("save snapshot: rewind the temporary file: %w", err)
 	}
 
-	setQueryMeta(w, srv.QueryMetaAt(meta.Index))
+	httpserver.SetQueryMeta(w, srv.QueryMetaAt(meta.Index))
 	hdr := w.Header()
 	hdr.Set("Content-Type", "application/octet-stream")
 	hdr.Set("Content-Length", strconv.FormatInt(size, 10))
@@ -99,16 +100,16 @@ func (s *HTTPServer) restoreSnapshot(w http.ResponseWriter, r *http.Request, lim
 	}
 	body := r.Body
 	if body == nil || body == http.NoBody {
-		return nil, badRequest("missing request body: expected a snapshot archive, as GET %s or 'drover operator snapshot save' writes it", operatorSnapshotPath)
+		return nil, httpserver.BadRequest("missing request body: expected a snapshot archive, as GET %s or 'drover operator snapshot save' writes it", operatorSnapshotPath)
 	}
 	if r.ContentLength > limit {
-		return nil, newHTTPError(http.StatusRequestEntityTooLarge, "snapshot too large: %d bytes, the limit is %d", r.ContentLength, limit)
+		return nil, httpserver.NewError(http.StatusRequestEntityTooLarge, "snapshot too large: %d bytes, the limit is %d", r.ContentLength, limit)
 	}
 	_, index, err := srv.SnapshotRestore(r.Context(), http.MaxBytesReader(w, body, limit))
 	if err != nil {
 		return nil, err
 	}
-	setIndex(w, index)
+	httpserver.SetIndex(w, index)
 	w.WriteHeader(http.StatusOK)
 	return nil, nil
 }
@@ -119,14 +120,14 @@ func (s *HTTPServer) restoreSnapshot(w http.ResponseWriter, r *http.Request, lim
 // was already forwarded is not forwarded again.
 func (s *HTTPServer) snapshotToLeader(w http.ResponseWriter, r *http.Request, srv *nomad.Server) (any, error) {
 	if r.Header.Get(forwardedHeader) != "" {
-		return nil, newHTTPError(http.StatusServiceUnavailable, "this server is no longer the leader; try again")
+		return nil, httpserver.NewError(http.StatusServiceUnavailable, "this server is no longer the leader; try again")
 	}
 	if !srv.KnownLeader() {
-		return nil, newHTTPError(http.StatusInternalServerError, "No cluster leader")
+		return nil, httpserver.NewError(http.StatusInternalServerError, "No cluster leader")
 	}
 	addr := srv.LeaderHTTPAddr()
 	if addr == "" {
-		return nil, newHTTPError(http.StatusServiceUnavailable, "the leader (RPC address %s) has not told its HTTP address yet; try again, or send the request to the leader's agent", srv.Leader())
+		return nil, httpserver.NewError(http.StatusServiceUnavailable, "the leader (RPC address %s) has not told its HTTP address yet; try again, or send the request to the leader's agent", srv.Leader())
 	}
 	s.forward(w, r, s.serverTarget(addr))
 	return nil, nil

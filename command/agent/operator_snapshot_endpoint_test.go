@@ -19,6 +19,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/snapshot"
 )
@@ -33,7 +35,7 @@ func saveSnapshotHTTP(t *testing.T, a *Agent, query string) response {
 	must.Eq(t, strconv.Itoa(len(resp.body)), resp.header.Get("Content-Length"))
 	sum := sha256.Sum256(resp.body)
 	must.Eq(t, "sha-256="+base64.StdEncoding.EncodeToString(sum[:]), resp.header.Get("Digest"))
-	index, err := strconv.ParseUint(resp.header.Get(headerIndex), 10, 64)
+	index, err := strconv.ParseUint(resp.header.Get(httpserver.HeaderIndex), 10, 64)
 	must.NoError(t, err)
 	meta, err := snapshot.Verify(bytes.NewReader(resp.body))
 	must.NoError(t, err)
@@ -49,7 +51,7 @@ func jobList(t *testing.T, a *Agent) []string {
 	return ids(stubs, func(s *api.JobListStub) string { return s.ID })
 }
 
-func unscheduled(c *Config) { c.Server.NumSchedulers = new(0) }
+func unscheduled(c *config.Config) { c.Server.NumSchedulers = new(0) }
 
 func TestOperatorSnapshot_SaveAndRestore(t *testing.T) {
 	src := testAgent(t, unscheduled)
@@ -61,7 +63,7 @@ func TestOperatorSnapshot_SaveAndRestore(t *testing.T) {
 	registerJob(t, dst, batchJobJSON("replaced"))
 	resp := do(t, dst, http.MethodPut, operatorSnapshotPath, archive)
 	must.Eq(t, http.StatusOK, resp.code, must.Sprintf("restore: %s", resp))
-	index, err := strconv.ParseUint(resp.header.Get(headerIndex), 10, 64)
+	index, err := strconv.ParseUint(resp.header.Get(httpserver.HeaderIndex), 10, 64)
 	must.NoError(t, err)
 	must.Positive(t, index)
 	must.Eq(t, []string{"first", "second"}, jobList(t, dst))
@@ -136,16 +138,17 @@ func TestOperatorSnapshot_RestoreLimit(t *testing.T) {
 	restore := func(w http.ResponseWriter, r *http.Request) (any, error) {
 		return a.http.restoreSnapshot(w, r, limit)
 	}
+	a.http.Handle(httpserver.NewRoute("PUT /test/restore", public, restore, httpserver.BodyLimit(maxSnapshotBytes, "snapshot")))
 
 	for _, announced := range []bool{true, false} {
-		req := httptest.NewRequest(http.MethodPut, operatorSnapshotPath, io.MultiReader(bytes.NewReader(archive)))
+		req := httptest.NewRequest(http.MethodPut, "/test/restore", io.MultiReader(bytes.NewReader(archive)))
 		if announced {
 			req.ContentLength = int64(len(archive))
 		} else {
 			req.ContentLength = -1
 		}
 		rec := httptest.NewRecorder()
-		a.http.serveRoute(rec, req, &route{h: restore, body: func(LimitsConfig) (int64, string) { return maxSnapshotBytes, "snapshot" }})
+		a.http.ServeHTTP(rec, req)
 		must.Eq(t, http.StatusRequestEntityTooLarge, rec.Code, must.Sprint(rec.Body.String()))
 		must.StrContains(t, rec.Body.String(), strconv.FormatInt(limit, 10))
 	}
@@ -155,7 +158,7 @@ func TestOperatorSnapshot_RestoreLimit(t *testing.T) {
 // route is not under the cap on JSON bodies: an archive larger than it is
 // read to its end, where its (deliberately) wrong sum is what refuses it.
 func TestOperatorSnapshot_RestoreLargerThanJSONCap(t *testing.T) {
-	jsonCap := DefaultLimitsConfig().JobMaxSize * 2
+	jsonCap := config.DefaultLimitsConfig().JobMaxSize * 2
 	archive := uncompressedArchive(t, int(jsonCap)+(1<<20))
 	must.Greater(t, int(jsonCap), len(archive))
 	a := testAgent(t, unscheduled)

@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -49,8 +50,8 @@ func TestFollower_showsYouYourOwnWrites(t *testing.T) {
 		// The raw answer, as any client reads it.
 		resp := do(t, f, http.MethodGet, "/v1/job/"+id, nil)
 		must.Eq(t, http.StatusOK, resp.code, must.Sprintf("write %d: GET /v1/job/%s on the follower: %s", i, id, resp))
-		must.Eq(t, "true", resp.header.Get(headerKnownLeader))
-		index, err := strconv.ParseUint(resp.header.Get(headerIndex), 10, 64)
+		must.Eq(t, "true", resp.header.Get(httpserver.HeaderKnownLeader))
+		index, err := strconv.ParseUint(resp.header.Get(httpserver.HeaderIndex), 10, 64)
 		must.NoError(t, err)
 		must.GreaterEq(t, wm.LastIndex, index)
 	}
@@ -93,7 +94,7 @@ func TestFollower_restartedDoesNotAnswerAsIfCaughtUp(t *testing.T) {
 		must.NoError(t, json.Unmarshal(resp.body, &list))
 		if len(list) < jobs {
 			behindStale++
-			must.Eq(t, "false", resp.header.Get(headerKnownLeader),
+			must.Eq(t, "false", resp.header.Get(httpserver.HeaderKnownLeader),
 				must.Sprintf("a stale list of %d of %d jobs claims a known leader", len(list), jobs))
 		}
 
@@ -106,7 +107,7 @@ func TestFollower_restartedDoesNotAnswerAsIfCaughtUp(t *testing.T) {
 		list = nil
 		must.NoError(t, json.Unmarshal(resp.body, &list))
 		must.Len(t, jobs, list, must.Sprintf("a list that is not stale holds %d of %d jobs", len(list), jobs))
-		must.Eq(t, "true", resp.header.Get(headerKnownLeader))
+		must.Eq(t, "true", resp.header.Get(httpserver.HeaderKnownLeader))
 		return true
 	})
 	t.Logf("while catching up: %d stale lists behind, %d lists refused", behindStale, refused)

@@ -16,6 +16,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -74,14 +76,14 @@ func newRouteFixture(t *testing.T, a *Agent, mgmt string) *routeFixture {
 func stringField(t *testing.T, resp response, field string) string {
 	t.Helper()
 	var m map[string]any
-	must.NoError(t, unmarshalBody(resp.body, &m, "response"))
+	must.NoError(t, httpserver.UnmarshalBody(resp.body, &m, "response"))
 	v, _ := m[field].(string)
 	return v
 }
 
 // tokensFor returns a token that has what need asks and one that has
 // everything else, made once per need.
-func (fx *routeFixture) tokensFor(need access) (holding, lacking *api.ACLToken) {
+func (fx *routeFixture) tokensFor(need httpserver.Access) (holding, lacking *api.ACLToken) {
 	t := fx.t
 	key := need.String()
 	fx.mu.Lock()
@@ -91,51 +93,51 @@ func (fx *routeFixture) tokensFor(need access) (holding, lacking *api.ACLToken) 
 	}
 	name := fmt.Sprintf("route-%d", len(fx.tokens))
 	hold, lack := fx.rules(need)
-	switch need.kind {
-	case accessManagement:
+	switch need.Kind {
+	case httpserver.AccessManagement:
 		holding = managementToken(t, fx.a, fx.mgmt)
-	case accessToken, accessTokenOwner, accessPolicyHolder:
+	case httpserver.AccessToken, httpserver.AccessTokenOwner, httpserver.AccessPolicyHolder:
 		holding = tokenWith(t, fx.a, fx.mgmt, name+"-holding", `agent { policy = "read" }`)
 	default:
 		holding = tokenWith(t, fx.a, fx.mgmt, name+"-holding", hold)
 	}
-	if need.kind == accessToken {
+	if need.Kind == httpserver.AccessToken {
 		lacking = &api.ACLToken{SecretID: structs.GenerateUUID()} // no such token
 	} else {
 		lacking = tokenWith(t, fx.a, fx.mgmt, name+"-lacking", lack)
 	}
 	// Token-owner and policy-holder routes name their holder in the URL:
 	// each gets a token of its own.
-	if need.kind != accessTokenOwner && need.kind != accessPolicyHolder {
+	if need.Kind != httpserver.AccessTokenOwner && need.Kind != httpserver.AccessPolicyHolder {
 		fx.tokens[key] = [2]*api.ACLToken{holding, lacking}
 	}
 	return holding, lacking
 }
 
 // rules are the policies of the holding and the lacking tokens of need.
-func (fx *routeFixture) rules(need access) (holding, lacking string) {
-	switch need.kind {
-	case accessNamespace, accessJobBody, accessAllocNamespace, accessEvalNamespace:
-		return namespaceRules(need.caps[:1]), namespaceRules(allNamespaceCapsBut(need.caps...)) + globalRulesBut("")
-	case accessNamespaceNamed:
+func (fx *routeFixture) rules(need httpserver.Access) (holding, lacking string) {
+	switch need.Kind {
+	case httpserver.AccessNamespace, httpserver.AccessJobBody, httpserver.AccessAllocNamespace, httpserver.AccessEvalNamespace:
+		return namespaceRules(need.Caps[:1]), namespaceRules(allNamespaceCapsBut(need.Caps...)) + globalRulesBut("")
+	case httpserver.AccessNamespaceNamed:
 		return `namespace "default" { capabilities = ["list-jobs"] }`,
 			"namespace \"default\" { policy = \"deny\" }\n" + everything
-	case accessNodeRead:
+	case httpserver.AccessNodeRead:
 		return dispositionRules("node", "read", "deny")
-	case accessNodeWrite:
+	case httpserver.AccessNodeWrite:
 		return dispositionRules("node", "write", "read")
-	case accessAgentRead:
+	case httpserver.AccessAgentRead:
 		return dispositionRules("agent", "read", "deny")
-	case accessOperatorCapability:
-		return fmt.Sprintf("operator { capabilities = [%q] }", need.caps[0]),
+	case httpserver.AccessOperatorCapability:
+		return fmt.Sprintf("operator { capabilities = [%q] }", need.Caps[0]),
 			namespaceRules(allNamespaceCapsBut()) + globalRulesBut("operator") + `operator { policy = "read" }`
 	}
 	return "", everything
 }
 
 // path fills in a route's path parameters.
-func (fx *routeFixture) path(rt registeredRoute, holding *api.ACLToken) string {
-	p := rt.path
+func (fx *routeFixture) path(rt httpserver.Route, holding *api.ACLToken) string {
+	p := rt.Path
 	var id string
 	switch {
 	case strings.HasPrefix(p, "/v1/job/{id}/periodic/"):
@@ -148,7 +150,7 @@ func (fx *routeFixture) path(rt registeredRoute, holding *api.ACLToken) string {
 		id = fx.evalID
 	case strings.HasPrefix(p, "/v1/node/"):
 		id = fx.nodeID
-	case p == "/v1/acl/token/{id}" && rt.method == http.MethodGet:
+	case p == "/v1/acl/token/{id}" && rt.Method == http.MethodGet:
 		id = holding.AccessorID
 	case p == "/v1/acl/token/{id}":
 		id = fx.scratchToken
@@ -157,17 +159,17 @@ func (fx *routeFixture) path(rt registeredRoute, holding *api.ACLToken) string {
 	}
 	var name string
 	switch {
-	case p == "/v1/acl/policy/{name}" && rt.method == http.MethodGet:
+	case p == "/v1/acl/policy/{name}" && rt.Method == http.MethodGet:
 		name = holding.Policies[0]
 	case p == "/v1/acl/policy/{name}":
 		name = "scratch"
-	case p == "/v1/namespace/{name}" && rt.method == http.MethodGet:
+	case p == "/v1/namespace/{name}" && rt.Method == http.MethodGet:
 		name = "default"
 	case p == "/v1/namespace/{name}":
 		name = "scratch-ns"
 	}
 	if strings.Contains(p, "{id}") && id == "" || strings.Contains(p, "{name}") && name == "" {
-		fx.t.Fatalf("%s %s: the route test has no value for its path parameter; add one to routeFixture.path", rt.method, p)
+		fx.t.Fatalf("%s %s: the route test has no value for its path parameter; add one to routeFixture.path", rt.Method, p)
 	}
 	p = strings.ReplaceAll(p, "{id}", id)
 	return strings.ReplaceAll(p, "{name}", name)
@@ -178,21 +180,15 @@ func (fx *routeFixture) path(rt registeredRoute, holding *api.ACLToken) string {
 func countCalls(s *HTTPServer) func(method, path string) int {
 	var mu sync.Mutex
 	calls := map[string]int{}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for path, methods := range s.routes {
-		for method, rt := range methods {
-			key, h := method+" "+path, rt.h
-			counted := *rt
-			counted.h = func(w http.ResponseWriter, r *http.Request) (any, error) {
-				mu.Lock()
-				calls[key]++
-				mu.Unlock()
-				return h(w, r)
-			}
-			methods[method] = &counted
+	s.WrapHandlers(func(rt httpserver.Route, h httpserver.HandlerFunc) httpserver.HandlerFunc {
+		key := rt.Method + " " + rt.Path
+		return func(w http.ResponseWriter, r *http.Request) (any, error) {
+			mu.Lock()
+			calls[key]++
+			mu.Unlock()
+			return h(w, r)
 		}
-	}
+	})
 	return func(method, path string) int {
 		mu.Lock()
 		defer mu.Unlock()
@@ -205,60 +201,60 @@ func countCalls(s *HTTPServer) func(method, path string) int {
 // token, with a token that lacks what the route needs (and has everything
 // else), and with one that has it. The first two are 403 and never reach
 // the handler; the third is anything but 403. A route added without a
-// check cannot be registered (handle takes what it needs); one whose check
-// is wrong fails here.
+// check cannot be registered (httpserver.NewRoute takes what it needs);
+// one whose check is wrong fails here.
 func TestRoutes_everyRouteChecksItsCapability(t *testing.T) {
-	a, mgmt := aclAgent(t, func(c *Config) { c.Server.MinHeartbeatTTL = time.Hour })
+	a, mgmt := aclAgent(t, func(c *config.Config) { c.Server.MinHeartbeatTTL = time.Hour })
 	fx := newRouteFixture(t, a, mgmt)
-	routes := a.http.routeTable()
+	routes := a.http.Routes()
 	must.Greater(t, 60, len(routes))
 	called := countCalls(a.http)
 
 	for _, rt := range routes {
-		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
-			switch rt.need.kind {
-			case accessPublic:
+		t.Run(rt.Method+" "+rt.Path, func(t *testing.T) {
+			switch rt.Need.Kind {
+			case httpserver.AccessPublic:
 				for _, secret := range []string{"", structs.GenerateUUID(), mgmt} {
-					resp := doAs(t, a, secret, rt.method, fx.path(rt, nil), nil)
+					resp := doAs(t, a, secret, rt.Method, fx.path(rt, nil), nil)
 					must.NotEq(t, http.StatusForbidden, resp.code, must.Sprintf("public route refused: %s", resp))
 				}
 				return
-			case accessListed:
+			case httpserver.AccessListed:
 				checkListed(t, fx, rt)
 				return
 			}
-			holding, lacking := fx.tokensFor(rt.need)
+			holding, lacking := fx.tokensFor(rt.Need)
 			path := fx.path(rt, holding)
 			for who, secret := range map[string]string{"no token": "", "a lacking token": lacking.SecretID} {
-				before := called(rt.method, rt.path)
-				resp := doAs(t, a, secret, rt.method, path, nil)
+				before := called(rt.Method, rt.Path)
+				resp := doAs(t, a, secret, rt.Method, path, nil)
 				must.Eq(t, http.StatusForbidden, resp.code, must.Sprintf("%s: %s", who, resp))
-				must.Eq(t, before, called(rt.method, rt.path), must.Sprintf("%s reached the handler", who))
+				must.Eq(t, before, called(rt.Method, rt.Path), must.Sprintf("%s reached the handler", who))
 			}
-			resp := doAs(t, a, holding.SecretID, rt.method, path, nil)
-			must.NotEq(t, http.StatusForbidden, resp.code, must.Sprintf("holding %s: %s", rt.need, resp))
+			resp := doAs(t, a, holding.SecretID, rt.Method, path, nil)
+			must.NotEq(t, http.StatusForbidden, resp.code, must.Sprintf("holding %s: %s", rt.Need, resp))
 		})
 	}
 }
 
 // checkListed calls a route that anyone may call and whose list is
 // filtered: what the caller may not see is not in it.
-func checkListed(t *testing.T, fx *routeFixture, rt registeredRoute) {
-	if rt.path == "/v1/event/stream" {
+func checkListed(t *testing.T, fx *routeFixture, rt httpserver.Route) {
+	if rt.Path == "/v1/event/stream" {
 		checkEventStream(t, fx)
 		return
 	}
-	hidden := map[string]string{"/v1/namespaces": "hidden-ns", "/v1/acl/policies": "hidden-policy"}[rt.path]
+	hidden := map[string]string{"/v1/namespaces": "hidden-ns", "/v1/acl/policies": "hidden-policy"}[rt.Path]
 	if hidden == "" {
-		t.Fatalf("%s %s is listed but the route test does not know what it hides; add it to checkListed", rt.method, rt.path)
+		t.Fatalf("%s %s is listed but the route test does not know what it hides; add it to checkListed", rt.Method, rt.Path)
 	}
 	reader := tokenWith(t, fx.a, fx.mgmt, "listed-reader", `namespace "default" { policy = "read" }`)
 	for _, secret := range []string{"", reader.SecretID} {
-		resp := doAs(t, fx.a, secret, rt.method, rt.path, nil)
+		resp := doAs(t, fx.a, secret, rt.Method, rt.Path, nil)
 		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 		must.StrNotContains(t, resp.String(), hidden)
 	}
-	resp := doAs(t, fx.a, fx.mgmt, rt.method, rt.path, nil)
+	resp := doAs(t, fx.a, fx.mgmt, rt.Method, rt.Path, nil)
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	must.StrContains(t, resp.String(), hidden)
 }
@@ -419,9 +415,9 @@ func TestRoutes_documented(t *testing.T) {
 	}
 	a := testAgent(t)
 	live := map[string]string{}
-	for _, rt := range a.http.routeTable() {
-		path := strings.NewReplacer("{id}", ":id", "{name}", ":name").Replace(rt.path)
-		live[rt.method+" "+path] = rt.need.String()
+	for _, rt := range a.http.Routes() {
+		path := strings.NewReplacer("{id}", ":id", "{name}", ":name").Replace(rt.Path)
+		live[rt.Method+" "+path] = rt.Need.String()
 	}
 	for route, need := range live {
 		must.Eq(t, need, documented[route], must.Sprintf("%s needs %q; %s says %q", route, need, aclConceptsPage, documented[route]))

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -18,21 +19,21 @@ import (
 type serverCluster struct {
 	t       *testing.T
 	agents  []*Agent
-	configs []*Config
+	configs []*config.Config
 }
 
 // startServerCluster starts n server agents (no clients) that expect one
 // another, applying mutate to each one's configuration, and waits until
 // they have elected a leader that every one of them knows.
-func startServerCluster(t *testing.T, n int, mutate ...func(*Config)) *serverCluster {
+func startServerCluster(t *testing.T, n int, mutate ...func(*config.Config)) *serverCluster {
 	t.Helper()
 	c := &serverCluster{t: t}
 	var join []string
 	for i := range n {
-		cfg := DevConfig()
+		cfg := config.DevConfig()
 		cfg.DevMode = false
 		cfg.DataDir = t.TempDir()
-		cfg.Ports = Ports{HTTP: 0, RPC: 0}
+		cfg.Ports = config.Ports{HTTP: 0, RPC: 0}
 		cfg.NodeName = fmt.Sprintf("server-%d", i)
 		cfg.Client.Enabled = false
 		cfg.Server.BootstrapExpect = n
@@ -46,7 +47,7 @@ func startServerCluster(t *testing.T, n int, mutate ...func(*Config)) *serverClu
 		a := c.start(cfg)
 		// A restart must come back on the same ports: the raft
 		// configuration names the RPC address, and tests the HTTP one.
-		cfg.Ports = Ports{HTTP: port(t, a.HTTPAddr()), RPC: port(t, a.Server().RPCAddr().String())}
+		cfg.Ports = config.Ports{HTTP: port(t, a.HTTPAddr()), RPC: port(t, a.Server().RPCAddr().String())}
 		c.agents = append(c.agents, a)
 		c.configs = append(c.configs, cfg)
 		if i == 0 {
@@ -57,7 +58,7 @@ func startServerCluster(t *testing.T, n int, mutate ...func(*Config)) *serverClu
 	return c
 }
 
-func (c *serverCluster) start(cfg *Config) *Agent {
+func (c *serverCluster) start(cfg *config.Config) *Agent {
 	c.t.Helper()
 	logger := hclog.New(&hclog.LoggerOptions{Name: cfg.NodeName, Level: hclog.Warn, Output: testLogWriter{c.t}})
 	a, err := NewAgent(cfg, logger)

@@ -3,6 +3,7 @@ package agent
 import (
 	"net/http"
 
+	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 )
 
@@ -15,7 +16,7 @@ func (s *HTTPServer) statusLeader(w http.ResponseWriter, r *http.Request) (any, 
 	}
 	leader := srv.Leader()
 	if leader == "" {
-		return nil, newHTTPError(http.StatusInternalServerError, "No cluster leader")
+		return nil, httpserver.NewError(http.StatusInternalServerError, "No cluster leader")
 	}
 	if err := s.setLatestMeta(w); err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func (s *HTTPServer) regionsList(w http.ResponseWriter, r *http.Request) (any, e
 // names. Unlike the reads of serveRead it needs no known leader, even
 // without ?stale: the status endpoints are how one finds out.
 func (s *HTTPServer) statusServer(r *http.Request) (*nomad.Server, error) {
-	opts, err := parseQueryOptions(r)
+	opts, err := httpserver.ParseQueryOptions(r)
 	if err != nil {
 		return nil, err
 	}

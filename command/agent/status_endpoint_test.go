@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/command/agent/httpserver"
 )
 
 func TestStatusEndpoints(t *testing.T) {
@@ -14,7 +16,7 @@ func TestStatusEndpoints(t *testing.T) {
 	var leader string
 	resp := get(t, a, "/v1/status/leader", &leader)
 	must.Eq(t, rpc, leader)
-	must.NotEq(t, "", resp.header.Get(headerIndex))
+	must.NotEq(t, "", resp.header.Get(httpserver.HeaderIndex))
 
 	var peers []string
 	get(t, a, "/v1/status/peers", &peers)

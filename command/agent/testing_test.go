@@ -16,6 +16,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
@@ -32,10 +33,10 @@ const testRegistrationSecret = "jCLBPDVLCqOazk9EnZzjNotibq+h7RLZKOIbbBTHyk4="
 // first key (leadership's last write, made after it is announced: a test
 // that compares raft indexes must not see it land), and stops it when the
 // test ends.
-func testAgent(t *testing.T, mutate ...func(*Config)) *Agent {
+func testAgent(t *testing.T, mutate ...func(*config.Config)) *Agent {
 	t.Helper()
-	cfg := DevConfig()
-	cfg.Ports = Ports{HTTP: 0, RPC: 0}
+	cfg := config.DevConfig()
+	cfg.Ports = config.Ports{HTTP: 0, RPC: 0}
 	cfg.NodeName = "test-agent"
 	cfg.Client.Enabled = false
 	cfg.Telemetry.CollectionInterval = 100 * time.Millisecond

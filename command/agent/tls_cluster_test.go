@@ -10,14 +10,15 @@ import (
 	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // fullTLS is the tls block of an agent with everything on, with files.
-func fullTLS(files tlsutil.Files) func(*Config) {
-	return withTLS(files, func(c *TLSConfig) {
+func fullTLS(files tlsutil.Files) func(*config.Config) {
+	return withTLS(files, func(c *config.TLSConfig) {
 		c.HTTP, c.RPC = true, true
 		c.VerifyServerHostname, c.VerifyHTTPSClient = true, true
 	})
@@ -32,7 +33,7 @@ func fullTLS(files tlsutil.Files) func(*Config) {
 func TestTLSCluster(t *testing.T) {
 	ca := tlstest.NewCA(t)
 	serverFiles := ca.Files(t, "server", tlsutil.RoleServer, "global")
-	cluster := startServerCluster(t, 3, fullTLS(serverFiles), func(cfg *Config) { cfg.Server.EncryptKey = "" })
+	cluster := startServerCluster(t, 3, fullTLS(serverFiles), func(cfg *config.Config) { cfg.Server.EncryptKey = "" })
 	leader := cluster.leader()
 
 	var servers []string
@@ -42,7 +43,7 @@ func TestTLSCluster(t *testing.T) {
 	clientFiles := ca.Files(t, "client", tlsutil.RoleClient, "global")
 	var workers []*Agent
 	for _, name := range []string{"tls-client-a", "tls-client-b"} {
-		workers = append(workers, testClientAgent(t, fullTLS(clientFiles), func(cfg *Config) {
+		workers = append(workers, testClientAgent(t, fullTLS(clientFiles), func(cfg *config.Config) {
 			cfg.NodeName = name
 			cfg.Server.Enabled = false
 			cfg.Client.Servers = servers
