@@ -42,7 +42,7 @@ test: deps lint
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 30m $$(grep -vxFf <($(GO) list $(RACE_PKGS)) <($(GO) list ./...))
 	$(GO) test -count=1 -run '^TestSupervisor_Footprint$$' ./drivers/rawexec
-	$(GO) test -count=1 -tags drover_authcount -run 'CheckedOnce|^TestAdd_counts' ./internal/authcount ./nomad/... ./command/...
+	$(GO) test -count=1 -tags drover_authcount -run 'CheckedOnce|^TestAdd_counts|^TestRoutes_everyRouteChecksItsCapability$$' ./internal/authcount ./nomad/... ./command/...
 
 ## test-compat: run the test suite of Nomad's client module
 ## (github.com/hashicorp/nomad/api, the version in go.mod) against

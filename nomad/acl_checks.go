@@ -19,10 +19,10 @@ import (
 // rawExecDriver is the driver whose tasks run as the client's own user.
 const rawExecDriver = "raw_exec"
 
-// AllowJobRegister checks a job register: submit-job (or register-job) in
+// allowJobRegister checks a job register: submit-job (or register-job) in
 // the job's namespace, and submit-raw-exec too when a task uses raw_exec,
 // which runs as the client's user, root on most machines.
-func AllowJobRegister(a *acl.ACL, job *structs.Job) error {
+func allowJobRegister(a *acl.ACL, job *structs.Job) error {
 	if !a.AllowNamespaceAny(job.Namespace, acl.CapSubmitJob, acl.CapRegisterJob) {
 		return denied("registering a job needs submit-job in namespace %q", job.Namespace)
 	}
@@ -32,9 +32,9 @@ func AllowJobRegister(a *acl.ACL, job *structs.Job) error {
 	return nil
 }
 
-// AllowJobDeregister checks a job stop (submit-job or deregister-job) or
+// allowJobDeregister checks a job stop (submit-job or deregister-job) or
 // purge (submit-job or purge-job).
-func AllowJobDeregister(a *acl.ACL, namespace string, purge bool) error {
+func allowJobDeregister(a *acl.ACL, namespace string, purge bool) error {
 	capability := acl.CapDeregisterJob
 	if purge {
 		capability = acl.CapPurgeJob
@@ -45,9 +45,9 @@ func AllowJobDeregister(a *acl.ACL, namespace string, purge bool) error {
 	return nil
 }
 
-// AllowPeriodicForce checks a forced periodic launch: submit-job,
+// allowPeriodicForce checks a forced periodic launch: submit-job,
 // dispatch-job or force-periodic-job in the job's namespace.
-func AllowPeriodicForce(a *acl.ACL, namespace string) error {
+func allowPeriodicForce(a *acl.ACL, namespace string) error {
 	if !a.AllowNamespaceAny(namespace, acl.CapSubmitJob, acl.CapDispatchJob, acl.CapForcePeriodicJob) {
 		return denied("forcing a periodic launch needs submit-job in namespace %q", namespace)
 	}
@@ -55,16 +55,16 @@ func AllowPeriodicForce(a *acl.ACL, namespace string) error {
 }
 
 // allowRegister is the allow of Job.Register.
-func allowRegister(a *acl.ACL, req *JobRegisterRequest) error { return AllowJobRegister(a, req.Job) }
+func allowRegister(a *acl.ACL, req *JobRegisterRequest) error { return allowJobRegister(a, req.Job) }
 
 // allowDeregister is the allow of Job.Deregister.
 func allowDeregister(a *acl.ACL, req *JobDeregisterRequest) error {
-	return AllowJobDeregister(a, req.Namespace, req.Purge)
+	return allowJobDeregister(a, req.Namespace, req.Purge)
 }
 
 // allowForce is the allow of Periodic.Force.
 func allowForce(a *acl.ACL, req *PeriodicForceRequest) error {
-	return AllowPeriodicForce(a, req.Namespace)
+	return allowPeriodicForce(a, req.Namespace)
 }
 
 // allowAllocStop is the allow of Alloc.Stop: alloc-lifecycle in the

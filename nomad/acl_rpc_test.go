@@ -176,8 +176,8 @@ func TestJobRegister_rawExecNeedsItsCapability(t *testing.T) {
 
 	a, _, err := s.ResolveToken(testCtx(t), writer.SecretID)
 	must.NoError(t, err)
-	must.ErrorIs(t, AllowJobRegister(a, job), ErrPermissionDenied)
-	must.NoError(t, AllowJobRegister(acl.Management(), job))
+	must.ErrorIs(t, allowJobRegister(a, job), ErrPermissionDenied)
+	must.NoError(t, allowJobRegister(acl.Management(), job))
 }
 
 // TestCluster_ACLWritesThroughAFollower: a follower forwards a user's

@@ -25,7 +25,7 @@ type JobRevertRequest struct {
 // that a change made meanwhile is a conflict rather than overwritten. It
 // refuses what Nomad refuses: no such job or version, the current version
 // itself, and a job that is not at the version the request enforces. The
-// caller needs what registering the version needs (AllowJobRegister),
+// caller needs what registering the version needs (allowJobRegister),
 // checked once, on the leader, before anything about the job is told.
 func (s *Server) RevertJob(ctx context.Context, req *JobRevertRequest) (*JobRegisterResponse, error) {
 	return leaderWrite(ctx, s, "Job.Revert", req, s.revertJobLocal)
@@ -44,7 +44,7 @@ func (s *Server) revertJobLocal(ctx context.Context, req *JobRevertRequest) (*Jo
 		if current, target, err = s.revertTarget(req); err != nil {
 			return err
 		}
-		return AllowJobRegister(a, target)
+		return allowJobRegister(a, target)
 	})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,13 @@ var (
 	listed        = httpserver.Access{Kind: httpserver.AccessListed}
 )
 
+// byServer marks a route whose check the server makes (see
+// httpserver.Access.Server).
+func byServer(a httpserver.Access) httpserver.Access {
+	a.Server = true
+	return a
+}
+
 // ns needs one of caps in the request's namespace.
 func ns(caps ...string) httpserver.Access {
 	return httpserver.Access{Kind: httpserver.AccessNamespace, Caps: caps}
@@ -48,6 +55,7 @@ func operatorCap(c string) httpserver.Access {
 // Capabilities the routes use, by what they guard.
 var (
 	submitJob     = []string{acl.CapSubmitJob, acl.CapRegisterJob}
+	evaluateJob   = []string{acl.CapSubmitJob}
 	stopJob       = []string{acl.CapSubmitJob, acl.CapDeregisterJob, acl.CapPurgeJob}
 	planJob       = []string{acl.CapSubmitJob, acl.CapPlanJob}
 	parseJob      = []string{acl.CapParseJob, acl.CapSubmitJob}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/command/agent/httpserver"
+	"github.com/drover-io/drover/internal/authcount"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
 )
@@ -82,18 +83,23 @@ func (s *HTTPServer) resolveIdentity(r *http.Request) (*identity, error) {
 }
 
 // authorize resolves the request's identity and checks what the route
-// needs. On success it returns the request with the identity, and the
-// secret for any write the server forwards, in its context.
+// needs, unless the server or the handler does (a Server route, or one
+// whose namespace is the submitted job's): each request is checked once.
+// On success it returns the request with the identity, and the secret
+// for any write the server forwards, in its context.
 func (s *HTTPServer) authorize(r *http.Request, need httpserver.Access) (*http.Request, error) {
 	if need.Kind == httpserver.AccessPublic {
 		return r, nil
 	}
 	id, err := s.resolveIdentity(r)
 	if err != nil {
+		authcount.Add() // a token that does not resolve is refused here
 		return nil, err
 	}
-	if err := s.check(r, need, id); err != nil {
-		return nil, err
+	if !need.Server && need.Kind != httpserver.AccessJobBody {
+		if err := s.check(r, need, id); err != nil {
+			return nil, err
+		}
 	}
 	ctx := context.WithValue(r.Context(), identityKey{}, id)
 	ctx = nomad.WithCaller(nomad.WithAuthToken(ctx, id.secret), id.acl)
@@ -102,6 +108,7 @@ func (s *HTTPServer) authorize(r *http.Request, need httpserver.Access) (*http.R
 
 // check answers whether id may call a route that needs need.
 func (s *HTTPServer) check(r *http.Request, need httpserver.Access, id *identity) error {
+	authcount.Add()
 	a := id.acl
 	var ok bool
 	switch need.Kind {
@@ -114,10 +121,6 @@ func (s *HTTPServer) check(r *http.Request, need httpserver.Access, id *identity
 		ok = a.IsManagement()
 	case httpserver.AccessNamespace:
 		ok = a.AllowNamespaceAny(httpserver.ParseNamespace(r.URL.Query()), need.Caps...) || workloadAllowed(r, a, "")
-	case httpserver.AccessJobBody:
-		// The job's namespace is in the body: the handler checks it. Here,
-		// a token that may do this in no namespace at all is turned away.
-		ok = a.AllowNamespaceAny(acl.AllNamespaces, need.Caps...)
 	case httpserver.AccessAllocNamespace:
 		ns, found, err := s.allocNamespace(r)
 		if err != nil {
@@ -155,9 +158,11 @@ func (s *HTTPServer) check(r *http.Request, need httpserver.Access, id *identity
 	return nil
 }
 
-// allowJobNamespace is the handler's half of an httpserver.AccessJobBody route: the
-// submitted job's namespace must grant one of caps.
+// allowJobNamespace is the check of an httpserver.AccessJobBody route
+// that the server does not check: the submitted job's namespace must
+// grant one of caps.
 func allowJobNamespace(r *http.Request, namespace string, caps ...string) error {
+	authcount.Add()
 	if !requestIdentity(r).acl.AllowNamespaceAny(namespace, caps...) {
 		return fmt.Errorf("%w: this needs %s in namespace %q", nomad.ErrPermissionDenied, strings.Join(caps, " or "), namespace)
 	}

@@ -79,9 +79,6 @@ func (s *HTTPServer) registerJob(w http.ResponseWriter, r *http.Request, pathID 
 	if err != nil {
 		return nil, err
 	}
-	if err := nomad.AllowJobRegister(requestIdentity(r).acl, job); err != nil {
-		return nil, err
-	}
 	warnings := append(fields.warnings, job.Warnings()...)
 	if req.PreserveCounts {
 		warnings = append(warnings, `Request field "PreserveCounts" is not supported by Drover and was ignored`)
@@ -158,9 +155,6 @@ func (s *HTTPServer) jobDelete(w http.ResponseWriter, r *http.Request) (any, err
 	}
 	purge, err := httpserver.ParseBoolParam(r, "purge")
 	if err != nil {
-		return nil, err
-	}
-	if err := nomad.AllowJobDeregister(requestIdentity(r).acl, ns, purge); err != nil {
 		return nil, err
 	}
 	evalPriority, err := parseEvalPriority(r)

@@ -34,9 +34,6 @@ func (s *HTTPServer) jobPlan(w http.ResponseWriter, r *http.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if err := allowJobNamespace(r, job.Namespace, planJob...); err != nil {
-		return nil, err
-	}
 	warnings := append(fields.warnings, job.Warnings()...)
 	if req.PolicyOverride {
 		warnings = append(warnings, `Request field "PolicyOverride" is not supported by Drover and was ignored`)

@@ -27,28 +27,28 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	}
 
 	t.handle("GET /v1/jobs", ns(acl.CapListJobs), s.jobsList)
-	write("/v1/jobs", jobNS(submitJob...), s.jobsRegister, httpserver.JobBody)
+	write("/v1/jobs", byServer(jobNS(submitJob...)), s.jobsRegister, httpserver.JobBody)
 	write("/v1/jobs/parse", ns(parseJob...), s.jobsParse, httpserver.JobspecBody)
 	write("/v1/validate/job", jobNS(acl.CapReadJob), s.validateJob, httpserver.JobBody)
 	t.handle("GET /v1/job/{id}", ns(acl.CapReadJob), s.jobRead)
-	write("/v1/job/{id}", jobNS(submitJob...), s.jobUpdate, httpserver.JobBody)
-	t.handle("DELETE /v1/job/{id}", ns(stopJob...), s.jobDelete)
+	write("/v1/job/{id}", byServer(jobNS(submitJob...)), s.jobUpdate, httpserver.JobBody)
+	t.handle("DELETE /v1/job/{id}", byServer(ns(stopJob...)), s.jobDelete)
 	t.handle("GET /v1/job/{id}/allocations", ns(acl.CapReadJob), s.jobAllocations)
 	t.handle("GET /v1/job/{id}/evaluations", ns(acl.CapReadJob), s.jobEvaluations)
 	t.handle("GET /v1/job/{id}/summary", ns(acl.CapReadJob), s.jobSummary)
 	t.handle("GET /v1/job/{id}/versions", ns(acl.CapReadJob), s.jobVersions)
 	t.handle("GET /v1/job/{id}/deployment", ns(acl.CapReadJob), s.jobDeployment)
-	write("/v1/job/{id}/periodic/force", ns(forcePeriodic...), s.jobPeriodicForce)
-	write("/v1/job/{id}/evaluate", ns(acl.CapSubmitJob), s.jobEvaluate)
-	write("/v1/job/{id}/revert", ns(acl.CapSubmitJob), s.jobRevert)
-	write(jobPlanPath, jobNS(planJob...), s.jobPlan, httpserver.JobBody)
+	write("/v1/job/{id}/periodic/force", byServer(ns(forcePeriodic...)), s.jobPeriodicForce)
+	write("/v1/job/{id}/evaluate", byServer(ns(evaluateJob...)), s.jobEvaluate)
+	write("/v1/job/{id}/revert", byServer(ns(submitJob...)), s.jobRevert)
+	write(jobPlanPath, byServer(jobNS(planJob...)), s.jobPlan, httpserver.JobBody)
 
 	t.handle("GET /v1/allocations", ns(acl.CapReadJob), s.allocsList)
 	t.handle("GET /v1/allocation/{id}", allocNS(acl.CapReadJob), s.allocRead)
-	write("/v1/allocation/{id}/stop", allocNS(acl.CapAllocLifecycle), s.allocStop)
+	write("/v1/allocation/{id}/stop", byServer(allocNS(acl.CapAllocLifecycle)), s.allocStop)
 	// Drover's: it ends the allocation's tasks sooner or later, so it needs
 	// what stopping the allocation needs.
-	write("/v1/allocation/{id}/max-run-duration", allocNS(acl.CapAllocLifecycle), s.allocMaxRunDuration)
+	write("/v1/allocation/{id}/max-run-duration", byServer(allocNS(acl.CapAllocLifecycle)), s.allocMaxRunDuration)
 
 	t.handle("GET /v1/evaluations", ns(acl.CapReadJob), s.evalsList)
 	t.handle("GET /v1/evaluation/{id}", evalNS(acl.CapReadJob), s.evalRead)
@@ -57,10 +57,10 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	t.handle("GET /v1/nodes", nodeRead, s.nodesList)
 	t.handle("GET /v1/node/{id}", nodeRead, s.nodeRead)
 	t.handle("GET /v1/node/{id}/allocations", nodeRead, s.nodeAllocations)
-	write("/v1/node/{id}/eligibility", nodeWrite, s.nodeEligibility)
-	write("/v1/node/{id}/drain", nodeWrite, s.nodeDrain)
-	write("/v1/node/{id}/evaluate", nodeWrite, s.nodeEvaluate)
-	write("/v1/node/{id}/purge", nodeWrite, s.nodePurge)
+	write("/v1/node/{id}/eligibility", byServer(nodeWrite), s.nodeEligibility)
+	write("/v1/node/{id}/drain", byServer(nodeWrite), s.nodeDrain)
+	write("/v1/node/{id}/evaluate", byServer(nodeWrite), s.nodeEvaluate)
+	write("/v1/node/{id}/purge", byServer(nodeWrite), s.nodePurge)
 
 	t.handle("GET /v1/status/leader", public, s.statusLeader)
 	t.handle("GET /v1/status/peers", public, s.statusPeers)
@@ -74,14 +74,14 @@ func (s *HTTPServer) routes() []httpserver.Route {
 
 	t.handle("GET /v1/metrics", public, s.metricsHandler)
 	t.handle("GET "+keyringKeysPath, management, s.keyringList)
-	write(keyringRotatePath, management, s.keyringRotate)
-	t.handle("DELETE "+keyringKeyPath, management, s.keyringDelete)
+	write(keyringRotatePath, byServer(management), s.keyringRotate)
+	t.handle("DELETE "+keyringKeyPath, byServer(management), s.keyringDelete)
 	t.handle("GET "+jwksPath, public, s.jwksRead)
 	t.handle("GET "+oidcConfigPath, public, s.oidcConfigRead)
 	// Both snapshot routes are long-lived: an archive of a large state
 	// takes longer than an ordinary request to send.
 	t.handle("GET "+operatorSnapshotPath, operatorCap(acl.OperatorSnapshotSave), s.snapshotSave, httpserver.LongLived)
-	t.handle("PUT "+operatorSnapshotPath, management, s.snapshotRestore, httpserver.LongLived,
+	t.handle("PUT "+operatorSnapshotPath, byServer(management), s.snapshotRestore, httpserver.LongLived,
 		httpserver.BodyLimit(maxSnapshotBytes, "1GiB, the most a snapshot archive may be"))
 
 	t.handle("GET /v1/client/fs/logs/{id}", allocNS(acl.CapReadLogs), s.fsLogs, httpserver.LongLived)
@@ -96,20 +96,20 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	write("/v1/acl/bootstrap", public, s.aclBootstrap)
 	t.handle("GET /v1/acl/policies", listed, s.aclPoliciesList)
 	t.handle("GET /v1/acl/policy/{name}", policyHolder, s.aclPolicyRead)
-	write("/v1/acl/policy/{name}", management, s.aclPolicyWrite)
-	t.handle("DELETE /v1/acl/policy/{name}", management, s.aclPolicyDelete)
+	write("/v1/acl/policy/{name}", byServer(management), s.aclPolicyWrite)
+	t.handle("DELETE /v1/acl/policy/{name}", byServer(management), s.aclPolicyDelete)
 	t.handle("GET /v1/acl/tokens", management, s.aclTokensList)
-	write("/v1/acl/token", management, s.aclTokenCreate)
+	write("/v1/acl/token", byServer(management), s.aclTokenCreate)
 	t.handle("GET /v1/acl/token/self", anyToken, s.aclTokenSelf)
 	t.handle("GET /v1/acl/token/{id}", tokenOwner, s.aclTokenRead)
-	write("/v1/acl/token/{id}", management, s.aclTokenUpdate)
-	t.handle("DELETE /v1/acl/token/{id}", management, s.aclTokenDelete)
+	write("/v1/acl/token/{id}", byServer(management), s.aclTokenUpdate)
+	t.handle("DELETE /v1/acl/token/{id}", byServer(management), s.aclTokenDelete)
 
 	t.handle("GET /v1/namespaces", listed, s.namespacesList)
-	write("/v1/namespace", management, s.namespaceWrite)
+	write("/v1/namespace", byServer(management), s.namespaceWrite)
 	t.handle("GET /v1/namespace/{name}", namespaceRead, s.namespaceRead)
-	write("/v1/namespace/{name}", management, s.namespaceWrite)
-	t.handle("DELETE /v1/namespace/{name}", management, s.namespaceDelete)
+	write("/v1/namespace/{name}", byServer(management), s.namespaceWrite)
+	t.handle("DELETE /v1/namespace/{name}", byServer(management), s.namespaceDelete)
 	return t
 }
 

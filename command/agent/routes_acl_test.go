@@ -18,6 +18,7 @@ import (
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/command/agent/httpserver"
+	"github.com/drover-io/drover/internal/authcount"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -199,10 +200,14 @@ func countCalls(s *HTTPServer) func(method, path string) int {
 // TestRoutes_everyRouteChecksItsCapability reads the route table from a
 // live agent with ACLs on and calls every route three times: without a
 // token, with a token that lacks what the route needs (and has everything
-// else), and with one that has it. The first two are 403 and never reach
-// the handler; the third is anything but 403. A route added without a
-// check cannot be registered (httpserver.NewRoute takes what it needs);
-// one whose check is wrong fails here.
+// else), and with one that has it. The first two are 403, the third is
+// anything but 403. A route the agent checks never reaches its handler
+// when refused; one the server checks (a write the server serves) reaches
+// it, with a body that gets it as far as the server, which refuses. In a
+// build tagged drover_authcount, each call is checked exactly once,
+// wherever the check is made. A route added without a check cannot be
+// registered (httpserver.NewRoute takes what it needs); one whose check
+// is wrong, or made twice, fails here.
 func TestRoutes_everyRouteChecksItsCapability(t *testing.T) {
 	a, mgmt := aclAgent(t, func(c *config.Config) { c.Server.MinHeartbeatTTL = time.Hour })
 	fx := newRouteFixture(t, a, mgmt)
@@ -225,16 +230,66 @@ func TestRoutes_everyRouteChecksItsCapability(t *testing.T) {
 			}
 			holding, lacking := fx.tokensFor(rt.Need)
 			path := fx.path(rt, holding)
+			body := fx.body(rt)
+			checkedByAgent := !rt.Need.Server && rt.Need.Kind != httpserver.AccessJobBody
 			for who, secret := range map[string]string{"no token": "", "a lacking token": lacking.SecretID} {
 				before := called(rt.Method, rt.Path)
-				resp := doAs(t, a, secret, rt.Method, path, nil)
+				checks := authcount.Total()
+				resp := doAs(t, a, secret, rt.Method, path, body)
 				must.Eq(t, http.StatusForbidden, resp.code, must.Sprintf("%s: %s", who, resp))
-				must.Eq(t, before, called(rt.Method, rt.Path), must.Sprintf("%s reached the handler", who))
+				mustBeCheckedOnce(t, checks, who)
+				if checkedByAgent {
+					must.Eq(t, before, called(rt.Method, rt.Path), must.Sprintf("%s reached the handler", who))
+				}
 			}
-			resp := doAs(t, a, holding.SecretID, rt.Method, path, nil)
+			checks := authcount.Total()
+			resp := doAs(t, a, holding.SecretID, rt.Method, path, body)
 			must.NotEq(t, http.StatusForbidden, resp.code, must.Sprintf("holding %s: %s", rt.Need, resp))
+			mustBeCheckedOnce(t, checks, "holding "+rt.Need.String())
 		})
 	}
+}
+
+// mustBeCheckedOnce holds, in a build that counts permission checks, that
+// one request made since the count stood at before was checked once.
+func mustBeCheckedOnce(t *testing.T, before uint64, who string) {
+	t.Helper()
+	if authcount.Enabled {
+		must.Eq(t, 1, authcount.Total()-before, must.Sprintf("%s: permission checks made", who))
+	}
+}
+
+// body is what a route's request carries: for a write the server checks,
+// what its handler needs to get as far as the server.
+func (fx *routeFixture) body(rt httpserver.Route) any {
+	if rt.Method == http.MethodGet || rt.Method == http.MethodDelete {
+		return nil
+	}
+	switch rt.Path {
+	case "/v1/jobs", "/v1/job/{id}", jobPlanPath, "/v1/validate/job":
+		job := batchJobJSON(fx.jobID)
+		onMockDriver(job)
+		return map[string]any{"Job": job}
+	case "/v1/job/{id}/revert":
+		return map[string]any{"JobVersion": 0}
+	case "/v1/allocation/{id}/max-run-duration":
+		return map[string]any{"MaxRunDuration": int64(time.Hour)}
+	case "/v1/node/{id}/eligibility":
+		return map[string]any{"Eligibility": structs.NodeSchedulingEligible}
+	case "/v1/node/{id}/drain":
+		return map[string]any{"DrainSpec": nil}
+	case "/v1/acl/policy/{name}":
+		return map[string]any{"Name": "scratch", "Rules": `node { policy = "read" }`}
+	case "/v1/acl/token":
+		return map[string]any{"Name": "made", "Type": "client", "Policies": []string{"scratch"}}
+	case "/v1/acl/token/{id}":
+		return map[string]any{"AccessorID": fx.scratchToken, "Name": "scratch", "Type": "client", "Policies": []string{"scratch"}}
+	case "/v1/namespace", "/v1/namespace/{name}":
+		return map[string]any{"Name": "scratch-ns"}
+	case operatorSnapshotPath:
+		return []byte("not a snapshot archive")
+	}
+	return nil
 }
 
 // checkListed calls a route that anyone may call and whose list is

@@ -10,6 +10,12 @@ import (
 // agent's AuthorizeFunc decides what each kind means for a token.
 type Access struct {
 	Kind AccessKind
+	// Server says that the server method the route's handler calls makes
+	// the check, on the caller's identity the agent hands in with the
+	// request (nomad.WithCaller): the route declares what it needs, and
+	// the agent only resolves the caller. Every write the server serves is
+	// such a route, so that it is checked once, there.
+	Server bool
 	// Caps are namespace capabilities, any one of which will do, or the
 	// operator capability of AccessOperatorCapability.
 	Caps []string
@@ -29,9 +35,9 @@ const (
 	// (?namespace=, "default" when absent; "*" asks for any namespace,
 	// and the list that follows is filtered).
 	AccessNamespace
-	// AccessJobBody: one of caps in the namespace of the job in the body.
-	// The route checks the token grants one in some namespace; the
-	// handler checks the job's namespace.
+	// AccessJobBody: one of caps in the namespace of the job in the body,
+	// which the route cannot read: the server (Server routes) or the
+	// handler checks it.
 	AccessJobBody
 	// AccessAllocNamespace, AccessEvalNamespace: one of caps in the
 	// namespace of the allocation or evaluation the URL names.
