@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -263,7 +265,7 @@ func prepareToken(st *state.StateStore, in *structs.ACLToken, now time.Time) (*s
 		}
 	}
 	if err := t.Validate(); err != nil {
-		return nil, withKind(ErrInvalidRequest, err)
+		return nil, nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return t, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // RaftApplyRequest is a log entry forwarded to the leader as it is.
@@ -40,7 +42,7 @@ func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint6
 func (s *Server) applyLocal(ctx context.Context, req *RaftApplyRequest) (*IndexResponse, error) {
 	entry, err := newLogEntry(req.Type)
 	if err != nil {
-		return nil, withKind(ErrInvalidRequest, err)
+		return nil, nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	if err := json.Unmarshal(req.Entry, entry); err != nil {
 		return nil, invalidf("apply %s: decode entry: %v", req.Type, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
@@ -173,11 +175,11 @@ func (e *clientRPC) GetClientAllocs(args *ClientAllocsRequest, reply *ClientAllo
 	ctx, cancel := context.WithTimeout(e.srv.shutdownCtx, queryWait(args.MaxWait))
 	defer cancel()
 	if err := e.srv.checkNodeSecret(ctx, args.NodeID, args.SecretID); err != nil {
-		return encodeRPCError(err)
+		return nomadrpc.EncodeError(err)
 	}
 	resp, err := e.srv.GetClientAllocs(ctx, args.NodeID, args.MinIndex)
 	if err != nil {
-		return encodeRPCError(err)
+		return nomadrpc.EncodeError(err)
 	}
 	*reply = *resp
 	return nil

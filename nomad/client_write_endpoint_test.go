@@ -3,6 +3,8 @@ package nomad
 import (
 	"testing"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
@@ -44,6 +46,6 @@ func TestClientEndpoint_WritesThroughAFollower(t *testing.T) {
 	})
 
 	// The server-to-server endpoint keeps refusing to forward twice.
-	err := serverPool(t).call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID()), NewNodeAllowed: true}, &reg)
-	must.ErrorIs(t, err, errNotLeader)
+	err := serverPool(t).Call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID()), NewNodeAllowed: true}, &reg)
+	must.ErrorIs(t, err, nomadrpc.ErrNotLeader)
 }

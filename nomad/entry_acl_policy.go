@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
@@ -25,7 +27,7 @@ func (e *ACLPolicyUpsertEntry) validate() error {
 		errs = append(errs, validatePolicy(p))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return withKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -34,7 +36,7 @@ func validateTokens(tokens []*structs.ACLToken) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return withKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return nil
 }
@@ -85,7 +87,7 @@ func (e *ACLTokenBootstrapEntry) validate() error {
 func (e *ACLTokenBootstrapEntry) applyTo(s *state.StateStore, index uint64) error {
 	err := s.BootstrapACLToken(index, e.ResetIndex, e.Token)
 	if errors.Is(err, state.ErrACLBootstrapped) {
-		return withKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return err
 }

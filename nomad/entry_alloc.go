@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -38,7 +40,7 @@ func (e *AllocUpdateEntry) validate() error {
 		}
 	}
 	if len(errs) > 0 {
-		return withKind(ErrInvalidRequest, errors.Join(errs...))
+		return nomadrpc.WithKind(ErrInvalidRequest, errors.Join(errs...))
 	}
 	return validateEvals(e.Evals)
 }
@@ -131,7 +133,7 @@ func (e *AllocClientUpdateEntry) validate() error {
 		}
 	}
 	if len(errs) > 0 {
-		return withKind(ErrInvalidRequest, errors.Join(errs...))
+		return nomadrpc.WithKind(ErrInvalidRequest, errors.Join(errs...))
 	}
 	return validateEvals(e.Evals)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -35,7 +37,7 @@ func (e *JobRegisterEntry) validate() error {
 		return invalidf("job register: no job")
 	}
 	if err := e.Job.Validate(); err != nil {
-		return withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", e.Job.ID, err))
+		return nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", e.Job.ID, err))
 	}
 	return validateEvals(e.evals())
 }
@@ -57,7 +59,7 @@ func (e *JobRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
 	}
 	if err := s.UpsertJob(index, e.Job); err != nil {
 		if errors.Is(err, state.ErrNoNamespace) {
-			return withKind(ErrInvalidRequest, err)
+			return nomadrpc.WithKind(ErrInvalidRequest, err)
 		}
 		return err
 	}
@@ -95,9 +97,9 @@ const enforceIndexPrefix = "Enforcing job modify index"
 func checkJobModifyIndex(existing *structs.Job, want uint64) error {
 	switch {
 	case existing == nil && want != 0:
-		return withKind(ErrIndexConflict, fmt.Errorf("%s %d: job does not exist", enforceIndexPrefix, want))
+		return nomadrpc.WithKind(ErrIndexConflict, fmt.Errorf("%s %d: job does not exist", enforceIndexPrefix, want))
 	case existing != nil && existing.JobModifyIndex != want:
-		return withKind(ErrIndexConflict, fmt.Errorf(
+		return nomadrpc.WithKind(ErrIndexConflict, fmt.Errorf(
 			"%s %d: job exists with conflicting job modify index: %d",
 			enforceIndexPrefix, want, existing.JobModifyIndex))
 	}
@@ -193,7 +195,7 @@ func validateEvals(evals []*structs.Evaluation) error {
 		}
 	}
 	if len(errs) > 0 {
-		return withKind(ErrInvalidRequest, errors.Join(errs...))
+		return nomadrpc.WithKind(ErrInvalidRequest, errors.Join(errs...))
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package nomad
 import (
 	"errors"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -24,7 +26,7 @@ func (e *RootKeyUpsertEntry) validate() error {
 		return invalidf("root key upsert: no key")
 	}
 	if err := e.Key.Validate(); err != nil {
-		return withKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return nil
 }
@@ -53,7 +55,7 @@ func (e *RootKeyDeleteEntry) validate() error {
 func (e *RootKeyDeleteEntry) applyTo(s *state.StateStore, index uint64) error {
 	err := s.DeleteRootKey(index, e.KeyID)
 	if errors.Is(err, state.ErrActiveRootKey) {
-		return withKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return err
 }

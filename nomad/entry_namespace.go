@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -28,7 +30,7 @@ func (e *NamespaceUpsertEntry) validate() error {
 		errs = append(errs, ns.Validate())
 	}
 	if err := errors.Join(errs...); err != nil {
-		return withKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return nil
 }
@@ -58,7 +60,7 @@ func (e *NamespaceDeleteEntry) validate() error {
 func (e *NamespaceDeleteEntry) applyTo(s *state.StateStore, index uint64) error {
 	err := s.DeleteNamespaces(index, e.Names)
 	if errors.Is(err, state.ErrNamespaceInUse) {
-		return withKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return err
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/rpc"
-	"syscall"
 	"time"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 
 	"github.com/hashicorp/raft"
 )
@@ -59,7 +57,7 @@ func leaderWrite[Req any, P forwardedRequest[Req], Resp any](ctx context.Context
 	for {
 		if s.IsLeader() {
 			resp, err := local(ctx, req)
-			if !errors.Is(err, errNotLeader) {
+			if !errors.Is(err, nomadrpc.ErrNotLeader) {
 				return resp, err
 			}
 			// Lost the leadership before the write entered the log:
@@ -75,7 +73,7 @@ func leaderWrite[Req any, P forwardedRequest[Req], Resp any](ctx context.Context
 		carryAuthToken(ctx, req)
 		carryDeadline(ctx, req)
 		err := s.forwardToLeader(ctx, method, req, &resp)
-		if errors.Is(err, errNotLeader) && s.IsLeader() {
+		if errors.Is(err, nomadrpc.ErrNotLeader) && s.IsLeader() {
 			continue // elected while forwarding: serve it here
 		}
 		if err != nil {
@@ -91,7 +89,7 @@ func leaderWrite[Req any, P forwardedRequest[Req], Resp any](ctx context.Context
 func serveForwarded[Req any, P forwardedRequest[Req], Resp any](ctx context.Context, s *Server, method string, req P,
 	local func(context.Context, P) (*Resp, error)) (*Resp, error) {
 	if !s.IsLeader() {
-		return nil, errNotLeader
+		return nil, nomadrpc.ErrNotLeader
 	}
 	ctx, cancel := withCarriedDeadline(ctx, req)
 	defer cancel()
@@ -160,7 +158,7 @@ func (s *Server) forwardToLeader(ctx context.Context, method string, args, reply
 		if s.IsLeader() {
 			// Elected meanwhile. Callers only forward as followers, so
 			// report it as a lost race and let them run the write here.
-			return fmt.Errorf("forward %s: %w", method, errNotLeader)
+			return fmt.Errorf("forward %s: %w", method, nomadrpc.ErrNotLeader)
 		}
 	}
 }
@@ -171,7 +169,7 @@ func (s *Server) callLeader(ctx context.Context, leader, method string, args, re
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go s.cancelOnLeaderChange(callCtx, cancel, leader)
-	err := s.pool.call(callCtx, leader, method, args, reply)
+	err := s.pool.Call(callCtx, leader, method, args, reply)
 	if callCtx.Err() == nil {
 		s.leaderReach.record(leader, err)
 	}
@@ -206,7 +204,7 @@ type forwardCall struct {
 //     it is tried again only if the method is repeatable and time is left;
 //     otherwise the write may still apply.
 func (fc *forwardCall) settle(ctx context.Context, leader string, err error) (bool, error) {
-	var remote *RemoteError
+	var remote *nomadrpc.RemoteError
 	switch {
 	case err == nil:
 		return true, nil
@@ -248,7 +246,7 @@ func (fc *forwardCall) expired(ctx context.Context) error {
 		return fc.outcomeUnknown(err)
 	}
 	if !errors.Is(cause, errShutdown) {
-		err = withKind(ErrNoLeader, err)
+		err = nomadrpc.WithKind(ErrNoLeader, err)
 	}
 	return fc.notRun(err)
 }
@@ -283,17 +281,9 @@ func (fc *forwardCall) notRun(err error) error {
 // be sent (no connection; the pool is closed), or its receiver answered
 // that it is not the leader, or knows none.
 func notSent(err error) bool {
-	var de *dialError
-	return errors.As(err, &de) || errors.Is(err, errPoolClosed) ||
-		errors.Is(err, errNotLeader) || errors.Is(err, ErrNoLeader)
-}
-
-// connectionLost reports whether err is the connection to the receiver
-// breaking, not an answer from it.
-func connectionLost(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, rpc.ErrShutdown) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+	var de *nomadrpc.DialError
+	return errors.As(err, &de) || errors.Is(err, nomadrpc.ErrPoolClosed) ||
+		errors.Is(err, nomadrpc.ErrNotLeader) || errors.Is(err, ErrNoLeader)
 }
 
 // repeatableForwards are the forwarded requests that may run twice
@@ -396,7 +386,7 @@ func raftApplyError(err error) error {
 // enter the log because this server is not (or no longer) the leader.
 func raftWriteError(err error) error {
 	if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipTransferInProgress) {
-		return withKind(errNotLeader, err)
+		return nomadrpc.WithKind(nomadrpc.ErrNotLeader, err)
 	}
 	return err
 }
@@ -418,7 +408,7 @@ func (s *Server) leaderBarrier(ctx context.Context) error {
 		if errors.Is(err, raft.ErrLeadershipLost) {
 			// A barrier carries no write, so trying again elsewhere
 			// cannot apply anything twice.
-			err = withKind(errNotLeader, err)
+			err = nomadrpc.WithKind(nomadrpc.ErrNotLeader, err)
 		}
 		return fmt.Errorf("wait for the state to catch up: %w", raftWriteError(err))
 	}

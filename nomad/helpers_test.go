@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
@@ -123,16 +125,16 @@ func startServer(t testing.TB, cfg *Config) *Server {
 
 // serverPool is a connection pool that proves the test cluster key, as
 // the pool of a test server does.
-func serverPool(t testing.TB) *connPool {
-	p := newConnPool(time.Second, newRPCDialer(credentials{role: roleServer, secret: testClusterKey}, newInstanceID()))
-	t.Cleanup(p.close)
+func serverPool(t testing.TB) *nomadrpc.Pool {
+	p := nomadrpc.NewPool(time.Second, nomadrpc.NewDialer(nomadrpc.Credentials{Role: nomadrpc.RoleServer, Secret: testClusterKey}, nomadrpc.NewInstanceID()))
+	t.Cleanup(p.Close)
 	return p
 }
 
 // clientAgentRPC is an RPC client of a client agent that holds the test
 // cluster's registration secret.
 func clientAgentRPC(t testing.TB) *RPCClient {
-	c := NewRPCClient(RPCClientConfig{DialTimeout: time.Second, RegistrationSecret: RegistrationSecret(testClusterKey)})
+	c := NewRPCClient(RPCClientConfig{DialTimeout: time.Second, RegistrationSecret: nomadrpc.RegistrationSecret(testClusterKey)})
 	t.Cleanup(c.Close)
 	return c
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/acl"
@@ -140,7 +142,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 // limits, before anything of it reaches raft.
 func (s *Server) validateJob(job *structs.Job) error {
 	if err := structs.JoinValidation(job.Validate(), job.CheckLimits(s.config.JobLimits)); err != nil {
-		return withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+		return nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
 	}
 	return nil
 }

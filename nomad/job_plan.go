@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
@@ -84,7 +86,7 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 	}
 	if candidate.IsPeriodic() {
 		if resp.NextPeriodicLaunch, err = nextLaunch(candidate, now); err != nil {
-			return nil, withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+			return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
 		}
 	}
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // membershipLoop contacts the other servers: quickly while this server is
@@ -137,7 +139,7 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 			callCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			var resp MembersResponse
-			err := s.pool.call(callCtx, addr, "Status.Members", req, &resp)
+			err := s.pool.Call(callCtx, addr, "Status.Members", req, &resp)
 			if addr == s.Leader() && callCtx.Err() == nil {
 				s.leaderReach.record(addr, err)
 			}
@@ -151,7 +153,7 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 
 	for _, p := range probes {
 		if p.err != nil {
-			if refusedCredentials(p.err) {
+			if nomadrpc.RefusedCredentials(p.err) {
 				s.logger.Warn("server refused this server's credentials: do all servers have the same encrypt key (or certificates of the same CA)?",
 					"address", p.addr, "error", p.err)
 			} else {
@@ -199,7 +201,7 @@ func (s *Server) requestJoin(ctx context.Context, leaderAddr string) {
 	callCtx, cancel := context.WithTimeout(ctx, raftMembershipTimeout)
 	defer cancel()
 	var resp JoinResponse
-	err := s.pool.call(callCtx, leaderAddr, "Status.Join", &JoinRequest{ID: self.ID, RPCAddr: self.RPCAddr}, &resp)
+	err := s.pool.Call(callCtx, leaderAddr, "Status.Join", &JoinRequest{ID: self.ID, RPCAddr: self.RPCAddr}, &resp)
 	if err != nil {
 		s.logger.Warn("join cluster", "leader", leaderAddr, "error", err)
 		return

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/state"
@@ -88,7 +90,7 @@ func (s *Server) deleteRootKeyLocal(ctx context.Context, req *RootKeyDeleteReque
 		return nil, fmt.Errorf("root key %s: %w", req.KeyID, ErrNotFound)
 	}
 	if key.Active() {
-		return nil, withKind(ErrInvalidRequest, fmt.Errorf("root key %s: %w", req.KeyID, state.ErrActiveRootKey))
+		return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("root key %s: %w", req.KeyID, state.ErrActiveRootKey))
 	}
 	if !req.Force {
 		if err := s.checkRootKeyUnused(key); err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-metrics"
 )
 
@@ -48,7 +50,7 @@ func (r *leaderReach) record(leader string, err error) {
 	if leader != r.leader {
 		r.leader, r.failures, r.lastErr = leader, 0, nil
 	}
-	var de *dialError
+	var de *nomadrpc.DialError
 	if !errors.As(err, &de) {
 		r.failures, r.lastErr = 0, nil
 		return

@@ -8,6 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
@@ -18,7 +20,7 @@ import (
 func TestLeaderReach_TroubleOnceConnectsFailForTheWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := &leaderReach{after: 10 * time.Second}
-		refused := &dialError{addr: "a:4647", err: syscall.ECONNREFUSED}
+		refused := &nomadrpc.DialError{Addr: "a:4647", Err: syscall.ECONNREFUSED}
 
 		r.record("a:4647", refused)
 		must.NoError(t, r.trouble("a:4647"), must.Sprint("one failure says little"))
@@ -37,7 +39,7 @@ func TestLeaderReach_TroubleOnceConnectsFailForTheWindow(t *testing.T) {
 
 		// Any answer shows that a connection could be made, even one
 		// that is an error.
-		r.record("a:4647", &RemoteError{Message: "invalid", sentinel: ErrInvalidRequest})
+		r.record("a:4647", &nomadrpc.RemoteError{Message: "invalid", Sentinel: ErrInvalidRequest})
 		must.NoError(t, r.trouble("a:4647"))
 		must.False(t, r.failing("a:4647"))
 
@@ -106,20 +108,13 @@ func cutFromLeader(t *testing.T, leader, f *Server) (restore func()) {
 	// One connection of the test's own keeps the leader's count for
 	// 127.0.0.1 at the limit whatever else closes.
 	hold := serverPool(t)
-	_, err := hold.client(testCtx(t), leader.RPCAdvertise())
+	_, err := hold.Client(testCtx(t), leader.RPCAdvertise())
 	must.NoError(t, err)
 	setLimit := func(n int) {
-		leader.mux.mu.Lock()
-		defer leader.mux.mu.Unlock()
-		leader.mux.limits.maxConnsPerIP = n
+		leader.mux.SetMaxConnsPerIP(n)
 	}
 	setLimit(1)
-	f.pool.mu.Lock()
-	pooled, ok := f.pool.clients[leader.RPCAdvertise()]
-	f.pool.mu.Unlock()
-	if ok {
-		f.pool.discard(leader.RPCAdvertise(), pooled)
-	}
+	f.pool.Forget(leader.RPCAdvertise())
 	return func() { setLimit(0) }
 }
 

@@ -143,9 +143,9 @@ func (s *Server) finishPlan(pending *pendingPlan, result *structs.PlanResult, pa
 		result.RefreshIndex = max(latest, index)
 	}
 	metrics.MeasureSince([]string{"plan", "apply"}, start)
-	s.planLatency.record(time.Since(start))
+	s.planLatency.Record(time.Since(start))
 	metrics.MeasureSince([]string{"plan", "submit"}, pending.enqueued)
-	s.planSubmitLatency.record(time.Since(pending.enqueued))
+	s.planSubmitLatency.Record(time.Since(pending.enqueued))
 	pending.respond(result, nil)
 }
 

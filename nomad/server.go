@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
@@ -33,9 +35,9 @@ type Server struct {
 	maxRunStats *maxRunStats
 
 	listener  net.Listener
-	raftLayer *raftLayer
-	mux       *rpcMux
-	pool      *connPool
+	raftLayer *nomadrpc.RaftLayer
+	mux       *nomadrpc.Mux
+	pool      *nomadrpc.Pool
 	// leaderWatch wakes forwarded calls when the leader changes;
 	// leaderReach follows whether this server can connect to the leader,
 	// and relay holds the client heartbeats it could not forward.
@@ -43,7 +45,7 @@ type Server struct {
 	leaderReach *leaderReach
 	relay       *heartbeatRelay
 	// secrets are what peers prove on the RPC port.
-	secrets acceptorSecrets
+	secrets nomadrpc.AcceptorSecrets
 
 	fsm           *FSM
 	events        *stream.Broker // nil when the event stream is off
@@ -65,9 +67,9 @@ type Server struct {
 	evalBroker   *EvalBroker
 	blockedEvals *BlockedEvals
 	planQueue    *planQueue
-	planLatency  *latencySamples
+	planLatency  *nomadrpc.LatencySamples
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
-	planSubmitLatency *latencySamples
+	planSubmitLatency *nomadrpc.LatencySamples
 	heartbeats        *heartbeats
 	periodic          *periodicDispatcher
 	jobStatus         *jobStatusUpdater
@@ -180,18 +182,18 @@ func (s *Server) setup() error {
 	}
 	// One instance ID for what this server dials and what it accepts: a
 	// connection of its own that comes back to it is refused.
-	instance := newInstanceID()
-	dialer := newRPCDialer(credentials{role: roleServer, secret: s.secrets.clusterKey}, instance)
-	auth := muxAuth{secrets: s.secrets, instance: instance, region: s.config.Region}
+	instance := nomadrpc.NewInstanceID()
+	dialer := nomadrpc.NewDialer(nomadrpc.Credentials{Role: nomadrpc.RoleServer, Secret: s.secrets.ClusterKey}, instance)
+	auth := nomadrpc.MuxAuth{Secrets: s.secrets, Instance: instance, Region: s.config.Region}
 	if t := s.config.TLS; t != nil {
-		dialer.tls = t.dialConfig(s.config.Region)
-		auth.tls = t.acceptConfig()
+		dialer.TLS = t.DialConfig(s.config.Region)
+		auth.TLS = t.AcceptConfig()
 	}
-	s.pool = newConnPool(s.config.RPCDialTimeout, dialer)
-	s.raftLayer = newRaftLayer(stringAddr(s.advertise), dialer)
-	s.mux = newRPCMux(s.listener, s.raftLayer, servers, auth, muxLimits{
-		handshakeTimeout: s.config.RPCHandshakeTimeout,
-		maxConnsPerIP:    s.config.RPCMaxConnsPerClient,
+	s.pool = nomadrpc.NewPool(s.config.RPCDialTimeout, dialer)
+	s.raftLayer = nomadrpc.NewRaftLayer(stringAddr(s.advertise), dialer)
+	s.mux = nomadrpc.NewMux(s.listener, s.raftLayer, servers, auth, nomadrpc.MuxLimits{
+		HandshakeTimeout: s.config.RPCHandshakeTimeout,
+		MaxConnsPerIP:    s.config.RPCMaxConnsPerClient,
 	}, s.logger.Named("rpc"))
 
 	s.members = newMemberTable(Member{
@@ -209,7 +211,7 @@ func (s *Server) setup() error {
 	}
 	// Serve only once everything the endpoints use exists; until then
 	// connections wait in the listen backlog.
-	s.mux.start()
+	s.mux.Start()
 	return nil
 }
 
@@ -217,7 +219,7 @@ func (s *Server) setup() error {
 func (s *Server) registerEndpoints(srv *rpc.Server) error {
 	endpoints := map[string]any{
 		"Status":    &statusRPC{s},
-		"Client":    &clientRPC{srv: s, role: roleServer},
+		"Client":    &clientRPC{srv: s, role: nomadrpc.RoleServer},
 		"Job":       &jobRPC{s},
 		"Eval":      &evalRPC{s},
 		"Alloc":     &allocRPC{s},
@@ -248,8 +250,8 @@ func (s *Server) setupLeaderComponents() {
 	})
 	s.blockedEvals = newBlockedEvals(s.evalBroker)
 	s.planQueue = newPlanQueue()
-	s.planLatency = &latencySamples{}
-	s.planSubmitLatency = &latencySamples{}
+	s.planLatency = &nomadrpc.LatencySamples{}
+	s.planSubmitLatency = &nomadrpc.LatencySamples{}
 	s.heartbeats = newHeartbeats(heartbeatConfig{
 		minTTL:       cfg.MinHeartbeatTTL,
 		maxPerSecond: cfg.MaxHeartbeatsPerSecond,
@@ -266,11 +268,11 @@ func (s *Server) setupLeaderComponents() {
 
 // PlanApplyStats summarises the latest plan applications: the time from
 // the applier taking a plan until its result was committed.
-func (s *Server) PlanApplyStats() LatencyStats { return s.planLatency.stats() }
+func (s *Server) PlanApplyStats() nomadrpc.LatencyStats { return s.planLatency.Stats() }
 
 // PlanSubmitStats summarises the latest plan submissions: the time from a
 // worker submitting a plan until it has the result, queueing included.
-func (s *Server) PlanSubmitStats() LatencyStats { return s.planSubmitLatency.stats() }
+func (s *Server) PlanSubmitStats() nomadrpc.LatencyStats { return s.planSubmitLatency.Stats() }
 
 // EvalBrokerStats counts the evaluations the broker holds.
 func (s *Server) EvalBrokerStats() BrokerStats { return s.evalBroker.Stats() }
@@ -315,14 +317,14 @@ func (s *Server) Shutdown() error {
 			s.raftLayer.Close()
 		}
 		if s.mux != nil {
-			if err := s.mux.close(); err != nil {
+			if err := s.mux.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("close RPC listener: %w", err))
 			}
 		} else if s.listener != nil {
 			s.listener.Close()
 		}
 		if s.pool != nil {
-			s.pool.close()
+			s.pool.Close()
 		}
 		s.shutdownErr = errors.Join(errs...)
 	})

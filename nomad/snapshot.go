@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/snapshot"
@@ -129,7 +131,7 @@ func (s *Server) errRestoreNotLeader() error {
 	if addr := s.LeaderHTTPAddr(); addr != "" {
 		where = "the leader's HTTP API is at " + addr
 	}
-	return withKind(errNotLeader, fmt.Errorf("restore snapshot: this server is not the leader; send the snapshot to the leader (%s)", where))
+	return nomadrpc.WithKind(nomadrpc.ErrNotLeader, fmt.Errorf("restore snapshot: this server is not the leader; send the snapshot to the leader (%s)", where))
 }
 
 // stagedSnapshot is an archive's state, checked, in a temporary file.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
+
 	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
@@ -161,7 +163,7 @@ func TestSnapshot_Cluster(t *testing.T) {
 	c.waitForJob(c.servers, "after-save")
 
 	_, _, err := f.SnapshotRestore(testCtx(t), bytes.NewReader(archive))
-	must.ErrorIs(t, err, errNotLeader)
+	must.ErrorIs(t, err, nomadrpc.ErrNotLeader)
 	must.ErrorContains(t, err, "this server is not the leader; send the snapshot to the leader")
 	must.ErrorContains(t, err, leader.config.HTTPAddr)
 	must.Eq(t, []string{"after-save", "saved"}, storedJobIDs(t, f))

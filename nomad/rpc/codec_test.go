@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"bufio"
@@ -66,7 +66,7 @@ func TestRPCCodec_talksToNetRPCJSONRPC(t *testing.T) {
 		a, b := net.Pipe()
 		defer a.Close()
 		go echoServer(t).ServeCodec(jsonrpc.NewServerCodec(a))
-		c := newRPCClient(b)
+		c := NewRPCClient(b)
 		defer c.Close()
 		callEcho(t, c, "small")
 		callEcho(t, c, large)

@@ -1,11 +1,11 @@
-package nomad
+package rpc
 
 import (
 	"net/rpc"
 	"sync"
 )
 
-// budgetCodec keeps the budget a request took (rpc_request_limit.go)
+// budgetCodec keeps the budget a request took (request_limit.go)
 // until its call has answered: what a call holds in memory (its decoded
 // arguments, and what its handler builds from them) is bounded by the
 // bytes of its request, and so all a role's calls by the role's budget.

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"crypto/hmac"
@@ -9,14 +9,14 @@ import (
 	"strings"
 )
 
-// clusterKeySize is the size of the keys GenerateClusterKey makes.
-const clusterKeySize = 32
+// ClusterKeySize is the size of the keys GenerateClusterKey makes.
+const ClusterKeySize = 32
 
 // GenerateClusterKey makes a new cluster key, the value of a server's
 // encrypt setting: 32 random bytes, base64-encoded, as Nomad's
 // `operator keygen` prints them.
 func GenerateClusterKey() (string, error) {
-	key := make([]byte, clusterKeySize)
+	key := make([]byte, ClusterKeySize)
 	if _, err := rand.Read(key); err != nil {
 		return "", fmt.Errorf("generate cluster key: %w", err)
 	}
@@ -30,14 +30,14 @@ func ParseClusterKey(s string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not base64: %w (make a key with 'drover operator keygen')", err)
 	}
-	if err := checkClusterKey(key); err != nil {
+	if err := CheckClusterKey(key); err != nil {
 		return nil, err
 	}
 	return key, nil
 }
 
-// checkClusterKey checks the size of a decoded cluster key.
-func checkClusterKey(key []byte) error {
+// CheckClusterKey checks the size of a decoded cluster key.
+func CheckClusterKey(key []byte) error {
 	switch len(key) {
 	case 16, 24, 32:
 		return nil

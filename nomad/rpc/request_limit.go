@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"context"
@@ -22,15 +22,15 @@ import (
 // which only servers open, are read by raft's transport, which streams
 // snapshots instead of holding them whole.
 const (
-	// maxAnonymousRequestBytes bounds one request of a peer that proved
+	// MaxAnonymousRequestBytes bounds one request of a peer that proved
 	// nothing: a node's registration is a few KiB, a heartbeat or a read
 	// of its allocations a few hundred bytes, and a client sends its
 	// allocations' updates in requests of at most maxUpdateBatchBytes.
-	maxAnonymousRequestBytes = 256 << 10
-	// maxClientRequestBytes bounds one request of a client agent that
+	MaxAnonymousRequestBytes = 256 << 10
+	// MaxClientRequestBytes bounds one request of a client agent that
 	// proved the registration secret: the same calls, with room for a
 	// node of unusual size.
-	maxClientRequestBytes = 8 << 20
+	MaxClientRequestBytes = 8 << 20
 	// maxServerRequestBytes bounds one request of a server: forwarded
 	// writes carry a job (at most limits.job_max_size, 4 MiB by default,
 	// as JSON) or a plan's results.
@@ -69,14 +69,14 @@ type requestBounds struct {
 }
 
 // roleBounds are the request bounds of each role on one server.
-type roleBounds map[connRole]requestBounds
+type roleBounds map[ConnRole]requestBounds
 
 // defaultRoleBounds are the bounds of a server's RPC port.
 func defaultRoleBounds() roleBounds {
 	return roleBounds{
-		roleAnonymous: newRequestBounds(maxAnonymousRequestBytes, anonymousDecodeBudget, requestReadTimeout),
-		roleClient:    newRequestBounds(maxClientRequestBytes, clientDecodeBudget, requestReadTimeout),
-		roleServer:    newRequestBounds(maxServerRequestBytes, serverDecodeBudget, 0),
+		RoleAnonymous: newRequestBounds(MaxAnonymousRequestBytes, anonymousDecodeBudget, requestReadTimeout),
+		RoleClient:    newRequestBounds(MaxClientRequestBytes, clientDecodeBudget, requestReadTimeout),
+		RoleServer:    newRequestBounds(maxServerRequestBytes, serverDecodeBudget, 0),
 	}
 }
 
@@ -95,16 +95,16 @@ func newRequestBounds(maxRequest, budget int64, readTimeout time.Duration) reque
 // values are told apart as the bytes are read, so the cap holds per
 // request whatever the peer pipelines), and the bytes read to the role's
 // budget, until released. ctx ends a wait for budget.
-func limitRequests(ctx context.Context, conn net.Conn, role connRole, bounds requestBounds) *requestLimitConn {
+func limitRequests(ctx context.Context, conn net.Conn, role ConnRole, bounds requestBounds) *requestLimitConn {
 	return &requestLimitConn{Conn: conn, role: role, bounds: bounds, ctx: ctx}
 }
 
 type requestLimitConn struct {
 	net.Conn
-	role   connRole
+	role   ConnRole
 	bounds requestBounds
 	ctx    context.Context
-	scan   jsonValueScanner
+	scan   JSONValueScanner
 	// held counts the budget this connection holds; completed, of that,
 	// the bytes of values that ended and that no call has claimed yet.
 	held      atomic.Int64
@@ -114,12 +114,12 @@ type requestLimitConn struct {
 }
 
 func (c *requestLimitConn) Read(p []byte) (int, error) {
-	if c.scan.current >= c.bounds.maxRequest {
+	if c.scan.Current >= c.bounds.maxRequest {
 		return 0, fmt.Errorf("an RPC request of a %s peer larger than %d bytes", c.role, c.bounds.maxRequest)
 	}
 	// Never read past the cap of the value under way, nor more than a
 	// chunk for which budget is taken.
-	if left := min(c.bounds.maxRequest-c.scan.current, readChunk); int64(len(p)) > left {
+	if left := min(c.bounds.maxRequest-c.scan.Current, readChunk); int64(len(p)) > left {
 		p = p[:left]
 	}
 	if err := c.take(int64(len(p))); err != nil {
@@ -127,7 +127,7 @@ func (c *requestLimitConn) Read(p []byte) (int, error) {
 	}
 	n, err := c.Conn.Read(p)
 	c.give(int64(len(p) - n))
-	c.completed += c.scan.feed(p[:n])
+	c.completed += c.scan.Feed(p[:n])
 	c.watchTimeout()
 	return n, err
 }
@@ -162,10 +162,10 @@ func (c *requestLimitConn) watchTimeout() {
 		return
 	}
 	switch {
-	case c.scan.current > 0 && !c.deadline:
+	case c.scan.Current > 0 && !c.deadline:
 		c.deadline = true
 		_ = c.Conn.SetReadDeadline(time.Now().Add(c.bounds.readTimeout))
-	case c.scan.current == 0 && c.deadline:
+	case c.scan.Current == 0 && c.deadline:
 		c.deadline = false
 		_ = c.Conn.SetReadDeadline(time.Time{})
 	}
@@ -188,36 +188,36 @@ func (c *requestLimitConn) Close() error {
 	return c.Conn.Close()
 }
 
-// jsonValueScanner follows a stream of JSON values byte by byte, enough
+// JSONValueScanner follows a stream of JSON values byte by byte, enough
 // to know where each top-level object or array ends, and counts the bytes
 // of the one under way. Whitespace between values counts for none.
-type jsonValueScanner struct {
-	current          int64 // bytes of the value under way
+type JSONValueScanner struct {
+	Current          int64 // bytes of the value under way
 	depth            int
-	inString, escape bool
+	InString, escape bool
 }
 
-// feed follows p and returns the bytes of p and of earlier feeds that
+// Feed follows p and returns the bytes of p and of earlier feeds that
 // belong to values that ended in p.
-func (s *jsonValueScanner) feed(p []byte) int64 {
+func (s *JSONValueScanner) Feed(p []byte) int64 {
 	var ended int64
 	for _, c := range p {
-		if s.depth == 0 && !s.inString && isJSONSpace(c) {
+		if s.depth == 0 && !s.InString && isJSONSpace(c) {
 			continue
 		}
-		s.current++
+		s.Current++
 		switch {
-		case s.inString:
+		case s.InString:
 			switch {
 			case s.escape:
 				s.escape = false
 			case c == '\\':
 				s.escape = true
 			case c == '"':
-				s.inString = false
+				s.InString = false
 			}
 		case c == '"':
-			s.inString = true
+			s.InString = true
 		case c == '{' || c == '[':
 			s.depth++
 		case c == '}' || c == ']':
@@ -225,8 +225,8 @@ func (s *jsonValueScanner) feed(p []byte) int64 {
 				s.depth--
 			}
 			if s.depth == 0 {
-				ended += s.current // a request is complete
-				s.current = 0
+				ended += s.Current // a request is complete
+				s.Current = 0
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"slices"
@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// latencySamples keeps the latest durations of an operation, for reading
+// LatencySamples keeps the latest durations of an operation, for reading
 // quantiles in process (benchmarks, tests); the metrics sinks get every
 // sample too.
-type latencySamples struct {
+type LatencySamples struct {
 	mu sync.Mutex
 	// samples grows up to latencyWindow, then is a ring whose oldest
 	// sample is at next: a server that applies few plans keeps few.
@@ -20,7 +20,7 @@ type latencySamples struct {
 // latencyWindow is how many samples are kept.
 const latencyWindow = 1 << 16
 
-func (l *latencySamples) record(d time.Duration) {
+func (l *LatencySamples) Record(d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.samples) < latencyWindow {
@@ -32,7 +32,7 @@ func (l *latencySamples) record(d time.Duration) {
 }
 
 // snapshot returns the kept samples, sorted.
-func (l *latencySamples) snapshot() []time.Duration {
+func (l *LatencySamples) snapshot() []time.Duration {
 	l.mu.Lock()
 	out := slices.Clone(l.samples)
 	l.mu.Unlock()
@@ -46,7 +46,7 @@ type LatencyStats struct {
 	P50, P99, Max time.Duration
 }
 
-func (l *latencySamples) stats() LatencyStats {
+func (l *LatencySamples) Stats() LatencyStats {
 	sorted := l.snapshot()
 	if len(sorted) == 0 {
 		return LatencyStats{}

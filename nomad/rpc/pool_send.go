@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"context"
@@ -8,21 +8,21 @@ import (
 	"time"
 )
 
-// send writes a call on the client's connection and returns it, giving up
+// Send writes a call on the client's connection and returns it, giving up
 // the write when ctx ends. A receiver that stopped reading (a stopped
 // process, a partition) lets a large call fill the socket buffers, and a
 // write into them would wait for ever, out of reach of the caller's
 // context. Sends are serialized here so that each write runs under its own
 // caller's deadline. A write cut short leaves part of a call on the
 // connection, which is then closed: the pool dials afresh.
-func (c *pooledClient) send(ctx context.Context, method string, args, reply any) *rpc.Call {
+func (c *PooledClient) Send(ctx context.Context, method string, args, reply any) *rpc.Call {
 	c.sendMu.Lock()
 	defer c.sendMu.Unlock()
 	deadline, _ := ctx.Deadline() // zero: none, whatever the last send set
-	_ = c.conn.SetWriteDeadline(deadline)
+	_ = c.Conn.SetWriteDeadline(deadline)
 	cut := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		_ = c.conn.SetWriteDeadline(time.Now())
+		_ = c.Conn.SetWriteDeadline(time.Now())
 		close(cut)
 	})
 	call := c.Go(method, args, reply, make(chan *rpc.Call, 1))

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"crypto/tls"
@@ -11,10 +11,10 @@ import (
 	"github.com/drover-io/drover/internal/tlsutil"
 )
 
-// RPCTLS is mutual TLS on the RPC port (the agent's tls.rpc): every
+// TLS is mutual TLS on the RPC port (the agent's tls.rpc): every
 // connection, raft's and RPC's, runs over TLS, and the certificate each
 // side presents says what it is.
-type RPCTLS struct {
+type TLS struct {
 	// Material is the CA that signs the cluster's certificates, and this
 	// agent's certificate and key.
 	Material *tlsutil.Material
@@ -26,20 +26,20 @@ type RPCTLS struct {
 	VerifyServerHostname bool
 }
 
-// dialConfig is the TLS configuration of connections to the servers of
+// DialConfig is the TLS configuration of connections to the servers of
 // region.
-func (t *RPCTLS) dialConfig(region string) *tls.Config {
+func (t *TLS) DialConfig(region string) *tls.Config {
 	if t.VerifyServerHostname {
 		return t.Material.DialConfig(region, tlsutil.RoleServer)
 	}
 	return t.Material.DialConfig(region)
 }
 
-// acceptConfig is the TLS configuration of the RPC listener: every peer
+// AcceptConfig is the TLS configuration of the RPC listener: every peer
 // presents a certificate the CA signed. No session tickets: the pool
 // probes idle connections by peeking at the socket, where a ticket would
 // read as traffic.
-func (t *RPCTLS) acceptConfig() *tls.Config {
+func (t *TLS) AcceptConfig() *tls.Config {
 	cfg := t.Material.ServerConfig(true)
 	cfg.SessionTicketsDisabled = true
 	return cfg
@@ -69,8 +69,8 @@ func dialTLS(raw net.Conn, cfg *tls.Config, address string, kind byte, deadline 
 		return nil, tlsError(fmt.Sprintf("read the verdict of %s", address), err)
 	}
 	switch verdict[0] {
-	case verdictOK:
-	case verdictNotServer:
+	case VerdictOK:
+	case VerdictNotServer:
 		return nil, fmt.Errorf("%w: only a server's certificate opens this kind of connection", errHandshakeRefused)
 	default:
 		return nil, fmt.Errorf("%w: the certificate names no role of region", errHandshakeRefused)
@@ -91,11 +91,11 @@ func tlsError(what string, err error) error {
 	return fmt.Errorf("%w: %s: %w", errHandshakeRefused, what, err)
 }
 
-// acceptTLS runs the accepting side of a TLS connection over raw, which
+// AcceptTLS runs the accepting side of a TLS connection over raw, which
 // announced TLS, and returns the connection, its type and the role its
 // peer's certificate names in region. On an error the connection is to be
 // closed.
-func acceptTLS(raw net.Conn, cfg *tls.Config, region string, deadline time.Time) (net.Conn, byte, connRole, error) {
+func AcceptTLS(raw net.Conn, cfg *tls.Config, region string, deadline time.Time) (net.Conn, byte, ConnRole, error) {
 	_ = raw.SetDeadline(deadline)
 	conn := tls.Server(raw, cfg)
 	if err := conn.Handshake(); err != nil {
@@ -105,25 +105,25 @@ func acceptTLS(raw net.Conn, cfg *tls.Config, region string, deadline time.Time)
 	if _, err := io.ReadFull(conn, kind[:]); err != nil {
 		return nil, 0, 0, fmt.Errorf("read connection type: %w", err)
 	}
-	if kind[0] != connTypeRaft && kind[0] != connTypeRPC {
+	if kind[0] != ConnTypeRaft && kind[0] != ConnTypeRPC {
 		return nil, 0, 0, fmt.Errorf("unknown connection type %#x", kind[0])
 	}
 	leaf := conn.ConnectionState().PeerCertificates[0]
 	name, ok := tlsutil.RoleOf(leaf, region)
 	if !ok {
-		_, _ = conn.Write([]byte{verdictBadSecret})
+		_, _ = conn.Write([]byte{VerdictBadSecret})
 		return nil, 0, 0, fmt.Errorf("the peer's certificate (CN=%s) names neither %s nor %s",
 			leaf.Subject.CommonName, tlsutil.Name(tlsutil.RoleServer, region), tlsutil.Name(tlsutil.RoleClient, region))
 	}
-	role := roleClient
+	role := RoleClient
 	if name == tlsutil.RoleServer {
-		role = roleServer
+		role = RoleServer
 	}
-	if kind[0] == connTypeRaft && role != roleServer {
-		_, _ = conn.Write([]byte{verdictNotServer})
+	if kind[0] == ConnTypeRaft && role != RoleServer {
+		_, _ = conn.Write([]byte{VerdictNotServer})
 		return nil, 0, 0, fmt.Errorf("a %s certificate (CN=%s) opened a raft connection", role, leaf.Subject.CommonName)
 	}
-	if _, err := conn.Write([]byte{verdictOK}); err != nil {
+	if _, err := conn.Write([]byte{VerdictOK}); err != nil {
 		return nil, 0, 0, fmt.Errorf("send verdict: %w", err)
 	}
 	_ = raw.SetDeadline(time.Time{})

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"io"
@@ -17,7 +17,7 @@ import (
 // entries of 1 KiB, an RPC round trip of the JSON codec, and a transfer
 // the size of a snapshot.
 //
-//	go test ./nomad -run '^$' -bench BenchmarkRecordConn -benchtime 2s
+//	go test ./nomad/rpc -run '^$' -bench BenchmarkRecordConn -benchtime 2s
 func BenchmarkRecordConn(b *testing.B) {
 	for _, mode := range []struct {
 		name string
@@ -103,10 +103,16 @@ func benchRaftAppend(b *testing.B, seal bool) {
 	}
 }
 
+// heartbeat is the shape of a node's heartbeat request.
+type heartbeat struct {
+	NodeID   string
+	SecretID string
+}
+
 // heartbeatEcho answers with what it is sent.
 type heartbeatEcho struct{}
 
-func (heartbeatEcho) Echo(args *NodeHeartbeatRequest, reply *NodeHeartbeatRequest) error {
+func (heartbeatEcho) Echo(args *heartbeat, reply *heartbeat) error {
 	*reply = *args
 	return nil
 }
@@ -116,11 +122,11 @@ func benchRPCRoundTrip(b *testing.B, seal bool) {
 	srv := rpc.NewServer()
 	must.NoError(b, srv.RegisterName("Bench", heartbeatEcho{}))
 	go srv.ServeCodec(newRPCServerCodec(acceptor))
-	client := newRPCClient(dialer)
-	args := &NodeHeartbeatRequest{NodeID: "6b1f8f4e-6f7e-4c8a-9a57-5c1d0a6d2b10", SecretID: "0f6c1f8e-2b1d-4f0e-8d39-0d2f6b1c7a44"}
+	client := NewRPCClient(dialer)
+	args := &heartbeat{NodeID: "6b1f8f4e-6f7e-4c8a-9a57-5c1d0a6d2b10", SecretID: "0f6c1f8e-2b1d-4f0e-8d39-0d2f6b1c7a44"}
 	b.ResetTimer()
 	for b.Loop() {
-		var reply NodeHeartbeatRequest
+		var reply heartbeat
 		must.NoError(b, client.Call("Bench.Echo", args, &reply))
 	}
 }

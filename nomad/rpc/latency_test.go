@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"testing"
@@ -8,13 +8,13 @@ import (
 )
 
 func TestLatencySamples(t *testing.T) {
-	var l latencySamples
-	must.Eq(t, LatencyStats{}, l.stats())
+	var l LatencySamples
+	must.Eq(t, LatencyStats{}, l.Stats())
 
 	for _, ms := range []int{3, 1, 2} {
-		l.record(time.Duration(ms) * time.Millisecond)
+		l.Record(time.Duration(ms) * time.Millisecond)
 	}
-	st := l.stats()
+	st := l.Stats()
 	must.Eq(t, 3, st.Count)
 	must.Eq(t, 3*time.Millisecond, st.Max)
 	must.Eq(t, 2*time.Millisecond, st.P50)
@@ -23,15 +23,15 @@ func TestLatencySamples(t *testing.T) {
 
 // Past the window, the oldest samples make way for new ones.
 func TestLatencySamples_Window(t *testing.T) {
-	var l latencySamples
-	l.record(time.Hour) // the oldest; it leaves once the window is full
+	var l LatencySamples
+	l.Record(time.Hour) // the oldest; it leaves once the window is full
 	for range latencyWindow {
-		l.record(time.Millisecond)
+		l.Record(time.Millisecond)
 	}
-	st := l.stats()
+	st := l.Stats()
 	must.Eq(t, latencyWindow, st.Count)
 	must.Eq(t, time.Millisecond, st.Max)
-	l.record(time.Second)
-	must.Eq(t, time.Second, l.stats().Max)
-	must.Eq(t, latencyWindow, l.stats().Count)
+	l.Record(time.Second)
+	must.Eq(t, time.Second, l.Stats().Max)
+	must.Eq(t, latencyWindow, l.Stats().Count)
 }

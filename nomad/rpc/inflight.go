@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import "net/rpc"
 

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"errors"
@@ -12,22 +12,22 @@ import (
 // errLayerClosed is what Accept returns once the raft layer is closed.
 var errLayerClosed = errors.New("raft stream layer closed")
 
-// raftLayer is raft's view of the shared RPC port: it accepts the
+// RaftLayer is raft's view of the shared RPC port: it accepts the
 // connections the mux identified as raft traffic and dials other servers,
 // announcing raft traffic with the first byte.
-type raftLayer struct {
+type RaftLayer struct {
 	addr   net.Addr // the advertised address: what raft tells its peers
-	dialer *rpcDialer
+	dialer *Dialer
 	conns  chan net.Conn
 
 	closeOnce sync.Once
 	closeCh   chan struct{}
 }
 
-var _ raft.StreamLayer = (*raftLayer)(nil)
+var _ raft.StreamLayer = (*RaftLayer)(nil)
 
-func newRaftLayer(advertise net.Addr, dialer *rpcDialer) *raftLayer {
-	return &raftLayer{
+func NewRaftLayer(advertise net.Addr, dialer *Dialer) *RaftLayer {
+	return &RaftLayer{
 		addr:    advertise,
 		dialer:  dialer,
 		conns:   make(chan net.Conn),
@@ -37,7 +37,7 @@ func newRaftLayer(advertise net.Addr, dialer *rpcDialer) *raftLayer {
 
 // handoff gives an accepted raft connection to the transport, or closes it
 // when the layer is closed.
-func (l *raftLayer) handoff(conn net.Conn) {
+func (l *RaftLayer) handoff(conn net.Conn) {
 	select {
 	case l.conns <- conn:
 	case <-l.closeCh:
@@ -46,7 +46,7 @@ func (l *raftLayer) handoff(conn net.Conn) {
 }
 
 // Accept implements net.Listener.
-func (l *raftLayer) Accept() (net.Conn, error) {
+func (l *RaftLayer) Accept() (net.Conn, error) {
 	select {
 	case conn := <-l.conns:
 		return conn, nil
@@ -56,22 +56,22 @@ func (l *raftLayer) Accept() (net.Conn, error) {
 }
 
 // Close implements net.Listener. The underlying listener belongs to the mux.
-func (l *raftLayer) Close() error {
+func (l *RaftLayer) Close() error {
 	l.closeOnce.Do(func() { close(l.closeCh) })
 	return nil
 }
 
 // Addr implements net.Listener.
-func (l *raftLayer) Addr() net.Addr {
+func (l *RaftLayer) Addr() net.Addr {
 	return l.addr
 }
 
 // Dial implements raft.StreamLayer.
-func (l *raftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+func (l *RaftLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
 	select {
 	case <-l.closeCh:
 		return nil, errLayerClosed
 	default:
 	}
-	return l.dialer.dial(string(address), connTypeRaft, timeout)
+	return l.dialer.Dial(string(address), ConnTypeRaft, timeout)
 }

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"context"
@@ -11,40 +11,40 @@ import (
 	"time"
 )
 
-// errPoolClosed is returned by calls made after the pool was closed.
-var errPoolClosed = errors.New("rpc connection pool closed")
+// ErrPoolClosed is returned by calls made after the pool was closed.
+var ErrPoolClosed = errors.New("rpc connection pool closed")
 
-// connPool keeps one RPC client per server address. A net/rpc client
+// Pool keeps one RPC client per server address. A net/rpc client
 // multiplexes concurrent calls over its connection, so one is enough.
-type connPool struct {
+type Pool struct {
 	dialTimeout time.Duration
-	dialer      *rpcDialer
+	Dialer      *Dialer
 
 	mu      sync.Mutex
-	clients map[string]*pooledClient
+	clients map[string]*PooledClient
 	closed  bool
 }
 
-// pooledClient is an RPC client and the connection under it.
-type pooledClient struct {
+// PooledClient is an RPC client and the connection under it.
+type PooledClient struct {
 	*rpc.Client
-	conn net.Conn
+	Conn net.Conn
 	// sendMu serializes send's writes (pool_send.go).
 	sendMu sync.Mutex
 }
 
-func newConnPool(dialTimeout time.Duration, dialer *rpcDialer) *connPool {
-	return &connPool{
+func NewPool(dialTimeout time.Duration, dialer *Dialer) *Pool {
+	return &Pool{
 		dialTimeout: dialTimeout,
-		dialer:      dialer,
-		clients:     make(map[string]*pooledClient),
+		Dialer:      dialer,
+		clients:     make(map[string]*PooledClient),
 	}
 }
 
-// call invokes method on the server at addr. Errors the remote endpoint
+// Call invokes method on the server at addr. Errors the remote endpoint
 // returned come back decoded (see decodeRPCError); a call whose connection
 // turns out to be dead is retried once on a new connection.
-func (p *connPool) call(ctx context.Context, addr, method string, args, reply any) error {
+func (p *Pool) Call(ctx context.Context, addr, method string, args, reply any) error {
 	err := p.callOnce(ctx, addr, method, args, reply)
 	if errors.Is(err, rpc.ErrShutdown) {
 		// The pooled connection had died (the peer restarted, say).
@@ -53,15 +53,15 @@ func (p *connPool) call(ctx context.Context, addr, method string, args, reply an
 	return err
 }
 
-func (p *connPool) callOnce(ctx context.Context, addr, method string, args, reply any) error {
-	client, err := p.client(ctx, addr)
+func (p *Pool) callOnce(ctx context.Context, addr, method string, args, reply any) error {
+	client, err := p.Client(ctx, addr)
 	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		// The caller gave up while the connection was dialled: a call
 		// sent now would run with nobody waiting for its answer.
-		return &dialError{addr: addr, err: err}
+		return &DialError{Addr: addr, Err: err}
 	}
 	// The reply is decoded into a value of our own and copied into reply
 	// on success: an answer that arrives after the caller gave up must not
@@ -71,7 +71,7 @@ func (p *connPool) callOnce(ctx context.Context, addr, method string, args, repl
 		return fmt.Errorf("rpc %s: reply must be a pointer, got %T", method, reply)
 	}
 	own := reflect.New(replyType.Elem())
-	call := client.send(ctx, method, args, own.Interface())
+	call := client.Send(ctx, method, args, own.Interface())
 	select {
 	case <-call.Done:
 	case <-ctx.Done():
@@ -84,31 +84,31 @@ func (p *connPool) callOnce(ctx context.Context, addr, method string, args, repl
 	}
 	var se rpc.ServerError
 	if errors.As(call.Error, &se) {
-		return decodeRPCError(call.Error)
+		return DecodeError(call.Error)
 	}
-	p.discard(addr, client)
+	p.Discard(addr, client)
 	if errors.Is(call.Error, rpc.ErrShutdown) {
 		return call.Error
 	}
 	return fmt.Errorf("rpc %s to %s: %w", method, addr, call.Error)
 }
 
-// client returns the pooled client for addr, dialing one if needed.
-func (p *connPool) client(ctx context.Context, addr string) (*pooledClient, error) {
+// Client returns the pooled client for addr, dialing one if needed.
+func (p *Pool) Client(ctx context.Context, addr string) (*PooledClient, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return nil, errPoolClosed
+		return nil, ErrPoolClosed
 	}
 	c, ok := p.clients[addr]
 	p.mu.Unlock()
 	if ok {
-		if !peerClosed(c.conn) {
+		if !peerClosed(c.Conn) {
 			return c, nil
 		}
 		// The server closed the connection since its last use (it
 		// restarted, say): dial afresh rather than send into it.
-		p.discard(addr, c)
+		p.Discard(addr, c)
 	}
 
 	timeout := p.dialTimeout
@@ -116,19 +116,19 @@ func (p *connPool) client(ctx context.Context, addr string) (*pooledClient, erro
 		timeout = min(timeout, time.Until(dl))
 	}
 	if timeout <= 0 {
-		return nil, &dialError{addr: addr, err: context.DeadlineExceeded}
+		return nil, &DialError{Addr: addr, Err: context.DeadlineExceeded}
 	}
-	conn, err := p.dialer.dial(addr, connTypeRPC, timeout)
+	conn, err := p.Dialer.Dial(addr, ConnTypeRPC, timeout)
 	if err != nil {
-		return nil, &dialError{addr: addr, err: err}
+		return nil, &DialError{Addr: addr, Err: err}
 	}
-	c = &pooledClient{Client: newRPCClient(conn), conn: conn}
+	c = &PooledClient{Client: NewRPCClient(conn), Conn: conn}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		c.Close()
-		return nil, errPoolClosed
+		return nil, ErrPoolClosed
 	}
 	if existing, ok := p.clients[addr]; ok {
 		// Another caller dialed at the same time; keep theirs.
@@ -139,9 +139,9 @@ func (p *connPool) client(ctx context.Context, addr string) (*pooledClient, erro
 	return c, nil
 }
 
-// discard drops client from the pool if it is still the one for addr and
+// Discard drops client from the pool if it is still the one for addr and
 // closes it.
-func (p *connPool) discard(addr string, client *pooledClient) {
+func (p *Pool) Discard(addr string, client *PooledClient) {
 	p.mu.Lock()
 	if p.clients[addr] == client {
 		delete(p.clients, addr)
@@ -150,8 +150,8 @@ func (p *connPool) discard(addr string, client *pooledClient) {
 	client.Close()
 }
 
-// close closes every pooled connection; later calls fail.
-func (p *connPool) close() {
+// Close closes every pooled connection; later calls fail.
+func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
@@ -161,13 +161,35 @@ func (p *connPool) close() {
 	}
 }
 
-// dialError is a failure to connect, or a caller that gave up before the
+// DialError is a failure to connect, or a caller that gave up before the
 // connection was made: the call was never sent.
-type dialError struct {
-	addr string
-	err  error
+type DialError struct {
+	Addr string
+	Err  error
 }
 
-func (e *dialError) Error() string { return fmt.Sprintf("dial %s: %v", e.addr, e.err) }
+func (e *DialError) Error() string { return fmt.Sprintf("dial %s: %v", e.Addr, e.Err) }
 
-func (e *dialError) Unwrap() error { return e.err }
+func (e *DialError) Unwrap() error { return e.Err }
+
+// Replace makes conn, already proven, the pooled connection to addr and
+// closes the one it replaces: a test taps a server's traffic this way.
+func (p *Pool) Replace(addr string, conn net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old, ok := p.clients[addr]; ok {
+		old.Close()
+	}
+	p.clients[addr] = &PooledClient{Client: NewRPCClient(conn), Conn: conn}
+}
+
+// Forget closes the pooled connection to addr, if any: the next call
+// dials anew.
+func (p *Pool) Forget(addr string) {
+	p.mu.Lock()
+	c, ok := p.clients[addr]
+	p.mu.Unlock()
+	if ok {
+		p.Discard(addr, c)
+	}
+}

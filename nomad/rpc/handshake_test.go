@@ -1,9 +1,8 @@
-package nomad
+package rpc
 
 import (
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -11,15 +10,13 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
-
-	"github.com/drover-io/drover/internal/waitfor"
 )
 
 // acceptResult and dialResult are what one side of a handshake ended
 // with.
 type acceptResult struct {
 	conn net.Conn
-	role connRole
+	role ConnRole
 	err  error
 }
 
@@ -32,12 +29,12 @@ type dialResult struct {
 // kind as process self, and returns the other end of its connection and
 // where its result arrives. The connection closes on an error, as the mux
 // closes it.
-func acceptOnPipe(t *testing.T, kind byte, secrets acceptorSecrets, self instanceID) (net.Conn, <-chan acceptResult) {
+func acceptOnPipe(t *testing.T, kind byte, secrets AcceptorSecrets, self InstanceID) (net.Conn, <-chan acceptResult) {
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
 	done := make(chan acceptResult, 1)
 	go func() {
-		conn, role, err := acceptHandshake(a, kind, secrets, self, time.Now().Add(leaderWait))
+		conn, role, err := acceptHandshake(a, kind, secrets, self, time.Now().Add(testWait))
 		if err != nil {
 			a.Close()
 		}
@@ -48,12 +45,12 @@ func acceptOnPipe(t *testing.T, kind byte, secrets acceptorSecrets, self instanc
 
 // dialOnPipe runs the dialing side of a handshake for a connection of kind
 // as process self, as acceptOnPipe does the accepting side.
-func dialOnPipe(t *testing.T, kind byte, creds credentials, self instanceID) (net.Conn, <-chan dialResult) {
+func dialOnPipe(t *testing.T, kind byte, creds Credentials, self InstanceID) (net.Conn, <-chan dialResult) {
 	a, b := net.Pipe()
 	t.Cleanup(func() { a.Close(); b.Close() })
 	done := make(chan dialResult, 1)
 	go func() {
-		conn, err := dialHandshake(a, kind, creds, self, time.Now().Add(leaderWait))
+		conn, err := DialHandshake(a, kind, creds, self, time.Now().Add(testWait))
 		if err != nil {
 			a.Close()
 		}
@@ -64,9 +61,9 @@ func dialOnPipe(t *testing.T, kind byte, creds credentials, self instanceID) (ne
 
 // runHandshake runs both sides of a handshake for a connection of kind,
 // each as a process of its own, over a pipe.
-func runHandshake(t *testing.T, kind byte, creds credentials, secrets acceptorSecrets) (acceptResult, dialResult) {
-	toAcceptor, accepted := acceptOnPipe(t, kind, secrets, newInstanceID())
-	toDialer, dialed := dialOnPipe(t, kind, creds, newInstanceID())
+func runHandshake(t *testing.T, kind byte, creds Credentials, secrets AcceptorSecrets) (acceptResult, dialResult) {
+	toAcceptor, accepted := acceptOnPipe(t, kind, secrets, NewInstanceID())
+	toDialer, dialed := dialOnPipe(t, kind, creds, NewInstanceID())
 	go func() { _, _ = io.Copy(toAcceptor, toDialer); toAcceptor.Close() }()
 	go func() { _, _ = io.Copy(toDialer, toAcceptor); toDialer.Close() }()
 	return <-accepted, <-dialed
@@ -75,7 +72,7 @@ func runHandshake(t *testing.T, kind byte, creds credentials, secrets acceptorSe
 var (
 	handshakeKey      = []byte("0123456789abcdef0123456789abcdef")
 	handshakeOtherKey = []byte("fedcba9876543210fedcba9876543210")
-	handshakeSecrets  = acceptorSecrets{clusterKey: handshakeKey, registration: RegistrationSecret(handshakeKey)}
+	handshakeSecrets  = AcceptorSecrets{ClusterKey: handshakeKey, Registration: RegistrationSecret(handshakeKey)}
 )
 
 func TestHandshake(t *testing.T) {
@@ -83,26 +80,26 @@ func TestHandshake(t *testing.T) {
 	cases := []struct {
 		name      string
 		kind      byte
-		creds     credentials
-		secrets   acceptorSecrets
-		role      connRole
+		creds     Credentials
+		secrets   AcceptorSecrets
+		role      ConnRole
 		acceptErr string
 		dialErr   error
 	}{
-		{"server with the key", connTypeRaft, credentials{roleServer, key}, secrets, roleServer, "", nil},
-		{"server with the key, RPC", connTypeRPC, credentials{roleServer, key}, secrets, roleServer, "", nil},
-		{"client with the registration secret", connTypeRPC, credentials{roleClient, RegistrationSecret(key)}, secrets, roleClient, "", nil},
-		{"anonymous RPC", connTypeRPC, credentials{roleAnonymous, nil}, secrets, roleAnonymous, "", nil},
-		{"server with another key", connTypeRaft, credentials{roleServer, otherKey}, secrets, 0, "could not prove it", errHandshakeRefused},
-		{"client proving the cluster key as its secret", connTypeRPC, credentials{roleClient, key}, secrets, 0, "could not prove it", errHandshakeRefused},
-		{"server proving the registration secret", connTypeRaft, credentials{roleServer, RegistrationSecret(key)}, secrets, 0, "could not prove it", errHandshakeRefused},
-		{"anonymous raft", connTypeRaft, credentials{roleAnonymous, nil}, secrets, 0, "opened a raft connection", errHandshakeRefused},
-		{"client raft", connTypeRaft, credentials{roleClient, RegistrationSecret(key)}, secrets, 0, "opened a raft connection", errHandshakeRefused},
-		{"unknown role", connTypeRPC, credentials{connRole(9), key}, secrets, 0, "unknown role", errHandshakeRefused},
+		{"server with the key", ConnTypeRaft, Credentials{RoleServer, key}, secrets, RoleServer, "", nil},
+		{"server with the key, RPC", ConnTypeRPC, Credentials{RoleServer, key}, secrets, RoleServer, "", nil},
+		{"client with the registration secret", ConnTypeRPC, Credentials{RoleClient, RegistrationSecret(key)}, secrets, RoleClient, "", nil},
+		{"anonymous RPC", ConnTypeRPC, Credentials{RoleAnonymous, nil}, secrets, RoleAnonymous, "", nil},
+		{"server with another key", ConnTypeRaft, Credentials{RoleServer, otherKey}, secrets, 0, "could not prove it", errHandshakeRefused},
+		{"client proving the cluster key as its secret", ConnTypeRPC, Credentials{RoleClient, key}, secrets, 0, "could not prove it", errHandshakeRefused},
+		{"server proving the registration secret", ConnTypeRaft, Credentials{RoleServer, RegistrationSecret(key)}, secrets, 0, "could not prove it", errHandshakeRefused},
+		{"anonymous raft", ConnTypeRaft, Credentials{RoleAnonymous, nil}, secrets, 0, "opened a raft connection", errHandshakeRefused},
+		{"client raft", ConnTypeRaft, Credentials{RoleClient, RegistrationSecret(key)}, secrets, 0, "opened a raft connection", errHandshakeRefused},
+		{"unknown role", ConnTypeRPC, Credentials{ConnRole(9), key}, secrets, 0, "unknown role", errHandshakeRefused},
 		// A rogue server that does not hold the registration secret cannot
 		// pass for the cluster's: it accepts anything, and cannot prove it.
-		{"rogue server", connTypeRPC, credentials{roleClient, RegistrationSecret(key)},
-			acceptorSecrets{clusterKey: otherKey, registration: RegistrationSecret(otherKey)}, 0, "could not prove it", errHandshakeRefused},
+		{"rogue server", ConnTypeRPC, Credentials{RoleClient, RegistrationSecret(key)},
+			AcceptorSecrets{ClusterKey: otherKey, Registration: RegistrationSecret(otherKey)}, 0, "could not prove it", errHandshakeRefused},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,15 +119,15 @@ func TestHandshake(t *testing.T) {
 // After a proven handshake both ends talk in sealed records, each able
 // to read what the other wrote; an anonymous one in the clear.
 func TestHandshake_SealsWhatFollows(t *testing.T) {
-	for _, creds := range []credentials{{roleServer, handshakeKey}, {roleClient, RegistrationSecret(handshakeKey)}, {roleAnonymous, nil}} {
-		t.Run(creds.role.String(), func(t *testing.T) {
-			accepted, dialed := runHandshake(t, connTypeRPC, creds, handshakeSecrets)
+	for _, creds := range []Credentials{{RoleServer, handshakeKey}, {RoleClient, RegistrationSecret(handshakeKey)}, {RoleAnonymous, nil}} {
+		t.Run(creds.Role.String(), func(t *testing.T) {
+			accepted, dialed := runHandshake(t, ConnTypeRPC, creds, handshakeSecrets)
 			must.NoError(t, accepted.err)
 			must.NoError(t, dialed.err)
 			_, sealedA := accepted.conn.(*sealedConn)
 			_, sealedD := dialed.conn.(*sealedConn)
-			must.Eq(t, creds.role != roleAnonymous, sealedA)
-			must.Eq(t, creds.role != roleAnonymous, sealedD)
+			must.Eq(t, creds.Role != RoleAnonymous, sealedA)
+			must.Eq(t, creds.Role != RoleAnonymous, sealedD)
 			go func() { _, _ = dialed.conn.Write([]byte("ping")) }()
 			got := make([]byte, 4)
 			_, err := io.ReadFull(accepted.conn, got)
@@ -147,26 +144,26 @@ func TestHandshake_SealsWhatFollows(t *testing.T) {
 // A server that answers with a proof made without the secret is caught by
 // the dialer: the proof is checked, not merely read.
 func TestHandshake_DialerChecksTheProof(t *testing.T) {
-	toDialer, dialed := dialOnPipe(t, connTypeRPC, credentials{roleServer, handshakeKey}, newInstanceID())
-	other := newInstanceID()
-	hello := append(append([]byte(handshakeMagic), other[:]...), make([]byte, nonceSize)...)
+	toDialer, dialed := dialOnPipe(t, ConnTypeRPC, Credentials{RoleServer, handshakeKey}, NewInstanceID())
+	other := NewInstanceID()
+	hello := append(append([]byte(HandshakeMagic), other[:]...), make([]byte, nonceSize)...)
 	_, err := toDialer.Write(hello)
 	must.NoError(t, err)
 	_, err = io.ReadFull(toDialer, make([]byte, credentialsSize))
 	must.NoError(t, err)
-	_, err = toDialer.Write(append([]byte{verdictOK}, make([]byte, proofSize)...))
+	_, err = toDialer.Write(append([]byte{VerdictOK}, make([]byte, ProofSize)...))
 	must.NoError(t, err)
 	must.ErrorIs(t, (<-dialed).err, errServerUnproven)
 }
 
 // A dialer that reaches a server of the previous handshake says so.
 func TestHandshake_OtherVersionIsNamed(t *testing.T) {
-	toDialer, dialed := dialOnPipe(t, connTypeRPC, credentials{roleServer, handshakeKey}, newInstanceID())
+	toDialer, dialed := dialOnPipe(t, ConnTypeRPC, Credentials{RoleServer, handshakeKey}, NewInstanceID())
 	_, err := toDialer.Write([]byte(legacyHandshakeMagic))
 	must.NoError(t, err)
 	err = (<-dialed).err
 	must.ErrorIs(t, err, errOtherVersion)
-	must.True(t, refusedCredentials(err), must.Sprint("reported as a misconfiguration, not a server down"))
+	must.True(t, RefusedCredentials(err), must.Sprint("reported as a misconfiguration, not a server down"))
 	must.ErrorContains(t, err, "same Drover version")
 }
 
@@ -184,24 +181,24 @@ func randomize(b []byte) { _, _ = rand.Read(b) }
 // made is never accepted by the process.
 func TestHandshake_ProofIsNeverAcceptedByItsMaker(t *testing.T) {
 	check := func(raft, claimServer, rewriteAcceptor, rewriteDialer bool) bool {
-		kind, creds := connTypeRPC, credentials{roleClient, RegistrationSecret(handshakeKey)}
+		kind, creds := ConnTypeRPC, Credentials{RoleClient, RegistrationSecret(handshakeKey)}
 		if raft {
-			kind = connTypeRaft
+			kind = ConnTypeRaft
 		}
 		if claimServer {
-			creds = credentials{roleServer, handshakeKey}
+			creds = Credentials{RoleServer, handshakeKey}
 		}
-		self := newInstanceID()
+		self := NewInstanceID()
 		toAcceptor, accepted := acceptOnPipe(t, kind, handshakeSecrets, self)
 		toDialer, dialed := dialOnPipe(t, kind, creds, self)
 
-		hello := make([]byte, helloSize)
+		hello := make([]byte, HelloSize)
 		if _, err := io.ReadFull(toAcceptor, hello); err != nil {
 			t.Errorf("read the challenge: %v", err)
 			return false
 		}
 		if rewriteAcceptor {
-			randomize(hello[len(handshakeMagic) : len(handshakeMagic)+instanceIDSize])
+			randomize(hello[len(HandshakeMagic) : len(HandshakeMagic)+InstanceIDSize])
 		}
 		if _, err := toDialer.Write(hello); err != nil {
 			t.Errorf("hand the challenge over: %v", err)
@@ -214,7 +211,7 @@ func TestHandshake_ProofIsNeverAcceptedByItsMaker(t *testing.T) {
 			return !rewriteAcceptor && errors.Is((<-dialed).err, errHandshakeRefused) && (<-accepted).err != nil
 		}
 		if rewriteDialer {
-			randomize(answer[1 : 1+instanceIDSize])
+			randomize(answer[1 : 1+InstanceIDSize])
 		}
 		if _, err := toAcceptor.Write(answer); err != nil {
 			return (<-accepted).err != nil
@@ -234,21 +231,21 @@ func TestHandshake_ProofIsNeverAcceptedByItsMaker(t *testing.T) {
 // replayed to the same dialer, are refused.
 func TestHandshake_ProofIsNeverAcceptedOnAnotherConnection(t *testing.T) {
 	check := func(raft, claimServer bool) bool {
-		kind, creds := connTypeRPC, credentials{roleClient, RegistrationSecret(handshakeKey)}
+		kind, creds := ConnTypeRPC, Credentials{RoleClient, RegistrationSecret(handshakeKey)}
 		if claimServer || raft { // a client may not open raft
-			creds = credentials{roleServer, handshakeKey}
+			creds = Credentials{RoleServer, handshakeKey}
 		}
 		if raft {
-			kind = connTypeRaft
+			kind = ConnTypeRaft
 		}
-		server, member := newInstanceID(), newInstanceID()
+		server, member := NewInstanceID(), NewInstanceID()
 
 		// A genuine handshake, recorded by whoever is on the path.
 		toAcceptor, accepted := acceptOnPipe(t, kind, handshakeSecrets, server)
 		toDialer, dialed := dialOnPipe(t, kind, creds, member)
-		hello := make([]byte, helloSize)
+		hello := make([]byte, HelloSize)
 		answer := make([]byte, credentialsSize)
-		verdict := make([]byte, 1+proofSize)
+		verdict := make([]byte, 1+ProofSize)
 		for _, step := range []struct {
 			from, to net.Conn
 			buf      []byte
@@ -269,7 +266,7 @@ func TestHandshake_ProofIsNeverAcceptedOnAnotherConnection(t *testing.T) {
 
 		// The answer, replayed to the same server on a new connection.
 		toAcceptor, accepted = acceptOnPipe(t, kind, handshakeSecrets, server)
-		if _, err := io.ReadFull(toAcceptor, make([]byte, helloSize)); err != nil {
+		if _, err := io.ReadFull(toAcceptor, make([]byte, HelloSize)); err != nil {
 			return false
 		}
 		_, _ = toAcceptor.Write(answer)
@@ -294,34 +291,34 @@ func TestHandshake_ProofIsNeverAcceptedOnAnotherConnection(t *testing.T) {
 // differs in any of what it names (the roles, both instance IDs, both
 // nonces, the connection type) gives other proofs and keys.
 func TestHandshake_DerivationCoversTheTranscript(t *testing.T) {
-	base := transcript{kind: connTypeRPC, dialerRole: roleServer, acceptor: newInstanceID(), dialer: newInstanceID()}
-	randomize(base.challenge[:])
-	randomize(base.nonce[:])
-	derived, err := deriveSession(handshakeKey, &base)
+	base := Transcript{Kind: ConnTypeRPC, DialerRole: RoleServer, Acceptor: NewInstanceID(), Dialer: NewInstanceID()}
+	randomize(base.Challenge[:])
+	randomize(base.Nonce[:])
+	derived, err := DeriveSession(handshakeKey, &base)
 	must.NoError(t, err)
-	must.NotEq(t, derived.dialerProof, derived.acceptorProof)
+	must.NotEq(t, derived.DialerProof, derived.acceptorProof)
 	must.NotEq(t, derived.dialerSends, derived.acceptorSends)
 
 	swapped := base
-	swapped.acceptor, swapped.dialer = base.dialer, base.acceptor
-	changes := map[string]transcript{"instance IDs swapped": swapped}
-	for name, change := range map[string]func(*transcript){
-		"kind":        func(t *transcript) { t.kind = connTypeRaft },
-		"dialer role": func(t *transcript) { t.dialerRole = roleClient },
-		"acceptor ID": func(t *transcript) { t.acceptor[0] ^= 1 },
-		"dialer ID":   func(t *transcript) { t.dialer[15] ^= 1 },
-		"challenge":   func(t *transcript) { t.challenge[31] ^= 1 },
-		"nonce":       func(t *transcript) { t.nonce[0] ^= 0x80 },
+	swapped.Acceptor, swapped.Dialer = base.Dialer, base.Acceptor
+	changes := map[string]Transcript{"instance IDs swapped": swapped}
+	for name, change := range map[string]func(*Transcript){
+		"kind":        func(t *Transcript) { t.Kind = ConnTypeRaft },
+		"dialer role": func(t *Transcript) { t.DialerRole = RoleClient },
+		"acceptor ID": func(t *Transcript) { t.Acceptor[0] ^= 1 },
+		"dialer ID":   func(t *Transcript) { t.Dialer[15] ^= 1 },
+		"challenge":   func(t *Transcript) { t.Challenge[31] ^= 1 },
+		"nonce":       func(t *Transcript) { t.Nonce[0] ^= 0x80 },
 	} {
 		tr := base
 		change(&tr)
 		changes[name] = tr
 	}
 	for name, tr := range changes {
-		other, err := deriveSession(handshakeKey, &tr)
+		other, err := DeriveSession(handshakeKey, &tr)
 		must.NoError(t, err)
 		for _, pair := range [][2][]byte{
-			{derived.dialerProof, other.dialerProof},
+			{derived.DialerProof, other.DialerProof},
 			{derived.acceptorProof, other.acceptorProof},
 			{derived.dialerSends, other.dialerSends},
 			{derived.acceptorSends, other.acceptorSends},
@@ -331,92 +328,5 @@ func TestHandshake_DerivationCoversTheTranscript(t *testing.T) {
 	}
 }
 
-func TestServer_NeedsAKeyToJoinOthers(t *testing.T) {
-	for name, change := range map[string]func(*Config){
-		"bootstrap_expect": func(c *Config) { c.BootstrapExpect = 3 },
-		"server_join":      func(c *Config) { c.ServerJoin = []string{"127.0.0.1:1"} },
-	} {
-		t.Run(name, func(t *testing.T) {
-			cfg := testConfig(t, "keyless")
-			cfg.ClusterKey = nil
-			change(cfg)
-			_, err := NewServer(cfg)
-			must.ErrorContains(t, err, "server.encrypt is required")
-		})
-	}
-	cfg := testConfig(t, "bad-key")
-	cfg.ClusterKey = []byte("short")
-	_, err := NewServer(cfg)
-	must.ErrorContains(t, err, "a key is 16, 24 or 32 bytes")
-}
-
-// Servers with different keys never form a cluster: each bootstraps
-// nothing, since neither can reach the other as a server.
-func TestServer_DifferentKeysFormNoCluster(t *testing.T) {
-	a := testConfig(t, "a")
-	a.BootstrapExpect = 2
-	sa := startServer(t, a)
-	b := testConfig(t, "b")
-	b.BootstrapExpect = 2
-	b.ClusterKey = []byte("another cluster key, of 32 bytes")
-	b.ServerJoin = []string{sa.RPCAdvertise()}
-	told := countLogs(b, "server refused this server's credentials")
-	sb := startServer(t, b)
-	refused := countLogs(a, "refused RPC connection")
-	waitfor.True(t, "a to refuse several rounds of b's connections", func() bool { return refused.n.Load() >= 3 })
-	must.Positive(t, told.n.Load(), must.Sprint("b says why it cannot join"))
-	must.Len(t, 1, sa.Members(), must.Sprint("a never hears of b"))
-	must.False(t, sa.hasRaftState())
-	must.False(t, sb.hasRaftState())
-}
-
-func TestRPCMux_ConnectionsPerIPAreCapped(t *testing.T) {
-	cfg := testConfig(t, "capped")
-	cfg.RPCMaxConnsPerClient = 2
-	s := startServer(t, cfg)
-	waitForLeader(t, s)
-
-	first, _ := forgedConn(t, s.RPCAdvertise(), connTypeRPC, roleAnonymous, nil)
-	forgedConn(t, s.RPCAdvertise(), connTypeRPC, roleAnonymous, nil)
-	third, err := net.Dial("tcp", s.RPCAdvertise())
-	must.NoError(t, err)
-	defer third.Close()
-	readUntilClosed(t, third)
-
-	// Closing one makes room again.
-	first.Close()
-	waitfor.NoError(t, "room for a connection", func() error {
-		conn, err := net.Dial("tcp", s.RPCAdvertise())
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		if _, err := conn.Write([]byte{connTypeRPC}); err != nil {
-			return err
-		}
-		if err := conn.SetReadDeadline(time.Now().Add(time.Second)); err != nil {
-			return err
-		}
-		buf := make([]byte, len(handshakeMagic))
-		if _, err := conn.Read(buf); err != nil {
-			return fmt.Errorf("no challenge: %w", err)
-		}
-		if string(buf) != handshakeMagic {
-			return errors.New("no challenge")
-		}
-		return nil
-	})
-}
-
-func TestRPCMux_SilentPeerIsDropped(t *testing.T) {
-	cfg := testConfig(t, "impatient")
-	cfg.RPCHandshakeTimeout = 200 * time.Millisecond
-	s := startServer(t, cfg)
-	conn, err := net.Dial("tcp", s.RPCAdvertise())
-	must.NoError(t, err)
-	defer conn.Close()
-	// It says what it carries and then nothing: the handshake times out.
-	_, err = conn.Write([]byte{connTypeRPC})
-	must.NoError(t, err)
-	readUntilClosed(t, conn)
-}
+// testWait bounds how long a test waits for the other end of a pipe.
+const testWait = 10 * time.Second

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"context"
@@ -16,20 +16,20 @@ import (
 // The first byte a dialer writes on a connection to the RPC port says what
 // the connection carries.
 const (
-	connTypeRaft byte = 0x01
-	connTypeRPC  byte = 0x02
+	ConnTypeRaft byte = 0x01
+	ConnTypeRPC  byte = 0x02
 )
 
-// rpcMux owns the server's one TCP listener. It makes each accepted
+// Mux owns the server's one TCP listener. It makes each accepted
 // connection say what it carries (its first byte) and prove who its peer
 // is (see handshake.go), then hands it to raft or to the RPC server of
 // the peer's role.
-type rpcMux struct {
+type Mux struct {
 	listener  net.Listener
-	raftLayer *raftLayer
-	servers   rpcServers
-	auth      muxAuth
-	limits    muxLimits
+	raftLayer *RaftLayer
+	servers   Servers
+	auth      MuxAuth
+	limits    MuxLimits
 	logger    hclog.Logger
 
 	// ctx ends with the mux: connections waiting for budget give up.
@@ -43,38 +43,38 @@ type rpcMux struct {
 	wg     sync.WaitGroup
 }
 
-// muxAuth is how the mux learns what a connection's peer is.
-type muxAuth struct {
-	// secrets check the handshake of plaintext connections, and
+// MuxAuth is how the mux learns what a connection's peer is.
+type MuxAuth struct {
+	// Secrets check the handshake of plaintext connections, and
 	// instance is this server's in them.
-	secrets  acceptorSecrets
-	instance instanceID
+	Secrets  AcceptorSecrets
+	Instance InstanceID
 	// tls, when set, is the only way in: mutual TLS, the peer's role
 	// named by its certificate in region.
-	tls    *tls.Config
-	region string
+	TLS    *tls.Config
+	Region string
 }
 
-// muxLimits bound what one peer can hold of the RPC port.
-type muxLimits struct {
-	// handshakeTimeout bounds how long an accepted connection may take
+// MuxLimits bound what one peer can hold of the RPC port.
+type MuxLimits struct {
+	// HandshakeTimeout bounds how long an accepted connection may take
 	// to say what it is and prove who its peer is, so that a silent peer
 	// cannot pin a goroutine.
-	handshakeTimeout time.Duration
-	// maxConnsPerIP caps the connections open at once from one IP
+	HandshakeTimeout time.Duration
+	// MaxConnsPerIP caps the connections open at once from one IP
 	// address; 0 is no cap.
-	maxConnsPerIP int
+	MaxConnsPerIP int
 	// requests bounds what the connections of each role may send; nil
 	// is defaultRoleBounds.
 	requests roleBounds
 }
 
-func newRPCMux(l net.Listener, layer *raftLayer, servers rpcServers, auth muxAuth, limits muxLimits, logger hclog.Logger) *rpcMux {
+func NewMux(l net.Listener, layer *RaftLayer, servers Servers, auth MuxAuth, limits MuxLimits, logger hclog.Logger) *Mux {
 	if limits.requests == nil {
 		limits.requests = defaultRoleBounds()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &rpcMux{
+	return &Mux{
 		ctx:       ctx,
 		cancel:    cancel,
 		listener:  l,
@@ -88,8 +88,8 @@ func newRPCMux(l net.Listener, layer *raftLayer, servers rpcServers, auth muxAut
 	}
 }
 
-// start runs the accept loop in the background.
-func (m *rpcMux) start() {
+// Start runs the accept loop in the background.
+func (m *Mux) Start() {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
@@ -97,7 +97,7 @@ func (m *rpcMux) start() {
 	}()
 }
 
-func (m *rpcMux) acceptLoop() {
+func (m *Mux) acceptLoop() {
 	var backoff time.Duration
 	for {
 		conn, err := m.listener.Accept()
@@ -133,8 +133,8 @@ func (m *rpcMux) acceptLoop() {
 
 // handleConn reads the connection type byte, authenticates the peer and
 // dispatches.
-func (m *rpcMux) handleConn(conn *trackedConn) {
-	deadline := time.Now().Add(m.limits.handshakeTimeout)
+func (m *Mux) handleConn(conn *trackedConn) {
+	deadline := time.Now().Add(m.limits.HandshakeTimeout)
 	var kind [1]byte
 	_ = conn.SetReadDeadline(deadline)
 	if _, err := io.ReadFull(conn, kind[:]); err != nil {
@@ -152,7 +152,7 @@ func (m *rpcMux) handleConn(conn *trackedConn) {
 		conn.Close()
 		return
 	}
-	if carries == connTypeRaft {
+	if carries == ConnTypeRaft {
 		m.raftLayer.handoff(served)
 		return
 	}
@@ -163,28 +163,28 @@ func (m *rpcMux) handleConn(conn *trackedConn) {
 // kind is: by its certificate with TLS on, else by the handshake. It
 // returns the connection to serve (the TLS one, with TLS on), the type of
 // traffic it carries and the peer's role.
-func (m *rpcMux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net.Conn, byte, connRole, error) {
+func (m *Mux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net.Conn, byte, ConnRole, error) {
 	switch {
-	case m.auth.tls != nil && kind == connTypeTLS:
-		return acceptTLS(conn, m.auth.tls, m.auth.region, deadline)
-	case m.auth.tls != nil && (kind == connTypeRaft || kind == connTypeRPC):
+	case m.auth.TLS != nil && kind == connTypeTLS:
+		return AcceptTLS(conn, m.auth.TLS, m.auth.Region, deadline)
+	case m.auth.TLS != nil && (kind == ConnTypeRaft || kind == ConnTypeRPC):
 		_ = conn.SetWriteDeadline(deadline)
 		_, _ = conn.Write([]byte(tlsRequiredMagic))
 		return nil, 0, 0, errors.New("a plaintext connection, and tls.rpc is on")
 	case kind == connTypeTLS:
 		return nil, 0, 0, errors.New("a TLS connection, and tls.rpc is off")
-	case kind != connTypeRaft && kind != connTypeRPC:
+	case kind != ConnTypeRaft && kind != ConnTypeRPC:
 		return nil, 0, 0, fmt.Errorf("unknown connection type %#x", kind)
 	}
-	served, role, err := acceptHandshake(conn, kind, m.auth.secrets, m.auth.instance, deadline)
+	served, role, err := acceptHandshake(conn, kind, m.auth.Secrets, m.auth.Instance, deadline)
 	return served, kind, role, err
 }
 
 // serveRPC serves the calls of a connection whose peer proved role.
-func (m *rpcMux) serveRPC(conn net.Conn, role connRole) {
+func (m *Mux) serveRPC(conn net.Conn, role ConnRole) {
 	limited := limitRequests(m.ctx, conn, role, m.limits.requests[role])
 	codec := holdBudget(newRPCServerCodec(limited), limited)
-	if role != roleServer {
+	if role != RoleServer {
 		codec = &restrictedCodec{ServerCodec: codec, remote: conn.RemoteAddr(), role: role, logger: m.logger}
 	}
 	m.servers[role].ServeCodec(limitCallsInFlight(codec, maxCallsInFlight))
@@ -195,14 +195,14 @@ var errMuxClosed = errors.New("RPC listener closed")
 
 // track registers an accepted connection so close can end it, unless its
 // IP address holds as many connections as it may.
-func (m *rpcMux) track(conn net.Conn) (*trackedConn, error) {
+func (m *Mux) track(conn net.Conn) (*trackedConn, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
 		return nil, errMuxClosed
 	}
 	ip := remoteIP(conn)
-	if limit := m.limits.maxConnsPerIP; limit > 0 && m.perIP[ip] >= limit {
+	if limit := m.limits.MaxConnsPerIP; limit > 0 && m.perIP[ip] >= limit {
 		return nil, fmt.Errorf("%s already holds %d connections, the most rpc_max_conns_per_client allows", ip, limit)
 	}
 	tc := &trackedConn{Conn: conn}
@@ -231,15 +231,15 @@ func remoteIP(conn net.Conn) string {
 	return host
 }
 
-func (m *rpcMux) isClosed() bool {
+func (m *Mux) isClosed() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.closed
 }
 
-// close stops accepting, closes every accepted connection and waits for the
+// Close stops accepting, closes every accepted connection and waits for the
 // mux's goroutines to end.
-func (m *rpcMux) close() error {
+func (m *Mux) Close() error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -297,4 +297,11 @@ func (c *trackedConn) closeRead() {
 		return
 	}
 	c.Close()
+}
+
+// SetMaxConnsPerIP changes the cap on each IP's connections; 0 lifts it.
+func (m *Mux) SetMaxConnsPerIP(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.limits.MaxConnsPerIP = n
 }

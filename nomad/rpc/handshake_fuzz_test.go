@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"bytes"
@@ -11,19 +11,19 @@ import (
 // did not see the secret behind for a proof: the acceptor never grants a
 // role, nor raft, and the dialer never finishes a proven handshake.
 func FuzzHandshake(f *testing.F) {
-	self, other := newInstanceID(), newInstanceID()
-	anonymous := append(append([]byte{byte(roleAnonymous)}, other[:]...), make([]byte, nonceSize+proofSize)...)
+	self, other := NewInstanceID(), NewInstanceID()
+	anonymous := append(append([]byte{byte(RoleAnonymous)}, other[:]...), make([]byte, nonceSize+ProofSize)...)
 	claimServer := bytes.Clone(anonymous)
-	claimServer[0] = byte(roleServer)
-	hello := append(append([]byte(handshakeMagic), other[:]...), make([]byte, nonceSize)...)
-	reflected := append(append([]byte(handshakeMagic), self[:]...), make([]byte, nonceSize)...)
+	claimServer[0] = byte(RoleServer)
+	hello := append(append([]byte(HandshakeMagic), other[:]...), make([]byte, nonceSize)...)
+	reflected := append(append([]byte(HandshakeMagic), self[:]...), make([]byte, nonceSize)...)
 	for _, seed := range [][]byte{
 		nil,
 		anonymous,
 		claimServer,
 		anonymous[:20],
-		append(bytes.Clone(hello), verdictOK),
-		append(append(bytes.Clone(hello), verdictOK), make([]byte, proofSize)...),
+		append(bytes.Clone(hello), VerdictOK),
+		append(append(bytes.Clone(hello), VerdictOK), make([]byte, ProofSize)...),
 		append(bytes.Clone(hello), verdictReflected),
 		reflected,
 		[]byte(legacyHandshakeMagic + "0123456789abcdef0123456789abcdef"),
@@ -35,24 +35,24 @@ func FuzzHandshake(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raft bool, role byte, peer []byte) {
-		kind := connTypeRPC
+		kind := ConnTypeRPC
 		if raft {
-			kind = connTypeRaft
+			kind = ConnTypeRaft
 		}
 		_, got, err := acceptHandshake(&bytesConn{r: bytes.NewReader(peer)}, kind, handshakeSecrets, self, time.Time{})
-		if err == nil && (got != roleAnonymous || raft) {
+		if err == nil && (got != RoleAnonymous || raft) {
 			t.Fatalf("the acceptor let in a %s peer on a connection of type %d", got, kind)
 		}
 
-		creds := credentials{role: connRole(role % 3)}
-		switch creds.role {
-		case roleServer:
-			creds.secret = handshakeKey
-		case roleClient:
-			creds.secret = RegistrationSecret(handshakeKey)
+		creds := Credentials{Role: ConnRole(role % 3)}
+		switch creds.Role {
+		case RoleServer:
+			creds.Secret = handshakeKey
+		case RoleClient:
+			creds.Secret = RegistrationSecret(handshakeKey)
 		}
-		conn, err := dialHandshake(&bytesConn{r: bytes.NewReader(peer)}, kind, creds, self, time.Time{})
-		if err == nil && creds.role != roleAnonymous {
+		conn, err := DialHandshake(&bytesConn{r: bytes.NewReader(peer)}, kind, creds, self, time.Time{})
+		if err == nil && creds.Role != RoleAnonymous {
 			t.Fatalf("the dialer took a server that proved nothing: %T", conn)
 		}
 	})

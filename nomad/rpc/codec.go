@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"bytes"
@@ -159,8 +159,8 @@ type rpcClientCodec struct {
 	methods map[uint64]string
 }
 
-// newRPCClient returns a client of JSON-RPC on conn.
-func newRPCClient(conn io.ReadWriteCloser) *rpc.Client {
+// NewRPCClient returns a client of JSON-RPC on conn.
+func NewRPCClient(conn io.ReadWriteCloser) *rpc.Client {
 	return rpc.NewClientWithCodec(&rpcClientCodec{
 		dec:     newFrameDecoder(conn),
 		enc:     json.NewEncoder(conn),

@@ -1,4 +1,4 @@
-package nomad
+package rpc
 
 import (
 	"crypto/hkdf"
@@ -54,30 +54,30 @@ import (
 // agent proves the registration secret derived from it. A dialer that
 // claims no role (anonymous) proves nothing, gets no keys and speaks in the
 // clear, to the Client endpoints only (each call proves a node's secret
-// ID), in small messages (rpc_request_limit.go).
+// ID), in small messages (request_limit.go).
 
-// connRole is what the peer of an accepted connection proved to be.
-type connRole byte
+// ConnRole is what the peer of an accepted connection proved to be.
+type ConnRole byte
 
 const (
-	// roleAnonymous proved nothing. It may call the Client endpoints,
+	// RoleAnonymous proved nothing. It may call the Client endpoints,
 	// where every call proves a node's secret ID.
-	roleAnonymous connRole = 0
-	// roleClient proved the registration secret: a client agent, which
+	RoleAnonymous ConnRole = 0
+	// RoleClient proved the registration secret: a client agent, which
 	// may also register new nodes.
-	roleClient connRole = 1
-	// roleServer proved the cluster key: a server of the cluster, which
+	RoleClient ConnRole = 1
+	// RoleServer proved the cluster key: a server of the cluster, which
 	// may use raft and every endpoint.
-	roleServer connRole = 2
+	RoleServer ConnRole = 2
 )
 
-func (r connRole) String() string {
+func (r ConnRole) String() string {
 	switch r {
-	case roleAnonymous:
+	case RoleAnonymous:
 		return "anonymous"
-	case roleClient:
+	case RoleClient:
 		return "client"
-	case roleServer:
+	case RoleServer:
 		return "server"
 	}
 	return fmt.Sprintf("role(%d)", byte(r))
@@ -99,24 +99,24 @@ const (
 	// TLS connections only.
 	tlsRequiredMagic = "DRVT"
 
-	handshakeMagic = "DRV2"
+	HandshakeMagic = "DRV2"
 	// legacyHandshakeMagic opened the challenge of Drover before the
 	// handshake was bound to its connection; such a server cannot talk
 	// to this one.
 	legacyHandshakeMagic = "DRV1"
 
-	instanceIDSize = 16
+	InstanceIDSize = 16
 	nonceSize      = 32
-	proofSize      = sha256.Size
+	ProofSize      = sha256.Size
 	recordKeySize  = 32 // AES-256
 
-	helloSize       = len(handshakeMagic) + instanceIDSize + nonceSize
-	credentialsSize = 1 + instanceIDSize + nonceSize + proofSize
+	HelloSize       = len(HandshakeMagic) + InstanceIDSize + nonceSize
+	credentialsSize = 1 + InstanceIDSize + nonceSize + ProofSize
 
 	// Verdicts.
-	verdictOK        byte = 0
-	verdictBadSecret byte = 1
-	verdictNotServer byte = 2
+	VerdictOK        byte = 0
+	VerdictBadSecret byte = 1
+	VerdictNotServer byte = 2
 	verdictReflected byte = 3
 )
 
@@ -131,56 +131,56 @@ var (
 	errOtherVersion = errors.New("the server speaks another version of Drover's RPC handshake: run the same Drover version on every agent of the cluster")
 )
 
-// refusedCredentials reports whether err is a handshake that failed on
+// RefusedCredentials reports whether err is a handshake that failed on
 // credentials, one side's or the other's, or on versions: a
 // misconfiguration to report, not a server that is down.
-func refusedCredentials(err error) bool {
+func RefusedCredentials(err error) bool {
 	return errors.Is(err, errHandshakeRefused) || errors.Is(err, errServerUnproven) || errors.Is(err, errOtherVersion)
 }
 
-// instanceID names one running server or RPC client, so that a handshake
+// InstanceID names one running server or RPC client, so that a handshake
 // can tell that it is talking to itself. It is random, made at start.
-type instanceID [instanceIDSize]byte
+type InstanceID [InstanceIDSize]byte
 
-// newInstanceID makes a random instance ID.
-func newInstanceID() instanceID {
-	var id instanceID
+// NewInstanceID makes a random instance ID.
+func NewInstanceID() InstanceID {
+	var id InstanceID
 	_, _ = rand.Read(id[:]) // crypto/rand.Read never fails
 	return id
 }
 
-// credentials are what a dialer proves: a role and its secret.
-type credentials struct {
-	role   connRole
-	secret []byte // nil for roleAnonymous
+// Credentials are what a dialer proves: a role and its secret.
+type Credentials struct {
+	Role   ConnRole
+	Secret []byte // nil for roleAnonymous
 }
 
-// acceptorSecrets are what the accepting side checks a claimed role
+// AcceptorSecrets are what the accepting side checks a claimed role
 // against.
-type acceptorSecrets struct {
-	clusterKey   []byte
-	registration []byte
+type AcceptorSecrets struct {
+	ClusterKey   []byte
+	Registration []byte
 }
 
-func (s acceptorSecrets) forRole(r connRole) []byte {
+func (s AcceptorSecrets) forRole(r ConnRole) []byte {
 	switch r {
-	case roleServer:
-		return s.clusterKey
-	case roleClient:
-		return s.registration
+	case RoleServer:
+		return s.ClusterKey
+	case RoleClient:
+		return s.Registration
 	}
 	return nil
 }
 
-// transcript is everything the two sides of a handshake said that the
+// Transcript is everything the two sides of a handshake said that the
 // proofs and keys depend on.
-type transcript struct {
-	kind       byte
-	dialerRole connRole
-	acceptor   instanceID
-	challenge  [nonceSize]byte
-	dialer     instanceID
-	nonce      [nonceSize]byte
+type Transcript struct {
+	Kind       byte
+	DialerRole ConnRole
+	Acceptor   InstanceID
+	Challenge  [nonceSize]byte
+	Dialer     InstanceID
+	Nonce      [nonceSize]byte
 }
 
 // transcriptLabel opens every transcript: a version 3 of the handshake
@@ -188,14 +188,14 @@ type transcript struct {
 const transcriptLabel = "drover rpc handshake v2"
 
 // hash is the transcript's SHA-256. The acceptor is always a server.
-func (t *transcript) hash() []byte {
+func (t *Transcript) hash() []byte {
 	h := sha256.New()
 	h.Write([]byte(transcriptLabel))
-	h.Write([]byte{t.kind, byte(roleServer), byte(t.dialerRole)})
-	h.Write(t.acceptor[:])
-	h.Write(t.challenge[:])
-	h.Write(t.dialer[:])
-	h.Write(t.nonce[:])
+	h.Write([]byte{t.Kind, byte(RoleServer), byte(t.DialerRole)})
+	h.Write(t.Acceptor[:])
+	h.Write(t.Challenge[:])
+	h.Write(t.Dialer[:])
+	h.Write(t.Nonce[:])
 	return h.Sum(nil)
 }
 
@@ -207,68 +207,68 @@ const (
 	labelAcceptorSends = "record key acceptor to dialer"
 )
 
-// sessionSecrets are what both sides of a proven handshake derive.
-type sessionSecrets struct {
-	dialerProof, acceptorProof []byte
+// SessionSecrets are what both sides of a proven handshake derive.
+type SessionSecrets struct {
+	DialerProof, acceptorProof []byte
 	dialerSends, acceptorSends []byte // record keys
 }
 
-// deriveSession derives a handshake's proofs and record keys from the
+// DeriveSession derives a handshake's proofs and record keys from the
 // role's secret and the transcript.
-func deriveSession(secret []byte, t *transcript) (sessionSecrets, error) {
+func DeriveSession(secret []byte, t *Transcript) (SessionSecrets, error) {
 	prk, err := hkdf.Extract(sha256.New, secret, t.hash())
 	if err != nil {
-		return sessionSecrets{}, fmt.Errorf("derive handshake keys: %w", err)
+		return SessionSecrets{}, fmt.Errorf("derive handshake keys: %w", err)
 	}
-	var s sessionSecrets
+	var s SessionSecrets
 	for _, d := range []struct {
 		out   *[]byte
 		label string
 		size  int
 	}{
-		{&s.dialerProof, labelDialerProof, proofSize},
-		{&s.acceptorProof, labelAcceptorProof, proofSize},
+		{&s.DialerProof, labelDialerProof, ProofSize},
+		{&s.acceptorProof, labelAcceptorProof, ProofSize},
 		{&s.dialerSends, labelDialerSends, recordKeySize},
 		{&s.acceptorSends, labelAcceptorSends, recordKeySize},
 	} {
 		if *d.out, err = hkdf.Expand(sha256.New, prk, d.label, d.size); err != nil {
-			return sessionSecrets{}, fmt.Errorf("derive %s: %w", d.label, err)
+			return SessionSecrets{}, fmt.Errorf("derive %s: %w", d.label, err)
 		}
 	}
 	return s, nil
 }
 
-// dialHandshake proves creds on a connection that the dialer self opened
+// DialHandshake proves creds on a connection that the dialer self opened
 // for kind, checks the server's proof in turn, and returns the
 // connection to use from then on: sealed in records, or conn itself for an
 // anonymous dialer.
-func dialHandshake(conn net.Conn, kind byte, creds credentials, self instanceID, deadline time.Time) (net.Conn, error) {
+func DialHandshake(conn net.Conn, kind byte, creds Credentials, self InstanceID, deadline time.Time) (net.Conn, error) {
 	_ = conn.SetDeadline(deadline)
 	defer conn.SetDeadline(time.Time{})
 
-	t := transcript{kind: kind, dialerRole: creds.role, dialer: self}
+	t := Transcript{Kind: kind, DialerRole: creds.Role, Dialer: self}
 	if err := readHello(conn, &t); err != nil {
 		return nil, err
 	}
-	if t.acceptor == self {
+	if t.Acceptor == self {
 		return nil, fmt.Errorf("%w: the challenge came from this very process: the connection was reflected back to where it came from", errHandshakeRefused)
 	}
-	_, _ = rand.Read(t.nonce[:])
-	var session sessionSecrets
-	if creds.role != roleAnonymous {
+	_, _ = rand.Read(t.Nonce[:])
+	var session SessionSecrets
+	if creds.Role != RoleAnonymous {
 		var err error
-		if session, err = deriveSession(creds.secret, &t); err != nil {
+		if session, err = DeriveSession(creds.Secret, &t); err != nil {
 			return nil, err
 		}
 	}
 	msg := make([]byte, 0, credentialsSize)
-	msg = append(msg, byte(creds.role))
+	msg = append(msg, byte(creds.Role))
 	msg = append(msg, self[:]...)
-	msg = append(msg, t.nonce[:]...)
-	if creds.role != roleAnonymous {
-		msg = append(msg, session.dialerProof...)
+	msg = append(msg, t.Nonce[:]...)
+	if creds.Role != RoleAnonymous {
+		msg = append(msg, session.DialerProof...)
 	} else {
-		msg = append(msg, make([]byte, proofSize)...)
+		msg = append(msg, make([]byte, ProofSize)...)
 	}
 	if _, err := conn.Write(msg); err != nil {
 		return nil, fmt.Errorf("send credentials: %w", err)
@@ -279,18 +279,18 @@ func dialHandshake(conn net.Conn, kind byte, creds credentials, self instanceID,
 		return nil, fmt.Errorf("read the server's verdict: %w", err)
 	}
 	switch verdict[0] {
-	case verdictOK:
-	case verdictNotServer:
+	case VerdictOK:
+	case VerdictNotServer:
 		return nil, fmt.Errorf("%w: only servers may open this kind of connection", errHandshakeRefused)
 	case verdictReflected:
 		return nil, fmt.Errorf("%w: the server received this connection from itself", errHandshakeRefused)
 	default:
-		return nil, fmt.Errorf("%w: as a %s", errHandshakeRefused, creds.role)
+		return nil, fmt.Errorf("%w: as a %s", errHandshakeRefused, creds.Role)
 	}
-	if creds.role == roleAnonymous {
+	if creds.Role == RoleAnonymous {
 		return conn, nil
 	}
-	proof := make([]byte, proofSize)
+	proof := make([]byte, ProofSize)
 	if _, err := io.ReadFull(conn, proof); err != nil {
 		return nil, fmt.Errorf("read the server's proof: %w", err)
 	}
@@ -301,13 +301,13 @@ func dialHandshake(conn net.Conn, kind byte, creds credentials, self instanceID,
 }
 
 // readHello reads the acceptor's hello into t.
-func readHello(conn net.Conn, t *transcript) error {
-	magic := make([]byte, len(handshakeMagic))
+func readHello(conn net.Conn, t *Transcript) error {
+	magic := make([]byte, len(HandshakeMagic))
 	if _, err := io.ReadFull(conn, magic); err != nil {
 		return fmt.Errorf("read the server's challenge: %w", err)
 	}
 	switch string(magic) {
-	case handshakeMagic:
+	case HandshakeMagic:
 	case tlsRequiredMagic:
 		return fmt.Errorf("%w: the server takes TLS connections only: set tls.rpc and its files on this agent too", errHandshakeRefused)
 	case legacyHandshakeMagic:
@@ -315,12 +315,12 @@ func readHello(conn net.Conn, t *transcript) error {
 	default:
 		return errors.New("the server did not send a Drover challenge: is it a Drover server's RPC port?")
 	}
-	rest := make([]byte, instanceIDSize+nonceSize)
+	rest := make([]byte, InstanceIDSize+nonceSize)
 	if _, err := io.ReadFull(conn, rest); err != nil {
 		return fmt.Errorf("read the server's challenge: %w", err)
 	}
-	copy(t.acceptor[:], rest)
-	copy(t.challenge[:], rest[instanceIDSize:])
+	copy(t.Acceptor[:], rest)
+	copy(t.Challenge[:], rest[InstanceIDSize:])
 	return nil
 }
 
@@ -329,16 +329,16 @@ func readHello(conn net.Conn, t *transcript) error {
 // connection to serve: sealed in records, or conn itself for an anonymous
 // peer. Only a server may open a raft connection. On an error the
 // connection is to be closed.
-func acceptHandshake(conn net.Conn, kind byte, secrets acceptorSecrets, self instanceID, deadline time.Time) (net.Conn, connRole, error) {
+func acceptHandshake(conn net.Conn, kind byte, secrets AcceptorSecrets, self InstanceID, deadline time.Time) (net.Conn, ConnRole, error) {
 	_ = conn.SetDeadline(deadline)
 	defer conn.SetDeadline(time.Time{})
 
-	t := transcript{kind: kind, acceptor: self}
-	_, _ = rand.Read(t.challenge[:])
-	hello := make([]byte, 0, helloSize)
-	hello = append(hello, handshakeMagic...)
+	t := Transcript{Kind: kind, Acceptor: self}
+	_, _ = rand.Read(t.Challenge[:])
+	hello := make([]byte, 0, HelloSize)
+	hello = append(hello, HandshakeMagic...)
 	hello = append(hello, self[:]...)
-	hello = append(hello, t.challenge[:]...)
+	hello = append(hello, t.Challenge[:]...)
 	if _, err := conn.Write(hello); err != nil {
 		return nil, 0, fmt.Errorf("send challenge: %w", err)
 	}
@@ -347,48 +347,48 @@ func acceptHandshake(conn net.Conn, kind byte, secrets acceptorSecrets, self ins
 		// A dialer of the previous version hangs up on this challenge.
 		return nil, 0, fmt.Errorf("read credentials (a Drover of another version hangs up here): %w", err)
 	}
-	t.dialerRole = connRole(msg[0])
-	copy(t.dialer[:], msg[1:])
-	copy(t.nonce[:], msg[1+instanceIDSize:])
-	proof := msg[1+instanceIDSize+nonceSize:]
+	t.DialerRole = ConnRole(msg[0])
+	copy(t.Dialer[:], msg[1:])
+	copy(t.Nonce[:], msg[1+InstanceIDSize:])
+	proof := msg[1+InstanceIDSize+nonceSize:]
 
-	refuse := func(verdict byte, err error) (net.Conn, connRole, error) {
+	refuse := func(verdict byte, err error) (net.Conn, ConnRole, error) {
 		_, _ = conn.Write([]byte{verdict})
 		return nil, 0, err
 	}
-	if t.dialer == self {
+	if t.Dialer == self {
 		return refuse(verdictReflected, errors.New("the peer presented this server's own instance ID: a connection of this server's, reflected back to it"))
 	}
-	role := t.dialerRole
-	var session sessionSecrets
+	role := t.DialerRole
+	var session SessionSecrets
 	switch role {
-	case roleAnonymous:
-	case roleClient, roleServer:
+	case RoleAnonymous:
+	case RoleClient, RoleServer:
 		secret := secrets.forRole(role)
 		if len(secret) == 0 {
-			return refuse(verdictBadSecret, fmt.Errorf("the peer claimed to be a %s, which this server has no secret for", role))
+			return refuse(VerdictBadSecret, fmt.Errorf("the peer claimed to be a %s, which this server has no secret for", role))
 		}
 		var err error
-		if session, err = deriveSession(secret, &t); err != nil {
+		if session, err = DeriveSession(secret, &t); err != nil {
 			return nil, 0, err
 		}
-		if !hmac.Equal(proof, session.dialerProof) {
-			return refuse(verdictBadSecret, fmt.Errorf("the peer claimed to be a %s and could not prove it", role))
+		if !hmac.Equal(proof, session.DialerProof) {
+			return refuse(VerdictBadSecret, fmt.Errorf("the peer claimed to be a %s and could not prove it", role))
 		}
 	default:
-		return refuse(verdictBadSecret, fmt.Errorf("the peer claimed an unknown role %d", byte(role)))
+		return refuse(VerdictBadSecret, fmt.Errorf("the peer claimed an unknown role %d", byte(role)))
 	}
-	if kind == connTypeRaft && role != roleServer {
-		return refuse(verdictNotServer, fmt.Errorf("a %s peer opened a raft connection", role))
+	if kind == ConnTypeRaft && role != RoleServer {
+		return refuse(VerdictNotServer, fmt.Errorf("a %s peer opened a raft connection", role))
 	}
-	reply := []byte{verdictOK}
-	if role != roleAnonymous {
+	reply := []byte{VerdictOK}
+	if role != RoleAnonymous {
 		reply = append(reply, session.acceptorProof...)
 	}
 	if _, err := conn.Write(reply); err != nil {
 		return nil, 0, fmt.Errorf("send verdict: %w", err)
 	}
-	if role == roleAnonymous {
+	if role == RoleAnonymous {
 		return conn, role, nil
 	}
 	sealed, err := sealConn(conn, session.acceptorSends, session.dialerSends)
