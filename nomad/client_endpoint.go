@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-memdb"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/shoenig/test/must"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/drover-io/drover/structs"
 )
 

@@ -190,9 +190,9 @@ func (s *Server) stopDrainedAllocs(ctx context.Context, nodeID string, allocs []
 // drainEvals returns one evaluation per job of the allocations.
 func drainEvals(nodeID string, allocs []*structs.Allocation, now int64) []*structs.Evaluation {
 	var evals []*structs.Evaluation
-	seen := make(map[jobKey]bool)
+	seen := make(map[drainKey]bool)
 	for _, a := range allocs {
-		key := jobKey{a.Namespace, a.JobID}
+		key := drainKey{a.Namespace, a.JobID}
 		if seen[key] {
 			continue
 		}
@@ -207,3 +207,6 @@ func drainEvals(nodeID string, allocs []*structs.Allocation, now int64) []*struc
 	}
 	return evals
 }
+
+// drainKey names a job the drain evaluates once.
+type drainKey struct{ namespace, id string }

@@ -4,9 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/drover-io/drover/acl"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )

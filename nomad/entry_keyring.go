@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )

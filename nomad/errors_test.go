@@ -7,10 +7,10 @@ import (
 	"net/rpc"
 	"testing"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 func TestRPCError_RoundTripKeepsKindAndMessage(t *testing.T) {

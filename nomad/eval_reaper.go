@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/drover-io/drover/nomad/broker"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -21,7 +22,7 @@ const (
 // a delay, until ctx ends.
 func (s *Server) reapFailedEvals(ctx context.Context) {
 	for {
-		eval, token, err := s.evalBroker.Dequeue(ctx, []string{failedQueue})
+		eval, token, err := s.evalBroker.Dequeue(ctx, []string{broker.FailedQueue})
 		if err != nil {
 			return
 		}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/raft"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // forwardRetryWait is the pause between attempts to find the leader.

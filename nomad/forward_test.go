@@ -9,9 +9,9 @@ import (
 	"syscall"
 	"testing"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 func TestForwardCall_Settle(t *testing.T) {

@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 func TestServer_NeedsAKeyToJoinOthers(t *testing.T) {

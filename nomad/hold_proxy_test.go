@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // holdCap is how much a holding proxy keeps of one connection before it

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/acl"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 

@@ -22,7 +22,7 @@ type jobStatusUpdater struct {
 
 	mu      sync.Mutex
 	enabled bool
-	jobs    map[jobKey]struct{}
+	jobs    map[statusKey]struct{}
 	allocs  map[string]struct{} // allocation IDs whose job is not known yet
 	signal  chan struct{}
 }
@@ -32,7 +32,7 @@ func newJobStatusUpdater(logger hclog.Logger, store func() *state.StateStore, wr
 		logger: logger,
 		store:  store,
 		write:  write,
-		jobs:   make(map[jobKey]struct{}),
+		jobs:   make(map[statusKey]struct{}),
 		allocs: make(map[string]struct{}),
 		signal: make(chan struct{}, 1),
 	}
@@ -42,13 +42,13 @@ func (u *jobStatusUpdater) setEnabled(enabled bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.enabled = enabled
-	u.jobs = make(map[jobKey]struct{})
+	u.jobs = make(map[statusKey]struct{})
 	u.allocs = make(map[string]struct{})
 }
 
 // markJob asks for a job's status to be derived again. It never blocks.
 func (u *jobStatusUpdater) markJob(namespace, id string) {
-	u.mark(func() { u.jobs[jobKey{namespace, id}] = struct{}{} })
+	u.mark(func() { u.jobs[statusKey{namespace, id}] = struct{}{} })
 }
 
 // markAlloc asks for the status of an allocation's job to be derived
@@ -86,7 +86,7 @@ func (u *jobStatusUpdater) run(ctx context.Context) {
 func (u *jobStatusUpdater) flush(ctx context.Context) {
 	u.mu.Lock()
 	jobs, allocs := u.jobs, u.allocs
-	u.jobs = make(map[jobKey]struct{})
+	u.jobs = make(map[statusKey]struct{})
 	u.allocs = make(map[string]struct{})
 	u.mu.Unlock()
 
@@ -96,7 +96,7 @@ func (u *jobStatusUpdater) flush(ctx context.Context) {
 		if err != nil || alloc == nil {
 			continue
 		}
-		jobs[jobKey{alloc.Namespace, alloc.JobID}] = struct{}{}
+		jobs[statusKey{alloc.Namespace, alloc.JobID}] = struct{}{}
 	}
 	for key := range jobs {
 		if ctx.Err() != nil {
@@ -109,7 +109,7 @@ func (u *jobStatusUpdater) flush(ctx context.Context) {
 }
 
 // update writes a job's derived status if it differs from the stored one.
-func (u *jobStatusUpdater) update(st *state.StateStore, key jobKey) error {
+func (u *jobStatusUpdater) update(st *state.StateStore, key statusKey) error {
 	job, err := st.JobByID(nil, key.namespace, key.id)
 	if err != nil || job == nil {
 		return err
@@ -184,3 +184,6 @@ func deriveJobStatus(st jobStatusReader, job *structs.Job) (string, error) {
 	}
 	return structs.JobStatusPending, nil
 }
+
+// statusKey names a job whose status is to be derived again.
+type statusKey struct{ namespace, id string }

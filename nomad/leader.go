@@ -115,7 +115,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 		}()
 	}
 	start("plan applier", s.runPlanApplier)
-	start("blocked evals", s.blockedEvals.run)
+	start("blocked evals", s.blockedEvals.Run)
 	start("failed evals", s.reapFailedEvals)
 	start("cancelable evals", s.reapCancelableEvals)
 	start("periodic dispatcher", s.periodic.run)

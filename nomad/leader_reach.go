@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-metrics"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // A follower can lose the ability to open connections to the leader

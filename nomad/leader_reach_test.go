@@ -8,12 +8,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 

@@ -34,7 +34,7 @@ type periodicDispatcher struct {
 
 	mu      sync.Mutex
 	enabled bool
-	tracked map[jobKey]*periodicEntry
+	tracked map[periodicKey]*periodicEntry
 	updated chan struct{}
 }
 
@@ -52,7 +52,7 @@ func newPeriodicDispatcher(logger hclog.Logger, launcher periodicLauncher, now f
 		logger:   logger,
 		launcher: launcher,
 		now:      now,
-		tracked:  make(map[jobKey]*periodicEntry),
+		tracked:  make(map[periodicKey]*periodicEntry),
 		updated:  make(chan struct{}, 1),
 	}
 }
@@ -62,7 +62,7 @@ func (d *periodicDispatcher) SetEnabled(enabled bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.enabled = enabled
-	d.tracked = make(map[jobKey]*periodicEntry)
+	d.tracked = make(map[periodicKey]*periodicEntry)
 	d.poke()
 }
 
@@ -75,7 +75,7 @@ func (d *periodicDispatcher) Add(job *structs.Job) {
 	if !d.enabled {
 		return
 	}
-	key := jobKey{job.Namespace, job.ID}
+	key := periodicKey{job.Namespace, job.ID}
 	if !job.IsPeriodic() || job.Stop {
 		if _, ok := d.tracked[key]; ok {
 			delete(d.tracked, key)
@@ -97,7 +97,7 @@ func (d *periodicDispatcher) Add(job *structs.Job) {
 func (d *periodicDispatcher) Remove(namespace, id string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	key := jobKey{namespace, id}
+	key := periodicKey{namespace, id}
 	if _, ok := d.tracked[key]; ok {
 		delete(d.tracked, key)
 		d.poke()
@@ -230,3 +230,6 @@ func nextLaunch(job *structs.Job, after time.Time) (time.Time, error) {
 	}
 	return earliest, nil
 }
+
+// periodicKey names a periodic job.
+type periodicKey struct{ namespace, id string }

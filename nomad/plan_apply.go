@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/broker"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -55,17 +56,17 @@ func (s *Server) runPlanApplier(ctx context.Context) {
 		}
 		view, err := s.planView(inflight)
 		if err != nil {
-			pending.respond(nil, err)
+			pending.Respond(nil, err)
 			continue
 		}
-		result, rejected, err := evaluatePlan(view, pending.plan)
+		result, rejected, err := evaluatePlan(view, pending.Plan)
 		metrics.MeasureSince([]string{"plan", "evaluate"}, start)
 		if err != nil {
-			pending.respond(nil, err)
+			pending.Respond(nil, err)
 			continue
 		}
 		for node, reason := range rejected {
-			s.logger.Debug("plan rejected on node", "eval_id", pending.plan.EvalID, "node_id", node, "reason", reason)
+			s.logger.Debug("plan rejected on node", "eval_id", pending.Plan.EvalID, "node_id", node, "reason", reason)
 		}
 		if inflight != nil {
 			<-inflight.done
@@ -99,8 +100,8 @@ func (s *Server) planView(inflight *planInFlight) (*planView, error) {
 
 // commitPlan starts the raft commit of what a plan may commit and reports
 // to the worker once it is applied.
-func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, partial bool, start time.Time) *planInFlight {
-	entry := planEntry(pending.plan, result, time.Now().UnixNano())
+func (s *Server) commitPlan(pending *broker.PendingPlan, result *structs.PlanResult, partial bool, start time.Time) *planInFlight {
+	entry := planEntry(pending.Plan, result, time.Now().UnixNano())
 	allocs := make(map[string][]*structs.Allocation)
 	for _, a := range entry.Allocs {
 		allocs[a.NodeID] = append(allocs[a.NodeID], a)
@@ -113,7 +114,7 @@ func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, pa
 	}
 	future, err := s.startRaftApply(MsgAllocUpdate, entry)
 	if err != nil {
-		pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
+		pending.Respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.Plan.EvalID, err))
 		finished()
 		return f
 	}
@@ -122,7 +123,7 @@ func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, pa
 		defer s.loops.Done()
 		defer finished()
 		if err := waitRaftApply(future); err != nil {
-			pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
+			pending.Respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.Plan.EvalID, err))
 			return
 		}
 		s.finishPlan(pending, result, partial, start, future.Index())
@@ -132,21 +133,21 @@ func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, pa
 
 // finishPlan reports a plan's outcome. A plan not committed in full tells
 // the scheduler which state index to read before it tries again.
-func (s *Server) finishPlan(pending *pendingPlan, result *structs.PlanResult, partial bool, start time.Time, index uint64) {
+func (s *Server) finishPlan(pending *broker.PendingPlan, result *structs.PlanResult, partial bool, start time.Time, index uint64) {
 	result.AllocIndex = index
 	if partial {
 		latest, err := s.State().LatestIndex()
 		if err != nil {
-			pending.respond(nil, err)
+			pending.Respond(nil, err)
 			return
 		}
 		result.RefreshIndex = max(latest, index)
 	}
 	metrics.MeasureSince([]string{"plan", "apply"}, start)
 	s.planLatency.Record(time.Since(start))
-	metrics.MeasureSince([]string{"plan", "submit"}, pending.enqueued)
-	s.planSubmitLatency.Record(time.Since(pending.enqueued))
-	pending.respond(result, nil)
+	metrics.MeasureSince([]string{"plan", "submit"}, pending.Enqueued)
+	s.planSubmitLatency.Record(time.Since(pending.Enqueued))
+	pending.Respond(result, nil)
 }
 
 // planEntry is the raft entry that commits a plan's result. Allocations

@@ -7,6 +7,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/broker"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -179,11 +180,11 @@ func TestPlanApplier_PartialCommitThroughRaft(t *testing.T) {
 	waitfor.True(t, "the plan queue", func() bool { return s.planQueue.Len() == 0 && s.evalBroker.Enabled() })
 	pending, err := s.planQueue.Enqueue(plan)
 	must.NoError(t, err)
-	out := <-pending.done
-	must.NoError(t, out.err)
-	must.Positive(t, out.result.AllocIndex)
-	must.GreaterEq(t, out.result.AllocIndex, out.result.RefreshIndex)
-	must.MapLen(t, 1, out.result.NodeAllocation)
+	out := <-pending.Done
+	must.NoError(t, out.Err)
+	must.Positive(t, out.Result.AllocIndex)
+	must.GreaterEq(t, out.Result.AllocIndex, out.Result.RefreshIndex)
+	must.MapLen(t, 1, out.Result.NodeAllocation)
 
 	stored, err := s.State().AllocByID(nil, ok.ID)
 	must.NoError(t, err)
@@ -213,11 +214,11 @@ func TestCommitPlan_forgetsItsAllocationsOnceApplied(t *testing.T) {
 	plan := &structs.Plan{EvalID: alloc.EvalID, Job: stored}
 	plan.AppendAlloc(alloc)
 	result := &structs.PlanResult{NodeAllocation: plan.NodeAllocation}
-	pending := &pendingPlan{plan: plan, done: make(chan planOutcome, 1)}
+	pending := &broker.PendingPlan{Plan: plan, Done: make(chan broker.PlanOutcome, 1)}
 
 	inflight := s.commitPlan(pending, result, false, time.Now())
-	outcome := <-pending.done
-	must.NoError(t, outcome.err)
+	outcome := <-pending.Done
+	must.NoError(t, outcome.Err)
 	<-inflight.done
 	must.Nil(t, inflight.allocs.Load(), must.Sprint("an applied plan still holds its allocations"))
 	got, err := s.State().AllocByID(nil, alloc.ID)

@@ -10,9 +10,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 func TestPooledClient_SendGivesUpAWriteNobodyReads(t *testing.T) {

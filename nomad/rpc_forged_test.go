@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // FuzzRPCConn sends arbitrary bytes to a real server's RPC port, the way a

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 func TestJSONValueScanner(t *testing.T) {

@@ -7,13 +7,12 @@ import (
 	"testing"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 

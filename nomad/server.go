@@ -11,11 +11,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/broker"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/version"
@@ -64,9 +64,9 @@ type Server struct {
 
 	// The leader's components: created with the server, enabled while it
 	// leads.
-	evalBroker   *EvalBroker
-	blockedEvals *BlockedEvals
-	planQueue    *planQueue
+	evalBroker   *broker.EvalBroker
+	blockedEvals *broker.BlockedEvals
+	planQueue    *broker.PlanQueue
 	planLatency  *nomadrpc.LatencySamples
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
 	planSubmitLatency *nomadrpc.LatencySamples
@@ -242,14 +242,14 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 // them what it applies.
 func (s *Server) setupLeaderComponents() {
 	cfg := s.config
-	s.evalBroker = newEvalBroker(brokerConfig{
-		nackTimeout:         cfg.EvalNackTimeout,
-		deliveryLimit:       cfg.EvalDeliveryLimit,
-		initialNackDelay:    cfg.EvalNackInitialDelay,
-		subsequentNackDelay: cfg.EvalNackSubsequentDelay,
+	s.evalBroker = broker.NewEvalBroker(broker.Config{
+		NackTimeout:         cfg.EvalNackTimeout,
+		DeliveryLimit:       cfg.EvalDeliveryLimit,
+		InitialNackDelay:    cfg.EvalNackInitialDelay,
+		SubsequentNackDelay: cfg.EvalNackSubsequentDelay,
 	})
-	s.blockedEvals = newBlockedEvals(s.evalBroker)
-	s.planQueue = newPlanQueue()
+	s.blockedEvals = broker.NewBlockedEvals(s.evalBroker)
+	s.planQueue = broker.NewPlanQueue()
 	s.planLatency = &nomadrpc.LatencySamples{}
 	s.planSubmitLatency = &nomadrpc.LatencySamples{}
 	s.heartbeats = newHeartbeats(heartbeatConfig{
@@ -275,7 +275,7 @@ func (s *Server) PlanApplyStats() nomadrpc.LatencyStats { return s.planLatency.S
 func (s *Server) PlanSubmitStats() nomadrpc.LatencyStats { return s.planSubmitLatency.Stats() }
 
 // EvalBrokerStats counts the evaluations the broker holds.
-func (s *Server) EvalBrokerStats() BrokerStats { return s.evalBroker.Stats() }
+func (s *Server) EvalBrokerStats() broker.BrokerStats { return s.evalBroker.Stats() }
 
 // advertiseAddr settles the address other servers dial.
 func advertiseAddr(configured string, bound *net.TCPAddr) (string, error) {

@@ -8,10 +8,9 @@ import (
 	"os"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/raft"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/version"

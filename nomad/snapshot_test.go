@@ -7,12 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
-
 	"github.com/hashicorp/go-memdb"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
@@ -262,7 +261,7 @@ func periodicTracked(s *Server, id string) bool {
 	d := s.periodic
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	_, ok := d.tracked[jobKey{structs.DefaultNamespace, id}]
+	_, ok := d.tracked[periodicKey{structs.DefaultNamespace, id}]
 	return ok
 }
 

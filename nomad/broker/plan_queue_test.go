@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"container/heap"
@@ -14,7 +14,7 @@ import (
 // not keep it, and the allocations it carries, alive until another plan
 // happens to take its slot.
 func TestPlanQueue_dequeueLetsThePlanGo(t *testing.T) {
-	q := newPlanQueue()
+	q := NewPlanQueue()
 	q.SetEnabled(true)
 	for range 2 {
 		_, err := q.Enqueue(&structs.Plan{EvalID: structs.GenerateUUID()})
@@ -33,8 +33,8 @@ func TestEvalHeaps_popLetsTheEvaluationGo(t *testing.T) {
 	ready := &readyHeap{}
 	delayed := &delayHeap{}
 	for range 2 {
-		heap.Push(ready, testEval("job"))
-		heap.Push(delayed, testEval("job"))
+		heap.Push(ready, pendingEval("job"))
+		heap.Push(delayed, pendingEval("job"))
 	}
 	for range 2 {
 		heap.Pop(ready)

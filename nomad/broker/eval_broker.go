@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"container/heap"
@@ -11,14 +11,14 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// failedQueue is the scheduler type under which the broker hands out the
+// FailedQueue is the scheduler type under which the broker hands out the
 // evaluations that reached their delivery limit, for the leader to mark
 // them failed.
-const failedQueue = "_failed"
+const FailedQueue = "_failed"
 
 var (
-	// errBrokerDisabled: the broker runs only on the leader.
-	errBrokerDisabled = errors.New("eval broker is disabled")
+	// ErrDisabled: the broker runs only on the leader.
+	ErrDisabled = errors.New("eval broker is disabled")
 
 	// errNotOutstanding: an ack or nack of an evaluation the broker did
 	// not hand out, or handed out again under another token since.
@@ -30,12 +30,12 @@ type jobKey struct{ namespace, id string }
 
 func evalJob(e *structs.Evaluation) jobKey { return jobKey{e.Namespace, e.JobID} }
 
-// brokerConfig bounds how the broker redelivers evaluations.
-type brokerConfig struct {
-	nackTimeout         time.Duration
-	deliveryLimit       int
-	initialNackDelay    time.Duration
-	subsequentNackDelay time.Duration
+// Config bounds how the broker redelivers evaluations.
+type Config struct {
+	NackTimeout         time.Duration
+	DeliveryLimit       int
+	InitialNackDelay    time.Duration
+	SubsequentNackDelay time.Duration
 }
 
 // EvalBroker hands pending evaluations to workers: highest priority first,
@@ -48,7 +48,7 @@ type brokerConfig struct {
 // The broker holds the state store's own evaluations: it never modifies
 // them, and neither may the workers it hands them to.
 type EvalBroker struct {
-	cfg brokerConfig
+	cfg Config
 
 	mu      sync.Mutex
 	enabled bool
@@ -97,7 +97,7 @@ type BrokerStats struct {
 	ByScheduler  map[string]int
 }
 
-func newEvalBroker(cfg brokerConfig) *EvalBroker {
+func NewEvalBroker(cfg Config) *EvalBroker {
 	b := &EvalBroker{cfg: cfg}
 	b.reset()
 	return b
@@ -219,7 +219,7 @@ func (b *EvalBroker) Dequeue(ctx context.Context, types []string) (*structs.Eval
 		b.mu.Lock()
 		if !b.enabled {
 			b.mu.Unlock()
-			return nil, "", errBrokerDisabled
+			return nil, "", ErrDisabled
 		}
 		if eval := b.popBest(types); eval != nil {
 			token := b.handOut(eval)
@@ -263,7 +263,7 @@ func (b *EvalBroker) handOut(eval *structs.Evaluation) string {
 	b.unacked[id] = &unackedEval{
 		eval:  eval,
 		token: token,
-		timer: time.AfterFunc(b.cfg.nackTimeout, func() { _ = b.Nack(id, token) }),
+		timer: time.AfterFunc(b.cfg.NackTimeout, func() { _ = b.Nack(id, token) }),
 	}
 	return token
 }
@@ -271,7 +271,7 @@ func (b *EvalBroker) handOut(eval *structs.Evaluation) string {
 // outstanding returns the evaluation a worker holds under token.
 func (b *EvalBroker) outstanding(evalID, token string) (*unackedEval, error) {
 	if !b.enabled {
-		return nil, errBrokerDisabled
+		return nil, ErrDisabled
 	}
 	u, ok := b.unacked[evalID]
 	if !ok || u.token != token {
@@ -343,13 +343,13 @@ func (b *EvalBroker) Nack(evalID, token string) error {
 	delete(b.unacked, evalID)
 	delete(b.requeue, evalID)
 	n := b.deliveries[evalID]
-	if n >= b.cfg.deliveryLimit {
-		b.pushReady(u.eval, failedQueue)
+	if n >= b.cfg.DeliveryLimit {
+		b.pushReady(u.eval, FailedQueue)
 		return nil
 	}
-	delay := b.cfg.subsequentNackDelay
+	delay := b.cfg.SubsequentNackDelay
 	if n <= 1 {
-		delay = b.cfg.initialNackDelay
+		delay = b.cfg.InitialNackDelay
 	}
 	epoch, eval := b.epoch, u.eval
 	b.nackWaits[evalID] = time.AfterFunc(delay, func() {
@@ -385,7 +385,7 @@ func (b *EvalBroker) ResumeNackTimeout(evalID, token string) error {
 	if err != nil {
 		return err
 	}
-	u.timer.Reset(b.cfg.nackTimeout)
+	u.timer.Reset(b.cfg.NackTimeout)
 	return nil
 }
 

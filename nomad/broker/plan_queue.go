@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"container/heap"
@@ -13,27 +13,27 @@ import (
 // errPlanQueueDisabled: plans are applied only on the leader.
 var errPlanQueueDisabled = errors.New("plan queue is disabled")
 
-// pendingPlan is a plan waiting for the applier, and where its outcome
+// PendingPlan is a plan waiting for the applier, and where its outcome
 // goes.
-type pendingPlan struct {
-	plan     *structs.Plan
-	enqueued time.Time
+type PendingPlan struct {
+	Plan     *structs.Plan
+	Enqueued time.Time
 	seq      uint64
-	done     chan planOutcome // buffered: the applier never waits on it
+	Done     chan PlanOutcome // buffered: the applier never waits on it
 }
 
-type planOutcome struct {
-	result *structs.PlanResult
-	err    error
+type PlanOutcome struct {
+	Result *structs.PlanResult
+	Err    error
 }
 
-func (p *pendingPlan) respond(result *structs.PlanResult, err error) {
-	p.done <- planOutcome{result: result, err: err}
+func (p *PendingPlan) Respond(result *structs.PlanResult, err error) {
+	p.Done <- PlanOutcome{Result: result, Err: err}
 }
 
-// planQueue holds submitted plans for the single plan applier: higher
+// PlanQueue holds submitted plans for the single plan applier: higher
 // priority first, then in submission order.
-type planQueue struct {
+type PlanQueue struct {
 	mu      sync.Mutex
 	enabled bool
 	plans   planHeap
@@ -41,12 +41,12 @@ type planQueue struct {
 	wake    chan struct{}
 }
 
-func newPlanQueue() *planQueue {
-	return &planQueue{wake: make(chan struct{})}
+func NewPlanQueue() *PlanQueue {
+	return &PlanQueue{wake: make(chan struct{})}
 }
 
 // SetEnabled turns the queue on or off; off fails every waiting plan.
-func (q *planQueue) SetEnabled(enabled bool) {
+func (q *PlanQueue) SetEnabled(enabled bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.enabled = enabled
@@ -54,7 +54,7 @@ func (q *planQueue) SetEnabled(enabled bool) {
 		return
 	}
 	for _, p := range q.plans {
-		p.respond(nil, errPlanQueueDisabled)
+		p.Respond(nil, errPlanQueueDisabled)
 	}
 	q.plans = nil
 	close(q.wake)
@@ -62,14 +62,14 @@ func (q *planQueue) SetEnabled(enabled bool) {
 }
 
 // Enqueue adds a plan; its outcome arrives on the returned plan's done.
-func (q *planQueue) Enqueue(plan *structs.Plan) (*pendingPlan, error) {
+func (q *PlanQueue) Enqueue(plan *structs.Plan) (*PendingPlan, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.enabled {
 		return nil, errPlanQueueDisabled
 	}
 	q.seq++
-	p := &pendingPlan{plan: plan, enqueued: time.Now(), seq: q.seq, done: make(chan planOutcome, 1)}
+	p := &PendingPlan{Plan: plan, Enqueued: time.Now(), seq: q.seq, Done: make(chan PlanOutcome, 1)}
 	heap.Push(&q.plans, p)
 	close(q.wake)
 	q.wake = make(chan struct{})
@@ -77,7 +77,7 @@ func (q *planQueue) Enqueue(plan *structs.Plan) (*pendingPlan, error) {
 }
 
 // Dequeue waits for the next plan.
-func (q *planQueue) Dequeue(ctx context.Context) (*pendingPlan, error) {
+func (q *PlanQueue) Dequeue(ctx context.Context) (*PendingPlan, error) {
 	for {
 		q.mu.Lock()
 		if !q.enabled {
@@ -85,7 +85,7 @@ func (q *planQueue) Dequeue(ctx context.Context) (*pendingPlan, error) {
 			return nil, errPlanQueueDisabled
 		}
 		if q.plans.Len() > 0 {
-			p := heap.Pop(&q.plans).(*pendingPlan)
+			p := heap.Pop(&q.plans).(*PendingPlan)
 			q.mu.Unlock()
 			return p, nil
 		}
@@ -100,23 +100,23 @@ func (q *planQueue) Dequeue(ctx context.Context) (*pendingPlan, error) {
 }
 
 // Len counts the waiting plans.
-func (q *planQueue) Len() int {
+func (q *PlanQueue) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.plans.Len()
 }
 
-type planHeap []*pendingPlan
+type planHeap []*PendingPlan
 
 func (h planHeap) Len() int { return len(h) }
 func (h planHeap) Less(i, j int) bool {
-	if h[i].plan.Priority != h[j].plan.Priority {
-		return h[i].plan.Priority > h[j].plan.Priority
+	if h[i].Plan.Priority != h[j].Plan.Priority {
+		return h[i].Plan.Priority > h[j].Plan.Priority
 	}
 	return h[i].seq < h[j].seq
 }
 func (h planHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *planHeap) Push(x any)   { *h = append(*h, x.(*pendingPlan)) }
+func (h *planHeap) Push(x any)   { *h = append(*h, x.(*PendingPlan)) }
 func (h *planHeap) Pop() any {
 	old := *h
 	p := old[len(old)-1]

@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -20,11 +20,11 @@ func blockedEval(jobID string, createIndex, snapshotIndex uint64) *structs.Evalu
 func TestBlockedEvals_UnblockHandsEvalsToBroker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := testBroker(t)
-		blocked := newBlockedEvals(b)
+		blocked := NewBlockedEvals(b)
 		blocked.SetEnabled(true)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		go blocked.run(ctx)
+		go blocked.Run(ctx)
 
 		eval := blockedEval("job", 10, 9)
 		blocked.Block(eval)
@@ -42,7 +42,7 @@ func TestBlockedEvals_UnblockHandsEvalsToBroker(t *testing.T) {
 func TestBlockedEvals_MissedCapacityChangeRunsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := testBroker(t)
-		blocked := newBlockedEvals(b)
+		blocked := NewBlockedEvals(b)
 		blocked.SetEnabled(true)
 		blocked.Unblock(20)
 
@@ -61,7 +61,7 @@ func TestBlockedEvals_MissedCapacityChangeRunsAtOnce(t *testing.T) {
 
 func TestBlockedEvals_OnePerJob(t *testing.T) {
 	b := testBroker(t)
-	blocked := newBlockedEvals(b)
+	blocked := NewBlockedEvals(b)
 	blocked.SetEnabled(true)
 	older := blockedEval("job", 10, 10)
 	newer := blockedEval("job", 20, 20)
@@ -88,7 +88,7 @@ func TestBlockedEvals_OnePerJob(t *testing.T) {
 
 func TestBlockedEvals_UntrackWhenJobNeedsNothing(t *testing.T) {
 	b := testBroker(t)
-	blocked := newBlockedEvals(b)
+	blocked := NewBlockedEvals(b)
 	blocked.SetEnabled(true)
 	eval := blockedEval("job", 10, 10)
 	blocked.Block(eval)

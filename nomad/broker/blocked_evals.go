@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -39,7 +39,7 @@ type BlockedStats struct {
 	TotalBlocked int
 }
 
-func newBlockedEvals(broker *EvalBroker) *BlockedEvals {
+func NewBlockedEvals(broker *EvalBroker) *BlockedEvals {
 	return &BlockedEvals{
 		broker:   broker,
 		captured: make(map[string]*structs.Evaluation),
@@ -122,9 +122,9 @@ func (b *BlockedEvals) Unblock(index uint64) {
 	}
 }
 
-// run hands the captured evaluations to the broker whenever Unblock asks,
+// Run hands the captured evaluations to the broker whenever Unblock asks,
 // until ctx ends. Bursts of capacity changes collapse into one hand-over.
-func (b *BlockedEvals) run(ctx context.Context) {
+func (b *BlockedEvals) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():

@@ -1,4 +1,4 @@
-package nomad
+package broker
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 )
 
 func testBroker(t *testing.T) *EvalBroker {
-	b := newEvalBroker(brokerConfig{
-		nackTimeout:         5 * time.Second,
-		deliveryLimit:       3,
-		initialNackDelay:    time.Second,
-		subsequentNackDelay: 20 * time.Second,
+	b := NewEvalBroker(Config{
+		NackTimeout:         5 * time.Second,
+		DeliveryLimit:       3,
+		InitialNackDelay:    time.Second,
+		SubsequentNackDelay: 20 * time.Second,
 	})
 	b.SetEnabled(true)
 	t.Cleanup(func() { b.SetEnabled(false) })
@@ -26,7 +26,7 @@ func testBroker(t *testing.T) *EvalBroker {
 // brokerEval is a pending evaluation of a job at a priority, created at
 // index.
 func brokerEval(jobID string, priority int, index uint64) *structs.Evaluation {
-	e := testEval(jobID)
+	e := pendingEval(jobID)
 	e.Priority = priority
 	e.CreateIndex, e.ModifyIndex = index, index
 	return e
@@ -37,7 +37,7 @@ func mustDequeue(t *testing.T, b *EvalBroker) (*structs.Evaluation, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
-	e, token, err := b.Dequeue(ctx, schedulerTypes)
+	e, token, err := b.Dequeue(ctx, allQueues)
 	must.NoError(t, err)
 	return e, token
 }
@@ -46,7 +46,7 @@ func mustDequeue(t *testing.T, b *EvalBroker) (*structs.Evaluation, string) {
 func mustBeEmpty(t *testing.T, b *EvalBroker, types ...string) {
 	t.Helper()
 	if len(types) == 0 {
-		types = schedulerTypes
+		types = allQueues
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
@@ -133,12 +133,12 @@ func TestEvalBroker_DequeueWaitsForWork(t *testing.T) {
 		// Disabling the broker releases waiting workers.
 		errs := make(chan error, 1)
 		go func() {
-			_, _, err := b.Dequeue(context.Background(), schedulerTypes)
+			_, _, err := b.Dequeue(context.Background(), allQueues)
 			errs <- err
 		}()
 		synctest.Wait()
 		b.SetEnabled(false)
-		must.ErrorIs(t, <-errs, errBrokerDisabled)
+		must.ErrorIs(t, <-errs, ErrDisabled)
 	})
 }
 
@@ -176,7 +176,7 @@ func TestEvalBroker_NackRedeliversAfterDelayThenFails(t *testing.T) {
 		mustBeEmpty(t, b)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		defer cancel()
-		failed, failedToken, err := b.Dequeue(ctx, []string{failedQueue})
+		failed, failedToken, err := b.Dequeue(ctx, []string{FailedQueue})
 		must.NoError(t, err)
 		must.Eq(t, eval.ID, failed.ID)
 		must.NoError(t, b.Ack(failed.ID, failedToken))
@@ -247,10 +247,10 @@ func TestEvalBroker_EnqueueWhileOutstandingRunsAgainAfterAck(t *testing.T) {
 }
 
 func TestEvalBroker_DisabledIgnoresEverything(t *testing.T) {
-	b := newEvalBroker(brokerConfig{nackTimeout: time.Second, deliveryLimit: 1})
+	b := NewEvalBroker(Config{NackTimeout: time.Second, DeliveryLimit: 1})
 	b.Enqueue(brokerEval("job", 50, 1))
 	must.Eq(t, 0, b.Stats().TotalReady)
-	_, _, err := b.Dequeue(context.Background(), schedulerTypes)
-	must.ErrorIs(t, err, errBrokerDisabled)
-	must.ErrorIs(t, b.Ack("x", "y"), errBrokerDisabled)
+	_, _, err := b.Dequeue(context.Background(), allQueues)
+	must.ErrorIs(t, err, ErrDisabled)
+	must.ErrorIs(t, b.Ack("x", "y"), ErrDisabled)
 }
