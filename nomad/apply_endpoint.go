@@ -5,27 +5,28 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // RaftApplyRequest is a log entry forwarded to the leader as it is.
 type RaftApplyRequest struct {
 	WriteDeadline
-	Type  MessageType
+	Type  logentry.MessageType
 	Entry json.RawMessage
 }
 
 // Apply appends a log entry of type msgType, built by the caller, and
 // returns the index it was applied at. req must be the entry type of
-// msgType (a *JobRegisterEntry for MsgJobRegister, and so on). The leader
+// msgType (a *logentry.JobRegister for MsgJobRegister, and so on). The leader
 // validates the entry before it enters the log, whichever server it came
 // through.
-func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint64, error) {
-	entry, ok := req.(logEntry)
+func (s *Server) Apply(ctx context.Context, msgType logentry.MessageType, req any) (uint64, error) {
+	entry, ok := req.(logentry.Entry)
 	if !ok || entry == nil {
 		return 0, invalidf("apply %s: %T is not a log entry", msgType, req)
 	}
-	if got := entry.messageType(); got != msgType {
+	if got := entry.MessageType(); got != msgType {
 		return 0, invalidf("apply %s: got a %s entry", msgType, got)
 	}
 	body, err := json.Marshal(entry)
@@ -40,7 +41,7 @@ func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint6
 }
 
 func (s *Server) applyLocal(ctx context.Context, req *RaftApplyRequest) (*IndexResponse, error) {
-	entry, err := newLogEntry(req.Type)
+	entry, err := logentry.New(req.Type)
 	if err != nil {
 		return nil, nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
@@ -49,7 +50,7 @@ func (s *Server) applyLocal(ctx context.Context, req *RaftApplyRequest) (*IndexR
 	}
 	// A job that comes this way is held to the limits as a registered
 	// one is.
-	if reg, ok := entry.(*JobRegisterEntry); ok && reg.Job != nil {
+	if reg, ok := entry.(*logentry.JobRegister); ok && reg.Job != nil {
 		if err := s.validateJob(reg.Job); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
@@ -17,7 +18,7 @@ import (
 func placeTestAlloc(t *testing.T, s *Server, job *structs.Job, nodeID string) *structs.Allocation {
 	t.Helper()
 	alloc := testAlloc(job, nodeID)
-	_, err := s.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err := s.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	stored, err := s.State().AllocByID(nil, alloc.ID)
 	must.NoError(t, err)

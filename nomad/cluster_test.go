@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -157,7 +158,7 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 
 	// The generic apply is forwarded too.
 	alloc := testAlloc(testJob("forwarded"), "node-1")
-	_, err = f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = f.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	for _, s := range c.servers {
 		waitfor.True(t, "alloc everywhere", func() bool {

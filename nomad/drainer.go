@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -140,7 +141,7 @@ func (s *Server) drainNode(ctx context.Context, node *structs.Node, act drainAct
 	now := time.Now().UnixNano()
 	if len(act.migrate) > 0 {
 		yes := true
-		entry := &AllocTransitionEntry{
+		entry := &logentry.AllocTransition{
 			Transitions: make(map[string]structs.DesiredTransition, len(act.migrate)),
 			Evals:       drainEvals(node.ID, act.migrate, now),
 		}
@@ -148,7 +149,7 @@ func (s *Server) drainNode(ctx context.Context, node *structs.Node, act drainAct
 			entry.Transitions[a.ID] = structs.DesiredTransition{Migrate: &yes}
 		}
 		s.logger.Info("draining node: migrating allocations", "node_id", node.ID, "count", len(act.migrate))
-		if _, err := s.raftApply(ctx, MsgAllocDesiredTransition, entry); err != nil {
+		if _, err := s.raftApply(ctx, logentry.MsgAllocDesiredTransition, entry); err != nil {
 			return err
 		}
 	}
@@ -177,13 +178,13 @@ func (s *Server) stopDrainedAllocs(ctx context.Context, nodeID string, allocs []
 	for i, a := range allocs {
 		ids[i] = a.ID
 	}
-	entry := &AllocDesiredStatusEntry{
+	entry := &logentry.AllocDesiredStatus{
 		AllocIDs: ids,
 		Desired:  structs.AllocDesiredStatusStop,
 		Desc:     desc,
 		Evals:    drainEvals(nodeID, allocs, now),
 	}
-	_, err := s.raftApply(ctx, MsgAllocDesiredStatus, entry)
+	_, err := s.raftApply(ctx, logentry.MsgAllocDesiredStatus, entry)
 	return err
 }
 

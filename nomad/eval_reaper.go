@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) failEval(ctx context.Context, eval *structs.Evaluation) error {
 	failed.NextEval = followup.ID
 	failed.ModifyTime = now.UnixNano()
 	s.logger.Warn("evaluation reached its delivery limit; marking it failed", "eval_id", eval.ID, "job_id", eval.JobID, "followup_eval_id", followup.ID)
-	_, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{failed, followup}})
+	_, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{failed, followup}})
 	return err
 }
 
@@ -99,6 +100,6 @@ func (s *Server) cancelEvals(ctx context.Context, evals []*structs.Evaluation) e
 		c.ModifyTime = now
 		cancelled[i] = c
 	}
-	_, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: cancelled})
+	_, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: cancelled})
 	return err
 }

@@ -3,6 +3,7 @@ package nomad
 import (
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
@@ -16,7 +17,7 @@ const DefaultEventBufferSize = 100
 // events of the event stream. They depend only on the entry and the
 // changes, which are the same on every server, so every server publishes
 // the same stream.
-func entryEvents(entry logEntry, changes memdb.Changes) []*stream.Event {
+func entryEvents(entry logentry.Entry, changes memdb.Changes) []*stream.Event {
 	var events []*stream.Event
 	for _, c := range changes {
 		if e := changeEvent(entry, c); e != nil {
@@ -30,7 +31,7 @@ func entryEvents(entry logEntry, changes memdb.Changes) []*stream.Event {
 // stream does not carry: rows other than jobs, evaluations, allocations
 // and nodes, and the garbage collection of evaluations and allocations
 // (which Nomad does not publish either).
-func changeEvent(entry logEntry, c memdb.Change) *stream.Event {
+func changeEvent(entry logentry.Entry, c memdb.Change) *stream.Event {
 	obj := c.After
 	if c.Deleted() {
 		obj = c.Before
@@ -87,8 +88,8 @@ func objectEvent(c memdb.Change, topic stream.Topic, upserted, deleted, key stri
 // jobEventType names a change to a job: a stop or purge is a
 // deregistration, any other change (a new version, a status the server
 // derived) a registration, which Nomad's JobRegistered also covers.
-func jobEventType(entry logEntry) string {
-	if _, ok := entry.(*JobDeregisterEntry); ok {
+func jobEventType(entry logentry.Entry) string {
+	if _, ok := entry.(*logentry.JobDeregister); ok {
 		return stream.TypeJobDeregistered
 	}
 	return stream.TypeJobRegistered
@@ -97,24 +98,24 @@ func jobEventType(entry logEntry) string {
 // allocEventType names a change to an allocation by what wrote it: a plan
 // the leader committed, a change of what the server wants of it, or (the
 // rest, chiefly client updates) an update.
-func allocEventType(entry logEntry) string {
+func allocEventType(entry logentry.Entry) string {
 	switch entry.(type) {
-	case *AllocUpdateEntry:
+	case *logentry.AllocUpdate:
 		return stream.TypePlanResult
-	case *AllocDesiredStatusEntry, *AllocTransitionEntry:
+	case *logentry.AllocDesiredStatus, *logentry.AllocTransition:
 		return stream.TypeAllocationUpdateDesiredStatus
 	}
 	return stream.TypeAllocationUpdated
 }
 
 // nodeEventType names a change to a node by what wrote it.
-func nodeEventType(entry logEntry, deleted bool) string {
+func nodeEventType(entry logentry.Entry, deleted bool) string {
 	switch entry.(type) {
-	case *NodeRegisterEntry:
+	case *logentry.NodeRegister:
 		return stream.TypeNodeRegistration
-	case *NodeUpdateEligibilityEntry:
+	case *logentry.NodeUpdateEligibility:
 		return stream.TypeNodeEligibility
-	case *NodeUpdateDrainEntry:
+	case *logentry.NodeUpdateDrain:
 		return stream.TypeNodeDrain
 	}
 	if deleted {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
@@ -317,14 +318,14 @@ func (s *Server) serveRPC(fn func(ctx context.Context) error) error {
 // ended before its first entry is proposed; once proposed, an entry whose
 // result does not come before ctx ends, or whose leader loses its
 // leadership meanwhile, is ErrMayStillApply.
-func (s *Server) raftApply(ctx context.Context, t MessageType, entry logEntry) (uint64, error) {
+func (s *Server) raftApply(ctx context.Context, t logentry.MessageType, entry logentry.Entry) (uint64, error) {
 	if entry == nil {
 		return 0, invalidf("%s: no entry", t)
 	}
-	if err := entry.validate(); err != nil {
+	if err := entry.Validate(); err != nil {
 		return 0, err
 	}
-	data, err := encodeLogEntry(t, entry)
+	data, err := logentry.Encode(t, entry)
 	if err != nil {
 		return 0, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
@@ -87,7 +88,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		return nil, err
 	}
 	if req.EnforceIndex {
-		if err := checkJobModifyIndex(existing, req.JobModifyIndex); err != nil {
+		if err := logentry.CheckJobModifyIndex(existing, req.JobModifyIndex); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +107,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		job.Status = "" // the store keeps the stored status
 	}
 
-	entry := &JobRegisterEntry{
+	entry := &logentry.JobRegister{
 		Job:              job,
 		EnforceIndex:     req.EnforceIndex,
 		JobModifyIndex:   req.JobModifyIndex,
@@ -119,7 +120,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(ctx, MsgJobRegister, entry)
+	index, err := s.raftApply(ctx, logentry.MsgJobRegister, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -205,14 +206,14 @@ func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterReque
 	if err != nil {
 		return nil, err
 	}
-	entry := &JobDeregisterEntry{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
+	entry := &logentry.JobDeregister{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
 	if !job.IsPeriodic() {
 		entry.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, time.Now().UnixNano())
 		if err := setEvalPriority(entry.Eval, req.EvalPriority); err != nil {
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(ctx, MsgJobDeregister, entry)
+	index, err := s.raftApply(ctx, logentry.MsgJobDeregister, entry)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -18,7 +19,7 @@ import (
 type jobStatusUpdater struct {
 	logger hclog.Logger
 	store  func() *state.StateStore
-	write  func(*JobStatusUpdateEntry) error
+	write  func(*logentry.JobStatusUpdate) error
 
 	mu      sync.Mutex
 	enabled bool
@@ -27,7 +28,7 @@ type jobStatusUpdater struct {
 	signal  chan struct{}
 }
 
-func newJobStatusUpdater(logger hclog.Logger, store func() *state.StateStore, write func(*JobStatusUpdateEntry) error) *jobStatusUpdater {
+func newJobStatusUpdater(logger hclog.Logger, store func() *state.StateStore, write func(*logentry.JobStatusUpdate) error) *jobStatusUpdater {
 	return &jobStatusUpdater{
 		logger: logger,
 		store:  store,
@@ -121,7 +122,7 @@ func (u *jobStatusUpdater) update(st *state.StateStore, key statusKey) error {
 	if status == job.Status {
 		return nil
 	}
-	return u.write(&JobStatusUpdateEntry{Namespace: job.Namespace, JobID: job.ID, Status: status})
+	return u.write(&logentry.JobStatusUpdate{Namespace: job.Namespace, JobID: job.ID, Status: status})
 }
 
 // jobStatusReader is what deriving a job's status reads.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -207,8 +208,8 @@ func (s *Server) restoreLeaderState(ctx context.Context) error {
 // observeApply tells the leader's components what an applied entry
 // changed. It runs on every server, on the goroutine that applies the
 // log; the components ignore it unless this server leads.
-func (s *Server) observeApply(index uint64, entry logEntry) {
-	for _, e := range entry.evals() {
+func (s *Server) observeApply(index uint64, entry logentry.Entry) {
+	for _, e := range entry.WrittenEvals() {
 		switch e.Status {
 		case structs.EvalStatusPending:
 			s.evalBroker.Enqueue(e)
@@ -225,25 +226,25 @@ func (s *Server) observeApply(index uint64, entry logEntry) {
 		s.blockedEvals.Unblock(index)
 	}
 	switch e := entry.(type) {
-	case *JobRegisterEntry:
+	case *logentry.JobRegister:
 		s.periodic.Add(e.Job)
 		s.jobStatus.markJob(e.Job.Namespace, e.Job.ID)
-	case *JobDeregisterEntry:
+	case *logentry.JobDeregister:
 		s.periodic.Remove(e.Namespace, e.JobID)
 		s.jobStatus.markJob(e.Namespace, e.JobID)
-	case *AllocUpdateEntry:
+	case *logentry.AllocUpdate:
 		for _, a := range e.Allocs {
 			s.jobStatus.markJob(a.Namespace, a.JobID)
 		}
-	case *AllocClientUpdateEntry:
+	case *logentry.AllocClientUpdate:
 		for _, a := range e.Allocs {
 			s.jobStatus.markAlloc(a.ID)
 		}
-	case *AllocDesiredStatusEntry:
+	case *logentry.AllocDesiredStatus:
 		for _, id := range e.AllocIDs {
 			s.jobStatus.markAlloc(id)
 		}
-	case *EvalDeleteEntry:
+	case *logentry.EvalDelete:
 		for _, id := range e.Allocs {
 			s.jobStatus.markAlloc(id)
 		}
@@ -253,31 +254,31 @@ func (s *Server) observeApply(index uint64, entry logEntry) {
 // freesCapacity reports whether an entry may have made room for blocked
 // evaluations: a node registered, became ready or eligible, or
 // allocations stopped.
-func freesCapacity(entry logEntry) bool {
+func freesCapacity(entry logentry.Entry) bool {
 	switch e := entry.(type) {
-	case *NodeRegisterEntry:
+	case *logentry.NodeRegister:
 		return true
-	case *NodeUpdateStatusEntry:
+	case *logentry.NodeUpdateStatus:
 		return e.Status == structs.NodeStatusReady
-	case *NodeUpdateEligibilityEntry:
+	case *logentry.NodeUpdateEligibility:
 		return e.Eligibility == structs.NodeSchedulingEligible
-	case *NodeUpdateDrainEntry:
+	case *logentry.NodeUpdateDrain:
 		return e.DrainStrategy == nil && e.MarkEligible
-	case *AllocUpdateEntry:
+	case *logentry.AllocUpdate:
 		for _, a := range e.Allocs {
 			if a.TerminalStatus() {
 				return true
 			}
 		}
-	case *AllocClientUpdateEntry:
+	case *logentry.AllocClientUpdate:
 		for _, a := range e.Allocs {
 			if a.ClientTerminalStatus() {
 				return true
 			}
 		}
-	case *AllocDesiredStatusEntry:
+	case *logentry.AllocDesiredStatus:
 		return e.Desired != structs.AllocDesiredStatusRun
-	case *EvalDeleteEntry:
+	case *logentry.EvalDelete:
 		return len(e.Allocs) > 0
 	}
 	return false

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -92,7 +93,7 @@ func (s *Server) recordSkippedLaunch(ctx context.Context, parent *structs.Job, a
 			break
 		}
 	}
-	if _, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+	if _, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{eval}}); err != nil {
 		return fmt.Errorf("record skipped launch of periodic job %q: %w", parent.ID, err)
 	}
 	return nil
@@ -122,17 +123,17 @@ func (s *Server) launchPeriodicChild(ctx context.Context, parent *structs.Job, a
 	var eval *structs.Evaluation
 	if existing == nil {
 		eval = newJobEval(child, structs.EvalTriggerPeriodicJob, now)
-		if _, err := s.raftApply(ctx, MsgJobRegister, &JobRegisterEntry{Job: child, Eval: eval, NamespaceChecked: true}); err != nil {
+		if _, err := s.raftApply(ctx, logentry.MsgJobRegister, &logentry.JobRegister{Job: child, Eval: eval, NamespaceChecked: true}); err != nil {
 			return "", fmt.Errorf("register child %q of periodic job %q: %w", child.ID, parent.ID, err)
 		}
 	} else {
 		eval = newJobEval(existing, structs.EvalTriggerPeriodicJob, now)
-		if _, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+		if _, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{eval}}); err != nil {
 			return "", fmt.Errorf("evaluate child %q of periodic job %q: %w", child.ID, parent.ID, err)
 		}
 	}
 	launch := &state.PeriodicLaunch{ID: parent.ID, Namespace: parent.Namespace, Launch: at}
-	if _, err := s.raftApply(ctx, MsgPeriodicLaunch, &PeriodicLaunchEntry{Launch: launch}); err != nil {
+	if _, err := s.raftApply(ctx, logentry.MsgPeriodicLaunch, &logentry.PeriodicLaunch{Launch: launch}); err != nil {
 		return "", fmt.Errorf("record launch of periodic job %q: %w", parent.ID, err)
 	}
 	s.logger.Info("launched periodic job", "job_id", parent.ID, "child", child.ID, "eval_id", eval.ID)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -112,7 +113,7 @@ func (s *Server) commitPlan(pending *broker.PendingPlan, result *structs.PlanRes
 		f.allocs.Store(nil)
 		close(f.done)
 	}
-	future, err := s.startRaftApply(MsgAllocUpdate, entry)
+	future, err := s.startRaftApply(logentry.MsgAllocUpdate, entry)
 	if err != nil {
 		pending.Respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.Plan.EvalID, err))
 		finished()
@@ -157,8 +158,8 @@ func (s *Server) finishPlan(pending *broker.PendingPlan, result *structs.PlanRes
 // allocation that is done, or to stop, travels without the job it ran,
 // which the store keeps: an entry's size does not grow with its
 // allocations times the job's.
-func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *AllocUpdateEntry {
-	entry := &AllocUpdateEntry{}
+func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *logentry.AllocUpdate {
+	entry := &logentry.AllocUpdate{}
 	add := func(a *structs.Allocation) {
 		c := *a
 		if c.CreateTime == 0 {
@@ -192,11 +193,11 @@ func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *Alloc
 
 // startRaftApply validates and encodes an entry and hands it to raft
 // without waiting for the commit.
-func (s *Server) startRaftApply(t MessageType, entry logEntry) (raft.ApplyFuture, error) {
-	if err := entry.validate(); err != nil {
+func (s *Server) startRaftApply(t logentry.MessageType, entry logentry.Entry) (raft.ApplyFuture, error) {
+	if err := entry.Validate(); err != nil {
 		return nil, err
 	}
-	data, err := encodeLogEntry(t, entry)
+	data, err := logentry.Encode(t, entry)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
@@ -130,13 +131,13 @@ func TestForgedRPC_RaftApplyChangesNothing(t *testing.T) {
 	waitForLeader(t, s)
 	job := testJob("kept")
 	mustRegister(t, s, job)
-	purge, err := encodeLogEntry(MsgJobDeregister, &JobDeregisterEntry{Namespace: job.Namespace, JobID: job.ID, Purge: true})
+	purge, err := logentry.Encode(logentry.MsgJobDeregister, &logentry.JobDeregister{Namespace: job.Namespace, JobID: job.ID, Purge: true})
 	must.NoError(t, err)
 
 	// Through the RPC endpoint that forwards log entries...
 	c := forgedRPC(t, s)
 	var idx IndexResponse
-	mustBeDenied(t, c, "Raft.Apply", &RaftApplyRequest{Type: MsgJobDeregister, Entry: purge[1:]}, &idx)
+	mustBeDenied(t, c, "Raft.Apply", &RaftApplyRequest{Type: logentry.MsgJobDeregister, Entry: purge[1:]}, &idx)
 
 	// ...and as raft itself: a connection that proves no key is refused
 	// before raft reads a byte of it.

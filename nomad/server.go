@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
@@ -259,8 +260,8 @@ func (s *Server) setupLeaderComponents() {
 		failoverTTL:  cfg.FailoverHeartbeatTTL,
 	}, s.logger.Named("heartbeat"), s.expireNode)
 	s.periodic = newPeriodicDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
-	s.jobStatus = newJobStatusUpdater(s.logger.Named("job_status"), s.State, func(e *JobStatusUpdateEntry) error {
-		_, err := s.raftApply(context.Background(), MsgJobStatusUpdate, e)
+	s.jobStatus = newJobStatusUpdater(s.logger.Named("job_status"), s.State, func(e *logentry.JobStatusUpdate) error {
+		_, err := s.raftApply(context.Background(), logentry.MsgJobStatusUpdate, e)
 		return err
 	})
 	s.fsm.setApplyObserver(s.observeApply)

@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
@@ -53,7 +54,7 @@ func populatedServer(t *testing.T) (*Server, *structs.Allocation) {
 	job, err := s.State().JobByID(nil, structs.DefaultNamespace, "alpha")
 	must.NoError(t, err)
 	alloc := testAlloc(job, node.ID)
-	_, err = s.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = s.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	return s, alloc
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-metrics"
 
 	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/scheduler"
 	"github.com/drover-io/drover/structs"
@@ -221,7 +222,7 @@ func (p *workerPlanner) ReblockEval(eval *structs.Evaluation) error {
 }
 
 func (p *workerPlanner) writeEval(eval *structs.Evaluation) error {
-	if _, err := p.w.srv.raftApply(p.ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+	if _, err := p.w.srv.raftApply(p.ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{eval}}); err != nil {
 		return fmt.Errorf("write evaluation %s: %w", eval.ID, err)
 	}
 	return nil

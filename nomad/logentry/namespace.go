@@ -1,4 +1,4 @@
-package nomad
+package logentry
 
 import (
 	"errors"
@@ -9,14 +9,14 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// NamespaceUpsertEntry creates or replaces namespaces.
-type NamespaceUpsertEntry struct {
+// NamespaceUpsert creates or replaces namespaces.
+type NamespaceUpsert struct {
 	Namespaces []*structs.Namespace
 }
 
-func (e *NamespaceUpsertEntry) messageType() MessageType { return MsgNamespaceUpsert }
+func (e *NamespaceUpsert) MessageType() MessageType { return MsgNamespaceUpsert }
 
-func (e *NamespaceUpsertEntry) validate() error {
+func (e *NamespaceUpsert) Validate() error {
 	if len(e.Namespaces) == 0 {
 		return invalidf("namespace upsert: no namespaces")
 	}
@@ -29,39 +29,39 @@ func (e *NamespaceUpsertEntry) validate() error {
 		errs = append(errs, ns.Validate())
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nomadrpc.WithKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 	}
 	return nil
 }
 
-func (e *NamespaceUpsertEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *NamespaceUpsert) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.UpsertNamespaces(index, e.Namespaces)
 }
 
-func (e *NamespaceUpsertEntry) evals() []*structs.Evaluation { return nil }
+func (e *NamespaceUpsert) WrittenEvals() []*structs.Evaluation { return nil }
 
-// NamespaceDeleteEntry removes namespaces. The store refuses the default
+// NamespaceDelete removes namespaces. The store refuses the default
 // namespace and any namespace that still has jobs, at the point in the
 // log where the entry lands.
-type NamespaceDeleteEntry struct {
+type NamespaceDelete struct {
 	Names []string
 }
 
-func (e *NamespaceDeleteEntry) messageType() MessageType { return MsgNamespaceDelete }
+func (e *NamespaceDelete) MessageType() MessageType { return MsgNamespaceDelete }
 
-func (e *NamespaceDeleteEntry) validate() error {
+func (e *NamespaceDelete) Validate() error {
 	if len(e.Names) == 0 {
 		return invalidf("namespace delete: no namespace names")
 	}
 	return nil
 }
 
-func (e *NamespaceDeleteEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *NamespaceDelete) ApplyTo(s *state.StateStore, index uint64) error {
 	err := s.DeleteNamespaces(index, e.Names)
 	if errors.Is(err, state.ErrNamespaceInUse) {
-		return nomadrpc.WithKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 	}
 	return err
 }
 
-func (e *NamespaceDeleteEntry) evals() []*structs.Evaluation { return nil }
+func (e *NamespaceDelete) WrittenEvals() []*structs.Evaluation { return nil }

@@ -1,36 +1,36 @@
-package nomad
+package logentry
 
 import (
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
-// NodeRegisterEntry registers a node or refreshes its registration, with
+// NodeRegister registers a node or refreshes its registration, with
 // evaluations for the jobs the change affects.
-type NodeRegisterEntry struct {
+type NodeRegister struct {
 	Node  *structs.Node
 	Evals []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *NodeRegisterEntry) messageType() MessageType { return MsgNodeRegister }
+func (e *NodeRegister) MessageType() MessageType { return MsgNodeRegister }
 
-func (e *NodeRegisterEntry) validate() error {
-	if err := validateNode(e.Node); err != nil {
+func (e *NodeRegister) Validate() error {
+	if err := ValidateNode(e.Node); err != nil {
 		return err
 	}
 	return validateEvals(e.Evals)
 }
 
-func (e *NodeRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *NodeRegister) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := s.UpsertNode(index, e.Node); err != nil {
 		return err
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *NodeRegisterEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *NodeRegister) WrittenEvals() []*structs.Evaluation { return e.Evals }
 
-func validateNode(n *structs.Node) error {
+func ValidateNode(n *structs.Node) error {
 	switch {
 	case n == nil:
 		return invalidf("node register: no node")
@@ -60,16 +60,16 @@ func knownEligibility(elig string) bool {
 	return elig == structs.NodeSchedulingEligible || elig == structs.NodeSchedulingIneligible
 }
 
-// NodeDeregisterEntry removes nodes, with evaluations for the jobs that
+// NodeDeregister removes nodes, with evaluations for the jobs that
 // lose allocations with them.
-type NodeDeregisterEntry struct {
+type NodeDeregister struct {
 	NodeIDs []string
 	Evals   []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *NodeDeregisterEntry) messageType() MessageType { return MsgNodeDeregister }
+func (e *NodeDeregister) MessageType() MessageType { return MsgNodeDeregister }
 
-func (e *NodeDeregisterEntry) validate() error {
+func (e *NodeDeregister) Validate() error {
 	if len(e.NodeIDs) == 0 {
 		return invalidf("node deregister: no node IDs")
 	}
@@ -81,27 +81,27 @@ func (e *NodeDeregisterEntry) validate() error {
 	return validateEvals(e.Evals)
 }
 
-func (e *NodeDeregisterEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *NodeDeregister) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := s.DeleteNode(index, e.NodeIDs); err != nil {
 		return err
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *NodeDeregisterEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *NodeDeregister) WrittenEvals() []*structs.Evaluation { return e.Evals }
 
-// NodeUpdateStatusEntry sets a node's status (Unix nanoseconds in
+// NodeUpdateStatus sets a node's status (Unix nanoseconds in
 // UpdatedAt), with evaluations for the jobs the change affects.
-type NodeUpdateStatusEntry struct {
+type NodeUpdateStatus struct {
 	NodeID    string
 	Status    string
 	UpdatedAt int64
 	Evals     []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *NodeUpdateStatusEntry) messageType() MessageType { return MsgNodeUpdateStatus }
+func (e *NodeUpdateStatus) MessageType() MessageType { return MsgNodeUpdateStatus }
 
-func (e *NodeUpdateStatusEntry) validate() error {
+func (e *NodeUpdateStatus) Validate() error {
 	switch {
 	case e.NodeID == "":
 		return invalidf("node status update: missing node ID")
@@ -111,26 +111,26 @@ func (e *NodeUpdateStatusEntry) validate() error {
 	return validateEvals(e.Evals)
 }
 
-func (e *NodeUpdateStatusEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *NodeUpdateStatus) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := s.UpdateNodeStatus(index, e.NodeID, e.Status, e.UpdatedAt); err != nil {
 		return err
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *NodeUpdateStatusEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *NodeUpdateStatus) WrittenEvals() []*structs.Evaluation { return e.Evals }
 
-// NodeUpdateEligibilityEntry sets whether the scheduler may use a node.
-type NodeUpdateEligibilityEntry struct {
+// NodeUpdateEligibility sets whether the scheduler may use a node.
+type NodeUpdateEligibility struct {
 	NodeID      string
 	Eligibility string
 	UpdatedAt   int64
 	Evals       []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *NodeUpdateEligibilityEntry) messageType() MessageType { return MsgNodeUpdateEligibility }
+func (e *NodeUpdateEligibility) MessageType() MessageType { return MsgNodeUpdateEligibility }
 
-func (e *NodeUpdateEligibilityEntry) validate() error {
+func (e *NodeUpdateEligibility) Validate() error {
 	switch {
 	case e.NodeID == "":
 		return invalidf("node eligibility update: missing node ID")
@@ -140,17 +140,17 @@ func (e *NodeUpdateEligibilityEntry) validate() error {
 	return validateEvals(e.Evals)
 }
 
-func (e *NodeUpdateEligibilityEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *NodeUpdateEligibility) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := s.UpdateNodeEligibility(index, e.NodeID, e.Eligibility, e.UpdatedAt); err != nil {
 		return err
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *NodeUpdateEligibilityEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *NodeUpdateEligibility) WrittenEvals() []*structs.Evaluation { return e.Evals }
 
-// NodeUpdateDrainEntry starts (DrainStrategy set) or ends (nil) a drain.
-type NodeUpdateDrainEntry struct {
+// NodeUpdateDrain starts (DrainStrategy set) or ends (nil) a drain.
+type NodeUpdateDrain struct {
 	NodeID        string
 	DrainStrategy *structs.DrainStrategy `json:",omitempty"`
 	MarkEligible  bool                   `json:",omitempty"`
@@ -158,16 +158,16 @@ type NodeUpdateDrainEntry struct {
 	Evals         []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *NodeUpdateDrainEntry) messageType() MessageType { return MsgNodeUpdateDrain }
+func (e *NodeUpdateDrain) MessageType() MessageType { return MsgNodeUpdateDrain }
 
-func (e *NodeUpdateDrainEntry) validate() error {
+func (e *NodeUpdateDrain) Validate() error {
 	if e.NodeID == "" {
 		return invalidf("node drain update: missing node ID")
 	}
 	return validateEvals(e.Evals)
 }
 
-func (e *NodeUpdateDrainEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *NodeUpdateDrain) ApplyTo(s *state.StateStore, index uint64) error {
 	err := s.UpdateNodeDrain(index, e.NodeID, e.DrainStrategy, e.MarkEligible, e.UpdatedAt)
 	if err != nil {
 		return err
@@ -175,4 +175,4 @@ func (e *NodeUpdateDrainEntry) applyTo(s *state.StateStore, index uint64) error 
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *NodeUpdateDrainEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *NodeUpdateDrain) WrittenEvals() []*structs.Evaluation { return e.Evals }

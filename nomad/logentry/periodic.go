@@ -1,18 +1,18 @@
-package nomad
+package logentry
 
 import (
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
-// PeriodicLaunchEntry records a periodic job's latest launch.
-type PeriodicLaunchEntry struct {
+// PeriodicLaunch records a periodic job's latest launch.
+type PeriodicLaunch struct {
 	Launch *state.PeriodicLaunch
 }
 
-func (e *PeriodicLaunchEntry) messageType() MessageType { return MsgPeriodicLaunch }
+func (e *PeriodicLaunch) MessageType() MessageType { return MsgPeriodicLaunch }
 
-func (e *PeriodicLaunchEntry) validate() error {
+func (e *PeriodicLaunch) Validate() error {
 	switch {
 	case e.Launch == nil:
 		return invalidf("periodic launch: no launch")
@@ -24,8 +24,8 @@ func (e *PeriodicLaunchEntry) validate() error {
 	return nil
 }
 
-func (e *PeriodicLaunchEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *PeriodicLaunch) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.UpsertPeriodicLaunch(index, e.Launch)
 }
 
-func (e *PeriodicLaunchEntry) evals() []*structs.Evaluation { return nil }
+func (e *PeriodicLaunch) WrittenEvals() []*structs.Evaluation { return nil }

@@ -1,20 +1,20 @@
-package nomad
+package logentry
 
 import (
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
-// AllocMaxRunEntry sets the max_run_duration of one running allocation
+// AllocMaxRun sets the max_run_duration of one running allocation
 // (structs.Allocation.MaxRunOverride).
-type AllocMaxRunEntry struct {
+type AllocMaxRun struct {
 	AllocID  string
 	Override structs.MaxRunOverride
 }
 
-func (e *AllocMaxRunEntry) messageType() MessageType { return MsgAllocMaxRunOverride }
+func (e *AllocMaxRun) MessageType() MessageType { return MsgAllocMaxRunOverride }
 
-func (e *AllocMaxRunEntry) validate() error {
+func (e *AllocMaxRun) Validate() error {
 	switch {
 	case e.AllocID == "":
 		return invalidf("alloc max_run_duration: no allocation ID")
@@ -26,8 +26,8 @@ func (e *AllocMaxRunEntry) validate() error {
 	return nil
 }
 
-func (e *AllocMaxRunEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *AllocMaxRun) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.SetAllocMaxRunOverride(index, e.AllocID, &e.Override)
 }
 
-func (e *AllocMaxRunEntry) evals() []*structs.Evaluation { return nil }
+func (e *AllocMaxRun) WrittenEvals() []*structs.Evaluation { return nil }

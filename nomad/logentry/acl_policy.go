@@ -1,4 +1,4 @@
-package nomad
+package logentry
 
 import (
 	"errors"
@@ -10,14 +10,14 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// ACLPolicyUpsertEntry creates or replaces ACL policies.
-type ACLPolicyUpsertEntry struct {
+// ACLPolicyUpsert creates or replaces ACL policies.
+type ACLPolicyUpsert struct {
 	Policies []*structs.ACLPolicy
 }
 
-func (e *ACLPolicyUpsertEntry) messageType() MessageType { return MsgACLPolicyUpsert }
+func (e *ACLPolicyUpsert) MessageType() MessageType { return MsgACLPolicyUpsert }
 
-func (e *ACLPolicyUpsertEntry) validate() error {
+func (e *ACLPolicyUpsert) Validate() error {
 	if len(e.Policies) == 0 {
 		return invalidf("ACL policy upsert: no policies")
 	}
@@ -26,7 +26,7 @@ func (e *ACLPolicyUpsertEntry) validate() error {
 		errs = append(errs, validatePolicy(p))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nomadrpc.WithKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 	}
 	return nil
 }
@@ -46,28 +46,28 @@ func validatePolicy(p *structs.ACLPolicy) error {
 	return nil
 }
 
-func (e *ACLPolicyUpsertEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *ACLPolicyUpsert) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.UpsertACLPolicies(index, e.Policies)
 }
 
-func (e *ACLPolicyUpsertEntry) evals() []*structs.Evaluation { return nil }
+func (e *ACLPolicyUpsert) WrittenEvals() []*structs.Evaluation { return nil }
 
-// ACLPolicyDeleteEntry removes ACL policies by name.
-type ACLPolicyDeleteEntry struct {
+// ACLPolicyDelete removes ACL policies by name.
+type ACLPolicyDelete struct {
 	Names []string
 }
 
-func (e *ACLPolicyDeleteEntry) messageType() MessageType { return MsgACLPolicyDelete }
+func (e *ACLPolicyDelete) MessageType() MessageType { return MsgACLPolicyDelete }
 
-func (e *ACLPolicyDeleteEntry) validate() error {
+func (e *ACLPolicyDelete) Validate() error {
 	if len(e.Names) == 0 {
 		return invalidf("ACL policy delete: no policy names")
 	}
 	return nil
 }
 
-func (e *ACLPolicyDeleteEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *ACLPolicyDelete) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.DeleteACLPolicies(index, e.Names)
 }
 
-func (e *ACLPolicyDeleteEntry) evals() []*structs.Evaluation { return nil }
+func (e *ACLPolicyDelete) WrittenEvals() []*structs.Evaluation { return nil }

@@ -1,4 +1,4 @@
-package nomad
+package logentry
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// JobRegisterEntry registers or updates a job, with the evaluation that
+// JobRegister registers or updates a job, with the evaluation that
 // schedules it (none for a periodic parent job).
-type JobRegisterEntry struct {
+type JobRegister struct {
 	Job  *structs.Job
 	Eval *structs.Evaluation `json:",omitempty"`
 
@@ -29,19 +29,19 @@ type JobRegisterEntry struct {
 	NamespaceChecked bool `json:",omitempty"`
 }
 
-func (e *JobRegisterEntry) messageType() MessageType { return MsgJobRegister }
+func (e *JobRegister) MessageType() MessageType { return MsgJobRegister }
 
-func (e *JobRegisterEntry) validate() error {
+func (e *JobRegister) Validate() error {
 	if e.Job == nil {
 		return invalidf("job register: no job")
 	}
 	if err := e.Job.Validate(); err != nil {
-		return nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", e.Job.ID, err))
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, fmt.Errorf("job %q: %w", e.Job.ID, err))
 	}
-	return validateEvals(e.evals())
+	return validateEvals(e.WrittenEvals())
 }
 
-func (e *JobRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *JobRegister) ApplyTo(s *state.StateStore, index uint64) error {
 	if !e.NamespaceChecked {
 		if err := createLegacyNamespace(s, index, e.Job.Namespace); err != nil {
 			return err
@@ -52,13 +52,13 @@ func (e *JobRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
 		if err != nil {
 			return err
 		}
-		if err := checkJobModifyIndex(existing, e.JobModifyIndex); err != nil {
+		if err := CheckJobModifyIndex(existing, e.JobModifyIndex); err != nil {
 			return err
 		}
 	}
 	if err := s.UpsertJob(index, e.Job); err != nil {
 		if errors.Is(err, state.ErrNoNamespace) {
-			return nomadrpc.WithKind(ErrInvalidRequest, err)
+			return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 		}
 		return err
 	}
@@ -71,7 +71,7 @@ func (e *JobRegisterEntry) applyTo(s *state.StateStore, index uint64) error {
 	return s.UpsertEvals(index, []*structs.Evaluation{e.Eval})
 }
 
-func (e *JobRegisterEntry) evals() []*structs.Evaluation { return optionalEval(e.Eval) }
+func (e *JobRegister) WrittenEvals() []*structs.Evaluation { return optionalEval(e.Eval) }
 
 // createLegacyNamespace creates the namespace of a job registered by an
 // entry from before namespaces were stored, when it does not exist.
@@ -91,45 +91,45 @@ func createLegacyNamespace(s *state.StateStore, index uint64, name string) error
 // RegisterEnforceIndexErrPrefix and its CLI matches it.
 const enforceIndexPrefix = "Enforcing job modify index"
 
-// checkJobModifyIndex compares a stored job (nil if none) with the
+// CheckJobModifyIndex compares a stored job (nil if none) with the
 // JobModifyIndex an index-enforcing register expects.
-func checkJobModifyIndex(existing *structs.Job, want uint64) error {
+func CheckJobModifyIndex(existing *structs.Job, want uint64) error {
 	switch {
 	case existing == nil && want != 0:
-		return nomadrpc.WithKind(ErrIndexConflict, fmt.Errorf("%s %d: job does not exist", enforceIndexPrefix, want))
+		return nomadrpc.WithKind(nomadrpc.ErrIndexConflict, fmt.Errorf("%s %d: job does not exist", enforceIndexPrefix, want))
 	case existing != nil && existing.JobModifyIndex != want:
-		return nomadrpc.WithKind(ErrIndexConflict, fmt.Errorf(
+		return nomadrpc.WithKind(nomadrpc.ErrIndexConflict, fmt.Errorf(
 			"%s %d: job exists with conflicting job modify index: %d",
 			enforceIndexPrefix, want, existing.JobModifyIndex))
 	}
 	return nil
 }
 
-// JobDeregisterEntry stops a job (it stays, marked Stop) or purges it, with
+// JobDeregister stops a job (it stays, marked Stop) or purges it, with
 // the evaluation that stops its allocations.
-type JobDeregisterEntry struct {
+type JobDeregister struct {
 	Namespace string
 	JobID     string
 	Purge     bool                `json:",omitempty"`
 	Eval      *structs.Evaluation `json:",omitempty"`
 }
 
-func (e *JobDeregisterEntry) messageType() MessageType { return MsgJobDeregister }
+func (e *JobDeregister) MessageType() MessageType { return MsgJobDeregister }
 
-func (e *JobDeregisterEntry) validate() error {
+func (e *JobDeregister) Validate() error {
 	if e.Namespace == "" || e.JobID == "" {
 		return invalidf("job deregister: namespace and job ID are required")
 	}
-	return validateEvals(e.evals())
+	return validateEvals(e.WrittenEvals())
 }
 
-func (e *JobDeregisterEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *JobDeregister) ApplyTo(s *state.StateStore, index uint64) error {
 	job, err := s.JobByID(nil, e.Namespace, e.JobID)
 	if err != nil {
 		return err
 	}
 	if job == nil {
-		return fmt.Errorf("deregister job %q in namespace %q: %w", e.JobID, e.Namespace, ErrNotFound)
+		return fmt.Errorf("deregister job %q in namespace %q: %w", e.JobID, e.Namespace, nomadrpc.ErrNotFound)
 	}
 	if e.Purge {
 		err = s.DeleteJob(index, e.Namespace, e.JobID)
@@ -148,19 +148,19 @@ func (e *JobDeregisterEntry) applyTo(s *state.StateStore, index uint64) error {
 	return s.UpsertEvals(index, []*structs.Evaluation{e.Eval})
 }
 
-func (e *JobDeregisterEntry) evals() []*structs.Evaluation { return optionalEval(e.Eval) }
+func (e *JobDeregister) WrittenEvals() []*structs.Evaluation { return optionalEval(e.Eval) }
 
-// JobStatusUpdateEntry sets the status the server derived for a job.
-type JobStatusUpdateEntry struct {
+// JobStatusUpdate sets the status the server derived for a job.
+type JobStatusUpdate struct {
 	Namespace   string
 	JobID       string
 	Status      string
 	Description string `json:",omitempty"`
 }
 
-func (e *JobStatusUpdateEntry) messageType() MessageType { return MsgJobStatusUpdate }
+func (e *JobStatusUpdate) MessageType() MessageType { return MsgJobStatusUpdate }
 
-func (e *JobStatusUpdateEntry) validate() error {
+func (e *JobStatusUpdate) Validate() error {
 	if e.Namespace == "" || e.JobID == "" {
 		return invalidf("job status update: namespace and job ID are required")
 	}
@@ -171,11 +171,11 @@ func (e *JobStatusUpdateEntry) validate() error {
 	return invalidf("job status update: unknown status %q", e.Status)
 }
 
-func (e *JobStatusUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *JobStatusUpdate) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.UpdateJobStatus(index, e.Namespace, e.JobID, e.Status, e.Description)
 }
 
-func (e *JobStatusUpdateEntry) evals() []*structs.Evaluation { return nil }
+func (e *JobStatusUpdate) WrittenEvals() []*structs.Evaluation { return nil }
 
 // optionalEval turns an entry's optional evaluation into a list.
 func optionalEval(e *structs.Evaluation) []*structs.Evaluation {
@@ -194,7 +194,7 @@ func validateEvals(evals []*structs.Evaluation) error {
 		}
 	}
 	if len(errs) > 0 {
-		return nomadrpc.WithKind(ErrInvalidRequest, errors.Join(errs...))
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, errors.Join(errs...))
 	}
 	return nil
 }

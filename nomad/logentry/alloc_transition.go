@@ -1,20 +1,20 @@
-package nomad
+package logentry
 
 import (
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
-// AllocTransitionEntry sets how the server wants allocations moved, with
+// AllocTransition sets how the server wants allocations moved, with
 // the evaluations that act on it.
-type AllocTransitionEntry struct {
+type AllocTransition struct {
 	Transitions map[string]structs.DesiredTransition
 	Evals       []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *AllocTransitionEntry) messageType() MessageType { return MsgAllocDesiredTransition }
+func (e *AllocTransition) MessageType() MessageType { return MsgAllocDesiredTransition }
 
-func (e *AllocTransitionEntry) validate() error {
+func (e *AllocTransition) Validate() error {
 	if len(e.Transitions) == 0 {
 		return invalidf("alloc desired transition: no allocations")
 	}
@@ -26,11 +26,11 @@ func (e *AllocTransitionEntry) validate() error {
 	return validateEvals(e.Evals)
 }
 
-func (e *AllocTransitionEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *AllocTransition) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := s.UpdateAllocsDesiredTransitions(index, e.Transitions); err != nil {
 		return err
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *AllocTransitionEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *AllocTransition) WrittenEvals() []*structs.Evaluation { return e.Evals }

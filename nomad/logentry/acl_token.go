@@ -1,4 +1,4 @@
-package nomad
+package logentry
 
 import (
 	"errors"
@@ -9,14 +9,14 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// ACLTokenUpsertEntry creates or updates ACL tokens.
-type ACLTokenUpsertEntry struct {
+// ACLTokenUpsert creates or updates ACL tokens.
+type ACLTokenUpsert struct {
 	Tokens []*structs.ACLToken
 }
 
-func (e *ACLTokenUpsertEntry) messageType() MessageType { return MsgACLTokenUpsert }
+func (e *ACLTokenUpsert) MessageType() MessageType { return MsgACLTokenUpsert }
 
-func (e *ACLTokenUpsertEntry) validate() error {
+func (e *ACLTokenUpsert) Validate() error {
 	if len(e.Tokens) == 0 {
 		return invalidf("ACL token upsert: no tokens")
 	}
@@ -35,60 +35,60 @@ func validateTokens(tokens []*structs.ACLToken) error {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nomadrpc.WithKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 	}
 	return nil
 }
 
-func (e *ACLTokenUpsertEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *ACLTokenUpsert) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.UpsertACLTokens(index, e.Tokens)
 }
 
-func (e *ACLTokenUpsertEntry) evals() []*structs.Evaluation { return nil }
+func (e *ACLTokenUpsert) WrittenEvals() []*structs.Evaluation { return nil }
 
-// ACLTokenDeleteEntry removes ACL tokens by accessor ID.
-type ACLTokenDeleteEntry struct {
+// ACLTokenDelete removes ACL tokens by accessor ID.
+type ACLTokenDelete struct {
 	AccessorIDs []string
 }
 
-func (e *ACLTokenDeleteEntry) messageType() MessageType { return MsgACLTokenDelete }
+func (e *ACLTokenDelete) MessageType() MessageType { return MsgACLTokenDelete }
 
-func (e *ACLTokenDeleteEntry) validate() error {
+func (e *ACLTokenDelete) Validate() error {
 	if len(e.AccessorIDs) == 0 {
 		return invalidf("ACL token delete: no accessor IDs")
 	}
 	return nil
 }
 
-func (e *ACLTokenDeleteEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *ACLTokenDelete) ApplyTo(s *state.StateStore, index uint64) error {
 	return s.DeleteACLTokens(index, e.AccessorIDs)
 }
 
-func (e *ACLTokenDeleteEntry) evals() []*structs.Evaluation { return nil }
+func (e *ACLTokenDelete) WrittenEvals() []*structs.Evaluation { return nil }
 
-// ACLTokenBootstrapEntry stores the first management token of a cluster.
+// ACLTokenBootstrap stores the first management token of a cluster.
 // ResetIndex, when not 0, is the bootstrap index the operator named to
 // bootstrap once more.
-type ACLTokenBootstrapEntry struct {
+type ACLTokenBootstrap struct {
 	Token      *structs.ACLToken
 	ResetIndex uint64 `json:",omitempty"`
 }
 
-func (e *ACLTokenBootstrapEntry) messageType() MessageType { return MsgACLTokenBootstrap }
+func (e *ACLTokenBootstrap) MessageType() MessageType { return MsgACLTokenBootstrap }
 
-func (e *ACLTokenBootstrapEntry) validate() error {
+func (e *ACLTokenBootstrap) Validate() error {
 	if e.Token == nil || e.Token.Type != structs.ACLTokenTypeManagement {
 		return invalidf("ACL bootstrap: the token must be a management token")
 	}
 	return validateTokens([]*structs.ACLToken{e.Token})
 }
 
-func (e *ACLTokenBootstrapEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *ACLTokenBootstrap) ApplyTo(s *state.StateStore, index uint64) error {
 	err := s.BootstrapACLToken(index, e.ResetIndex, e.Token)
 	if errors.Is(err, state.ErrACLBootstrapped) {
-		return nomadrpc.WithKind(ErrInvalidRequest, err)
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 	}
 	return err
 }
 
-func (e *ACLTokenBootstrapEntry) evals() []*structs.Evaluation { return nil }
+func (e *ACLTokenBootstrap) WrittenEvals() []*structs.Evaluation { return nil }

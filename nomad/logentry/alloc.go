@@ -1,4 +1,4 @@
-package nomad
+package logentry
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// AllocUpdateEntry writes allocations the server decided on (placements,
+// AllocUpdate writes allocations the server decided on (placements,
 // stops, lost allocations), with the evaluations that go with them.
-type AllocUpdateEntry struct {
+type AllocUpdate struct {
 	Allocs []*structs.Allocation
 	Evals  []*structs.Evaluation `json:",omitempty"`
 
@@ -21,9 +21,9 @@ type AllocUpdateEntry struct {
 	Job *structs.Job `json:",omitempty"`
 }
 
-func (e *AllocUpdateEntry) messageType() MessageType { return MsgAllocUpdate }
+func (e *AllocUpdate) MessageType() MessageType { return MsgAllocUpdate }
 
-func (e *AllocUpdateEntry) validate() error {
+func (e *AllocUpdate) Validate() error {
 	if len(e.Allocs) == 0 {
 		return invalidf("alloc update: no allocations")
 	}
@@ -39,12 +39,12 @@ func (e *AllocUpdateEntry) validate() error {
 		}
 	}
 	if len(errs) > 0 {
-		return nomadrpc.WithKind(ErrInvalidRequest, errors.Join(errs...))
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, errors.Join(errs...))
 	}
 	return validateEvals(e.Evals)
 }
 
-func (e *AllocUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *AllocUpdate) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := e.shareJobs(s); err != nil {
 		return err
 	}
@@ -55,7 +55,7 @@ func (e *AllocUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *AllocUpdateEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *AllocUpdate) WrittenEvals() []*structs.Evaluation { return e.Evals }
 
 // shareJobs makes the entry's job, and the job of every allocation that
 // carries one, the store's copy of that version when the store holds it,
@@ -63,7 +63,7 @@ func (e *AllocUpdateEntry) evals() []*structs.Evaluation { return e.Evals }
 // share one job, however many entries placed them. (Entries written by
 // the plan applier carry the job once, in Job; older ones carried it in
 // every allocation, and still replay.)
-func (e *AllocUpdateEntry) shareJobs(s *state.StateStore) error {
+func (e *AllocUpdate) shareJobs(s *state.StateStore) error {
 	shared := make(map[structs.JobVersionKey]*structs.Job)
 	share := func(job *structs.Job) (*structs.Job, error) {
 		if !job.Versioned() {
@@ -97,7 +97,7 @@ func (e *AllocUpdateEntry) shareJobs(s *state.StateStore) error {
 
 // attachJob gives the entry's job to the allocations to run that have
 // none.
-func (e *AllocUpdateEntry) attachJob() {
+func (e *AllocUpdate) attachJob() {
 	job := e.Job
 	if job == nil {
 		return
@@ -109,16 +109,16 @@ func (e *AllocUpdateEntry) attachJob() {
 	}
 }
 
-// AllocClientUpdateEntry records what clients report about their
+// AllocClientUpdate records what clients report about their
 // allocations, with evaluations to replace failed ones.
-type AllocClientUpdateEntry struct {
+type AllocClientUpdate struct {
 	Allocs []*structs.Allocation
 	Evals  []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *AllocClientUpdateEntry) messageType() MessageType { return MsgAllocClientUpdate }
+func (e *AllocClientUpdate) MessageType() MessageType { return MsgAllocClientUpdate }
 
-func (e *AllocClientUpdateEntry) validate() error {
+func (e *AllocClientUpdate) Validate() error {
 	if len(e.Allocs) == 0 {
 		return invalidf("alloc client update: no allocations")
 	}
@@ -132,19 +132,19 @@ func (e *AllocClientUpdateEntry) validate() error {
 		}
 	}
 	if len(errs) > 0 {
-		return nomadrpc.WithKind(ErrInvalidRequest, errors.Join(errs...))
+		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, errors.Join(errs...))
 	}
 	return validateEvals(e.Evals)
 }
 
-func (e *AllocClientUpdateEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *AllocClientUpdate) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := s.UpdateAllocsFromClient(index, e.Allocs); err != nil {
 		return err
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *AllocClientUpdateEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *AllocClientUpdate) WrittenEvals() []*structs.Evaluation { return e.Evals }
 
 func knownClientStatus(status string) bool {
 	switch status {
@@ -156,18 +156,18 @@ func knownClientStatus(status string) bool {
 	return false
 }
 
-// AllocDesiredStatusEntry changes what the server wants of allocations,
+// AllocDesiredStatus changes what the server wants of allocations,
 // such as stopping them, with the evaluations that act on it.
-type AllocDesiredStatusEntry struct {
+type AllocDesiredStatus struct {
 	AllocIDs []string
 	Desired  string
 	Desc     string                `json:",omitempty"`
 	Evals    []*structs.Evaluation `json:",omitempty"`
 }
 
-func (e *AllocDesiredStatusEntry) messageType() MessageType { return MsgAllocDesiredStatus }
+func (e *AllocDesiredStatus) MessageType() MessageType { return MsgAllocDesiredStatus }
 
-func (e *AllocDesiredStatusEntry) validate() error {
+func (e *AllocDesiredStatus) Validate() error {
 	if len(e.AllocIDs) == 0 {
 		return invalidf("alloc desired status: no allocation IDs")
 	}
@@ -179,14 +179,14 @@ func (e *AllocDesiredStatusEntry) validate() error {
 	return validateEvals(e.Evals)
 }
 
-func (e *AllocDesiredStatusEntry) applyTo(s *state.StateStore, index uint64) error {
+func (e *AllocDesiredStatus) ApplyTo(s *state.StateStore, index uint64) error {
 	if err := s.UpdateAllocDesiredStatus(index, e.AllocIDs, e.Desired, e.Desc); err != nil {
 		return err
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }
 
-func (e *AllocDesiredStatusEntry) evals() []*structs.Evaluation { return e.Evals }
+func (e *AllocDesiredStatus) WrittenEvals() []*structs.Evaluation { return e.Evals }
 
 // upsertOptionalEvals writes the evaluations an entry carries, if any.
 func upsertOptionalEvals(s *state.StateStore, index uint64, evals []*structs.Evaluation) error {
