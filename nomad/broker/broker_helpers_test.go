@@ -1,6 +1,9 @@
 package broker
 
-import "github.com/drover-io/drover/structs"
+import (
+	"github.com/drover-io/drover/nomad/internal/fixture"
+	"github.com/drover-io/drover/structs"
+)
 
 // allQueues are the queues of every scheduler type.
 var allQueues = []string{
@@ -8,16 +11,4 @@ var allQueues = []string{
 }
 
 // pendingEval is a pending evaluation of a batch job.
-func pendingEval(jobID string) *structs.Evaluation {
-	return &structs.Evaluation{
-		ID:          structs.GenerateUUID(),
-		Namespace:   structs.DefaultNamespace,
-		Priority:    structs.DefaultPriority,
-		Type:        structs.JobTypeBatch,
-		TriggeredBy: structs.EvalTriggerJobRegister,
-		JobID:       jobID,
-		Status:      structs.EvalStatusPending,
-		CreateTime:  1,
-		ModifyTime:  1,
-	}
-}
+var pendingEval = fixture.Eval
