@@ -120,7 +120,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	start("failed evals", s.reapFailedEvals)
 	start("cancelable evals", s.reapCancelableEvals)
 	start("periodic dispatcher", s.periodic.run)
-	start("job status", s.jobStatus.run)
+	start("job status", s.jobStatus.Run)
 	start("drainer", s.runDrainer)
 	start("stats", s.emitLeaderStats)
 	start("keyring", s.initializeKeyring)
@@ -156,7 +156,7 @@ func (s *Server) enableLeaderComponents(ctx context.Context) {
 	s.blockedEvals.SetEnabled(true)
 	s.heartbeats.enable(ctx)
 	s.periodic.SetEnabled(true)
-	s.jobStatus.setEnabled(true)
+	s.jobStatus.SetEnabled(true)
 }
 
 func (s *Server) disableLeaderComponents() {
@@ -165,7 +165,7 @@ func (s *Server) disableLeaderComponents() {
 	s.blockedEvals.SetEnabled(false)
 	s.heartbeats.disable()
 	s.periodic.SetEnabled(false)
-	s.jobStatus.setEnabled(false)
+	s.jobStatus.SetEnabled(false)
 }
 
 // restoreLeaderState hands the leader's loops what the state holds: the
@@ -197,7 +197,7 @@ func (s *Server) restoreLeaderState(ctx context.Context) error {
 		return err
 	}
 	for _, job := range jobs {
-		s.jobStatus.markJob(job.Namespace, job.ID)
+		s.jobStatus.MarkJob(job.Namespace, job.ID)
 	}
 	if err := s.restorePeriodic(ctx, jobs); err != nil {
 		return fmt.Errorf("restore periodic jobs: %w", err)
@@ -220,7 +220,7 @@ func (s *Server) observeApply(index uint64, entry logentry.Entry) {
 				s.blockedEvals.Untrack(e.Namespace, e.JobID, index)
 			}
 		}
-		s.jobStatus.markJob(e.Namespace, e.JobID)
+		s.jobStatus.MarkJob(e.Namespace, e.JobID)
 	}
 	if freesCapacity(entry) {
 		s.blockedEvals.Unblock(index)
@@ -228,25 +228,25 @@ func (s *Server) observeApply(index uint64, entry logentry.Entry) {
 	switch e := entry.(type) {
 	case *logentry.JobRegister:
 		s.periodic.Add(e.Job)
-		s.jobStatus.markJob(e.Job.Namespace, e.Job.ID)
+		s.jobStatus.MarkJob(e.Job.Namespace, e.Job.ID)
 	case *logentry.JobDeregister:
 		s.periodic.Remove(e.Namespace, e.JobID)
-		s.jobStatus.markJob(e.Namespace, e.JobID)
+		s.jobStatus.MarkJob(e.Namespace, e.JobID)
 	case *logentry.AllocUpdate:
 		for _, a := range e.Allocs {
-			s.jobStatus.markJob(a.Namespace, a.JobID)
+			s.jobStatus.MarkJob(a.Namespace, a.JobID)
 		}
 	case *logentry.AllocClientUpdate:
 		for _, a := range e.Allocs {
-			s.jobStatus.markAlloc(a.ID)
+			s.jobStatus.MarkAlloc(a.ID)
 		}
 	case *logentry.AllocDesiredStatus:
 		for _, id := range e.AllocIDs {
-			s.jobStatus.markAlloc(id)
+			s.jobStatus.MarkAlloc(id)
 		}
 	case *logentry.EvalDelete:
 		for _, id := range e.Allocs {
-			s.jobStatus.markAlloc(id)
+			s.jobStatus.MarkAlloc(id)
 		}
 	}
 }

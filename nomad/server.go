@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/jobstatus"
 	"github.com/drover-io/drover/nomad/logentry"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
@@ -73,7 +74,7 @@ type Server struct {
 	planSubmitLatency *nomadrpc.LatencySamples
 	heartbeats        *heartbeats
 	periodic          *periodicDispatcher
-	jobStatus         *jobStatusUpdater
+	jobStatus         *jobstatus.Updater
 
 	// joinFailed receives the error once JoinMaxAttempts rounds found
 	// none of the join addresses.
@@ -260,7 +261,7 @@ func (s *Server) setupLeaderComponents() {
 		failoverTTL:  cfg.FailoverHeartbeatTTL,
 	}, s.logger.Named("heartbeat"), s.expireNode)
 	s.periodic = newPeriodicDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
-	s.jobStatus = newJobStatusUpdater(s.logger.Named("job_status"), s.State, func(e *logentry.JobStatusUpdate) error {
+	s.jobStatus = jobstatus.NewUpdater(s.logger.Named("job_status"), s.State, func(e *logentry.JobStatusUpdate) error {
 		_, err := s.raftApply(context.Background(), logentry.MsgJobStatusUpdate, e)
 		return err
 	})

@@ -1,4 +1,4 @@
-package nomad
+package jobstatus
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// jobStatusUpdater keeps every job's status in step with its allocations
+// Updater keeps every job's status in step with its allocations
 // and evaluations. The apply observer marks the jobs an entry touched; the
 // updater, on the leader, derives their status from the state and writes
 // the ones that changed.
-type jobStatusUpdater struct {
+type Updater struct {
 	logger hclog.Logger
 	store  func() *state.StateStore
 	write  func(*logentry.JobStatusUpdate) error
@@ -28,8 +28,8 @@ type jobStatusUpdater struct {
 	signal  chan struct{}
 }
 
-func newJobStatusUpdater(logger hclog.Logger, store func() *state.StateStore, write func(*logentry.JobStatusUpdate) error) *jobStatusUpdater {
-	return &jobStatusUpdater{
+func NewUpdater(logger hclog.Logger, store func() *state.StateStore, write func(*logentry.JobStatusUpdate) error) *Updater {
+	return &Updater{
 		logger: logger,
 		store:  store,
 		write:  write,
@@ -39,7 +39,7 @@ func newJobStatusUpdater(logger hclog.Logger, store func() *state.StateStore, wr
 	}
 }
 
-func (u *jobStatusUpdater) setEnabled(enabled bool) {
+func (u *Updater) SetEnabled(enabled bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.enabled = enabled
@@ -47,18 +47,18 @@ func (u *jobStatusUpdater) setEnabled(enabled bool) {
 	u.allocs = make(map[string]struct{})
 }
 
-// markJob asks for a job's status to be derived again. It never blocks.
-func (u *jobStatusUpdater) markJob(namespace, id string) {
+// MarkJob asks for a job's status to be derived again. It never blocks.
+func (u *Updater) MarkJob(namespace, id string) {
 	u.mark(func() { u.jobs[statusKey{namespace, id}] = struct{}{} })
 }
 
-// markAlloc asks for the status of an allocation's job to be derived
+// MarkAlloc asks for the status of an allocation's job to be derived
 // again. It never blocks.
-func (u *jobStatusUpdater) markAlloc(id string) {
+func (u *Updater) MarkAlloc(id string) {
 	u.mark(func() { u.allocs[id] = struct{}{} })
 }
 
-func (u *jobStatusUpdater) mark(add func()) {
+func (u *Updater) mark(add func()) {
 	u.mu.Lock()
 	if !u.enabled {
 		u.mu.Unlock()
@@ -72,8 +72,8 @@ func (u *jobStatusUpdater) mark(add func()) {
 	}
 }
 
-// run updates the marked jobs until ctx ends.
-func (u *jobStatusUpdater) run(ctx context.Context) {
+// Run updates the marked jobs until ctx ends.
+func (u *Updater) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -84,7 +84,7 @@ func (u *jobStatusUpdater) run(ctx context.Context) {
 	}
 }
 
-func (u *jobStatusUpdater) flush(ctx context.Context) {
+func (u *Updater) flush(ctx context.Context) {
 	u.mu.Lock()
 	jobs, allocs := u.jobs, u.allocs
 	u.jobs = make(map[statusKey]struct{})
@@ -110,7 +110,7 @@ func (u *jobStatusUpdater) flush(ctx context.Context) {
 }
 
 // update writes a job's derived status if it differs from the stored one.
-func (u *jobStatusUpdater) update(st *state.StateStore, key statusKey) error {
+func (u *Updater) update(st *state.StateStore, key statusKey) error {
 	job, err := st.JobByID(nil, key.namespace, key.id)
 	if err != nil || job == nil {
 		return err
