@@ -11,6 +11,7 @@ import (
 
 	"github.com/drover-io/drover/nomad/broker"
 	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/planeval"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -60,7 +61,7 @@ func (s *Server) runPlanApplier(ctx context.Context) {
 			pending.Respond(nil, err)
 			continue
 		}
-		result, rejected, err := evaluatePlan(view, pending.Plan)
+		result, rejected, err := planeval.Evaluate(view, pending.Plan)
 		metrics.MeasureSince([]string{"plan", "evaluate"}, start)
 		if err != nil {
 			pending.Respond(nil, err)
@@ -83,7 +84,7 @@ func (s *Server) runPlanApplier(ctx context.Context) {
 
 // planView is the latest state, with the allocations of the plan in
 // flight on top.
-func (s *Server) planView(inflight *planInFlight) (*planView, error) {
+func (s *Server) planView(inflight *planInFlight) (*planeval.View, error) {
 	// The allocations first: once they are gone, the state has them, so
 	// a snapshot taken after has them too.
 	var allocs map[string][]*structs.Allocation
@@ -96,7 +97,7 @@ func (s *Server) planView(inflight *planInFlight) (*planView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state for plan: %w", err)
 	}
-	return &planView{snap: snap, inflight: allocs}, nil
+	return &planeval.View{Snap: snap, Inflight: allocs}, nil
 }
 
 // commitPlan starts the raft commit of what a plan may commit and reports

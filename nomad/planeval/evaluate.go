@@ -1,4 +1,4 @@
-package nomad
+package planeval
 
 import (
 	"fmt"
@@ -9,29 +9,29 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// planView is the state a plan is checked against: a snapshot of the
+// View is the state a plan is checked against: a snapshot of the
 // store plus the allocations of the plan still being committed, which the
 // snapshot may not hold yet.
-type planView struct {
-	snap *state.StateSnapshot
+type View struct {
+	Snap *state.StateSnapshot
 
-	// inflight maps a node ID to allocations written by the plan in
+	// Inflight maps a node ID to allocations written by the plan in
 	// flight; they replace the snapshot's of the same ID.
-	inflight map[string][]*structs.Allocation
+	Inflight map[string][]*structs.Allocation
 }
 
 // nodeAllocs returns the allocations on a node as they will be once the
 // plan in flight is committed, by ID.
-func (v *planView) nodeAllocs(nodeID string) (map[string]*structs.Allocation, error) {
-	stored, err := v.snap.AllocsByNode(nil, nodeID)
+func (v *View) nodeAllocs(nodeID string) (map[string]*structs.Allocation, error) {
+	stored, err := v.Snap.AllocsByNode(nil, nodeID)
 	if err != nil {
 		return nil, err
 	}
-	allocs := make(map[string]*structs.Allocation, len(stored)+len(v.inflight[nodeID]))
+	allocs := make(map[string]*structs.Allocation, len(stored)+len(v.Inflight[nodeID]))
 	for _, a := range stored {
 		allocs[a.ID] = a
 	}
-	for _, a := range v.inflight[nodeID] {
+	for _, a := range v.Inflight[nodeID] {
 		allocs[a.ID] = a
 	}
 	return allocs, nil
@@ -43,11 +43,11 @@ type nodeVerdict struct {
 	reason string // why not
 }
 
-// evaluatePlan checks every node's part of a plan against the view and
+// Evaluate checks every node's part of a plan against the view and
 // returns what may be committed: every node whose changes still fit, or
 // nothing when the plan is all-at-once and a node does not. rejected maps
 // each refused node to the reason.
-func evaluatePlan(v *planView, plan *structs.Plan) (result *structs.PlanResult, rejected map[string]string, err error) {
+func Evaluate(v *View, plan *structs.Plan) (result *structs.PlanResult, rejected map[string]string, err error) {
 	result = &structs.PlanResult{
 		NodeUpdate:     make(map[string][]*structs.Allocation),
 		NodeAllocation: make(map[string][]*structs.Allocation),
@@ -90,12 +90,12 @@ func evaluatePlan(v *planView, plan *structs.Plan) (result *structs.PlanResult, 
 // is eligible and not draining; and everything that will run on the node,
 // including what other plans committed since the scheduler looked, must
 // fit its capacity.
-func evaluateNodePlan(v *planView, plan *structs.Plan, nodeID string) (nodeVerdict, error) {
+func evaluateNodePlan(v *View, plan *structs.Plan, nodeID string) (nodeVerdict, error) {
 	placing := plan.NodeAllocation[nodeID]
 	if len(placing) == 0 {
 		return nodeVerdict{ok: true}, nil
 	}
-	node, err := v.snap.NodeByID(nil, nodeID)
+	node, err := v.Snap.NodeByID(nil, nodeID)
 	if err != nil {
 		return nodeVerdict{}, err
 	}
