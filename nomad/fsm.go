@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
@@ -28,7 +29,7 @@ type FSM struct {
 	events atomic.Pointer[stream.Broker]
 	// maxRunStats, when set, counts the timeouts each applied entry
 	// recorded.
-	maxRunStats atomic.Pointer[maxRunStats]
+	maxRunStats atomic.Pointer[maxrunstats.Stats]
 }
 
 // applyObserver is told of every entry the FSM applied, with its index, on
@@ -120,7 +121,7 @@ func (f *FSM) applyEntry(entry logentry.Entry, index uint64) error {
 		broker.Publish(index, entryEvents(entry, changes))
 	}
 	if stats != nil {
-		stats.observe(changes)
+		stats.Observe(changes)
 	}
 	return err
 }

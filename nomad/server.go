@@ -17,6 +17,7 @@ import (
 	"github.com/drover-io/drover/nomad/broker"
 	"github.com/drover-io/drover/nomad/jobstatus"
 	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/maxrunstats"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
@@ -34,7 +35,7 @@ type Server struct {
 	joinAddrs []string // normalised ServerJoin
 
 	// maxRunStats is the server's max_run_duration view for dashboards.
-	maxRunStats *maxRunStats
+	maxRunStats *maxrunstats.Stats
 
 	listener  net.Listener
 	raftLayer *nomadrpc.RaftLayer
@@ -130,7 +131,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	}()
 	go func() {
 		defer s.loops.Done()
-		s.emitMaxRunStats(s.shutdownCtx)
+		s.maxRunStats.Run(s.shutdownCtx, s.logger, s.State)
 	}()
 	go func() {
 		defer s.loops.Done()
@@ -166,7 +167,7 @@ func (s *Server) setup() error {
 		s.events = stream.NewBroker(s.config.EventBufferSize, 0)
 		s.fsm.setEventBroker(s.events)
 	}
-	s.maxRunStats = newMaxRunStats(time.Now(), nil)
+	s.maxRunStats = maxrunstats.New(time.Now(), nil)
 	s.fsm.maxRunStats.Store(s.maxRunStats)
 	s.setupLeaderComponents()
 

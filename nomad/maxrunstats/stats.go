@@ -1,4 +1,4 @@
-package nomad
+package maxrunstats
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 
@@ -17,16 +18,16 @@ import (
 // (nomad.nomad.max_run_duration.*): a dashboard reads them from any one
 // server rather than from every client.
 var (
-	metricServerMaxRunRunning      = []string{"nomad", "max_run_duration", "running"}
-	metricServerMaxRunExceeded     = []string{"nomad", "max_run_duration", "exceeded"}
-	metricServerMaxRunTaskExceeded = []string{"nomad", "max_run_duration", "task_exceeded"}
+	MetricRunning      = []string{"nomad", "max_run_duration", "running"}
+	MetricExceeded     = []string{"nomad", "max_run_duration", "exceeded"}
+	MetricTaskExceeded = []string{"nomad", "max_run_duration", "task_exceeded"}
 )
 
 // maxRunStatsInterval is how often a server counts the allocations with a
 // deadline that run.
 const maxRunStatsInterval = time.Second
 
-// maxRunStats is a server's view of max_run_duration across the cluster,
+// Stats is a server's view of max_run_duration across the cluster,
 // from its own state: every server has it, the same, since every server
 // applies the same log.
 //
@@ -41,7 +42,7 @@ const maxRunStatsInterval = time.Second
 // The counters count what clients reported since this server started (by
 // the report's ModifyTime), so that neither replaying the log after a
 // restart nor catching up with the leader counts a timeout twice.
-type maxRunStats struct {
+type Stats struct {
 	since int64
 	// sink receives the series; unset means go-metrics' global, looked
 	// up at each emission.
@@ -59,13 +60,16 @@ type maxRunKey struct {
 	namespace, job, group, task string
 }
 
-func newMaxRunStats(since time.Time, sink *metrics.Metrics) *maxRunStats {
-	m := &maxRunStats{since: since.UnixNano(), running: map[maxRunKey]bool{}}
+func New(since time.Time, sink *metrics.Metrics) *Stats {
+	m := &Stats{since: since.UnixNano(), running: map[maxRunKey]bool{}}
 	m.sink.Store(sink)
 	return m
 }
 
-func (m *maxRunStats) target() *metrics.Metrics {
+// SetSink makes sink receive the series from now on.
+func (m *Stats) SetSink(sink *metrics.Metrics) { m.sink.Store(sink) }
+
+func (m *Stats) target() *metrics.Metrics {
 	if sink := m.sink.Load(); sink != nil {
 		return sink
 	}
@@ -94,10 +98,10 @@ func (k maxRunKey) labels() []metrics.Label {
 	return labels
 }
 
-// observe counts the timeouts an applied entry recorded: allocations that
+// Observe counts the timeouts an applied entry recorded: allocations that
 // changed to stopped by their deadline, and tasks that changed to killed
 // by their own limit, reported since the server started.
-func (m *maxRunStats) observe(changes memdb.Changes) {
+func (m *Stats) Observe(changes memdb.Changes) {
 	sink := m.target()
 	for _, c := range changes {
 		if c.Table != state.TableAllocs || c.After == nil {
@@ -112,11 +116,11 @@ func (m *maxRunStats) observe(changes memdb.Changes) {
 			before = c.Before.(*structs.Allocation)
 		}
 		if after.MaxRun().Exceeded && !before.MaxRun().Exceeded {
-			sink.IncrCounterWithLabels(metricServerMaxRunExceeded, 1, keyOf(after, "").labels())
+			sink.IncrCounterWithLabels(MetricExceeded, 1, keyOf(after, "").labels())
 		}
 		for name, ts := range after.TaskStates {
 			if ts != nil && ts.MaxRunExceeded && !taskExceeded(before, name) {
-				sink.IncrCounterWithLabels(metricServerMaxRunTaskExceeded, 1, keyOf(after, name).labels())
+				sink.IncrCounterWithLabels(MetricTaskExceeded, 1, keyOf(after, name).labels())
 			}
 		}
 	}
@@ -136,7 +140,7 @@ func taskExceeded(alloc *structs.Allocation, task string) bool {
 // keeps each counter series of a group or task that a budget applies to
 // in existence at its total (adding 0): Prometheus's increase() sees the
 // first timeout of a job only in a series it has seen before.
-func (m *maxRunStats) count(allocs []*structs.Allocation) {
+func (m *Stats) count(allocs []*structs.Allocation) {
 	running := map[maxRunKey]int{}
 	for _, a := range allocs {
 		if a.ClientTerminalStatus() || a.DesiredStatus != structs.AllocDesiredStatusRun {
@@ -152,37 +156,37 @@ func (m *maxRunStats) count(allocs []*structs.Allocation) {
 	defer m.mu.Unlock()
 	for k := range m.running {
 		if _, ok := running[k]; !ok {
-			sink.SetGaugeWithLabels(metricServerMaxRunRunning, 0, k.labels())
+			sink.SetGaugeWithLabels(MetricRunning, 0, k.labels())
 			delete(m.running, k)
 		}
 	}
 	for k, n := range running {
-		sink.SetGaugeWithLabels(metricServerMaxRunRunning, float32(n), k.labels())
+		sink.SetGaugeWithLabels(MetricRunning, float32(n), k.labels())
 		m.running[k] = true
 	}
 }
 
 // touchCounters adds 0 to the counters that may count for the running
 // allocation a.
-func (m *maxRunStats) touchCounters(a *structs.Allocation) {
+func (m *Stats) touchCounters(a *structs.Allocation) {
 	tg := a.LookupTaskGroup()
 	if tg == nil {
 		return
 	}
 	sink := m.target()
 	if a.MaxRun().Budget > 0 {
-		sink.IncrCounterWithLabels(metricServerMaxRunExceeded, 0, keyOf(a, "").labels())
+		sink.IncrCounterWithLabels(MetricExceeded, 0, keyOf(a, "").labels())
 	}
 	for _, t := range tg.Tasks {
 		if a.TaskMaxRun(t.Name).Budget > 0 {
-			sink.IncrCounterWithLabels(metricServerMaxRunTaskExceeded, 0, keyOf(a, t.Name).labels())
+			sink.IncrCounterWithLabels(MetricTaskExceeded, 0, keyOf(a, t.Name).labels())
 		}
 	}
 }
 
-// emitMaxRunStats counts the running allocations with a deadline every
-// maxRunStatsInterval until ctx ends.
-func (s *Server) emitMaxRunStats(ctx context.Context) {
+// Run counts the running allocations with a deadline in store's state
+// every maxRunStatsInterval until ctx ends.
+func (m *Stats) Run(ctx context.Context, logger hclog.Logger, store func() *state.StateStore) {
 	ticker := time.NewTicker(maxRunStatsInterval)
 	defer ticker.Stop()
 	for {
@@ -191,11 +195,11 @@ func (s *Server) emitMaxRunStats(ctx context.Context) {
 			return
 		case <-ticker.C:
 		}
-		allocs, err := s.State().Allocs(nil)
+		allocs, err := store().Allocs(nil)
 		if err != nil {
-			s.logger.Warn("count allocations for max_run_duration metrics", "error", err)
+			logger.Warn("count allocations for max_run_duration metrics", "error", err)
 			continue
 		}
-		s.maxRunStats.count(allocs)
+		m.count(allocs)
 	}
 }
