@@ -97,7 +97,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	defer func() {
 		s.disableLeaderComponents()
 		wg.Wait()
-		s.heartbeats.wait()
+		s.heartbeats.Wait()
 		s.logger.Info("leader loops stopped")
 	}()
 	if err := s.catchUp(ctx); err != nil {
@@ -154,7 +154,7 @@ func (s *Server) enableLeaderComponents(ctx context.Context) {
 	s.planQueue.SetEnabled(true)
 	s.evalBroker.SetEnabled(true)
 	s.blockedEvals.SetEnabled(true)
-	s.heartbeats.enable(ctx)
+	s.heartbeats.Enable(ctx)
 	s.periodic.SetEnabled(true)
 	s.jobStatus.SetEnabled(true)
 }
@@ -163,7 +163,7 @@ func (s *Server) disableLeaderComponents() {
 	s.planQueue.SetEnabled(false)
 	s.evalBroker.SetEnabled(false)
 	s.blockedEvals.SetEnabled(false)
-	s.heartbeats.disable()
+	s.heartbeats.Disable()
 	s.periodic.SetEnabled(false)
 	s.jobStatus.SetEnabled(false)
 }
@@ -191,7 +191,7 @@ func (s *Server) restoreLeaderState(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.heartbeats.initialize(nodes)
+	s.heartbeats.Initialize(nodes)
 	jobs, err := st.Jobs(nil)
 	if err != nil {
 		return err

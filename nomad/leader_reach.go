@@ -21,7 +21,7 @@ import (
 // it from the follower's attempts to connect (forwarded writes, and the
 // member probe every MemberProbeInterval), so that the follower can say
 // so (health endpoint, metric, log) and stop holding requests for a
-// leader it cannot reach; see also heartbeat_relay.go.
+// leader it cannot reach; see also package heartbeat.
 
 // leaderReachInterval is how often a server checks and reports whether
 // it can reach the leader.

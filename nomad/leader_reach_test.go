@@ -1,14 +1,12 @@
 package nomad
 
 import (
-	"context"
 	"errors"
 	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
@@ -48,53 +46,6 @@ func TestLeaderReach_TroubleOnceConnectsFailForTheWindow(t *testing.T) {
 		r.record("b:4647", refused)
 		must.NoError(t, r.trouble("b:4647"))
 		must.False(t, r.failing("a:4647"))
-	})
-}
-
-func TestHeartbeatRelay_KeepsWhatTheLeaderHasNotGot(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newHeartbeatRelay(20 * time.Second)
-		first := r.took("n1")
-		time.Sleep(time.Second)
-		r.took("n2")
-		time.Sleep(time.Second)
-		r.took("n1") // a second heartbeat while the first is in flight
-		r.delivered("n1", first)
-		must.Eq(t, []RelayedHeartbeat{{NodeID: "n1", Age: 0}, {NodeID: "n2", Age: time.Second}}, r.list(),
-			must.Sprint("the later heartbeat of n1 is still pending"))
-
-		latest := r.took("n2")
-		r.delivered("n2", latest)
-		time.Sleep(21 * time.Second)
-		must.Len(t, 0, r.list(), must.Sprint("heartbeats older than any TTL and grace are dropped"))
-		must.Eq(t, 0, len(r.pending))
-	})
-}
-
-func TestHeartbeats_RelayedRestartsAWatchedTimerWithoutShorteningIt(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var exp expiries
-		cfg := heartbeatConfig{minTTL: 10 * time.Second, maxPerSecond: 50, grace: 10 * time.Second, failoverTTL: time.Minute}
-		h := newHeartbeats(cfg, hclog.NewNullLogger(), exp.expire)
-		must.False(t, h.relayed("n", 0), must.Sprint("a follower watches nothing"))
-		h.enable(context.Background())
-		defer h.disable()
-
-		ttl := h.reset("n")
-		time.Sleep(15 * time.Second)
-		// Taken by a follower 2s ago: n's timer now ends 18s from now.
-		must.True(t, h.relayed("n", 2*time.Second))
-		// An older one would end it sooner: ignored.
-		must.False(t, h.relayed("n", 17*time.Second))
-		must.False(t, h.relayed("unknown", 0), must.Sprint("only a watched node's timer"))
-
-		time.Sleep(18*time.Second - time.Millisecond)
-		synctest.Wait()
-		must.Len(t, 0, exp.list(), must.Sprintf("expired before the relayed heartbeat's TTL and grace (the direct one's, %s and grace, ended long ago)", ttl))
-		time.Sleep(time.Millisecond)
-		synctest.Wait()
-		must.Eq(t, []string{"n"}, exp.list())
-		must.False(t, h.relayed("n", 0), must.Sprint("a node marked down comes back only through the leader"))
 	})
 }
 

@@ -136,10 +136,10 @@ func registrationAllowed(existing, node *structs.Node, newNodeAllowed bool) erro
 // tells it its TTL, or stops the timer of a node that is down.
 func (s *Server) trackHeartbeat(resp *NodeUpdateResponse, nodeID, status string) {
 	if status == structs.NodeStatusDown {
-		s.heartbeats.clear(nodeID)
+		s.heartbeats.Clear(nodeID)
 		return
 	}
-	resp.HeartbeatTTL = s.heartbeats.reset(nodeID)
+	resp.HeartbeatTTL = s.heartbeats.Reset(nodeID)
 }
 
 // NodeUpdateStatus sets a node's status. A node that becomes ready or down
@@ -263,7 +263,7 @@ func (s *Server) nodeDeregisterLocal(ctx context.Context, req *NodeDeregisterReq
 		return nil, err
 	}
 	for _, id := range req.NodeIDs {
-		s.heartbeats.clear(id)
+		s.heartbeats.Clear(id)
 	}
 	return resp, nil
 }

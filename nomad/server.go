@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/heartbeat"
 	"github.com/drover-io/drover/nomad/jobstatus"
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/maxrunstats"
@@ -46,7 +47,7 @@ type Server struct {
 	// and relay holds the client heartbeats it could not forward.
 	leaderWatch *leaderWatch
 	leaderReach *leaderReach
-	relay       *heartbeatRelay
+	relay       *heartbeat.Relay
 	// secrets are what peers prove on the RPC port.
 	secrets nomadrpc.AcceptorSecrets
 
@@ -73,7 +74,7 @@ type Server struct {
 	planLatency  *nomadrpc.LatencySamples
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
 	planSubmitLatency *nomadrpc.LatencySamples
-	heartbeats        *heartbeats
+	heartbeats        *heartbeat.Timers
 	periodic          *periodicDispatcher
 	jobStatus         *jobstatus.Updater
 
@@ -109,7 +110,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.leaderRestart = make(chan chan struct{})
 	s.leaderWatch = newLeaderWatch()
 	s.leaderReach = &leaderReach{after: cfg.LeaderUnreachableAfter}
-	s.relay = newHeartbeatRelay(cfg.MinHeartbeatTTL + cfg.HeartbeatGrace)
+	s.relay = heartbeat.NewRelay(cfg.MinHeartbeatTTL + cfg.HeartbeatGrace)
 	if err := s.setup(); err != nil {
 		if serr := s.Shutdown(); serr != nil {
 			s.logger.Error("clean up after failed start", "error", serr)
@@ -255,11 +256,11 @@ func (s *Server) setupLeaderComponents() {
 	s.planQueue = broker.NewPlanQueue()
 	s.planLatency = &nomadrpc.LatencySamples{}
 	s.planSubmitLatency = &nomadrpc.LatencySamples{}
-	s.heartbeats = newHeartbeats(heartbeatConfig{
-		minTTL:       cfg.MinHeartbeatTTL,
-		maxPerSecond: cfg.MaxHeartbeatsPerSecond,
-		grace:        cfg.HeartbeatGrace,
-		failoverTTL:  cfg.FailoverHeartbeatTTL,
+	s.heartbeats = heartbeat.NewTimers(heartbeat.Config{
+		MinTTL:       cfg.MinHeartbeatTTL,
+		MaxPerSecond: cfg.MaxHeartbeatsPerSecond,
+		Grace:        cfg.HeartbeatGrace,
+		FailoverTTL:  cfg.FailoverHeartbeatTTL,
 	}, s.logger.Named("heartbeat"), s.expireNode)
 	s.periodic = newPeriodicDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
 	s.jobStatus = jobstatus.NewUpdater(s.logger.Named("job_status"), s.State, func(e *logentry.JobStatusUpdate) error {

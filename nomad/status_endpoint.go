@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/heartbeat"
 )
 
 // MembersRequest is one server introducing itself, and the servers it
@@ -31,9 +33,9 @@ type MembersResponse struct {
 	// Heartbeats are the client heartbeats the server took and could not
 	// forward to the leader, and LeaderTrouble why it cannot reach the
 	// leader; both are told only to the leader, which takes the
-	// heartbeats (heartbeat_relay.go).
-	Heartbeats    []RelayedHeartbeat `json:",omitempty"`
-	LeaderTrouble string             `json:",omitempty"`
+	// heartbeats (package heartbeat).
+	Heartbeats    []heartbeat.Relayed `json:",omitempty"`
+	LeaderTrouble string              `json:",omitempty"`
 }
 
 // RaftServer is one entry of a raft configuration.
@@ -104,7 +106,7 @@ func (s *Server) exchangeMembers(args *MembersRequest) (*MembersResponse, error)
 	resp.HasState = len(conf.Servers) > 0
 	resp.RaftServers = raftServers(conf)
 	if leaderID != "" && args.From.ID == string(leaderID) && s.leaderReach.failing(string(leaderAddr)) {
-		resp.Heartbeats = s.relay.list()
+		resp.Heartbeats = s.relay.List()
 		if err := s.leaderReach.trouble(string(leaderAddr)); err != nil {
 			resp.LeaderTrouble = err.Error()
 		}

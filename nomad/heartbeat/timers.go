@@ -1,8 +1,7 @@
-package nomad
+package heartbeat
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -12,18 +11,18 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// heartbeatConfig is how the leader times node heartbeats.
-type heartbeatConfig struct {
-	minTTL       time.Duration
-	maxPerSecond float64
-	grace        time.Duration
-	failoverTTL  time.Duration
+// Config is how the leader times node heartbeats.
+type Config struct {
+	MinTTL       time.Duration
+	MaxPerSecond float64
+	Grace        time.Duration
+	FailoverTTL  time.Duration
 }
 
-// heartbeats keeps, on the leader, one timer per live node. A node that
+// Timers keeps, on the leader, one timer per live node. A node that
 // does not heartbeat before its timer fires is marked down.
-type heartbeats struct {
-	cfg    heartbeatConfig
+type Timers struct {
+	cfg    Config
 	logger hclog.Logger
 
 	// expire marks a node down; it runs on its own goroutine.
@@ -43,21 +42,21 @@ type nodeTimer struct {
 	deadline time.Time
 }
 
-func newHeartbeats(cfg heartbeatConfig, logger hclog.Logger, expire func(context.Context, string)) *heartbeats {
-	return &heartbeats{cfg: cfg, logger: logger, expire: expire, timers: make(map[string]*nodeTimer)}
+func NewTimers(cfg Config, logger hclog.Logger, expire func(context.Context, string)) *Timers {
+	return &Timers{cfg: cfg, logger: logger, expire: expire, timers: make(map[string]*nodeTimer)}
 }
 
-// enable arms heartbeat timers from now on; expirations run with ctx, the
+// Enable arms heartbeat timers from now on; expirations run with ctx, the
 // leader's.
-func (h *heartbeats) enable(ctx context.Context) {
+func (h *Timers) Enable(ctx context.Context) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopAllLocked()
 	h.enabled, h.ctx = true, ctx
 }
 
-// disable stops every timer; none is armed until enable.
-func (h *heartbeats) disable() {
+// Disable stops every timer; none is armed until enable.
+func (h *Timers) Disable() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopAllLocked()
@@ -66,7 +65,7 @@ func (h *heartbeats) disable() {
 
 // stopAllLocked drops every timer and starts a new epoch, so a timer that
 // already fired and waits for the lock does nothing.
-func (h *heartbeats) stopAllLocked() {
+func (h *Timers) stopAllLocked() {
 	for _, t := range h.timers {
 		t.Stop()
 	}
@@ -74,12 +73,12 @@ func (h *heartbeats) stopAllLocked() {
 	h.epoch++
 }
 
-// wait waits for the expirations in progress.
-func (h *heartbeats) wait() { h.running.Wait() }
+// Wait waits for the expirations in progress.
+func (h *Timers) Wait() { h.running.Wait() }
 
-// initialize gives every node that is not down, and has no timer yet, the
+// Initialize gives every node that is not down, and has no timer yet, the
 // failover TTL: its client may need that long to find the new leader.
-func (h *heartbeats) initialize(nodes []*structs.Node) {
+func (h *Timers) Initialize(nodes []*structs.Node) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.enabled {
@@ -90,23 +89,23 @@ func (h *heartbeats) initialize(nodes []*structs.Node) {
 			continue
 		}
 		if _, ok := h.timers[n.ID]; !ok {
-			h.armLocked(n.ID, h.cfg.failoverTTL)
+			h.armLocked(n.ID, h.cfg.FailoverTTL)
 		}
 	}
 }
 
-// reset restarts a node's timer and returns the TTL its client should
+// Reset restarts a node's timer and returns the TTL its client should
 // heartbeat within. The TTL scales with the number of nodes so that the
 // leader receives at most maxPerSecond heartbeats, never below minTTL, and
 // is staggered so that nodes spread out; the timer allows a grace period
 // on top.
-func (h *heartbeats) reset(nodeID string) time.Duration {
+func (h *Timers) Reset(nodeID string) time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ttl := scaledTTL(h.cfg.minTTL, h.cfg.maxPerSecond, len(h.timers))
+	ttl := scaledTTL(h.cfg.MinTTL, h.cfg.MaxPerSecond, len(h.timers))
 	ttl += time.Duration(rand.Int64N(int64(ttl)/4 + 1))
 	if h.enabled {
-		h.armLocked(nodeID, ttl+h.cfg.grace)
+		h.armLocked(nodeID, ttl+h.cfg.Grace)
 	}
 	return ttl
 }
@@ -119,19 +118,19 @@ func scaledTTL(minTTL time.Duration, maxPerSecond float64, nodes int) time.Durat
 	return max(minTTL, time.Duration(float64(nodes)/maxPerSecond*float64(time.Second)))
 }
 
-// relayed restarts a node's timer for a heartbeat its client sent to
+// Relayed restarts a node's timer for a heartbeat its client sent to
 // another server age ago, which that server could not forward (see
-// heartbeat_relay.go), unless the timer already runs longer. It reports
+// relay.go), unless the timer already runs longer. It reports
 // whether it restarted the timer: not for a node that is not watched
 // (down, unknown, or this server does not lead).
-func (h *heartbeats) relayed(nodeID string, age time.Duration) bool {
+func (h *Timers) Relayed(nodeID string, age time.Duration) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t, ok := h.timers[nodeID]
 	if !h.enabled || !ok {
 		return false
 	}
-	after := scaledTTL(h.cfg.minTTL, h.cfg.maxPerSecond, len(h.timers)) + h.cfg.grace - age
+	after := scaledTTL(h.cfg.MinTTL, h.cfg.MaxPerSecond, len(h.timers)) + h.cfg.Grace - age
 	if after <= 0 || !time.Now().Add(after).After(t.deadline) {
 		return false
 	}
@@ -139,7 +138,7 @@ func (h *heartbeats) relayed(nodeID string, age time.Duration) bool {
 	return true
 }
 
-func (h *heartbeats) armLocked(nodeID string, after time.Duration) {
+func (h *Timers) armLocked(nodeID string, after time.Duration) {
 	if t, ok := h.timers[nodeID]; ok {
 		t.Stop()
 	}
@@ -162,8 +161,8 @@ func (h *heartbeats) armLocked(nodeID string, after time.Duration) {
 	h.timers[nodeID] = t
 }
 
-// clear stops a node's timer: it is down or gone.
-func (h *heartbeats) clear(nodeID string) {
+// Clear stops a node's timer: it is down or gone.
+func (h *Timers) Clear(nodeID string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if t, ok := h.timers[nodeID]; ok {
@@ -172,21 +171,9 @@ func (h *heartbeats) clear(nodeID string) {
 	}
 }
 
-// active counts the nodes being watched.
-func (h *heartbeats) active() int {
+// Active counts the nodes being watched.
+func (h *Timers) Active() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.timers)
-}
-
-// expireNode marks a node that missed its heartbeat down, with
-// evaluations that replace its allocations elsewhere.
-func (s *Server) expireNode(ctx context.Context, nodeID string) {
-	node, err := s.State().NodeByID(nil, nodeID)
-	if err != nil || node == nil || node.Status == structs.NodeStatusDown {
-		return
-	}
-	if _, err := s.NodeUpdateStatus(ctx, nodeID, structs.NodeStatusDown); err != nil && !errors.Is(err, ErrNotFound) {
-		s.logger.Error("mark node down after missed heartbeat", "node_id", nodeID, "error", err)
-	}
 }
