@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/nomad/periodic"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/scheduler"
@@ -84,7 +85,7 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 		resp.JobModifyIndex = existing.JobModifyIndex
 	}
 	if candidate.IsPeriodic() {
-		if resp.NextPeriodicLaunch, err = nextLaunch(candidate, now); err != nil {
+		if resp.NextPeriodicLaunch, err = periodic.NextLaunch(candidate, now); err != nil {
 			return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
 		}
 	}

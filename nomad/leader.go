@@ -119,7 +119,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	start("blocked evals", s.blockedEvals.Run)
 	start("failed evals", s.reapFailedEvals)
 	start("cancelable evals", s.reapCancelableEvals)
-	start("periodic dispatcher", s.periodic.run)
+	start("periodic dispatcher", s.periodic.Run)
 	start("job status", s.jobStatus.Run)
 	start("drainer", s.runDrainer)
 	start("stats", s.emitLeaderStats)

@@ -19,6 +19,7 @@ import (
 	"github.com/drover-io/drover/nomad/jobstatus"
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/maxrunstats"
+	"github.com/drover-io/drover/nomad/periodic"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
@@ -75,7 +76,7 @@ type Server struct {
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
 	planSubmitLatency *nomadrpc.LatencySamples
 	heartbeats        *heartbeat.Timers
-	periodic          *periodicDispatcher
+	periodic          *periodic.Dispatcher
 	jobStatus         *jobstatus.Updater
 
 	// joinFailed receives the error once JoinMaxAttempts rounds found
@@ -262,7 +263,7 @@ func (s *Server) setupLeaderComponents() {
 		Grace:        cfg.HeartbeatGrace,
 		FailoverTTL:  cfg.FailoverHeartbeatTTL,
 	}, s.logger.Named("heartbeat"), s.expireNode)
-	s.periodic = newPeriodicDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
+	s.periodic = periodic.NewDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
 	s.jobStatus = jobstatus.NewUpdater(s.logger.Named("job_status"), s.State, func(e *logentry.JobStatusUpdate) error {
 		_, err := s.raftApply(context.Background(), logentry.MsgJobStatusUpdate, e)
 		return err

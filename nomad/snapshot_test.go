@@ -259,11 +259,7 @@ func TestSnapshotRestore_ReseedsLeader(t *testing.T) {
 }
 
 func periodicTracked(s *Server, id string) bool {
-	d := s.periodic
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	_, ok := d.tracked[periodicKey{structs.DefaultNamespace, id}]
-	return ok
+	return s.periodic.Tracks(structs.DefaultNamespace, id)
 }
 
 func TestSnapshotRestore_CanceledContext(t *testing.T) {

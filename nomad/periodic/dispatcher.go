@@ -1,4 +1,4 @@
-package nomad
+package periodic
 
 import (
 	"context"
@@ -12,24 +12,24 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// periodicLauncher is what the dispatcher needs from the server.
-type periodicLauncher interface {
-	// launch creates the child of a periodic job for the launch time.
-	launch(ctx context.Context, job *structs.Job, at time.Time) error
-	// runningChild returns the ID of a child of the job that is not dead,
+// Launcher is what the dispatcher needs from the server.
+type Launcher interface {
+	// Launch creates the child of a periodic job for the launch time.
+	Launch(ctx context.Context, job *structs.Job, at time.Time) error
+	// RunningChild returns the ID of a child of the job that is not dead,
 	// or "" when every child is.
-	runningChild(job *structs.Job) (string, error)
-	// skipped records that the launch at at was skipped because the child
+	RunningChild(job *structs.Job) (string, error)
+	// Skipped records that the launch at at was skipped because the child
 	// still runs, where users can see it.
-	skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error
+	Skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error
 }
 
-// periodicDispatcher launches, on the leader, the children of periodic jobs
+// Dispatcher launches, on the leader, the children of periodic jobs
 // when their cron specs come due. A job that prohibits overlap skips a
 // launch while an earlier child is not dead.
-type periodicDispatcher struct {
+type Dispatcher struct {
 	logger   hclog.Logger
-	launcher periodicLauncher
+	launcher Launcher
 	now      func() time.Time
 
 	mu      sync.Mutex
@@ -44,11 +44,11 @@ type periodicEntry struct {
 	next time.Time // zero: the specs never fire again
 }
 
-func newPeriodicDispatcher(logger hclog.Logger, launcher periodicLauncher, now func() time.Time) *periodicDispatcher {
+func NewDispatcher(logger hclog.Logger, launcher Launcher, now func() time.Time) *Dispatcher {
 	if now == nil {
 		now = time.Now
 	}
-	return &periodicDispatcher{
+	return &Dispatcher{
 		logger:   logger,
 		launcher: launcher,
 		now:      now,
@@ -58,7 +58,7 @@ func newPeriodicDispatcher(logger hclog.Logger, launcher periodicLauncher, now f
 }
 
 // SetEnabled turns the dispatcher on or off; off forgets every job.
-func (d *periodicDispatcher) SetEnabled(enabled bool) {
+func (d *Dispatcher) SetEnabled(enabled bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.enabled = enabled
@@ -69,7 +69,7 @@ func (d *periodicDispatcher) SetEnabled(enabled bool) {
 // Add tracks a job, or updates it, from now on: its next launch is the
 // first its specs give after now. A job that is not periodic, or stopped,
 // is forgotten. It never blocks.
-func (d *periodicDispatcher) Add(job *structs.Job) {
+func (d *Dispatcher) Add(job *structs.Job) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.enabled {
@@ -83,7 +83,7 @@ func (d *periodicDispatcher) Add(job *structs.Job) {
 		}
 		return
 	}
-	next, err := nextLaunch(job, d.now())
+	next, err := NextLaunch(job, d.now())
 	if err != nil {
 		d.logger.Error("periodic job has a bad schedule; not tracking it", "job_id", job.ID, "error", err)
 		delete(d.tracked, key)
@@ -94,7 +94,7 @@ func (d *periodicDispatcher) Add(job *structs.Job) {
 }
 
 // Remove forgets a job. It never blocks.
-func (d *periodicDispatcher) Remove(namespace, id string) {
+func (d *Dispatcher) Remove(namespace, id string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := periodicKey{namespace, id}
@@ -104,8 +104,16 @@ func (d *periodicDispatcher) Remove(namespace, id string) {
 	}
 }
 
+// Tracks reports whether the job is tracked.
+func (d *Dispatcher) Tracks(namespace, id string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok := d.tracked[periodicKey{namespace, id}]
+	return ok
+}
+
 // poke wakes run to look at the schedule again. The caller holds mu.
-func (d *periodicDispatcher) poke() {
+func (d *Dispatcher) poke() {
 	select {
 	case d.updated <- struct{}{}:
 	default:
@@ -113,7 +121,7 @@ func (d *periodicDispatcher) poke() {
 }
 
 // nextDue returns the earliest next launch of the tracked jobs.
-func (d *periodicDispatcher) nextDue() (time.Time, bool) {
+func (d *Dispatcher) nextDue() (time.Time, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var earliest time.Time
@@ -128,8 +136,8 @@ func (d *periodicDispatcher) nextDue() (time.Time, bool) {
 	return earliest, !earliest.IsZero()
 }
 
-// run launches the tracked jobs as they come due, until ctx ends.
-func (d *periodicDispatcher) run(ctx context.Context) {
+// Run launches the tracked jobs as they come due, until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -158,7 +166,7 @@ type dueLaunch struct {
 // dispatchDue launches every job whose next launch has come, and moves
 // each to its first launch after now: runs missed while the leader was
 // busy are not made up one by one.
-func (d *periodicDispatcher) dispatchDue(ctx context.Context) {
+func (d *Dispatcher) dispatchDue(ctx context.Context) {
 	now := d.now()
 	var due []dueLaunch
 	d.mu.Lock()
@@ -167,7 +175,7 @@ func (d *periodicDispatcher) dispatchDue(ctx context.Context) {
 			continue
 		}
 		due = append(due, dueLaunch{job: e.job, at: e.next})
-		next, err := nextLaunch(e.job, now)
+		next, err := NextLaunch(e.job, now)
 		if err != nil {
 			next = time.Time{}
 		}
@@ -175,15 +183,15 @@ func (d *periodicDispatcher) dispatchDue(ctx context.Context) {
 	}
 	d.mu.Unlock()
 	for _, l := range due {
-		d.launchUnlessOverlapping(ctx, l.job, l.at)
+		d.LaunchUnlessOverlapping(ctx, l.job, l.at)
 	}
 }
 
-// launchUnlessOverlapping launches a job's child for at, unless the job
+// LaunchUnlessOverlapping launches a job's child for at, unless the job
 // prohibits overlap and an earlier child is not dead yet.
-func (d *periodicDispatcher) launchUnlessOverlapping(ctx context.Context, job *structs.Job, at time.Time) {
+func (d *Dispatcher) LaunchUnlessOverlapping(ctx context.Context, job *structs.Job, at time.Time) {
 	if job.Periodic.ProhibitOverlap {
-		child, err := d.launcher.runningChild(job)
+		child, err := d.launcher.RunningChild(job)
 		if err != nil {
 			d.logger.Error("check periodic job's children", "job_id", job.ID, "error", err)
 			return
@@ -191,21 +199,21 @@ func (d *periodicDispatcher) launchUnlessOverlapping(ctx context.Context, job *s
 		if child != "" {
 			d.logger.Info("skipping periodic launch: a previous child is still running and the job prohibits overlap",
 				"job_id", job.ID, "launch", at, "child", child)
-			if err := d.launcher.skipped(ctx, job, at, child); err != nil {
+			if err := d.launcher.Skipped(ctx, job, at, child); err != nil {
 				d.logger.Error("record skipped periodic launch", "job_id", job.ID, "launch", at, "error", err)
 			}
 			return
 		}
 	}
-	if err := d.launcher.launch(ctx, job, at); err != nil {
+	if err := d.launcher.Launch(ctx, job, at); err != nil {
 		d.logger.Error("launch periodic job", "job_id", job.ID, "launch", at, "error", err)
 	}
 }
 
-// nextLaunch returns the first time after after that any of the job's
+// NextLaunch returns the first time after after that any of the job's
 // cron specs fires, in the job's time zone, or the zero time if none ever
 // fires again.
-func nextLaunch(job *structs.Job, after time.Time) (time.Time, error) {
+func NextLaunch(job *structs.Job, after time.Time) (time.Time, error) {
 	p := job.Periodic
 	if p == nil {
 		return time.Time{}, fmt.Errorf("job %q is not periodic", job.ID)
