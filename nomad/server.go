@@ -20,6 +20,7 @@ import (
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/nomad/periodic"
+	"github.com/drover-io/drover/nomad/raftstore"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
@@ -56,7 +57,7 @@ type Server struct {
 	events        *stream.Broker // nil when the event stream is off
 	raft          *raft.Raft
 	raftTransport *raft.NetworkTransport
-	raftStores    *raftStores
+	raftStores    *raftstore.Stores
 	barrierTerm   atomic.Uint64
 	// caughtUp is set once this server's state has caught up with a
 	// leader's since it started (read_index.go).

@@ -1,4 +1,4 @@
-package nomad
+package raftstore
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/raft"
 )
 
-// raftLogCache keeps recent raft log entries in memory in front of the
+// LogCache keeps recent raft log entries in memory in front of the
 // on-disk log, so that followers applying what they just received, and a
 // leader replicating it, need not read it back from disk. Only entries of
 // at most maxEntryBytes are kept: a plan of thousands of allocations, or a
@@ -21,7 +21,7 @@ import (
 //
 // raft.LogCache keeps every entry whatever its size; this is it with the
 // size bounds.
-type raftLogCache struct {
+type LogCache struct {
 	store         raft.LogStore
 	maxEntryBytes int
 	maxBytes      int
@@ -35,28 +35,28 @@ type raftLogCache struct {
 	oldest uint64
 }
 
-var _ raft.MonotonicLogStore = (*raftLogCache)(nil)
+var _ raft.MonotonicLogStore = (*LogCache)(nil)
 
-// newRaftLogCache returns a cache in front of store of up to capacity
+// NewLogCache returns a cache in front of store of up to capacity
 // entries of at most maxEntryBytes each, maxBytes in all.
-func newRaftLogCache(store raft.LogStore, capacity, maxEntryBytes, maxBytes int) (*raftLogCache, error) {
+func NewLogCache(store raft.LogStore, capacity, maxEntryBytes, maxBytes int) (*LogCache, error) {
 	if capacity <= 0 || maxEntryBytes <= 0 {
 		return nil, fmt.Errorf("raft log cache: capacity (%d) and entry size bound (%d) must be positive", capacity, maxEntryBytes)
 	}
 	if maxBytes < maxEntryBytes {
 		return nil, fmt.Errorf("raft log cache: the bound of all entries (%d bytes) is less than that of one (%d)", maxBytes, maxEntryBytes)
 	}
-	return &raftLogCache{store: store, maxEntryBytes: maxEntryBytes, maxBytes: maxBytes, ring: make([]*raft.Log, capacity)}, nil
+	return &LogCache{store: store, maxEntryBytes: maxEntryBytes, maxBytes: maxBytes, ring: make([]*raft.Log, capacity)}, nil
 }
 
 // IsMonotonic is the store's answer: the cache does not change how
 // indexes are assigned.
-func (c *raftLogCache) IsMonotonic() bool {
+func (c *LogCache) IsMonotonic() bool {
 	m, ok := c.store.(raft.MonotonicLogStore)
 	return ok && m.IsMonotonic()
 }
 
-func (c *raftLogCache) GetLog(index uint64, log *raft.Log) error {
+func (c *LogCache) GetLog(index uint64, log *raft.Log) error {
 	c.mu.RLock()
 	cached := c.ring[index%uint64(len(c.ring))]
 	c.mu.RUnlock()
@@ -67,14 +67,14 @@ func (c *raftLogCache) GetLog(index uint64, log *raft.Log) error {
 	return c.store.GetLog(index, log)
 }
 
-func (c *raftLogCache) StoreLog(log *raft.Log) error {
+func (c *LogCache) StoreLog(log *raft.Log) error {
 	return c.StoreLogs([]*raft.Log{log})
 }
 
 // StoreLogs writes logs to the store and, once written, keeps the small
 // ones, dropping the oldest kept beyond maxBytes. A large one empties its
 // slot, so that the entry it replaces is not kept either.
-func (c *raftLogCache) StoreLogs(logs []*raft.Log) error {
+func (c *LogCache) StoreLogs(logs []*raft.Log) error {
 	if err := c.store.StoreLogs(logs); err != nil {
 		return fmt.Errorf("store raft logs: %w", err)
 	}
@@ -102,7 +102,7 @@ func (c *raftLogCache) StoreLogs(logs []*raft.Log) error {
 // dropOldest drops the oldest entries until those left take at most
 // maxBytes. It ends: the newest entry alone is within the bound, and every
 // entry held has an index of at least oldest.
-func (c *raftLogCache) dropOldest() {
+func (c *LogCache) dropOldest() {
 	for c.held > c.maxBytes {
 		slot := &c.ring[c.oldest%uint64(len(c.ring))]
 		if *slot != nil && (*slot).Index == c.oldest {
@@ -115,13 +115,13 @@ func (c *raftLogCache) dropOldest() {
 
 func entrySize(l *raft.Log) int { return len(l.Data) + len(l.Extensions) }
 
-func (c *raftLogCache) FirstIndex() (uint64, error) { return c.store.FirstIndex() }
+func (c *LogCache) FirstIndex() (uint64, error) { return c.store.FirstIndex() }
 
-func (c *raftLogCache) LastIndex() (uint64, error) { return c.store.LastIndex() }
+func (c *LogCache) LastIndex() (uint64, error) { return c.store.LastIndex() }
 
 // DeleteRange empties the cache, then deletes from the store: raft
 // deletes to compact the log or to drop entries a new leader overrode.
-func (c *raftLogCache) DeleteRange(lo, hi uint64) error {
+func (c *LogCache) DeleteRange(lo, hi uint64) error {
 	c.mu.Lock()
 	clear(c.ring)
 	c.held = 0

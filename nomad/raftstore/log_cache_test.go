@@ -1,4 +1,4 @@
-package nomad
+package raftstore
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func (s *readCountingStore) GetLog(index uint64, log *raft.Log) error {
 
 func TestRaftLogCache_keepsSmallEntriesOnly(t *testing.T) {
 	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
-	cache, err := newRaftLogCache(store, 4, 100, 1<<10)
+	cache, err := NewLogCache(store, 4, 100, 1<<10)
 	must.NoError(t, err)
 
 	small := &raft.Log{Index: 1, Term: 1, Data: bytes.Repeat([]byte("s"), 100)}
@@ -41,7 +41,7 @@ func TestRaftLogCache_keepsSmallEntriesOnly(t *testing.T) {
 
 func TestRaftLogCache_largeEntryFreesTheSlotItTakes(t *testing.T) {
 	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
-	cache, err := newRaftLogCache(store, 2, 10, 100)
+	cache, err := NewLogCache(store, 2, 10, 100)
 	must.NoError(t, err)
 
 	must.NoError(t, cache.StoreLog(&raft.Log{Index: 1, Data: []byte("one")}))
@@ -59,7 +59,7 @@ func TestRaftLogCache_largeEntryFreesTheSlotItTakes(t *testing.T) {
 
 func TestRaftLogCache_deleteRangeEmptiesTheCache(t *testing.T) {
 	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
-	cache, err := newRaftLogCache(store, 8, 1<<10, 1<<10)
+	cache, err := NewLogCache(store, 8, 1<<10, 1<<10)
 	must.NoError(t, err)
 	must.NoError(t, cache.StoreLogs([]*raft.Log{{Index: 1, Data: []byte("a")}, {Index: 2, Data: []byte("b")}}))
 
@@ -79,17 +79,17 @@ func TestRaftLogCache_deleteRangeEmptiesTheCache(t *testing.T) {
 }
 
 func TestRaftLogCache_refusesAnEmptyBound(t *testing.T) {
-	_, err := newRaftLogCache(raft.NewInmemStore(), 0, 10, 10)
+	_, err := NewLogCache(raft.NewInmemStore(), 0, 10, 10)
 	must.ErrorContains(t, err, "capacity (0)")
-	_, err = newRaftLogCache(raft.NewInmemStore(), 10, 0, 10)
+	_, err = NewLogCache(raft.NewInmemStore(), 10, 0, 10)
 	must.ErrorContains(t, err, "entry size bound (0)")
-	_, err = newRaftLogCache(raft.NewInmemStore(), 10, 10, 9)
+	_, err = NewLogCache(raft.NewInmemStore(), 10, 10, 9)
 	must.ErrorContains(t, err, "less than that of one")
 }
 
 // cachedIndexes are the indexes of the entries the cache holds, with their
 // size in all.
-func cachedIndexes(c *raftLogCache) (indexes []uint64, size int) {
+func cachedIndexes(c *LogCache) (indexes []uint64, size int) {
 	for _, l := range c.ring {
 		if l != nil {
 			indexes = append(indexes, l.Index)
@@ -102,7 +102,7 @@ func cachedIndexes(c *raftLogCache) (indexes []uint64, size int) {
 
 func TestRaftLogCache_dropsTheOldestBeyondItsByteBound(t *testing.T) {
 	store := &readCountingStore{InmemStore: raft.NewInmemStore()}
-	cache, err := newRaftLogCache(store, 8, 40, 100)
+	cache, err := NewLogCache(store, 8, 40, 100)
 	must.NoError(t, err)
 	entry := func(index uint64, size int) *raft.Log {
 		return &raft.Log{Index: index, Term: 1, Data: bytes.Repeat([]byte("e"), size)}
@@ -142,7 +142,7 @@ func TestRaftLogCache_dropsTheOldestBeyondItsByteBound(t *testing.T) {
 }
 
 func TestRaftLogCache_startsAfreshAfterDeleteRange(t *testing.T) {
-	cache, err := newRaftLogCache(raft.NewInmemStore(), 4, 50, 100)
+	cache, err := NewLogCache(raft.NewInmemStore(), 4, 50, 100)
 	must.NoError(t, err)
 	must.NoError(t, cache.StoreLogs([]*raft.Log{{Index: 10, Data: make([]byte, 50)}, {Index: 11, Data: make([]byte, 50)}}))
 	must.NoError(t, cache.DeleteRange(10, 11))
