@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/drover-io/drover/nomad/drainer"
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
@@ -121,7 +122,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	start("cancelable evals", s.reapCancelableEvals)
 	start("periodic dispatcher", s.periodic.Run)
 	start("job status", s.jobStatus.Run)
-	start("drainer", s.runDrainer)
+	start("drainer", drainer.New(drainCluster{s}, s.logger).Run)
 	start("stats", s.emitLeaderStats)
 	start("keyring", s.initializeKeyring)
 	for i := range *s.config.NumSchedulers {

@@ -1,39 +1,63 @@
-package nomad
+package drainer
 
 import (
 	"context"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
 // Descriptions of allocations the drainer stops.
 const (
-	drainDeadlineDesc = "alloc was stopped because the node drain deadline was reached"
-	drainSystemDesc   = "alloc was stopped because its node was drained"
+	DeadlineDescription = "alloc was stopped because the node drain deadline was reached"
+	SystemDescription   = "alloc was stopped because its node was drained"
 )
 
 // drainRetry is how soon the drainer looks again after a failed write.
 const drainRetry = time.Second
 
-// runDrainer drains the nodes that have a drain strategy, until ctx ends:
+// Cluster is what the drainer needs of the server: the state it drains
+// from and the writes it makes, on the leader.
+type Cluster interface {
+	// State is the server's current state store.
+	State() *state.StateStore
+	// Apply commits a log entry through raft.
+	Apply(ctx context.Context, t logentry.MessageType, entry logentry.Entry) error
+	// EndDrain ends a node's drain; the node stays ineligible.
+	EndDrain(ctx context.Context, nodeID string) error
+}
+
+// Drainer migrates the allocations off draining nodes, on the leader.
+type Drainer struct {
+	cluster Cluster
+	logger  hclog.Logger
+}
+
+// New returns a drainer that acts on cluster.
+func New(cluster Cluster, logger hclog.Logger) *Drainer {
+	return &Drainer{cluster: cluster, logger: logger}
+}
+
+// Run drains the nodes that have a drain strategy, until ctx ends:
 // service allocations are marked to migrate, so that their schedulers
 // replace them elsewhere; batch allocations are left to finish; system
 // allocations stop once nothing else is left (unless the drain ignores
 // system jobs). When the deadline passes, whatever still runs is stopped.
 // A node with nothing left to drain ends its drain and stays ineligible.
-func (s *Server) runDrainer(ctx context.Context) {
+func (d *Drainer) Run(ctx context.Context) {
 	for {
 		ws := memdb.NewWatchSet()
-		wait, err := s.drainStep(ctx, ws)
+		wait, err := d.drainStep(ctx, ws)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			s.logger.Warn("drain nodes", "error", err)
+			d.logger.Warn("drain nodes", "error", err)
 			wait = drainRetry
 		}
 		wctx, cancel := ctx, context.CancelFunc(func() {})
@@ -50,8 +74,8 @@ func (s *Server) runDrainer(ctx context.Context) {
 
 // drainStep acts on every draining node once and returns how long until
 // the next drain deadline (0: none), having added what it read to ws.
-func (s *Server) drainStep(ctx context.Context, ws memdb.WatchSet) (time.Duration, error) {
-	st := s.State()
+func (d *Drainer) drainStep(ctx context.Context, ws memdb.WatchSet) (time.Duration, error) {
+	st := d.cluster.State()
 	ws.Add(st.AbandonCh())
 	nodes, err := st.Nodes(ws)
 	if err != nil {
@@ -72,7 +96,7 @@ func (s *Server) drainStep(ctx context.Context, ws memdb.WatchSet) (time.Duratio
 		if !forced && !drain.ForceDeadline.IsZero() && (next.IsZero() || drain.ForceDeadline.Before(next)) {
 			next = drain.ForceDeadline
 		}
-		if err := s.drainNode(ctx, node, planDrain(node, allocs, forced)); err != nil {
+		if err := d.drainNode(ctx, node, planDrain(node, allocs, forced)); err != nil {
 			return 0, err
 		}
 	}
@@ -137,7 +161,7 @@ func allocJobType(a *structs.Allocation) string {
 func isTrue(b *bool) bool { return b != nil && *b }
 
 // drainNode carries out a node's drain actions.
-func (s *Server) drainNode(ctx context.Context, node *structs.Node, act drainActions) error {
+func (d *Drainer) drainNode(ctx context.Context, node *structs.Node, act drainActions) error {
 	now := time.Now().UnixNano()
 	if len(act.migrate) > 0 {
 		yes := true
@@ -148,32 +172,32 @@ func (s *Server) drainNode(ctx context.Context, node *structs.Node, act drainAct
 		for _, a := range act.migrate {
 			entry.Transitions[a.ID] = structs.DesiredTransition{Migrate: &yes}
 		}
-		s.logger.Info("draining node: migrating allocations", "node_id", node.ID, "count", len(act.migrate))
-		if _, err := s.raftApply(ctx, logentry.MsgAllocDesiredTransition, entry); err != nil {
+		d.logger.Info("draining node: migrating allocations", "node_id", node.ID, "count", len(act.migrate))
+		if err := d.cluster.Apply(ctx, logentry.MsgAllocDesiredTransition, entry); err != nil {
 			return err
 		}
 	}
 	if len(act.stop) > 0 {
-		s.logger.Info("node drain deadline reached: stopping allocations", "node_id", node.ID, "count", len(act.stop))
-		if err := s.stopDrainedAllocs(ctx, node.ID, act.stop, drainDeadlineDesc, now); err != nil {
+		d.logger.Info("node drain deadline reached: stopping allocations", "node_id", node.ID, "count", len(act.stop))
+		if err := d.stopDrainedAllocs(ctx, node.ID, act.stop, DeadlineDescription, now); err != nil {
 			return err
 		}
 	}
 	if len(act.system) > 0 {
-		if err := s.stopDrainedAllocs(ctx, node.ID, act.system, drainSystemDesc, now); err != nil {
+		if err := d.stopDrainedAllocs(ctx, node.ID, act.system, SystemDescription, now); err != nil {
 			return err
 		}
 	}
 	if act.done {
-		s.logger.Info("node drain complete", "node_id", node.ID)
-		if _, err := s.NodeUpdateDrain(ctx, node.ID, nil, false); err != nil {
+		d.logger.Info("node drain complete", "node_id", node.ID)
+		if err := d.cluster.EndDrain(ctx, node.ID); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Server) stopDrainedAllocs(ctx context.Context, nodeID string, allocs []*structs.Allocation, desc string, now int64) error {
+func (d *Drainer) stopDrainedAllocs(ctx context.Context, nodeID string, allocs []*structs.Allocation, desc string, now int64) error {
 	ids := make([]string, len(allocs))
 	for i, a := range allocs {
 		ids[i] = a.ID
@@ -184,8 +208,7 @@ func (s *Server) stopDrainedAllocs(ctx context.Context, nodeID string, allocs []
 		Desc:     desc,
 		Evals:    drainEvals(nodeID, allocs, now),
 	}
-	_, err := s.raftApply(ctx, logentry.MsgAllocDesiredStatus, entry)
-	return err
+	return d.cluster.Apply(ctx, logentry.MsgAllocDesiredStatus, entry)
 }
 
 // drainEvals returns one evaluation per job of the allocations.
@@ -202,9 +225,18 @@ func drainEvals(nodeID string, allocs []*structs.Allocation, now int64) []*struc
 		if a.Job != nil {
 			priority = a.Job.Priority
 		}
-		e := newNodeEval(a.Namespace, a.JobID, priority, allocJobType(a), nodeID, now)
-		e.TriggeredBy = structs.EvalTriggerNodeDrain
-		evals = append(evals, e)
+		evals = append(evals, &structs.Evaluation{
+			ID:          structs.GenerateUUID(),
+			Namespace:   a.Namespace,
+			Priority:    priority,
+			Type:        allocJobType(a),
+			TriggeredBy: structs.EvalTriggerNodeDrain,
+			JobID:       a.JobID,
+			NodeID:      nodeID,
+			Status:      structs.EvalStatusPending,
+			CreateTime:  now,
+			ModifyTime:  now,
+		})
 	}
 	return evals
 }
