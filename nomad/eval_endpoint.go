@@ -47,3 +47,9 @@ func (e *evalRPC) Upsert(args *EvalUpsertRequest, reply *IndexResponse) error {
 		return err
 	})
 }
+
+// updateEvals writes evaluations through raft, for the leader's reaper.
+func (s *Server) updateEvals(ctx context.Context, evals []*structs.Evaluation) error {
+	_, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: evals})
+	return err
+}

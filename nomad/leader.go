@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/drover-io/drover/nomad/broker"
 	"github.com/drover-io/drover/nomad/drainer"
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
@@ -118,8 +119,16 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	}
 	start("plan applier", s.runPlanApplier)
 	start("blocked evals", s.blockedEvals.Run)
-	start("failed evals", s.reapFailedEvals)
-	start("cancelable evals", s.reapCancelableEvals)
+	reaper := &broker.Reaper{
+		Evals:         s.evalBroker,
+		Blocked:       s.blockedEvals,
+		Update:        s.updateEvals,
+		DeliveryLimit: s.config.EvalDeliveryLimit,
+		FollowupDelay: s.config.EvalFailedFollowupDelay,
+		Logger:        s.logger,
+	}
+	start("failed evals", reaper.ReapFailed)
+	start("cancelable evals", reaper.ReapCancelable)
 	start("periodic dispatcher", s.periodic.Run)
 	start("job status", s.jobStatus.Run)
 	start("drainer", drainer.New(drainCluster{s}, s.logger).Run)
