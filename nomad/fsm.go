@@ -118,7 +118,7 @@ func (f *FSM) applyEntry(entry logentry.Entry, index uint64) error {
 	}
 	changes, err := st.RecordChanges(func() error { return entry.ApplyTo(st, index) })
 	if broker != nil {
-		broker.Publish(index, entryEvents(entry, changes))
+		broker.Publish(index, logentry.Events(entry, changes))
 	}
 	if stats != nil {
 		stats.Observe(changes)

@@ -6,9 +6,13 @@
 // the entry, the index and the store, so that every server ends with the
 // same state).
 //
+// Events turns what an applied entry changed into the events of the
+// event stream, the same on every server.
+//
 // The MessageType values are written to disk: never renumber or reuse
 // one, and keep every field an old entry may carry.
 //
 // It must not import package nomad or any of its other subpackages but
-// the state store and rpc, whose error kinds entries report.
+// the state store, stream (the events) and rpc, whose error kinds
+// entries report.
 package logentry

@@ -1,23 +1,18 @@
-package nomad
+package logentry
 
 import (
 	"github.com/hashicorp/go-memdb"
 
-	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
 )
 
-// DefaultEventBufferSize is how many events a server holds for its event
-// stream unless configured otherwise, as Nomad's event_buffer_size.
-const DefaultEventBufferSize = 100
-
-// entryEvents turns what an applied entry changed in the state into the
+// Events turns what an applied entry changed in the state into the
 // events of the event stream. They depend only on the entry and the
 // changes, which are the same on every server, so every server publishes
 // the same stream.
-func entryEvents(entry logentry.Entry, changes memdb.Changes) []*stream.Event {
+func Events(entry Entry, changes memdb.Changes) []*stream.Event {
 	var events []*stream.Event
 	for _, c := range changes {
 		if e := changeEvent(entry, c); e != nil {
@@ -31,7 +26,7 @@ func entryEvents(entry logentry.Entry, changes memdb.Changes) []*stream.Event {
 // stream does not carry: rows other than jobs, evaluations, allocations
 // and nodes, and the garbage collection of evaluations and allocations
 // (which Nomad does not publish either).
-func changeEvent(entry logentry.Entry, c memdb.Change) *stream.Event {
+func changeEvent(entry Entry, c memdb.Change) *stream.Event {
 	obj := c.After
 	if c.Deleted() {
 		obj = c.Before
@@ -88,8 +83,8 @@ func objectEvent(c memdb.Change, topic stream.Topic, upserted, deleted, key stri
 // jobEventType names a change to a job: a stop or purge is a
 // deregistration, any other change (a new version, a status the server
 // derived) a registration, which Nomad's JobRegistered also covers.
-func jobEventType(entry logentry.Entry) string {
-	if _, ok := entry.(*logentry.JobDeregister); ok {
+func jobEventType(entry Entry) string {
+	if _, ok := entry.(*JobDeregister); ok {
 		return stream.TypeJobDeregistered
 	}
 	return stream.TypeJobRegistered
@@ -98,24 +93,24 @@ func jobEventType(entry logentry.Entry) string {
 // allocEventType names a change to an allocation by what wrote it: a plan
 // the leader committed, a change of what the server wants of it, or (the
 // rest, chiefly client updates) an update.
-func allocEventType(entry logentry.Entry) string {
+func allocEventType(entry Entry) string {
 	switch entry.(type) {
-	case *logentry.AllocUpdate:
+	case *AllocUpdate:
 		return stream.TypePlanResult
-	case *logentry.AllocDesiredStatus, *logentry.AllocTransition:
+	case *AllocDesiredStatus, *AllocTransition:
 		return stream.TypeAllocationUpdateDesiredStatus
 	}
 	return stream.TypeAllocationUpdated
 }
 
 // nodeEventType names a change to a node by what wrote it.
-func nodeEventType(entry logentry.Entry, deleted bool) string {
+func nodeEventType(entry Entry, deleted bool) string {
 	switch entry.(type) {
-	case *logentry.NodeRegister:
+	case *NodeRegister:
 		return stream.TypeNodeRegistration
-	case *logentry.NodeUpdateEligibility:
+	case *NodeUpdateEligibility:
 		return stream.TypeNodeEligibility
-	case *logentry.NodeUpdateDrain:
+	case *NodeUpdateDrain:
 		return stream.TypeNodeDrain
 	}
 	if deleted {
