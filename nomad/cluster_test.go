@@ -11,6 +11,7 @@ import (
 
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -125,7 +126,7 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 				return false
 			}
 			for i, m := range members {
-				if m.ID != ids[i] || m.Status != MemberStatusAlive || !m.Voter || m.HTTPAddr == "" {
+				if m.ID != ids[i] || m.Status != membership.StatusAlive || !m.Voter || m.HTTPAddr == "" {
 					return false
 				}
 			}

@@ -2,11 +2,13 @@ package nomad
 
 import (
 	"github.com/hashicorp/go-metrics"
+
+	"github.com/drover-io/drover/nomad/membership"
 )
 
 // takeRelayedHeartbeats restarts, on the leader, the timers of the nodes
 // whose heartbeats a probed server relayed, and says so.
-func (s *Server) takeRelayedHeartbeats(from Member, resp *MembersResponse) {
+func (s *Server) takeRelayedHeartbeats(from membership.Member, resp *MembersResponse) {
 	if len(resp.Heartbeats) == 0 || !s.IsLeader() {
 		return
 	}

@@ -99,7 +99,7 @@ func (s *Server) probeMembers(ctx context.Context) (bool, []probe) {
 		return false, probes
 	}
 
-	self := s.members.self()
+	self := s.members.Self()
 	for _, p := range probes {
 		// Only the leader's own configuration is authoritative; a
 		// follower's may lag behind it.
@@ -125,7 +125,7 @@ func (s *Server) probeMembers(ctx context.Context) (bool, []probe) {
 // in parallel.
 func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 	addrs := s.probeTargets()
-	req := &MembersRequest{From: s.members.self(), Known: s.Members()}
+	req := &MembersRequest{From: s.members.Self(), Known: s.Members()}
 	// Connecting may take up to the dial timeout; the exchange itself is
 	// a few map lookups on the other side.
 	timeout := s.config.RPCDialTimeout + 2*time.Second
@@ -159,15 +159,15 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 			} else {
 				s.logger.Debug("server unreachable", "address", p.addr, "error", p.err)
 			}
-			s.members.unreachable(p.addr)
+			s.members.Unreachable(p.addr)
 			continue
 		}
 		if p.resp.Self.Region != s.config.Region {
 			s.logger.Warn("ignoring server of another region", "address", p.addr, "region", p.resp.Self.Region)
 			continue
 		}
-		s.members.contacted(p.resp.Self)
-		s.members.heardOf(sameRegion(p.resp.Known, s.config.Region))
+		s.members.Contacted(p.resp.Self)
+		s.members.HeardOf(sameRegion(p.resp.Known, s.config.Region))
 		s.takeRelayedHeartbeats(p.resp.Self, p.resp)
 	}
 	return probes
@@ -197,7 +197,7 @@ func (s *Server) probeTargets() []string {
 
 // requestJoin asks the leader at leaderAddr to add this server.
 func (s *Server) requestJoin(ctx context.Context, leaderAddr string) {
-	self := s.members.self()
+	self := s.members.Self()
 	callCtx, cancel := context.WithTimeout(ctx, raftMembershipTimeout)
 	defer cancel()
 	var resp JoinResponse
@@ -228,8 +228,8 @@ func (s *Server) maybeBootstrap(probes []probe) {
 		}
 		answered[p.resp.Self.ID] = true
 	}
-	self := s.members.self()
-	members := s.members.list()
+	self := s.members.Self()
+	members := s.members.List()
 	for _, m := range members {
 		if m.ID != self.ID && !answered[m.ID] {
 			return // cannot vouch that m is not in a cluster yet

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/nomad/raftstore"
 )
 
@@ -89,7 +90,7 @@ func (s *Server) raftConfiguration() (raft.Configuration, error) {
 // bootstrapWith bootstraps a new cluster of members. Every server that
 // bootstraps the same cluster uses the same sorted configuration, so their
 // first log entries agree.
-func (s *Server) bootstrapWith(members []Member) error {
+func (s *Server) bootstrapWith(members []membership.Member) error {
 	servers := make([]raft.Server, 0, len(members))
 	for _, m := range members {
 		servers = append(servers, raft.Server{

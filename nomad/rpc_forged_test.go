@@ -13,6 +13,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/membership"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
@@ -98,7 +99,7 @@ func TestForgedRPC_StatusJoinAddsNoVoter(t *testing.T) {
 	mustBeDenied(t, c, "Status.Join", &JoinRequest{ID: "rogue", RPCAddr: "127.0.0.1:1"}, &join)
 	var members MembersResponse
 	mustBeDenied(t, c, "Status.Members", &MembersRequest{
-		From: Member{ID: "rogue", Name: "rogue.global", Region: "global", RPCAddr: "127.0.0.1:1"},
+		From: membership.Member{ID: "rogue", Name: "rogue.global", Region: "global", RPCAddr: "127.0.0.1:1"},
 	}, &members)
 
 	// Claiming to be a server without the key gets nowhere either.

@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/membership"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
@@ -62,7 +63,7 @@ func TestRPCMux_ShutdownClosesConnectionsAndLeaksNothing(t *testing.T) {
 	var resp MembersResponse
 	pool := serverPool(t)
 	err = pool.Call(testCtx(t), s.RPCAdvertise(), "Status.Members", &MembersRequest{
-		From: Member{ID: "probe", Name: "probe.global", Region: "global", RPCAddr: "127.0.0.1:1"},
+		From: membership.Member{ID: "probe", Name: "probe.global", Region: "global", RPCAddr: "127.0.0.1:1"},
 	}, &resp)
 	must.NoError(t, err)
 	must.Eq(t, s.NodeID(), resp.Self.ID)

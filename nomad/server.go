@@ -19,6 +19,7 @@ import (
 	"github.com/drover-io/drover/nomad/jobstatus"
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/maxrunstats"
+	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/nomad/periodic"
 	"github.com/drover-io/drover/nomad/raftstore"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
@@ -63,7 +64,7 @@ type Server struct {
 	// leader's since it started (read_index.go).
 	caughtUp atomic.Bool
 
-	members *memberTable
+	members *membership.Table
 
 	// aclCache holds the ACLs compiled from policies, for ResolveToken.
 	aclCache aclCache
@@ -202,7 +203,7 @@ func (s *Server) setup() error {
 		MaxConnsPerIP:    s.config.RPCMaxConnsPerClient,
 	}, s.logger.Named("rpc"))
 
-	s.members = newMemberTable(Member{
+	s.members = membership.NewTable(membership.Member{
 		ID:              s.nodeID,
 		Name:            s.config.NodeName + "." + s.config.Region,
 		Region:          s.config.Region,
@@ -378,7 +379,7 @@ func (s *Server) LeaderHTTPAddr() string {
 	if id == "" {
 		return ""
 	}
-	m, _ := s.members.byID(string(id))
+	m, _ := s.members.ByID(string(id))
 	return m.HTTPAddr
 }
 
@@ -413,26 +414,26 @@ func (s *Server) Peers() []string {
 
 // Members returns the servers this server knows of: those it has talked to
 // or heard of, and those in the raft configuration, sorted by ID.
-func (s *Server) Members() []Member {
-	members := s.members.list()
+func (s *Server) Members() []membership.Member {
+	members := s.members.List()
 	conf, err := s.raftConfiguration()
 	if err != nil {
 		return members
 	}
 	for _, srv := range conf.Servers {
-		i := slices.IndexFunc(members, func(m Member) bool { return m.ID == string(srv.ID) })
+		i := slices.IndexFunc(members, func(m membership.Member) bool { return m.ID == string(srv.ID) })
 		if i < 0 {
-			members = append(members, Member{
+			members = append(members, membership.Member{
 				ID:      string(srv.ID),
 				RPCAddr: string(srv.Address),
 				Region:  s.config.Region,
-				Status:  MemberStatusFailed,
+				Status:  membership.StatusFailed,
 			})
 			i = len(members) - 1
 		}
 		members[i].Voter = srv.Suffrage == raft.Voter
 	}
-	slices.SortFunc(members, func(a, b Member) int {
+	slices.SortFunc(members, func(a, b membership.Member) int {
 		switch {
 		case a.ID < b.ID:
 			return -1

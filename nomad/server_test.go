@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -30,7 +31,7 @@ func TestServer_DevModeBecomesLeader(t *testing.T) {
 	members := s.Members()
 	must.Len(t, 1, members)
 	must.Eq(t, s.NodeID(), members[0].ID)
-	must.Eq(t, MemberStatusAlive, members[0].Status)
+	must.Eq(t, membership.StatusAlive, members[0].Status)
 	must.True(t, members[0].Voter)
 	must.Eq(t, "dev.global", members[0].Name)
 }

@@ -8,20 +8,21 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/heartbeat"
+	"github.com/drover-io/drover/nomad/membership"
 )
 
 // MembersRequest is one server introducing itself, and the servers it
 // knows, to another.
 type MembersRequest struct {
-	From  Member
-	Known []Member
+	From  membership.Member
+	Known []membership.Member
 }
 
 // MembersResponse is the answering server: itself, the servers it knows
 // and where it stands in raft.
 type MembersResponse struct {
-	Self  Member
-	Known []Member
+	Self  membership.Member
+	Known []membership.Member
 
 	// HasState reports that the server's raft configuration is not empty:
 	// it bootstrapped or joined a cluster.
@@ -93,10 +94,10 @@ func (s *Server) exchangeMembers(args *MembersRequest) (*MembersResponse, error)
 		return nil, invalidf("members exchange: server %q is in region %q, this server in region %q",
 			args.From.Name, args.From.Region, s.config.Region)
 	}
-	s.members.contacted(args.From)
-	s.members.heardOf(sameRegion(args.Known, s.config.Region))
+	s.members.Contacted(args.From)
+	s.members.HeardOf(sameRegion(args.Known, s.config.Region))
 
-	resp := &MembersResponse{Self: s.members.self(), Known: s.Members()}
+	resp := &MembersResponse{Self: s.members.Self(), Known: s.Members()}
 	leaderAddr, leaderID := s.raft.LeaderWithID()
 	resp.LeaderID, resp.LeaderRPC = string(leaderID), string(leaderAddr)
 	conf, err := s.raftConfiguration()
@@ -143,8 +144,8 @@ func raftServers(conf raft.Configuration) []RaftServer {
 	return out
 }
 
-func sameRegion(ms []Member, region string) []Member {
-	var out []Member
+func sameRegion(ms []membership.Member, region string) []membership.Member {
+	var out []membership.Member
 	for _, m := range ms {
 		if m.Region == region {
 			out = append(out, m)

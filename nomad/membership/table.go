@@ -1,4 +1,4 @@
-package nomad
+package membership
 
 import (
 	"slices"
@@ -9,8 +9,8 @@ import (
 
 // Member statuses.
 const (
-	MemberStatusAlive  = "alive"
-	MemberStatusFailed = "failed"
+	StatusAlive  = "alive"
+	StatusFailed = "failed"
 )
 
 // Member is one server of the cluster as this server knows it.
@@ -35,15 +35,15 @@ type Member struct {
 	Voter bool
 }
 
-// memberTable is the set of servers this server knows of.
-type memberTable struct {
+// Table is the set of servers this server knows of.
+type Table struct {
 	selfID string
 
 	mu      sync.Mutex
-	members map[string]*memberRecord
+	members map[string]*record
 }
 
-type memberRecord struct {
+type record struct {
 	Member
 	// direct: the addresses came from the member itself, so hearsay from
 	// other servers does not replace them.
@@ -51,35 +51,35 @@ type memberRecord struct {
 	lastContact time.Time
 }
 
-func newMemberTable(self Member) *memberTable {
-	self.Status = MemberStatusAlive
-	return &memberTable{
+func NewTable(self Member) *Table {
+	self.Status = StatusAlive
+	return &Table{
 		selfID:  self.ID,
-		members: map[string]*memberRecord{self.ID: {Member: self, direct: true, lastContact: time.Now()}},
+		members: map[string]*record{self.ID: {Member: self, direct: true, lastContact: time.Now()}},
 	}
 }
 
-// self returns this server's own record.
-func (t *memberTable) self() Member {
+// Self returns this server's own record.
+func (t *Table) Self() Member {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.members[t.selfID].Member
 }
 
-// contacted records that m answered this server.
-func (t *memberTable) contacted(m Member) {
+// Contacted records that m answered this server.
+func (t *Table) Contacted(m Member) {
 	if m.ID == "" || m.ID == t.selfID {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	m.Status = MemberStatusAlive
-	t.members[m.ID] = &memberRecord{Member: m, direct: true, lastContact: time.Now()}
+	m.Status = StatusAlive
+	t.members[m.ID] = &record{Member: m, direct: true, lastContact: time.Now()}
 }
 
-// heardOf records members another server reported. Members this server
+// HeardOf records members another server reported. Members this server
 // knows first-hand keep their record.
-func (t *memberTable) heardOf(ms []Member) {
+func (t *Table) HeardOf(ms []Member) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, m := range ms {
@@ -90,25 +90,25 @@ func (t *memberTable) heardOf(ms []Member) {
 			continue
 		}
 		if m.Status == "" {
-			m.Status = MemberStatusFailed
+			m.Status = StatusFailed
 		}
-		t.members[m.ID] = &memberRecord{Member: m}
+		t.members[m.ID] = &record{Member: m}
 	}
 }
 
-// unreachable marks the member at rpcAddr failed.
-func (t *memberTable) unreachable(rpcAddr string) {
+// Unreachable marks the member at rpcAddr failed.
+func (t *Table) Unreachable(rpcAddr string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for id, rec := range t.members {
 		if id != t.selfID && rec.RPCAddr == rpcAddr {
-			rec.Status = MemberStatusFailed
+			rec.Status = StatusFailed
 		}
 	}
 }
 
-// byID returns the member with the given ID.
-func (t *memberTable) byID(id string) (Member, bool) {
+// ByID returns the member with the given ID.
+func (t *Table) ByID(id string) (Member, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rec, ok := t.members[id]
@@ -118,8 +118,8 @@ func (t *memberTable) byID(id string) (Member, bool) {
 	return rec.Member, true
 }
 
-// list returns every known member, sorted by ID.
-func (t *memberTable) list() []Member {
+// List returns every known member, sorted by ID.
+func (t *Table) List() []Member {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make([]Member, 0, len(t.members))
