@@ -146,7 +146,7 @@ func (s *Server) forwardToLeader(ctx context.Context, method string, args, reply
 			if done, err := fc.settle(ctx, leader, err); done {
 				return err
 			}
-			if trouble := s.leaderReach.trouble(leader); trouble != nil {
+			if trouble := s.leaderReach.Trouble(leader); trouble != nil {
 				return fc.unreachable(trouble)
 			}
 		}
@@ -172,7 +172,7 @@ func (s *Server) callLeader(ctx context.Context, leader, method string, args, re
 	go s.cancelOnLeaderChange(callCtx, cancel, leader)
 	err := s.pool.Call(callCtx, leader, method, args, reply)
 	if callCtx.Err() == nil {
-		s.leaderReach.record(leader, err)
+		s.leaderReach.Record(leader, err)
 	}
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(callCtx), errLeaderChanged) && !notSent(err) {
 		return fmt.Errorf("rpc %s to %s: %w", method, leader, errLeaderChanged)

@@ -141,7 +141,7 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 			var resp MembersResponse
 			err := s.pool.Call(callCtx, addr, "Status.Members", req, &resp)
 			if addr == s.Leader() && callCtx.Err() == nil {
-				s.leaderReach.record(addr, err)
+				s.leaderReach.Record(addr, err)
 			}
 			probes[i] = probe{addr: addr, err: err}
 			if err == nil {

@@ -2,52 +2,14 @@ package nomad
 
 import (
 	"errors"
-	"syscall"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
-
-func TestLeaderReach_TroubleOnceConnectsFailForTheWindow(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := &leaderReach{after: 10 * time.Second}
-		refused := &nomadrpc.DialError{Addr: "a:4647", Err: syscall.ECONNREFUSED}
-
-		r.record("a:4647", refused)
-		must.NoError(t, r.trouble("a:4647"), must.Sprint("one failure says little"))
-		must.True(t, r.failing("a:4647"))
-		time.Sleep(5 * time.Second)
-		r.record("a:4647", refused)
-		must.NoError(t, r.trouble("a:4647"), must.Sprint("not yet failing for the window"))
-		time.Sleep(5 * time.Second)
-		r.record("a:4647", refused)
-		err := r.trouble("a:4647")
-		must.ErrorIs(t, err, ErrLeaderUnreachable)
-		must.StrContains(t, err.Error(), "a:4647")
-		must.StrContains(t, err.Error(), "3 attempts failed over 10s")
-		must.StrContains(t, err.Error(), "connection refused")
-		must.NoError(t, r.trouble("b:4647"), must.Sprint("about another leader"))
-
-		// Any answer shows that a connection could be made, even one
-		// that is an error.
-		r.record("a:4647", &nomadrpc.RemoteError{Message: "invalid", Sentinel: ErrInvalidRequest})
-		must.NoError(t, r.trouble("a:4647"))
-		must.False(t, r.failing("a:4647"))
-
-		// A new leader starts afresh.
-		r.record("a:4647", refused)
-		time.Sleep(10 * time.Second)
-		r.record("b:4647", refused)
-		must.NoError(t, r.trouble("b:4647"))
-		must.False(t, r.failing("a:4647"))
-	})
-}
 
 // cutFromLeader makes every new connection to leader from 127.0.0.1
 // fail, as when the leader has reached its connection limit, while the

@@ -49,7 +49,7 @@ type Server struct {
 	// leaderReach follows whether this server can connect to the leader,
 	// and relay holds the client heartbeats it could not forward.
 	leaderWatch *leaderWatch
-	leaderReach *leaderReach
+	leaderReach *nomadrpc.LeaderReach
 	relay       *heartbeat.Relay
 	// secrets are what peers prove on the RPC port.
 	secrets nomadrpc.AcceptorSecrets
@@ -112,7 +112,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.joinFailed = make(chan error, 1)
 	s.leaderRestart = make(chan chan struct{})
 	s.leaderWatch = newLeaderWatch()
-	s.leaderReach = &leaderReach{after: cfg.LeaderUnreachableAfter}
+	s.leaderReach = &nomadrpc.LeaderReach{After: cfg.LeaderUnreachableAfter}
 	s.relay = heartbeat.NewRelay(cfg.MinHeartbeatTTL + cfg.HeartbeatGrace)
 	if err := s.setup(); err != nil {
 		if serr := s.Shutdown(); serr != nil {

@@ -106,9 +106,9 @@ func (s *Server) exchangeMembers(args *MembersRequest) (*MembersResponse, error)
 	}
 	resp.HasState = len(conf.Servers) > 0
 	resp.RaftServers = raftServers(conf)
-	if leaderID != "" && args.From.ID == string(leaderID) && s.leaderReach.failing(string(leaderAddr)) {
+	if leaderID != "" && args.From.ID == string(leaderID) && s.leaderReach.Failing(string(leaderAddr)) {
 		resp.Heartbeats = s.relay.List()
-		if err := s.leaderReach.trouble(string(leaderAddr)); err != nil {
+		if err := s.leaderReach.Trouble(string(leaderAddr)); err != nil {
 			resp.LeaderTrouble = err.Error()
 		}
 	}

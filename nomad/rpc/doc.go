@@ -6,9 +6,10 @@
 // that binds a connection to the cluster key (or mutual TLS, which
 // proves it by certificate) and the sealed records that follow it, the
 // limits on what a connection of each role may send and hold, the
-// JSON-RPC codec, the client connection pool, and the encoding of the
+// JSON-RPC codec, the client connection pool, the encoding of the
 // errors that keep their kind (ErrNotFound, ErrNoLeader, ...) across a
-// hop.
+// hop, and LeaderReach, which tells from a follower's attempts to
+// connect whether the leader's port can be reached.
 //
 // It knows nothing of the server behind the port: which endpoints exist,
 // who leads, what is in the state. It must not import package nomad or
