@@ -20,7 +20,7 @@ type LeaderReach struct {
 	lastErr  error
 }
 
-// Record notes the outcome of a call to leader: a dialError is a failure
+// Record notes the outcome of a call to leader: a DialError is a failure
 // to connect; anything else, an answer or a broken call included, shows
 // that a connection could be made. Callers leave out attempts their own
 // context ended, which say nothing about the leader.

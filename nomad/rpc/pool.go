@@ -42,7 +42,7 @@ func NewPool(dialTimeout time.Duration, dialer *Dialer) *Pool {
 }
 
 // Call invokes method on the server at addr. Errors the remote endpoint
-// returned come back decoded (see decodeRPCError); a call whose connection
+// returned come back decoded (see DecodeError); a call whose connection
 // turns out to be dead is retried once on a new connection.
 func (p *Pool) Call(ctx context.Context, addr, method string, args, reply any) error {
 	err := p.callOnce(ctx, addr, method, args, reply)
