@@ -3,7 +3,6 @@ package nomad
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/rpc"
 	"testing"
 
@@ -50,23 +49,4 @@ func TestRPCError_RoundTripKeepsKindAndMessage(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestRPCError_NotLeaderTakesPrecedence(t *testing.T) {
-	err := nomadrpc.WithKind(nomadrpc.ErrNotLeader, fmt.Errorf("barrier: %w", raft.ErrLeadershipLost))
-	got := nomadrpc.DecodeError(rpc.ServerError(nomadrpc.EncodeError(err).Error()))
-	must.ErrorIs(t, got, nomadrpc.ErrNotLeader)
-}
-
-func TestRPCError_TransportErrorsPassThrough(t *testing.T) {
-	must.ErrorIs(t, nomadrpc.DecodeError(io.ErrUnexpectedEOF), io.ErrUnexpectedEOF)
-	must.Nil(t, nomadrpc.EncodeError(nil))
-	got := nomadrpc.DecodeError(rpc.ServerError("rpc: can't find method Job.Nope"))
-	must.EqError(t, got, "rpc: can't find method Job.Nope")
-}
-
-func TestWithKind_KeepsMessage(t *testing.T) {
-	err := nomadrpc.WithKind(ErrIndexConflict, errors.New("Enforcing job modify index 5: job exists with conflicting job modify index: 8"))
-	must.EqError(t, err, "Enforcing job modify index 5: job exists with conflicting job modify index: 8")
-	must.ErrorIs(t, err, ErrIndexConflict)
 }

@@ -35,7 +35,7 @@ func TestPooledClient_SendGivesUpAWriteNobodyReads(t *testing.T) {
 				// The receiver never reads: a stopped process.
 				local, remote := net.Pipe()
 				defer remote.Close()
-				c := &nomadrpc.PooledClient{Client: nomadrpc.NewRPCClient(local), Conn: local}
+				c := &nomadrpc.PooledClient{Client: nomadrpc.NewClient(local), Conn: local}
 				defer c.Close()
 				ctx, cancel := tc.ctx()
 				defer cancel()
@@ -63,7 +63,7 @@ func TestPooledClient_SendLeavesAHealthyConnectionAsItWas(t *testing.T) {
 				lines <- r.Text()
 			}
 		}()
-		c := &nomadrpc.PooledClient{Client: nomadrpc.NewRPCClient(local), Conn: local}
+		c := &nomadrpc.PooledClient{Client: nomadrpc.NewClient(local), Conn: local}
 		defer c.Close()
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

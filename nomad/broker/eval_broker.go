@@ -11,10 +11,10 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// FailedQueue is the scheduler type under which the broker hands out the
+// failedQueue is the scheduler type under which the broker hands out the
 // evaluations that reached their delivery limit, for the leader to mark
 // them failed.
-const FailedQueue = "_failed"
+const failedQueue = "_failed"
 
 var (
 	// ErrDisabled: the broker runs only on the leader.
@@ -344,7 +344,7 @@ func (b *EvalBroker) Nack(evalID, token string) error {
 	delete(b.requeue, evalID)
 	n := b.deliveries[evalID]
 	if n >= b.cfg.DeliveryLimit {
-		b.pushReady(u.eval, FailedQueue)
+		b.pushReady(u.eval, failedQueue)
 		return nil
 	}
 	delay := b.cfg.SubsequentNackDelay

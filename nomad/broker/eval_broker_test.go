@@ -176,7 +176,7 @@ func TestEvalBroker_NackRedeliversAfterDelayThenFails(t *testing.T) {
 		mustBeEmpty(t, b)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		defer cancel()
-		failed, failedToken, err := b.Dequeue(ctx, []string{FailedQueue})
+		failed, failedToken, err := b.Dequeue(ctx, []string{failedQueue})
 		must.NoError(t, err)
 		must.Eq(t, eval.ID, failed.ID)
 		must.NoError(t, b.Ack(failed.ID, failedToken))

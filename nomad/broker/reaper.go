@@ -39,7 +39,7 @@ type Reaper struct {
 // a delay, until ctx ends.
 func (r *Reaper) ReapFailed(ctx context.Context) {
 	for {
-		eval, token, err := r.Evals.Dequeue(ctx, []string{FailedQueue})
+		eval, token, err := r.Evals.Dequeue(ctx, []string{failedQueue})
 		if err != nil {
 			return
 		}

@@ -68,8 +68,8 @@ type rpcServerCodec struct {
 	ids map[uint64]*json.RawMessage
 }
 
-// newRPCServerCodec serves JSON-RPC on conn.
-func newRPCServerCodec(conn io.ReadWriteCloser) rpc.ServerCodec {
+// newServerCodec serves JSON-RPC on conn.
+func newServerCodec(conn io.ReadWriteCloser) rpc.ServerCodec {
 	return &rpcServerCodec{
 		dec:    newFrameDecoder(conn),
 		enc:    json.NewEncoder(conn),
@@ -159,8 +159,8 @@ type rpcClientCodec struct {
 	methods map[uint64]string
 }
 
-// NewRPCClient returns a client of JSON-RPC on conn.
-func NewRPCClient(conn io.ReadWriteCloser) *rpc.Client {
+// NewClient returns a client of JSON-RPC on conn.
+func NewClient(conn io.ReadWriteCloser) *rpc.Client {
 	return rpc.NewClientWithCodec(&rpcClientCodec{
 		dec:     newFrameDecoder(conn),
 		enc:     json.NewEncoder(conn),

@@ -55,7 +55,7 @@ func TestRPCCodec_talksToNetRPCJSONRPC(t *testing.T) {
 	t.Run("our server, jsonrpc's client", func(t *testing.T) {
 		a, b := net.Pipe()
 		defer a.Close()
-		go echoServer(t).ServeCodec(newRPCServerCodec(a))
+		go echoServer(t).ServeCodec(newServerCodec(a))
 		c := jsonrpc.NewClient(b)
 		defer c.Close()
 		callEcho(t, c, "small")
@@ -66,7 +66,7 @@ func TestRPCCodec_talksToNetRPCJSONRPC(t *testing.T) {
 		a, b := net.Pipe()
 		defer a.Close()
 		go echoServer(t).ServeCodec(jsonrpc.NewServerCodec(a))
-		c := NewRPCClient(b)
+		c := NewClient(b)
 		defer c.Close()
 		callEcho(t, c, "small")
 		callEcho(t, c, large)
@@ -80,7 +80,7 @@ func TestRPCCodec_answersWithTheRequestsOwnID(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	go echoServer(t).ServeCodec(newRPCServerCodec(a))
+	go echoServer(t).ServeCodec(newServerCodec(a))
 
 	go func() {
 		_, _ = io.WriteString(b, `{"method":"Echo.Echo","params":[{"Text":"hi"}],"id":"req-7"}`+"\n")
@@ -108,7 +108,7 @@ func TestRPCCodec_requestWithoutParamsIsRefused(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	go echoServer(t).ServeCodec(newRPCServerCodec(a))
+	go echoServer(t).ServeCodec(newServerCodec(a))
 	go func() { _, _ = io.WriteString(b, `{"method":"Echo.Echo","id":1}`+"\n") }()
 	line, err := bufio.NewReader(b).ReadBytes('\n')
 	must.NoError(t, err)

@@ -183,7 +183,7 @@ func (m *Mux) authenticate(conn net.Conn, kind byte, deadline time.Time) (net.Co
 // serveRPC serves the calls of a connection whose peer proved role.
 func (m *Mux) serveRPC(conn net.Conn, role ConnRole) {
 	limited := limitRequests(m.ctx, conn, role, m.limits.requests[role])
-	codec := holdBudget(newRPCServerCodec(limited), limited)
+	codec := holdBudget(newServerCodec(limited), limited)
 	if role != RoleServer {
 		codec = &restrictedCodec{ServerCodec: codec, remote: conn.RemoteAddr(), role: role, logger: m.logger}
 	}

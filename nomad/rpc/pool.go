@@ -122,7 +122,7 @@ func (p *Pool) Client(ctx context.Context, addr string) (*PooledClient, error) {
 	if err != nil {
 		return nil, &DialError{Addr: addr, Err: err}
 	}
-	c = &PooledClient{Client: NewRPCClient(conn), Conn: conn}
+	c = &PooledClient{Client: NewClient(conn), Conn: conn}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -180,7 +180,7 @@ func (p *Pool) Replace(addr string, conn net.Conn) {
 	if old, ok := p.clients[addr]; ok {
 		old.Close()
 	}
-	p.clients[addr] = &PooledClient{Client: NewRPCClient(conn), Conn: conn}
+	p.clients[addr] = &PooledClient{Client: NewClient(conn), Conn: conn}
 }
 
 // Forget closes the pooled connection to addr, if any: the next call

@@ -121,8 +121,8 @@ func benchRPCRoundTrip(b *testing.B, seal bool) {
 	dialer, acceptor := benchPair(b, seal)
 	srv := rpc.NewServer()
 	must.NoError(b, srv.RegisterName("Bench", heartbeatEcho{}))
-	go srv.ServeCodec(newRPCServerCodec(acceptor))
-	client := NewRPCClient(dialer)
+	go srv.ServeCodec(newServerCodec(acceptor))
+	client := NewClient(dialer)
 	args := &heartbeat{NodeID: "6b1f8f4e-6f7e-4c8a-9a57-5c1d0a6d2b10", SecretID: "0f6c1f8e-2b1d-4f0e-8d39-0d2f6b1c7a44"}
 	b.ResetTimer()
 	for b.Loop() {

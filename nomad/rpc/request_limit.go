@@ -104,7 +104,7 @@ type requestLimitConn struct {
 	role   ConnRole
 	bounds requestBounds
 	ctx    context.Context
-	scan   JSONValueScanner
+	scan   jsonValueScanner
 	// held counts the budget this connection holds; completed, of that,
 	// the bytes of values that ended and that no call has claimed yet.
 	held      atomic.Int64
@@ -188,10 +188,10 @@ func (c *requestLimitConn) Close() error {
 	return c.Conn.Close()
 }
 
-// JSONValueScanner follows a stream of JSON values byte by byte, enough
+// jsonValueScanner follows a stream of JSON values byte by byte, enough
 // to know where each top-level object or array ends, and counts the bytes
 // of the one under way. Whitespace between values counts for none.
-type JSONValueScanner struct {
+type jsonValueScanner struct {
 	Current          int64 // bytes of the value under way
 	depth            int
 	InString, escape bool
@@ -199,7 +199,7 @@ type JSONValueScanner struct {
 
 // Feed follows p and returns the bytes of p and of earlier feeds that
 // belong to values that ended in p.
-func (s *JSONValueScanner) Feed(p []byte) int64 {
+func (s *jsonValueScanner) Feed(p []byte) int64 {
 	var ended int64
 	for _, c := range p {
 		if s.depth == 0 && !s.InString && isJSONSpace(c) {
