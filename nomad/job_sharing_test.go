@@ -96,8 +96,8 @@ func TestAllocUpdateEntry_sharesTheStoredVersion(t *testing.T) {
 // TestDecodeLogEntry_oldEntryWithInlineJobs replays a plan entry as older
 // servers wrote some, with the job in every allocation
 // (testdata/alloc_update_entry_with_inline_jobs.bin, written by commit
-// ff5c91b's encodeLogEntry (now logentry.Encode): three allocations of job "inline", created at
-// index 3): the allocations share the stored version.
+// ff5c91b's encodeLogEntry, now logentry.Encode: three allocations of job
+// "inline", created at index 3): the allocations share the stored version.
 func TestDecodeLogEntry_oldEntryWithInlineJobs(t *testing.T) {
 	data, err := os.ReadFile("testdata/alloc_update_entry_with_inline_jobs.bin")
 	must.NoError(t, err)
