@@ -106,7 +106,7 @@ func (b *BlockedEvals) Untrack(namespace, jobID string, index uint64) {
 	b.duplicates = append(b.duplicates, old)
 }
 
-// Unblock records a capacity change at index and wakes run, which hands
+// Unblock records a capacity change at index and wakes Run, which hands
 // the blocked evaluations to the broker. It never blocks.
 func (b *BlockedEvals) Unblock(index uint64) {
 	b.mu.Lock()

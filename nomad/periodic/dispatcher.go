@@ -112,7 +112,7 @@ func (d *Dispatcher) Tracks(namespace, id string) bool {
 	return ok
 }
 
-// poke wakes run to look at the schedule again. The caller holds mu.
+// poke wakes Run to look at the schedule again. The caller holds mu.
 func (d *Dispatcher) poke() {
 	select {
 	case d.updated <- struct{}{}:

@@ -30,7 +30,7 @@ func (Denied) Call(_ *json.RawMessage, _ *struct{}) error {
 }
 
 // restrictedCodec serves a connection that did not authenticate as a
-// server: a call outside the Client endpoint is answered by deniedRPC, and
+// server: a call outside the Client endpoint is answered by Denied, and
 // the first of those is logged.
 type restrictedCodec struct {
 	rpc.ServerCodec
