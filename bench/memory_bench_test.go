@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/drover-io/drover/nomad"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -49,15 +49,15 @@ func benchmarkPlacementMemory(b *testing.B, job map[string]any, clients int) {
 	jobSize := int64(len(encoded))
 	jobHeap := jobHeapSize(b, encoded)
 	total := jobAllocCount(job)
-	key, err := nomad.GenerateClusterKey()
+	key, err := nomadrpc.GenerateClusterKey()
 	if err != nil {
 		b.Fatal(err)
 	}
-	decoded, err := nomad.ParseClusterKey(key)
+	decoded, err := nomadrpc.ParseClusterKey(key)
 	if err != nil {
 		b.Fatal(err)
 	}
-	secret := nomad.EncodeRegistrationSecret(decoded)
+	secret := nomadrpc.EncodeRegistrationSecret(decoded)
 	for range b.N {
 		dir := b.TempDir()
 		server := startMeasuredAgent(b, "server", fmt.Sprintf(serverHCL, filepath.Join(dir, "server"), key))

@@ -15,7 +15,7 @@ import (
 	agentconfig "github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/internal/waitfor"
-	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -57,7 +57,7 @@ func mockJob(t *testing.T, a *agent.Agent, id string, tasks map[string]map[strin
 	for _, task := range tg.Tasks {
 		task.RestartPolicy = &structs.RestartPolicy{Interval: time.Hour, Delay: time.Second, Mode: structs.RestartPolicyModeFail}
 	}
-	_, err := a.Server().Apply(context.Background(), nomad.MsgJobRegister, &nomad.JobRegisterEntry{Job: job})
+	_, err := a.Server().Apply(context.Background(), logentry.MsgJobRegister, &logentry.JobRegister{Job: job})
 	must.NoError(t, err)
 	stored, err := a.Server().State().JobByID(nil, job.Namespace, job.ID)
 	must.NoError(t, err)
@@ -81,7 +81,7 @@ func placeMockAlloc(t *testing.T, a *agent.Agent, job *structs.Job) *structs.All
 		ClientStatus:  structs.AllocClientStatusPending,
 		CreateTime:    time.Now().UnixNano(),
 	}
-	_, err := a.Server().Apply(context.Background(), nomad.MsgAllocUpdate, &nomad.AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err := a.Server().Apply(context.Background(), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	return alloc
 }

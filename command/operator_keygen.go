@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/drover-io/drover/nomad"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // OperatorKeygenCommand prints a new cluster key, or the registration
@@ -59,7 +59,7 @@ func (c *OperatorKeygenCommand) Run(args []string) int {
 			c.Ui.Error("This command takes no arguments unless -registration-secret is given")
 			return exitError
 		}
-		key, err := nomad.GenerateClusterKey()
+		key, err := nomadrpc.GenerateClusterKey()
 		if err != nil {
 			c.Ui.Error(fmt.Sprintf("Error generating key: %v", err))
 			return exitError
@@ -80,11 +80,11 @@ func (c *OperatorKeygenCommand) Run(args []string) int {
 		}
 		encoded = line
 	}
-	key, err := nomad.ParseClusterKey(encoded)
+	key, err := nomadrpc.ParseClusterKey(encoded)
 	if err != nil {
 		c.Ui.Error(fmt.Sprintf("Error reading the key: %v", err))
 		return exitError
 	}
-	c.Ui.Output(nomad.EncodeRegistrationSecret(key))
+	c.Ui.Output(nomadrpc.EncodeRegistrationSecret(key))
 	return exitOK
 }

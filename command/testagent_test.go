@@ -15,7 +15,7 @@ import (
 
 	"github.com/drover-io/drover/command/agent"
 	agentconfig "github.com/drover-io/drover/command/agent/config"
-	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -115,7 +115,7 @@ func placeTestAlloc(t *testing.T, a *agent.Agent, allocID, jobID, evalID, nodeID
 		CreateTime:    time.Now().UnixNano(),
 		ModifyTime:    time.Now().UnixNano(),
 	}
-	_, err = a.Server().Apply(context.Background(), nomad.MsgAllocUpdate, &nomad.AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = a.Server().Apply(context.Background(), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 }
 

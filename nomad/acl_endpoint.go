@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/drover-io/drover/nomad/logentry"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -120,7 +122,7 @@ func (s *Server) bootstrapACLLocal(ctx context.Context, req *ACLBootstrapRequest
 		Global:     true,
 		CreateTime: time.Now().UTC(),
 	}
-	index, err := s.raftApply(ctx, MsgACLTokenBootstrap, &ACLTokenBootstrapEntry{Token: token, ResetIndex: resetIndex})
+	index, err := s.raftApply(ctx, logentry.MsgACLTokenBootstrap, &logentry.ACLTokenBootstrap{Token: token, ResetIndex: resetIndex})
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +165,7 @@ func (s *Server) UpsertACLPolicies(ctx context.Context, req *ACLPolicyUpsertRequ
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(ctx, MsgACLPolicyUpsert, &ACLPolicyUpsertEntry{Policies: req.Policies})
+		index, err := s.raftApply(ctx, logentry.MsgACLPolicyUpsert, &logentry.ACLPolicyUpsert{Policies: req.Policies})
 		return &IndexResponse{Index: index}, err
 	})
 }
@@ -174,7 +176,7 @@ func (s *Server) DeleteACLPolicies(ctx context.Context, req *ACLPolicyDeleteRequ
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(ctx, MsgACLPolicyDelete, &ACLPolicyDeleteEntry{Names: req.Names})
+		index, err := s.raftApply(ctx, logentry.MsgACLPolicyDelete, &logentry.ACLPolicyDelete{Names: req.Names})
 		return &IndexResponse{Index: index}, err
 	})
 }
@@ -204,7 +206,7 @@ func (s *Server) upsertACLTokensLocal(ctx context.Context, req *ACLTokenUpsertRe
 		}
 		tokens = append(tokens, t)
 	}
-	index, err := s.raftApply(ctx, MsgACLTokenUpsert, &ACLTokenUpsertEntry{Tokens: tokens})
+	index, err := s.raftApply(ctx, logentry.MsgACLTokenUpsert, &logentry.ACLTokenUpsert{Tokens: tokens})
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +265,7 @@ func prepareToken(st *state.StateStore, in *structs.ACLToken, now time.Time) (*s
 		}
 	}
 	if err := t.Validate(); err != nil {
-		return nil, withKind(ErrInvalidRequest, err)
+		return nil, nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	return t, nil
 }
@@ -341,7 +343,7 @@ func (s *Server) DeleteACLTokens(ctx context.Context, req *ACLTokenDeleteRequest
 		if err := s.requireACL(); err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(ctx, MsgACLTokenDelete, &ACLTokenDeleteEntry{AccessorIDs: req.AccessorIDs})
+		index, err := s.raftApply(ctx, logentry.MsgACLTokenDelete, &logentry.ACLTokenDelete{AccessorIDs: req.AccessorIDs})
 		return &IndexResponse{Index: index}, err
 	})
 }

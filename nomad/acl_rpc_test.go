@@ -16,7 +16,7 @@ import (
 // is a member, the ACL token the request carries is what decides.
 func rawCall(t *testing.T, s *Server, method string, args, reply any) error {
 	t.Helper()
-	return serverPool(t).call(testCtx(t), s.RPCAdvertise(), method, args, reply)
+	return serverPool(t).Call(testCtx(t), s.RPCAdvertise(), method, args, reply)
 }
 
 // anonymousCall sends one RPC over a connection that proves nothing.

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -34,21 +35,21 @@ func maxRunAlloc(t *testing.T) *structs.Allocation {
 
 func TestLogEntry_allocHoldsNoMaxRunDeadline(t *testing.T) {
 	alloc := maxRunAlloc(t)
-	for _, entry := range []logEntry{
-		&AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}},
-		&AllocClientUpdateEntry{Allocs: []*structs.Allocation{alloc}},
+	for _, entry := range []logentry.Entry{
+		&logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}},
+		&logentry.AllocClientUpdate{Allocs: []*structs.Allocation{alloc}},
 	} {
-		data, err := encodeLogEntry(entry.messageType(), entry)
+		data, err := logentry.Encode(entry.MessageType(), entry)
 		must.NoError(t, err)
 		must.StrContains(t, string(data), `"CreateTime"`)
-		must.StrNotContains(t, string(data), "MaxRunDeadline", must.Sprint(entry.messageType()))
+		must.StrNotContains(t, string(data), "MaxRunDeadline", must.Sprint(entry.MessageType()))
 	}
 }
 
 func TestFSMSnapshot_allocHoldsNoMaxRunDeadline(t *testing.T) {
 	fsm := testFSM(t)
 	alloc := maxRunAlloc(t)
-	mustApply(t, fsm, 1, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	mustApply(t, fsm, 1, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 
 	snap, err := fsm.Snapshot()
 	must.NoError(t, err)
@@ -67,10 +68,10 @@ func TestDecodeLogEntry_oldEntryWithMaxRunDeadline(t *testing.T) {
 	must.NoError(t, err)
 	must.True(t, bytes.Contains(data, []byte(`"MaxRunDeadline":1735787055000000000`)))
 
-	typ, entry, err := decodeLogEntry(data)
+	typ, entry, err := logentry.Decode(data)
 	must.NoError(t, err)
-	must.Eq(t, MsgAllocUpdate, typ)
-	alloc := entry.(*AllocUpdateEntry).Allocs[0]
+	must.Eq(t, logentry.MsgAllocUpdate, typ)
+	alloc := entry.(*logentry.AllocUpdate).Allocs[0]
 	deadline, ok := alloc.MaxRunDeadline()
 	must.True(t, ok)
 	must.Eq(t, oldDeadline.UnixNano(), deadline.UnixNano())

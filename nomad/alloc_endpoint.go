@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -61,13 +62,13 @@ func (s *Server) allocStopLocal(ctx context.Context, req *AllocStopRequest) (*Al
 		return nil, fmt.Errorf("allocation %q: %w", req.AllocID, ErrNotFound)
 	}
 	eval := allocJobEval(s.State(), alloc, structs.EvalTriggerAllocStop, time.Now().UnixNano())
-	entry := &AllocDesiredStatusEntry{
+	entry := &logentry.AllocDesiredStatus{
 		AllocIDs: []string{alloc.ID},
 		Desired:  structs.AllocDesiredStatusStop,
 		Desc:     allocStopDescription,
 		Evals:    []*structs.Evaluation{eval},
 	}
-	index, err := s.raftApply(ctx, MsgAllocDesiredStatus, entry)
+	index, err := s.raftApply(ctx, logentry.MsgAllocDesiredStatus, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 			return nil, err
 		}
 	}
-	entry := &AllocClientUpdateEntry{Allocs: make([]*structs.Allocation, 0, len(req.Allocs))}
+	entry := &logentry.AllocClientUpdate{Allocs: make([]*structs.Allocation, 0, len(req.Allocs))}
 	evaluated := make(map[[2]string]bool)
 	for i, update := range req.Allocs {
 		if update == nil {
@@ -131,7 +132,7 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 			entry.Evals = append(entry.Evals, eval)
 		}
 	}
-	index, err := s.raftApply(ctx, MsgAllocClientUpdate, entry)
+	index, err := s.raftApply(ctx, logentry.MsgAllocClientUpdate, entry)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -60,7 +61,7 @@ func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunReques
 	if err != nil {
 		return nil, err
 	}
-	index, err := s.raftApply(ctx, MsgAllocMaxRunOverride, &AllocMaxRunEntry{AllocID: alloc.ID, Override: override})
+	index, err := s.raftApply(ctx, logentry.MsgAllocMaxRunOverride, &logentry.AllocMaxRun{AllocID: alloc.ID, Override: override})
 	if err != nil {
 		return nil, err
 	}

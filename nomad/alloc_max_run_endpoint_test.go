@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -25,7 +26,7 @@ func maxRunAllocOnServer(t *testing.T, s *Server, jobType string, budget *time.D
 	must.NoError(t, err)
 	alloc := testAlloc(stored, "node-1")
 	alloc.CreateTime = created.UnixNano()
-	_, err = s.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = s.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	return alloc
 }
@@ -130,7 +131,7 @@ func TestServer_AllocMaxRunOverrideAndJobUpdates(t *testing.T) {
 		must.NoError(t, err)
 		planned := alloc.Copy()
 		planned.Job = stored
-		_, err = s.Apply(ctx, MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{planned}})
+		_, err = s.Apply(ctx, logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{planned}})
 		must.NoError(t, err)
 		got, err := s.State().AllocByID(nil, alloc.ID)
 		must.NoError(t, err)

@@ -4,29 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/drover-io/drover/nomad/logentry"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // RaftApplyRequest is a log entry forwarded to the leader as it is.
 type RaftApplyRequest struct {
 	WriteDeadline
-	Type  MessageType
+	Type  logentry.MessageType
 	Entry json.RawMessage
 }
 
 // Apply appends a log entry of type msgType, built by the caller, and
 // returns the index it was applied at. req must be the entry type of
-// msgType (a *JobRegisterEntry for MsgJobRegister, and so on). A job the
-// entry registers is checked as a registered one is, here, before the
+// msgType (a *logentry.JobRegister for MsgJobRegister, and so on). A job
+// the entry registers is checked as a registered one is, here, before the
 // entry goes to the leader.
-func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint64, error) {
-	entry, ok := req.(logEntry)
+func (s *Server) Apply(ctx context.Context, msgType logentry.MessageType, req any) (uint64, error) {
+	entry, ok := req.(logentry.Entry)
 	if !ok || entry == nil {
 		return 0, invalidf("apply %s: %T is not a log entry", msgType, req)
 	}
-	if got := entry.messageType(); got != msgType {
+	if got := entry.MessageType(); got != msgType {
 		return 0, invalidf("apply %s: got a %s entry", msgType, got)
 	}
-	if reg, ok := entry.(*JobRegisterEntry); ok && reg.Job != nil {
+	if reg, ok := entry.(*logentry.JobRegister); ok && reg.Job != nil {
 		if err := s.checkSubmittedJob(ctx, reg.Job); err != nil {
 			return 0, err
 		}
@@ -43,9 +46,9 @@ func (s *Server) Apply(ctx context.Context, msgType MessageType, req any) (uint6
 }
 
 func (s *Server) applyLocal(ctx context.Context, req *RaftApplyRequest) (*IndexResponse, error) {
-	entry, err := newLogEntry(req.Type)
+	entry, err := logentry.New(req.Type)
 	if err != nil {
-		return nil, withKind(ErrInvalidRequest, err)
+		return nil, nomadrpc.WithKind(ErrInvalidRequest, err)
 	}
 	if err := json.Unmarshal(req.Entry, entry); err != nil {
 		return nil, invalidf("apply %s: decode entry: %v", req.Type, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -173,11 +174,11 @@ func (e *clientRPC) GetClientAllocs(args *ClientAllocsRequest, reply *ClientAllo
 	ctx, cancel := context.WithTimeout(e.srv.shutdownCtx, queryWait(args.MaxWait))
 	defer cancel()
 	if err := e.srv.checkNodeSecret(ctx, args.NodeID, args.SecretID); err != nil {
-		return encodeRPCError(err)
+		return nomadrpc.EncodeError(err)
 	}
 	resp, err := e.srv.GetClientAllocs(ctx, args.NodeID, args.MinIndex)
 	if err != nil {
-		return encodeRPCError(err)
+		return nomadrpc.EncodeError(err)
 	}
 	*reply = *resp
 	return nil

@@ -8,6 +8,8 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -16,7 +18,7 @@ import (
 func placeTestAlloc(t *testing.T, s *Server, job *structs.Job, nodeID string) *structs.Allocation {
 	t.Helper()
 	alloc := testAlloc(job, nodeID)
-	_, err := s.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err := s.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	stored, err := s.State().AllocByID(nil, alloc.ID)
 	must.NoError(t, err)
@@ -134,11 +136,11 @@ func TestIsServerUnavailable(t *testing.T) {
 	err := rpc.Call(context.Background(), "127.0.0.1:1", "Status.Ping", &struct{}{}, &reply)
 	must.Error(t, err)
 	must.True(t, IsServerUnavailable(err))
-	must.True(t, IsServerUnavailable(&RemoteError{Message: "no leader", sentinel: ErrNoLeader}))
-	must.True(t, IsServerUnavailable(&RemoteError{Message: "cannot reach the leader", sentinel: ErrLeaderUnreachable}),
+	must.True(t, IsServerUnavailable(&nomadrpc.RemoteError{Message: "no leader", Sentinel: ErrNoLeader}))
+	must.True(t, IsServerUnavailable(&nomadrpc.RemoteError{Message: "cannot reach the leader", Sentinel: ErrLeaderUnreachable}),
 		must.Sprint("another server may reach the leader"))
-	must.False(t, IsServerUnavailable(&RemoteError{Message: "may still apply", sentinel: ErrMayStillApply}))
-	must.False(t, IsServerUnavailable(&RemoteError{Message: "bad", sentinel: ErrInvalidRequest}))
+	must.False(t, IsServerUnavailable(&nomadrpc.RemoteError{Message: "may still apply", Sentinel: ErrMayStillApply}))
+	must.False(t, IsServerUnavailable(&nomadrpc.RemoteError{Message: "bad", Sentinel: ErrInvalidRequest}))
 	must.False(t, IsServerUnavailable(nil))
 	must.True(t, IsServerUnavailable(errors.New("connection reset")))
 }

@@ -6,6 +6,7 @@ import (
 	"net/rpc"
 	"time"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -13,7 +14,7 @@ import (
 // a client agent does. It keeps one connection per server address and is
 // safe for concurrent use; concurrent calls share a connection.
 type RPCClient struct {
-	pool *connPool
+	pool *nomadrpc.Pool
 }
 
 // RPCClientConfig says how an RPCClient connects.
@@ -32,7 +33,7 @@ type RPCClientConfig struct {
 	// TLS, when set, runs every connection over mutual TLS with the
 	// servers of Region (the agent's tls.rpc); the client's certificate
 	// then proves what RegistrationSecret proves without TLS.
-	TLS    *RPCTLS
+	TLS    *nomadrpc.TLS
 	Region string
 }
 
@@ -42,19 +43,19 @@ func NewRPCClient(cfg RPCClientConfig) *RPCClient {
 	if timeout <= 0 {
 		timeout = DefaultConfig().RPCDialTimeout
 	}
-	creds := credentials{role: roleAnonymous}
+	creds := nomadrpc.Credentials{Role: nomadrpc.RoleAnonymous}
 	if len(cfg.RegistrationSecret) > 0 {
-		creds = credentials{role: roleClient, secret: append([]byte(nil), cfg.RegistrationSecret...)}
+		creds = nomadrpc.Credentials{Role: nomadrpc.RoleClient, Secret: append([]byte(nil), cfg.RegistrationSecret...)}
 	}
-	dialer := newRPCDialer(creds, newInstanceID())
+	dialer := nomadrpc.NewDialer(creds, nomadrpc.NewInstanceID())
 	if cfg.TLS != nil {
 		region := cfg.Region
 		if region == "" {
 			region = structs.DefaultRegion
 		}
-		dialer.tls = cfg.TLS.dialConfig(region)
+		dialer.TLS = cfg.TLS.DialConfig(region)
 	}
-	return &RPCClient{pool: newConnPool(timeout, dialer)}
+	return &RPCClient{pool: nomadrpc.NewPool(timeout, dialer)}
 }
 
 // Call invokes method ("Node.Register", ...) on the server at addr
@@ -62,11 +63,11 @@ func NewRPCClient(cfg RPCClientConfig) *RPCClient {
 // endpoint returned is a *RemoteError that matches the sentinels of this
 // package (ErrNotFound, ErrNoLeader, ...) with errors.Is.
 func (c *RPCClient) Call(ctx context.Context, addr, method string, args, reply any) error {
-	return c.pool.call(ctx, addr, method, args, reply)
+	return c.pool.Call(ctx, addr, method, args, reply)
 }
 
 // Close closes every connection; later calls fail.
-func (c *RPCClient) Close() { c.pool.close() }
+func (c *RPCClient) Close() { c.pool.Close() }
 
 // IsServerUnavailable reports whether err means that the server called
 // could not serve the request at all: it could not be reached, the
@@ -77,9 +78,9 @@ func IsServerUnavailable(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrNoLeader) || errors.Is(err, ErrLeaderUnreachable) || errors.Is(err, errPoolClosed) {
+	if errors.Is(err, ErrNoLeader) || errors.Is(err, ErrLeaderUnreachable) || errors.Is(err, nomadrpc.ErrPoolClosed) {
 		return true
 	}
-	var remote *RemoteError
+	var remote *nomadrpc.RemoteError
 	return !errors.As(err, &remote) || errors.Is(err, rpc.ErrShutdown)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -24,7 +25,7 @@ import (
 // as it does for a write that came over HTTP.
 type clientRPC struct {
 	srv  *Server
-	role connRole
+	role nomadrpc.ConnRole
 }
 
 // serveClient runs fn with a context bounded by the forward timeout and
@@ -32,7 +33,7 @@ type clientRPC struct {
 func (s *Server) serveClient(fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithTimeout(s.shutdownCtx, s.config.ForwardTimeout)
 	defer cancel()
-	return encodeRPCError(fn(ctx))
+	return nomadrpc.EncodeError(fn(ctx))
 }
 
 // Register serves a node's registration. The leader checks the secret ID
@@ -42,7 +43,7 @@ func (e *clientRPC) Register(args *NodeRegisterRequest, reply *NodeUpdateRespons
 		if args.Node == nil || args.Node.SecretID == "" {
 			return invalidf("node register: a node registers with its secret ID")
 		}
-		req := &NodeRegisterRequest{Node: args.Node, NewNodeAllowed: e.role >= roleClient}
+		req := &NodeRegisterRequest{Node: args.Node, NewNodeAllowed: e.role >= nomadrpc.RoleClient}
 		return fill(reply)(e.srv.nodeRegister(ctx, req))
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -44,6 +45,6 @@ func TestClientEndpoint_WritesThroughAFollower(t *testing.T) {
 	})
 
 	// The server-to-server endpoint keeps refusing to forward twice.
-	err := serverPool(t).call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID()), NewNodeAllowed: true}, &reg)
-	must.ErrorIs(t, err, errNotLeader)
+	err := serverPool(t).Call(ctx, addr, "Node.Register", &NodeRegisterRequest{Node: testNode(structs.GenerateUUID()), NewNodeAllowed: true}, &reg)
+	must.ErrorIs(t, err, nomadrpc.ErrNotLeader)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -125,7 +127,7 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 				return false
 			}
 			for i, m := range members {
-				if m.ID != ids[i] || m.Status != MemberStatusAlive || !m.Voter || m.HTTPAddr == "" {
+				if m.ID != ids[i] || m.Status != membership.StatusAlive || !m.Voter || m.HTTPAddr == "" {
 					return false
 				}
 			}
@@ -171,7 +173,7 @@ func TestCluster_FormsAndForwardsWrites(t *testing.T) {
 
 	// The generic apply is forwarded too.
 	alloc := testAlloc(testJob("forwarded"), "node-1")
-	_, err = f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = f.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	for _, s := range c.servers {
 		waitfor.True(t, "alloc everywhere", func() bool {

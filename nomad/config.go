@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -96,7 +97,7 @@ type Config struct {
 	// TLS, when set, runs every RPC and raft connection over mutual TLS;
 	// peers' certificates then say what they are, and ClusterKey is not
 	// needed to form a cluster.
-	TLS *RPCTLS
+	TLS *nomadrpc.TLS
 
 	// RPCHandshakeTimeout bounds how long an accepted connection may take
 	// to say what it carries and prove who its peer is.

@@ -1,23 +1,27 @@
-// Package nomad is the Drover server: the raft-replicated cluster state, the
-// FSM that applies the raft log to the state store, the RPC that servers
-// speak among themselves, cluster formation, and the write endpoints.
+// Package nomad is the Drover server: it ties raft, the FSM that applies
+// the raft log to the state store, the server's endpoints (writes and
+// reads), cluster formation and the leader's loops together. What can
+// stand alone lives in the subpackages below, none of which imports
+// nomad:
 //
-// # One port
-//
-// A server listens on one TCP port (4647 by default). The first byte of
-// every connection says what it carries: 0x01 raft (handed to raft's
-// network transport through a stream layer), 0x02 RPC (Go's net/rpc with
-// the JSON-RPC codec). This RPC is internal to Drover; clients and users
-// speak the HTTP API. The peer then proves its role: by its certificate
-// under TLS (rpc_tls.go), else by a handshake bound to the connection
-// after which both directions travel in sealed records (handshake.go,
-// record.go). What a connection may send depends on that role
-// (rpc_request_limit.go).
+//   - rpc: the one TCP port, its handshake, TLS, sealed records and
+//     limits, the connection pool, and the error kinds that survive a hop;
+//   - logentry: the raft log's entries, how each validates and applies
+//     itself to the state store, and the events it publishes;
+//   - raftstore: raft's log, stable and snapshot stores;
+//   - broker: the eval broker, blocked evaluations, plan queue and the
+//     reaper of failed and redundant evaluations;
+//   - planeval: the check of a plan against the state;
+//   - heartbeat, periodic, drainer, jobstatus, maxrunstats: the leader's
+//     loops (maxrunstats runs on every server), each handed what it needs
+//     of the server, a function or a small interface;
+//   - membership: the servers this server knows of;
+//   - state, stream, snapshot: the state store, the event stream, the
+//     snapshot archive.
 //
 // # Writes
 //
-// Every write is a raft log entry: a message type byte followed by the
-// entry as JSON (see MessageType and the *Entry types). Write methods on
+// Every write is a raft log entry (package logentry). Write methods on
 // Server run on the leader; on a follower they forward the request over
 // RPC to the leader, waiting for one to be elected if need be. A forwarded
 // request is never forwarded again: a server that receives one and is not
@@ -43,7 +47,17 @@
 //
 // # Reads
 //
-// Reads are local: callers query Server.State() with blocking queries.
+// Every read of the state by a caller, the HTTP API or a client over
+// RPC, goes through one door, read (read.go), with the caller's identity
+// in its QueryOptions: the ACL its list reads filter by, and the token.
+// read owns what a blocking query means (minimum index, bounded wait,
+// watch sets, a store swapped by a snapshot restore), the index a result
+// is reported at, and whether this server may answer at all: a read that
+// is not stale first catches up with the leader's state (read_index.go),
+// and a server that knows no leader answers ErrNoLeader. The read methods
+// (read_jobs.go, read_allocs.go, read_evals.go, read_nodes.go, ...) only
+// say what to read. Server.State is for the server's own loops and for
+// tests, not for callers.
 //
 // # Forming a cluster
 //
@@ -57,35 +71,14 @@
 // # The leader's loops
 //
 // Whichever server leads runs the scheduling machinery; it starts on
-// gaining leadership (raft's LeaderCh) and stops on losing it. The FSM
-// tells it, on the goroutine that applies the log, what each entry
-// changed.
-//
-//   - The eval broker hands pending evaluations to the workers, highest
-//     priority first, one per job at a time, redelivering those a worker
-//     gives back or holds too long, up to a delivery limit after which the
-//     evaluation fails with a delayed follow-up. Evaluations with a
-//     WaitUntil wait for it.
-//   - Blocked evaluations (allocations left unplaced for lack of room) wait
-//     until capacity appears: a node registers or becomes ready or
-//     eligible, or an allocation stops.
-//   - Workers (one per core) run the scheduler of the evaluation's job type
-//     over a snapshot of the state and submit its plans.
-//   - The plan applier checks each plan against the latest state, including
-//     the plan still being committed, keeps the nodes whose part still fits,
-//     stamps CreateTime and ModifyTime and commits them in one raft entry,
-//     checking the next plan while the previous one commits.
-//   - Heartbeat timers mark down the nodes that stop heartbeating; their
-//     allocations are then lost and replaced.
-//   - The periodic dispatcher launches the children of periodic jobs on
-//     their cron schedules, and once for a run missed while there was no
-//     leader.
-//   - The job status updater derives each job's status from its
-//     allocations and evaluations.
-//   - The drainer migrates the service allocations off draining nodes, lets
-//     batch work finish, and stops what is left at the deadline.
-//
-// On gaining leadership the leader restores what the state holds: pending
-// and blocked evaluations, heartbeat timers (with a failover TTL) and the
-// periodic schedules.
+// gaining leadership (raft's LeaderCh) and stops on losing it (leader.go).
+// The FSM tells it, on the goroutine that applies the log, what each entry
+// changed. Workers (worker.go, one per core) run the scheduler of each
+// evaluation the broker hands them over a snapshot of the state and
+// submit its plans; the plan applier (plan_apply.go) checks each plan
+// against the latest state (package planeval), including the plan still
+// being committed, and commits what fits in one raft entry while it
+// checks the next. On gaining leadership the leader restores what the
+// state holds: pending and blocked evaluations, heartbeat timers (with a
+// failover TTL) and the periodic schedules.
 package nomad

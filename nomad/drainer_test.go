@@ -7,79 +7,9 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/drainer"
 	"github.com/drover-io/drover/structs"
 )
-
-func TestPlanDrain(t *testing.T) {
-	yes := true
-	alloc := func(id, jobType string, migrate bool) *structs.Allocation {
-		a := &structs.Allocation{
-			ID:            id,
-			Job:           &structs.Job{Type: jobType},
-			DesiredStatus: structs.AllocDesiredStatusRun,
-			ClientStatus:  structs.AllocClientStatusRunning,
-		}
-		if migrate {
-			a.DesiredTransition.Migrate = &yes
-		}
-		return a
-	}
-	done := alloc("done", structs.JobTypeService, false)
-	done.ClientStatus = structs.AllocClientStatusComplete
-	ids := func(allocs []*structs.Allocation) []string {
-		var out []string
-		for _, a := range allocs {
-			out = append(out, a.ID)
-		}
-		return out
-	}
-	cases := []struct {
-		name                  string
-		allocs                []*structs.Allocation
-		forced, ignoreSystem  bool
-		migrate, stop, system []string
-		done                  bool
-	}{
-		{name: "empty node", done: true},
-		{name: "finished allocations only", allocs: []*structs.Allocation{done}, done: true},
-		{
-			name:    "service migrates, batch finishes, system waits",
-			allocs:  []*structs.Allocation{alloc("svc", structs.JobTypeService, false), alloc("b", structs.JobTypeBatch, false), alloc("sys", structs.JobTypeSystem, false)},
-			migrate: []string{"svc"},
-		},
-		{
-			name:   "service already migrating",
-			allocs: []*structs.Allocation{alloc("svc", structs.JobTypeService, true)},
-		},
-		{
-			name:   "system last",
-			allocs: []*structs.Allocation{alloc("sys", structs.JobTypeSystem, false), done},
-			system: []string{"sys"},
-		},
-		{
-			name:         "system ignored",
-			allocs:       []*structs.Allocation{alloc("sys", structs.JobTypeSystem, false)},
-			ignoreSystem: true,
-			done:         true,
-		},
-		{
-			name:   "deadline passed",
-			allocs: []*structs.Allocation{alloc("svc", structs.JobTypeService, true), alloc("b", structs.JobTypeSysbatch, false), alloc("sys", structs.JobTypeSystem, false)},
-			forced: true,
-			stop:   []string{"svc", "b"},
-		},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			node := &structs.Node{ID: "n", DrainStrategy: &structs.DrainStrategy{IgnoreSystemJobs: c.ignoreSystem}}
-			act := planDrain(node, c.allocs, c.forced)
-			must.Eq(t, c.migrate, ids(act.migrate))
-			must.Eq(t, c.stop, ids(act.stop))
-			must.Eq(t, c.system, ids(act.system))
-			must.Eq(t, c.done, act.done)
-		})
-	}
-}
 
 // nodeByID returns the stored node.
 func nodeByID(t *testing.T, s *Server, id string) *structs.Node {
@@ -119,7 +49,7 @@ func TestDrain_MigratesServiceAndLetsBatchFinish(t *testing.T) {
 	must.Eq(t, webAlloc.ID, moved.PreviousAllocation)
 	old, err := s.State().AllocByID(nil, webAlloc.ID)
 	must.NoError(t, err)
-	must.True(t, isTrue(old.DesiredTransition.Migrate))
+	must.True(t, old.DesiredTransition.Migrate != nil && *old.DesiredTransition.Migrate)
 	must.Eq(t, structs.AllocDesiredStatusStop, old.DesiredStatus)
 
 	// The batch allocation keeps running, and the drain waits for it.
@@ -156,6 +86,16 @@ func TestDrain_DeadlineStopsWhatIsLeft(t *testing.T) {
 	})
 	stopped, err := s.State().AllocByID(nil, first.ID)
 	must.NoError(t, err)
-	must.Eq(t, drainDeadlineDesc, stopped.DesiredDescription)
+	must.Eq(t, drainer.DeadlineDescription, stopped.DesiredDescription)
 	waitfor.True(t, "the drain to complete", func() bool { return !nodeByID(t, s, drained.ID).Drain })
+}
+
+// TestDrain_EndsWithACLsOn: the drainer ends a drain with a write of the
+// server's own, which no user's permission decides.
+func TestDrain_EndsWithACLsOn(t *testing.T) {
+	s, _ := aclServer(t)
+	drained := registerNodes(t, s, 1)[0]
+	_, err := s.NodeUpdateDrain(testCtx(t), drained.ID, &structs.DrainStrategy{Deadline: time.Hour}, false)
+	must.NoError(t, err)
+	waitfor.True(t, "the drain of an empty node to complete", func() bool { return !nodeByID(t, s, drained.ID).Drain })
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -42,7 +43,7 @@ func TestServer_Durability(t *testing.T) {
 			job, err := s.State().JobByID(nil, structs.DefaultNamespace, "example")
 			must.NoError(t, err)
 			alloc := testAlloc(job, node.ID)
-			allocIndex, err := s.Apply(ctx, MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+			allocIndex, err := s.Apply(ctx, logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 			must.NoError(t, err)
 
 			if tc.snapshot {

@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -28,7 +29,7 @@ func (s *Server) UpsertEvals(ctx context.Context, evals []*structs.Evaluation) (
 }
 
 func (s *Server) upsertEvalsLocal(ctx context.Context, req *EvalUpsertRequest) (*IndexResponse, error) {
-	index, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: req.Evals})
+	index, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: req.Evals})
 	if err != nil {
 		return nil, err
 	}
@@ -45,4 +46,10 @@ func (e *evalRPC) Upsert(args *EvalUpsertRequest, reply *IndexResponse) error {
 		reply.Index = index
 		return err
 	})
+}
+
+// updateEvals writes evaluations through raft, for the leader's reaper.
+func (s *Server) updateEvals(ctx context.Context, evals []*structs.Evaluation) error {
+	_, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: evals})
+	return err
 }

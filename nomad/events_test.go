@@ -10,6 +10,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
@@ -54,7 +55,7 @@ func TestFSMEvents_JobAllocEvalLife(t *testing.T) {
 	fsm, _, sub := eventFSM(t)
 	job := testJob("example")
 	eval := testEval("example")
-	mustApply(t, fsm, 5, &JobRegisterEntry{Job: job, Eval: eval})
+	mustApply(t, fsm, 5, &logentry.JobRegister{Job: job, Eval: eval})
 	index, lines := nextBatch(t, sub)
 	must.Eq(t, 5, index)
 	must.Eq(t, []string{"Job JobRegistered example", "Evaluation EvaluationUpdated " + eval.ID}, lines)
@@ -64,11 +65,11 @@ func TestFSMEvents_JobAllocEvalLife(t *testing.T) {
 	alloc := testAlloc(job, "node-1")
 	alloc.Job = nil
 	alloc.ClientStatus = structs.AllocClientStatusPending
-	mustApply(t, fsm, 6, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}, Job: job})
+	mustApply(t, fsm, 6, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}, Job: job})
 	_, lines = nextBatch(t, sub)
 	must.Eq(t, []string{"Allocation PlanResult " + alloc.ID}, lines)
 
-	mustApply(t, fsm, 7, &AllocClientUpdateEntry{Allocs: []*structs.Allocation{{
+	mustApply(t, fsm, 7, &logentry.AllocClientUpdate{Allocs: []*structs.Allocation{{
 		ID: alloc.ID, ClientStatus: structs.AllocClientStatusComplete, ClientDescription: structs.AllocTimeoutReasonMaxRunDuration,
 	}}})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -85,25 +86,25 @@ func TestFSMEvents_JobAllocEvalLife(t *testing.T) {
 	must.True(t, b.Events[0].Payload.(*structs.Allocation) == stored)
 	must.NotNil(t, stored.Job)
 
-	mustApply(t, fsm, 8, &AllocDesiredStatusEntry{AllocIDs: []string{alloc.ID}, Desired: structs.AllocDesiredStatusStop})
+	mustApply(t, fsm, 8, &logentry.AllocDesiredStatus{AllocIDs: []string{alloc.ID}, Desired: structs.AllocDesiredStatusStop})
 	_, lines = nextBatch(t, sub)
 	must.Eq(t, []string{"Allocation AllocationUpdateDesiredStatus " + alloc.ID}, lines)
 
-	mustApply(t, fsm, 9, &JobStatusUpdateEntry{Namespace: job.Namespace, JobID: job.ID, Status: structs.JobStatusDead})
+	mustApply(t, fsm, 9, &logentry.JobStatusUpdate{Namespace: job.Namespace, JobID: job.ID, Status: structs.JobStatusDead})
 	_, lines = nextBatch(t, sub)
 	must.Eq(t, []string{"Job JobRegistered example"}, lines)
 
 	// Garbage collection and periodic launches publish nothing.
-	mustApply(t, fsm, 10, &EvalDeleteEntry{Evals: []string{eval.ID}, Allocs: []string{alloc.ID}})
-	mustApply(t, fsm, 11, &PeriodicLaunchEntry{Launch: &state.PeriodicLaunch{ID: "example", Namespace: job.Namespace, Launch: time.Unix(1, 0)}})
+	mustApply(t, fsm, 10, &logentry.EvalDelete{Evals: []string{eval.ID}, Allocs: []string{alloc.ID}})
+	mustApply(t, fsm, 11, &logentry.PeriodicLaunch{Launch: &state.PeriodicLaunch{ID: "example", Namespace: job.Namespace, Launch: time.Unix(1, 0)}})
 
 	stopEval := testEval("example")
-	mustApply(t, fsm, 12, &JobDeregisterEntry{Namespace: job.Namespace, JobID: job.ID, Eval: stopEval})
+	mustApply(t, fsm, 12, &logentry.JobDeregister{Namespace: job.Namespace, JobID: job.ID, Eval: stopEval})
 	index, lines = nextBatch(t, sub)
 	must.Eq(t, 12, index)
 	must.Eq(t, []string{"Job JobDeregistered example", "Evaluation EvaluationUpdated " + stopEval.ID}, lines)
 
-	mustApply(t, fsm, 13, &JobDeregisterEntry{Namespace: job.Namespace, JobID: job.ID, Purge: true})
+	mustApply(t, fsm, 13, &logentry.JobDeregister{Namespace: job.Namespace, JobID: job.ID, Purge: true})
 	_, lines = nextBatch(t, sub)
 	must.Eq(t, []string{"Job JobDeregistered example deleted"}, lines)
 }
@@ -111,11 +112,11 @@ func TestFSMEvents_JobAllocEvalLife(t *testing.T) {
 func TestFSMEvents_NodeLife(t *testing.T) {
 	fsm, _, sub := eventFSM(t)
 	node := testNode(structs.GenerateUUID())
-	mustApply(t, fsm, 1, &NodeRegisterEntry{Node: node})
-	mustApply(t, fsm, 2, &NodeUpdateEligibilityEntry{NodeID: node.ID, Eligibility: structs.NodeSchedulingIneligible, UpdatedAt: 2})
-	mustApply(t, fsm, 3, &NodeUpdateDrainEntry{NodeID: node.ID, DrainStrategy: &structs.DrainStrategy{Deadline: time.Minute}, UpdatedAt: 3})
-	mustApply(t, fsm, 4, &NodeUpdateStatusEntry{NodeID: node.ID, Status: structs.NodeStatusDown, UpdatedAt: 4})
-	mustApply(t, fsm, 5, &NodeDeregisterEntry{NodeIDs: []string{node.ID}})
+	mustApply(t, fsm, 1, &logentry.NodeRegister{Node: node})
+	mustApply(t, fsm, 2, &logentry.NodeUpdateEligibility{NodeID: node.ID, Eligibility: structs.NodeSchedulingIneligible, UpdatedAt: 2})
+	mustApply(t, fsm, 3, &logentry.NodeUpdateDrain{NodeID: node.ID, DrainStrategy: &structs.DrainStrategy{Deadline: time.Minute}, UpdatedAt: 3})
+	mustApply(t, fsm, 4, &logentry.NodeUpdateStatus{NodeID: node.ID, Status: structs.NodeStatusDown, UpdatedAt: 4})
+	mustApply(t, fsm, 5, &logentry.NodeDeregister{NodeIDs: []string{node.ID}})
 	var got []string
 	for range 5 {
 		_, lines := nextBatch(t, sub)
@@ -132,15 +133,15 @@ func TestFSMEvents_NodeLife(t *testing.T) {
 
 func TestFSMEvents_FailedEntryWithoutWritesPublishesNothing(t *testing.T) {
 	fsm, broker, _ := eventFSM(t)
-	resp := applyEntry(t, fsm, 1, &NodeUpdateStatusEntry{NodeID: "missing", Status: structs.NodeStatusDown})
+	resp := applyEntry(t, fsm, 1, &logentry.NodeUpdateStatus{NodeID: "missing", Status: structs.NodeStatusDown})
 	must.NotNil(t, resp)
 	must.Eq(t, stream.Stats{}, broker.Stats())
 }
 
 func TestFSMEvents_RestoreResetsTheStream(t *testing.T) {
 	fsm, broker, sub := eventFSM(t)
-	mustApply(t, fsm, 1, &JobRegisterEntry{Job: testJob("a")})
-	mustApply(t, fsm, 2, &JobRegisterEntry{Job: testJob("b")})
+	mustApply(t, fsm, 1, &logentry.JobRegister{Job: testJob("a")})
+	mustApply(t, fsm, 2, &logentry.JobRegister{Job: testJob("b")})
 	snap, err := fsm.Snapshot()
 	must.NoError(t, err)
 	sink := &memorySink{}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/rpc"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/logentry"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // forwardRetryWait is the pause between attempts to find the leader.
@@ -59,7 +58,7 @@ func leaderWrite[Req any, P forwardedRequest[Req], Resp any](ctx context.Context
 	for {
 		if s.IsLeader() {
 			resp, err := local(ctx, req)
-			if !errors.Is(err, errNotLeader) {
+			if !errors.Is(err, nomadrpc.ErrNotLeader) {
 				return resp, err
 			}
 			// Lost the leadership before the write entered the log:
@@ -75,7 +74,7 @@ func leaderWrite[Req any, P forwardedRequest[Req], Resp any](ctx context.Context
 		carryAuthToken(ctx, req)
 		carryDeadline(ctx, req)
 		err := s.forwardToLeader(ctx, method, req, &resp)
-		if errors.Is(err, errNotLeader) && s.IsLeader() {
+		if errors.Is(err, nomadrpc.ErrNotLeader) && s.IsLeader() {
 			continue // elected while forwarding: serve it here
 		}
 		if err != nil {
@@ -91,7 +90,7 @@ func leaderWrite[Req any, P forwardedRequest[Req], Resp any](ctx context.Context
 func serveForwarded[Req any, P forwardedRequest[Req], Resp any](ctx context.Context, s *Server, method string, req P,
 	local func(context.Context, P) (*Resp, error)) (*Resp, error) {
 	if !s.IsLeader() {
-		return nil, errNotLeader
+		return nil, nomadrpc.ErrNotLeader
 	}
 	ctx, cancel := withCarriedDeadline(ctx, req)
 	defer cancel()
@@ -147,7 +146,7 @@ func (s *Server) forwardToLeader(ctx context.Context, method string, args, reply
 			if done, err := fc.settle(ctx, leader, err); done {
 				return err
 			}
-			if trouble := s.leaderReach.trouble(leader); trouble != nil {
+			if trouble := s.leaderReach.Trouble(leader); trouble != nil {
 				return fc.unreachable(trouble)
 			}
 		}
@@ -160,7 +159,7 @@ func (s *Server) forwardToLeader(ctx context.Context, method string, args, reply
 		if s.IsLeader() {
 			// Elected meanwhile. Callers only forward as followers, so
 			// report it as a lost race and let them run the write here.
-			return fmt.Errorf("forward %s: %w", method, errNotLeader)
+			return fmt.Errorf("forward %s: %w", method, nomadrpc.ErrNotLeader)
 		}
 	}
 }
@@ -171,9 +170,9 @@ func (s *Server) callLeader(ctx context.Context, leader, method string, args, re
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go s.cancelOnLeaderChange(callCtx, cancel, leader)
-	err := s.pool.call(callCtx, leader, method, args, reply)
+	err := s.pool.Call(callCtx, leader, method, args, reply)
 	if callCtx.Err() == nil {
-		s.leaderReach.record(leader, err)
+		s.leaderReach.Record(leader, err)
 	}
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(callCtx), errLeaderChanged) && !notSent(err) {
 		return fmt.Errorf("rpc %s to %s: %w", method, leader, errLeaderChanged)
@@ -206,7 +205,7 @@ type forwardCall struct {
 //     it is tried again only if the method is repeatable and time is left;
 //     otherwise the write may still apply.
 func (fc *forwardCall) settle(ctx context.Context, leader string, err error) (bool, error) {
-	var remote *RemoteError
+	var remote *nomadrpc.RemoteError
 	switch {
 	case err == nil:
 		return true, nil
@@ -248,7 +247,7 @@ func (fc *forwardCall) expired(ctx context.Context) error {
 		return fc.outcomeUnknown(err)
 	}
 	if !errors.Is(cause, errShutdown) {
-		err = withKind(ErrNoLeader, err)
+		err = nomadrpc.WithKind(ErrNoLeader, err)
 	}
 	return fc.notRun(err)
 }
@@ -283,17 +282,9 @@ func (fc *forwardCall) notRun(err error) error {
 // be sent (no connection; the pool is closed), or its receiver answered
 // that it is not the leader, or knows none.
 func notSent(err error) bool {
-	var de *dialError
-	return errors.As(err, &de) || errors.Is(err, errPoolClosed) ||
-		errors.Is(err, errNotLeader) || errors.Is(err, ErrNoLeader)
-}
-
-// connectionLost reports whether err is the connection to the receiver
-// breaking, not an answer from it.
-func connectionLost(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, rpc.ErrShutdown) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, net.ErrClosed)
+	var de *nomadrpc.DialError
+	return errors.As(err, &de) || errors.Is(err, nomadrpc.ErrPoolClosed) ||
+		errors.Is(err, nomadrpc.ErrNotLeader) || errors.Is(err, ErrNoLeader)
 }
 
 // repeatableForwards are the forwarded requests that may run twice
@@ -327,14 +318,14 @@ func (s *Server) serveRPC(fn func(ctx context.Context) error) error {
 // ended before its first entry is proposed; once proposed, an entry whose
 // result does not come before ctx ends, or whose leader loses its
 // leadership meanwhile, is ErrMayStillApply.
-func (s *Server) raftApply(ctx context.Context, t MessageType, entry logEntry) (uint64, error) {
+func (s *Server) raftApply(ctx context.Context, t logentry.MessageType, entry logentry.Entry) (uint64, error) {
 	if entry == nil {
 		return 0, invalidf("%s: no entry", t)
 	}
-	if err := entry.validate(); err != nil {
+	if err := entry.Validate(); err != nil {
 		return 0, err
 	}
-	data, err := encodeLogEntry(t, entry)
+	data, err := logentry.Encode(t, entry)
 	if err != nil {
 		return 0, err
 	}
@@ -396,7 +387,7 @@ func raftApplyError(err error) error {
 // enter the log because this server is not (or no longer) the leader.
 func raftWriteError(err error) error {
 	if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipTransferInProgress) {
-		return withKind(errNotLeader, err)
+		return nomadrpc.WithKind(nomadrpc.ErrNotLeader, err)
 	}
 	return err
 }
@@ -418,7 +409,7 @@ func (s *Server) leaderBarrier(ctx context.Context) error {
 		if errors.Is(err, raft.ErrLeadershipLost) {
 			// A barrier carries no write, so trying again elsewhere
 			// cannot apply anything twice.
-			err = withKind(errNotLeader, err)
+			err = nomadrpc.WithKind(nomadrpc.ErrNotLeader, err)
 		}
 		return fmt.Errorf("wait for the state to catch up: %w", raftWriteError(err))
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -102,7 +103,7 @@ func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
 		alloc := testAlloc(testJob("during-freeze"), "node-1")
 		done := make(chan error, 1)
 		go func() {
-			_, err := f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+			_, err := f.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 			done <- err
 		}()
 		frozen.waitHolding(t, "Raft.Apply")
@@ -129,7 +130,7 @@ func TestForward_FollowsALeaderChangeWhileTheLeaderIsFrozen(t *testing.T) {
 		alloc := testAlloc(job, "node-1")
 		done := make(chan error, 1)
 		go func() {
-			_, err := f.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+			_, err := f.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 			done <- err
 		}()
 		frozen.waitHolding(t, "Raft.Apply")
@@ -184,7 +185,7 @@ func TestRaftApply_RefusesAnExpiredWriteOnlyBeforeItsFirstEntry(t *testing.T) {
 	expired, cancel := context.WithCancel(withProposal(context.Background()))
 	cancel()
 	job := testJob("expired")
-	_, err := s.raftApply(expired, MsgJobRegister, &JobRegisterEntry{Job: job, Eval: testEval(job.ID)})
+	_, err := s.raftApply(expired, logentry.MsgJobRegister, &logentry.JobRegister{Job: job, Eval: testEval(job.ID)})
 	must.ErrorIs(t, err, ErrNotApplied)
 	must.False(t, errors.Is(err, ErrMayStillApply))
 	got, err := s.State().JobByID(nil, structs.DefaultNamespace, "expired")
@@ -195,11 +196,11 @@ func TestRaftApply_RefusesAnExpiredWriteOnlyBeforeItsFirstEntry(t *testing.T) {
 	// if its deadline passes before the next.
 	ctx, cancel := context.WithCancel(withProposal(context.Background()))
 	first := testJob("first")
-	_, err = s.raftApply(ctx, MsgJobRegister, &JobRegisterEntry{Job: first, Eval: testEval(first.ID)})
+	_, err = s.raftApply(ctx, logentry.MsgJobRegister, &logentry.JobRegister{Job: first, Eval: testEval(first.ID)})
 	must.NoError(t, err)
 	cancel()
 	second := testJob("second")
-	_, err = s.raftApply(ctx, MsgJobRegister, &JobRegisterEntry{Job: second, Eval: testEval(second.ID)})
+	_, err = s.raftApply(ctx, logentry.MsgJobRegister, &logentry.JobRegister{Job: second, Eval: testEval(second.ID)})
 	if err != nil {
 		// Its result may not be awaited, but it is not refused.
 		must.ErrorIs(t, err, ErrMayStillApply)

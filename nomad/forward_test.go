@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 func TestForwardCall_Settle(t *testing.T) {
 	lost := fmt.Errorf("rpc Job.Register to 127.0.0.1:4647: %w", io.ErrUnexpectedEOF)
 	changed := fmt.Errorf("rpc Job.Register to 127.0.0.1:4647: %w", errLeaderChanged)
-	remote := func(kind error) error { return &RemoteError{Message: "from the leader", sentinel: kind} }
+	remote := func(kind error) error { return &nomadrpc.RemoteError{Message: "from the leader", Sentinel: kind} }
 	cases := []struct {
 		name    string
 		method  string
@@ -27,8 +29,8 @@ func TestForwardCall_Settle(t *testing.T) {
 		wantKind error // nil: the error as it came, or none
 	}{
 		{name: "success", method: "Job.Register", wantDone: true},
-		{name: "never dialled", method: "Periodic.Force", err: &dialError{addr: "x", err: syscall.ECONNREFUSED}},
-		{name: "receiver not the leader", method: "Periodic.Force", err: remote(errNotLeader)},
+		{name: "never dialled", method: "Periodic.Force", err: &nomadrpc.DialError{Addr: "x", Err: syscall.ECONNREFUSED}},
+		{name: "receiver not the leader", method: "Periodic.Force", err: remote(nomadrpc.ErrNotLeader)},
 		{name: "receiver knows no leader", method: "Periodic.Force", err: remote(ErrNoLeader)},
 		{name: "repeatable, connection broke", method: "Node.Heartbeat", err: lost},
 		{name: "repeatable, connection reset", method: readIndexMethod, err: fmt.Errorf("rpc: %w", syscall.ECONNRESET)},
@@ -75,7 +77,7 @@ func TestForwardCall_ExpiredSaysWhetherTheWriteRan(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	neverSent := &forwardCall{method: "Job.Register", write: true, lastErr: &dialError{addr: "x", err: syscall.ECONNREFUSED}}
+	neverSent := &forwardCall{method: "Job.Register", write: true, lastErr: &nomadrpc.DialError{Addr: "x", Err: syscall.ECONNREFUSED}}
 	err := neverSent.expired(ctx)
 	must.ErrorIs(t, err, ErrNotApplied)
 	must.ErrorIs(t, err, ErrNoLeader)

@@ -1,8 +1,6 @@
 package nomad
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -10,59 +8,12 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/structs"
 )
-
-// logEntry is the body of a raft log entry: one write to the state store.
-type logEntry interface {
-	// messageType is the type byte the entry is written with.
-	messageType() MessageType
-
-	// validate checks the entry's shape. The leader runs it before an
-	// entry enters the log, so no path into the log can skip it.
-	validate() error
-
-	// applyTo writes the entry to s at the entry's raft index. It must
-	// depend only on the entry, the index and s, so that every server
-	// ends with the same state.
-	applyTo(s *state.StateStore, index uint64) error
-
-	// evals returns the evaluations the entry writes, if any.
-	evals() []*structs.Evaluation
-}
-
-// encodeLogEntry renders an entry as a raft log entry.
-func encodeLogEntry(t MessageType, entry logEntry) ([]byte, error) {
-	if entry == nil {
-		return nil, fmt.Errorf("encode %s entry: entry is nil", t)
-	}
-	if got := entry.messageType(); got != t {
-		return nil, fmt.Errorf("encode %s entry: got a %s entry", t, got)
-	}
-	body, err := json.Marshal(entry)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s entry: %w", t, err)
-	}
-	return append([]byte{byte(t)}, body...), nil
-}
-
-// decodeLogEntry parses a raft log entry.
-func decodeLogEntry(data []byte) (MessageType, logEntry, error) {
-	if len(data) == 0 {
-		return 0, nil, errors.New("empty raft log entry")
-	}
-	t := MessageType(data[0])
-	entry, err := newLogEntry(t)
-	if err != nil {
-		return t, nil, err
-	}
-	if err := json.Unmarshal(data[1:], entry); err != nil {
-		return t, nil, fmt.Errorf("decode %s entry: %w", t, err)
-	}
-	return t, entry, nil
-}
 
 // EvalHook is told of the pending evaluations each applied entry wrote.
 type EvalHook func(evals []*structs.Evaluation)
@@ -78,13 +29,13 @@ type FSM struct {
 	events atomic.Pointer[stream.Broker]
 	// maxRunStats, when set, counts the timeouts each applied entry
 	// recorded.
-	maxRunStats atomic.Pointer[maxRunStats]
+	maxRunStats atomic.Pointer[maxrunstats.Stats]
 }
 
 // applyObserver is told of every entry the FSM applied, with its index, on
 // the goroutine that applies the log. The leader's loops use it to learn
 // what changed; it must not block.
-type applyObserver func(index uint64, entry logEntry)
+type applyObserver func(index uint64, entry logentry.Entry)
 
 // setApplyObserver installs fn; nil removes it.
 func (f *FSM) setApplyObserver(fn applyObserver) {
@@ -140,7 +91,7 @@ func (f *FSM) setEventBroker(b *stream.Broker) {
 // reads that catch up with the leader wait for (read_index.go).
 func (f *FSM) Apply(l *raft.Log) any {
 	defer f.recordApplied(l.Index)
-	t, entry, err := decodeLogEntry(l.Data)
+	t, entry, err := logentry.Decode(l.Data)
 	if err != nil {
 		f.logger.Error("skipping raft log entry", "index", l.Index, "error", err)
 		return err
@@ -149,7 +100,7 @@ func (f *FSM) Apply(l *raft.Log) any {
 		f.logger.Error("apply raft log entry", "index", l.Index, "type", t, "error", err)
 		return err
 	}
-	f.notifyEvals(entry.evals())
+	f.notifyEvals(entry.WrittenEvals())
 	if obs := f.observer.Load(); obs != nil {
 		(*obs)(l.Index, entry)
 	}
@@ -159,18 +110,18 @@ func (f *FSM) Apply(l *raft.Log) any {
 // applyEntry writes entry to the state and, with an event broker, publishes
 // what it changed, even when the entry failed after some of its writes:
 // the stream tells what the state holds.
-func (f *FSM) applyEntry(entry logEntry, index uint64) error {
+func (f *FSM) applyEntry(entry logentry.Entry, index uint64) error {
 	st := f.State()
 	broker, stats := f.events.Load(), f.maxRunStats.Load()
 	if broker == nil && stats == nil {
-		return entry.applyTo(st, index)
+		return entry.ApplyTo(st, index)
 	}
-	changes, err := st.RecordChanges(func() error { return entry.applyTo(st, index) })
+	changes, err := st.RecordChanges(func() error { return entry.ApplyTo(st, index) })
 	if broker != nil {
-		broker.Publish(index, entryEvents(entry, changes))
+		broker.Publish(index, logentry.Events(entry, changes))
 	}
 	if stats != nil {
-		stats.observe(changes)
+		stats.Observe(changes)
 	}
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -22,18 +23,18 @@ func testFSM(t *testing.T) *FSM {
 }
 
 // applyEntry applies an entry at index and returns what Apply returned.
-func applyEntry(t *testing.T, fsm *FSM, index uint64, entry logEntry) any {
+func applyEntry(t *testing.T, fsm *FSM, index uint64, entry logentry.Entry) any {
 	t.Helper()
-	data, err := encodeLogEntry(entry.messageType(), entry)
+	data, err := logentry.Encode(entry.MessageType(), entry)
 	must.NoError(t, err)
 	return fsm.Apply(&raft.Log{Index: index, Term: 1, Type: raft.LogCommand, Data: data})
 }
 
 // mustApply applies an entry that must succeed.
-func mustApply(t *testing.T, fsm *FSM, index uint64, entry logEntry) {
+func mustApply(t *testing.T, fsm *FSM, index uint64, entry logentry.Entry) {
 	t.Helper()
 	if resp := applyEntry(t, fsm, index, entry); resp != nil {
-		t.Fatalf("apply %s at %d: %v", entry.messageType(), index, resp)
+		t.Fatalf("apply %s at %d: %v", entry.MessageType(), index, resp)
 	}
 }
 
@@ -43,7 +44,7 @@ func TestFSM_JobRegister(t *testing.T) {
 	fsm.SetEvalHook(func(evals []*structs.Evaluation) { hooked = append(hooked, evals...) })
 
 	job, eval := testJob("example"), testEval("example")
-	mustApply(t, fsm, 10, &JobRegisterEntry{Job: job, Eval: eval})
+	mustApply(t, fsm, 10, &logentry.JobRegister{Job: job, Eval: eval})
 
 	got, err := fsm.State().JobByID(nil, structs.DefaultNamespace, "example")
 	must.NoError(t, err)
@@ -64,11 +65,11 @@ func TestFSM_JobRegister(t *testing.T) {
 
 func TestFSM_JobRegister_EnforceIndex(t *testing.T) {
 	fsm := testFSM(t)
-	mustApply(t, fsm, 5, &JobRegisterEntry{Job: testJob("example")})
+	mustApply(t, fsm, 5, &logentry.JobRegister{Job: testJob("example")})
 
 	changed := testJob("example")
 	changed.Meta = map[string]string{"v": "2"}
-	resp := applyEntry(t, fsm, 6, &JobRegisterEntry{Job: changed, EnforceIndex: true, JobModifyIndex: 4})
+	resp := applyEntry(t, fsm, 6, &logentry.JobRegister{Job: changed, EnforceIndex: true, JobModifyIndex: 4})
 	err, ok := resp.(error)
 	must.True(t, ok)
 	must.ErrorIs(t, err, ErrIndexConflict)
@@ -78,7 +79,7 @@ func TestFSM_JobRegister_EnforceIndex(t *testing.T) {
 	must.NoError(t, err)
 	must.Eq(t, 5, got.JobModifyIndex, must.Sprint("a refused register must not write"))
 
-	mustApply(t, fsm, 7, &JobRegisterEntry{Job: changed, EnforceIndex: true, JobModifyIndex: 5})
+	mustApply(t, fsm, 7, &logentry.JobRegister{Job: changed, EnforceIndex: true, JobModifyIndex: 5})
 	got, err = fsm.State().JobByID(nil, structs.DefaultNamespace, "example")
 	must.NoError(t, err)
 	must.Eq(t, 7, got.JobModifyIndex)
@@ -95,10 +96,10 @@ func TestFSM_JobDeregister(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fsm := testFSM(t)
-			mustApply(t, fsm, 1, &JobRegisterEntry{Job: testJob("example")})
+			mustApply(t, fsm, 1, &logentry.JobRegister{Job: testJob("example")})
 			eval := testEval("example")
 			eval.TriggeredBy = structs.EvalTriggerJobDeregister
-			mustApply(t, fsm, 2, &JobDeregisterEntry{
+			mustApply(t, fsm, 2, &logentry.JobDeregister{
 				Namespace: structs.DefaultNamespace, JobID: "example", Purge: tc.purge, Eval: eval,
 			})
 
@@ -119,7 +120,7 @@ func TestFSM_JobDeregister(t *testing.T) {
 
 func TestFSM_JobDeregister_NotFound(t *testing.T) {
 	fsm := testFSM(t)
-	resp := applyEntry(t, fsm, 1, &JobDeregisterEntry{Namespace: structs.DefaultNamespace, JobID: "missing"})
+	resp := applyEntry(t, fsm, 1, &logentry.JobDeregister{Namespace: structs.DefaultNamespace, JobID: "missing"})
 	err, ok := resp.(error)
 	must.True(t, ok)
 	must.ErrorIs(t, err, ErrNotFound)
@@ -127,8 +128,8 @@ func TestFSM_JobDeregister_NotFound(t *testing.T) {
 
 func TestFSM_JobStatusUpdate(t *testing.T) {
 	fsm := testFSM(t)
-	mustApply(t, fsm, 1, &JobRegisterEntry{Job: testJob("example")})
-	mustApply(t, fsm, 2, &JobStatusUpdateEntry{
+	mustApply(t, fsm, 1, &logentry.JobRegister{Job: testJob("example")})
+	mustApply(t, fsm, 2, &logentry.JobStatusUpdate{
 		Namespace: structs.DefaultNamespace, JobID: "example", Status: structs.JobStatusDead, Description: "done",
 	})
 	got, err := fsm.State().JobByID(nil, structs.DefaultNamespace, "example")
@@ -144,7 +145,7 @@ func TestFSM_EvalUpdateAndDelete(t *testing.T) {
 
 	pending, complete := testEval("a"), testEval("b")
 	complete.Status = structs.EvalStatusComplete
-	mustApply(t, fsm, 3, &EvalUpdateEntry{Evals: []*structs.Evaluation{pending, complete}})
+	mustApply(t, fsm, 3, &logentry.EvalUpdate{Evals: []*structs.Evaluation{pending, complete}})
 	for _, id := range []string{pending.ID, complete.ID} {
 		got, err := fsm.State().EvalByID(nil, id)
 		must.NoError(t, err)
@@ -152,7 +153,7 @@ func TestFSM_EvalUpdateAndDelete(t *testing.T) {
 	}
 	must.Eq(t, 1, hooked, must.Sprint("only pending evaluations reach the hook"))
 
-	mustApply(t, fsm, 4, &EvalDeleteEntry{Evals: []string{pending.ID}})
+	mustApply(t, fsm, 4, &logentry.EvalDelete{Evals: []string{pending.ID}})
 	got, err := fsm.State().EvalByID(nil, pending.ID)
 	must.NoError(t, err)
 	must.Nil(t, got)
@@ -164,11 +165,11 @@ func TestFSM_EvalUpdateAndDelete(t *testing.T) {
 func TestFSM_Allocs(t *testing.T) {
 	fsm := testFSM(t)
 	job := testJob("example")
-	mustApply(t, fsm, 1, &JobRegisterEntry{Job: job})
+	mustApply(t, fsm, 1, &logentry.JobRegister{Job: job})
 	alloc := testAlloc(job, "node-1")
 	alloc.ClientStatus = structs.AllocClientStatusPending
 	eval := testEval("example")
-	mustApply(t, fsm, 2, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}, Evals: []*structs.Evaluation{eval}})
+	mustApply(t, fsm, 2, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}, Evals: []*structs.Evaluation{eval}})
 
 	got, err := fsm.State().AllocByID(nil, alloc.ID)
 	must.NoError(t, err)
@@ -179,7 +180,7 @@ func TestFSM_Allocs(t *testing.T) {
 	must.NotNil(t, gotEval)
 
 	// The client reports it running.
-	mustApply(t, fsm, 3, &AllocClientUpdateEntry{Allocs: []*structs.Allocation{{
+	mustApply(t, fsm, 3, &logentry.AllocClientUpdate{Allocs: []*structs.Allocation{{
 		ID: alloc.ID, ClientStatus: structs.AllocClientStatusRunning, ClientDescription: "tasks are running",
 	}}})
 	got, err = fsm.State().AllocByID(nil, alloc.ID)
@@ -189,7 +190,7 @@ func TestFSM_Allocs(t *testing.T) {
 
 	// The server stops it.
 	stopEval := testEval("example")
-	mustApply(t, fsm, 4, &AllocDesiredStatusEntry{
+	mustApply(t, fsm, 4, &logentry.AllocDesiredStatus{
 		AllocIDs: []string{alloc.ID}, Desired: structs.AllocDesiredStatusStop, Desc: "stopped",
 		Evals: []*structs.Evaluation{stopEval},
 	})
@@ -202,7 +203,7 @@ func TestFSM_Allocs(t *testing.T) {
 	must.NotNil(t, gotEval)
 
 	// Garbage collection removes it.
-	mustApply(t, fsm, 5, &EvalDeleteEntry{Allocs: []string{alloc.ID}})
+	mustApply(t, fsm, 5, &logentry.EvalDelete{Allocs: []string{alloc.ID}})
 	got, err = fsm.State().AllocByID(nil, alloc.ID)
 	must.NoError(t, err)
 	must.Nil(t, got)
@@ -212,38 +213,38 @@ func TestFSM_Nodes(t *testing.T) {
 	fsm := testFSM(t)
 	node := testNode(structs.GenerateUUID())
 	node.Status = structs.NodeStatusInit
-	mustApply(t, fsm, 1, &NodeRegisterEntry{Node: node})
+	mustApply(t, fsm, 1, &logentry.NodeRegister{Node: node})
 	got, err := fsm.State().NodeByID(nil, node.ID)
 	must.NoError(t, err)
 	must.NotNil(t, got)
 	must.Eq(t, structs.NodeStatusInit, got.Status)
 
-	mustApply(t, fsm, 2, &NodeUpdateStatusEntry{NodeID: node.ID, Status: structs.NodeStatusReady, UpdatedAt: 42})
+	mustApply(t, fsm, 2, &logentry.NodeUpdateStatus{NodeID: node.ID, Status: structs.NodeStatusReady, UpdatedAt: 42})
 	got, err = fsm.State().NodeByID(nil, node.ID)
 	must.NoError(t, err)
 	must.Eq(t, structs.NodeStatusReady, got.Status)
 	must.Eq(t, 42, got.StatusUpdatedAt)
 
-	mustApply(t, fsm, 3, &NodeUpdateEligibilityEntry{NodeID: node.ID, Eligibility: structs.NodeSchedulingIneligible, UpdatedAt: 43})
+	mustApply(t, fsm, 3, &logentry.NodeUpdateEligibility{NodeID: node.ID, Eligibility: structs.NodeSchedulingIneligible, UpdatedAt: 43})
 	got, err = fsm.State().NodeByID(nil, node.ID)
 	must.NoError(t, err)
 	must.Eq(t, structs.NodeSchedulingIneligible, got.SchedulingEligibility)
 
 	drain := &structs.DrainStrategy{Deadline: time.Minute}
-	mustApply(t, fsm, 4, &NodeUpdateDrainEntry{NodeID: node.ID, DrainStrategy: drain, UpdatedAt: 44})
+	mustApply(t, fsm, 4, &logentry.NodeUpdateDrain{NodeID: node.ID, DrainStrategy: drain, UpdatedAt: 44})
 	got, err = fsm.State().NodeByID(nil, node.ID)
 	must.NoError(t, err)
 	must.True(t, got.Drain)
 	must.NotNil(t, got.DrainStrategy)
 	must.Eq(t, time.Minute, got.DrainStrategy.Deadline)
 
-	mustApply(t, fsm, 5, &NodeUpdateDrainEntry{NodeID: node.ID, MarkEligible: true, UpdatedAt: 45})
+	mustApply(t, fsm, 5, &logentry.NodeUpdateDrain{NodeID: node.ID, MarkEligible: true, UpdatedAt: 45})
 	got, err = fsm.State().NodeByID(nil, node.ID)
 	must.NoError(t, err)
 	must.False(t, got.Drain)
 	must.Eq(t, structs.NodeSchedulingEligible, got.SchedulingEligibility)
 
-	mustApply(t, fsm, 6, &NodeDeregisterEntry{NodeIDs: []string{node.ID}})
+	mustApply(t, fsm, 6, &logentry.NodeDeregister{NodeIDs: []string{node.ID}})
 	got, err = fsm.State().NodeByID(nil, node.ID)
 	must.NoError(t, err)
 	must.Nil(t, got)
@@ -251,7 +252,7 @@ func TestFSM_Nodes(t *testing.T) {
 
 func TestFSM_NodeUpdateStatus_UnknownNode(t *testing.T) {
 	fsm := testFSM(t)
-	resp := applyEntry(t, fsm, 1, &NodeUpdateStatusEntry{NodeID: "missing", Status: structs.NodeStatusDown})
+	resp := applyEntry(t, fsm, 1, &logentry.NodeUpdateStatus{NodeID: "missing", Status: structs.NodeStatusDown})
 	err, ok := resp.(error)
 	must.True(t, ok)
 	must.ErrorIs(t, err, ErrNotFound)
@@ -260,7 +261,7 @@ func TestFSM_NodeUpdateStatus_UnknownNode(t *testing.T) {
 func TestFSM_PeriodicLaunch(t *testing.T) {
 	fsm := testFSM(t)
 	launch := time.Unix(1700000000, 0).UTC()
-	mustApply(t, fsm, 7, &PeriodicLaunchEntry{Launch: &state.PeriodicLaunch{
+	mustApply(t, fsm, 7, &logentry.PeriodicLaunch{Launch: &state.PeriodicLaunch{
 		ID: "cron", Namespace: structs.DefaultNamespace, Launch: launch,
 	}})
 	got, err := fsm.State().PeriodicLaunchByID(nil, structs.DefaultNamespace, "cron")
@@ -278,7 +279,7 @@ func TestFSM_UnknownOrMalformedEntry(t *testing.T) {
 		{"unknown type", []byte{0xEE, '{', '}'}},
 		{"type zero", []byte{0}},
 		{"empty", nil},
-		{"bad body", append([]byte{byte(MsgJobRegister)}, []byte("{not json")...)},
+		{"bad body", append([]byte{byte(logentry.MsgJobRegister)}, []byte("{not json")...)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -295,7 +296,7 @@ func TestFSM_UnknownOrMalformedEntry(t *testing.T) {
 }
 
 func TestFSM_EncodeRejectsMismatchedType(t *testing.T) {
-	_, err := encodeLogEntry(MsgNodeRegister, &EvalUpdateEntry{})
+	_, err := logentry.Encode(logentry.MsgNodeRegister, &logentry.EvalUpdate{})
 	must.Error(t, err)
 }
 
@@ -314,11 +315,11 @@ func TestFSM_SnapshotRestore(t *testing.T) {
 	job := testJob("example")
 	eval := testEval("example")
 	node := testNode(structs.GenerateUUID())
-	mustApply(t, fsm, 1, &JobRegisterEntry{Job: job, Eval: eval})
-	mustApply(t, fsm, 2, &NodeRegisterEntry{Node: node})
+	mustApply(t, fsm, 1, &logentry.JobRegister{Job: job, Eval: eval})
+	mustApply(t, fsm, 2, &logentry.NodeRegister{Node: node})
 	alloc := testAlloc(testJob("example"), node.ID)
-	mustApply(t, fsm, 3, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
-	mustApply(t, fsm, 4, &PeriodicLaunchEntry{Launch: &state.PeriodicLaunch{
+	mustApply(t, fsm, 3, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
+	mustApply(t, fsm, 4, &logentry.PeriodicLaunch{Launch: &state.PeriodicLaunch{
 		ID: "example", Namespace: structs.DefaultNamespace, Launch: time.Unix(1700000000, 0).UTC(),
 	}})
 
@@ -330,7 +331,7 @@ func TestFSM_SnapshotRestore(t *testing.T) {
 	must.False(t, sink.cancelled)
 
 	// Writes after the snapshot are not in it.
-	mustApply(t, fsm, 5, &EvalUpdateEntry{Evals: []*structs.Evaluation{testEval("later")}})
+	mustApply(t, fsm, 5, &logentry.EvalUpdate{Evals: []*structs.Evaluation{testEval("later")}})
 
 	restored := testFSM(t)
 	old := restored.State()
@@ -388,7 +389,7 @@ func TestFSM_RestoreRejectsGarbage(t *testing.T) {
 
 func TestFSM_SnapshotPersistFailureCancelsSink(t *testing.T) {
 	fsm := testFSM(t)
-	mustApply(t, fsm, 1, &JobRegisterEntry{Job: testJob("example")})
+	mustApply(t, fsm, 1, &logentry.JobRegister{Job: testJob("example")})
 	snap, err := fsm.Snapshot()
 	must.NoError(t, err)
 	sink := &failingSink{}

@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/drover-io/drover/structs"
@@ -31,18 +32,18 @@ type NodeHeartbeatResponse struct {
 //
 // A follower keeps the heartbeat until the leader has it, so that the
 // leader can collect it should the follower fail to forward it (see
-// heartbeat_relay.go).
+// heartbeat_relay.go and package heartbeat).
 func (s *Server) NodeHeartbeat(ctx context.Context, nodeID string) (time.Duration, error) {
 	var took time.Time
 	if !isForwarded(ctx) && !s.IsLeader() && s.knownNode(nodeID) {
-		took = s.relay.took(nodeID)
+		took = s.relay.Took(nodeID)
 	}
 	resp, err := leaderWrite(ctx, s, "Node.Heartbeat", &NodeHeartbeatRequest{NodeID: nodeID}, s.nodeHeartbeatLocal)
 	if err != nil {
 		return 0, err
 	}
 	if !took.IsZero() {
-		s.relay.delivered(nodeID, took)
+		s.relay.Delivered(nodeID, took)
 	}
 	return resp.HeartbeatTTL, nil
 }
@@ -66,7 +67,7 @@ func (s *Server) nodeHeartbeatLocal(ctx context.Context, req *NodeHeartbeatReque
 		}
 		return &NodeHeartbeatResponse{HeartbeatTTL: resp.HeartbeatTTL, Index: resp.Index}, nil
 	}
-	return &NodeHeartbeatResponse{HeartbeatTTL: s.heartbeats.reset(req.NodeID), Index: node.ModifyIndex}, nil
+	return &NodeHeartbeatResponse{HeartbeatTTL: s.heartbeats.Reset(req.NodeID), Index: node.ModifyIndex}, nil
 }
 
 // Heartbeat serves NodeHeartbeat.
@@ -76,4 +77,16 @@ func (e *nodeRPC) Heartbeat(args *NodeHeartbeatRequest, reply *NodeHeartbeatResp
 		reply.HeartbeatTTL = ttl
 		return err
 	})
+}
+
+// expireNode marks a node that missed its heartbeat down, with
+// evaluations that replace its allocations elsewhere.
+func (s *Server) expireNode(ctx context.Context, nodeID string) {
+	node, err := s.State().NodeByID(nil, nodeID)
+	if err != nil || node == nil || node.Status == structs.NodeStatusDown {
+		return
+	}
+	if _, err := s.NodeUpdateStatus(ctx, nodeID, structs.NodeStatusDown); err != nil && !errors.Is(err, ErrNotFound) {
+		s.logger.Error("mark node down after missed heartbeat", "node_id", nodeID, "error", err)
+	}
 }

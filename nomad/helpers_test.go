@@ -18,6 +18,8 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/internal/fixture"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -124,16 +126,16 @@ func startServer(t testing.TB, cfg *Config) *Server {
 
 // serverPool is a connection pool that proves the test cluster key, as
 // the pool of a test server does.
-func serverPool(t testing.TB) *connPool {
-	p := newConnPool(time.Second, newRPCDialer(credentials{role: roleServer, secret: testClusterKey}, newInstanceID()))
-	t.Cleanup(p.close)
+func serverPool(t testing.TB) *nomadrpc.Pool {
+	p := nomadrpc.NewPool(time.Second, nomadrpc.NewDialer(nomadrpc.Credentials{Role: nomadrpc.RoleServer, Secret: testClusterKey}, nomadrpc.NewInstanceID()))
+	t.Cleanup(p.Close)
 	return p
 }
 
 // clientAgentRPC is an RPC client of a client agent that holds the test
 // cluster's registration secret.
 func clientAgentRPC(t testing.TB) *RPCClient {
-	c := NewRPCClient(RPCClientConfig{DialTimeout: time.Second, RegistrationSecret: RegistrationSecret(testClusterKey)})
+	c := NewRPCClient(RPCClientConfig{DialTimeout: time.Second, RegistrationSecret: nomadrpc.RegistrationSecret(testClusterKey)})
 	t.Cleanup(c.Close)
 	return c
 }
@@ -155,79 +157,15 @@ func testCtx(t testing.TB) context.Context {
 	return WithCaller(ctx, acl.Management())
 }
 
-// testJob is a valid, canonical batch job.
-func testJob(id string) *structs.Job {
-	job := &structs.Job{
-		ID:          id,
-		Type:        structs.JobTypeBatch,
-		Datacenters: []string{"dc1"},
-		TaskGroups: []*structs.TaskGroup{{
-			Name:  "group",
-			Count: 1,
-			Tasks: []*structs.Task{{
-				Name:   "task",
-				Driver: "raw_exec",
-				Config: map[string]any{"command": "/bin/true"},
-			}},
-		}},
-	}
-	job.Canonicalize()
-	return job
-}
-
-// testPeriodicJob is a valid, canonical periodic batch job.
-func testPeriodicJob(id string) *structs.Job {
-	job := testJob(id)
-	job.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "*/5 * * * *", SpecType: structs.PeriodicSpecCron}
-	job.Canonicalize()
-	return job
-}
-
-// testEval is a pending evaluation of a job.
-func testEval(jobID string) *structs.Evaluation {
-	return &structs.Evaluation{
-		ID:          structs.GenerateUUID(),
-		Namespace:   structs.DefaultNamespace,
-		Priority:    structs.DefaultPriority,
-		Type:        structs.JobTypeBatch,
-		TriggeredBy: structs.EvalTriggerJobRegister,
-		JobID:       jobID,
-		Status:      structs.EvalStatusPending,
-		CreateTime:  1,
-		ModifyTime:  1,
-	}
-}
-
-// testNode is a ready node.
-func testNode(id string) *structs.Node {
-	return &structs.Node{
-		ID:                    id,
-		SecretID:              structs.GenerateUUID(),
-		Name:                  "node-" + id[:8],
-		Datacenter:            "dc1",
-		NodePool:              structs.DefaultNodePool,
-		Status:                structs.NodeStatusReady,
-		SchedulingEligibility: structs.NodeSchedulingEligible,
-		Attributes:            map[string]string{"kernel.name": "linux"},
-	}
-}
-
-// testAlloc is a running allocation of job on node.
-func testAlloc(job *structs.Job, nodeID string) *structs.Allocation {
-	return &structs.Allocation{
-		ID:            structs.GenerateUUID(),
-		Namespace:     job.Namespace,
-		EvalID:        structs.GenerateUUID(),
-		Name:          job.ID + ".group[0]",
-		NodeID:        nodeID,
-		JobID:         job.ID,
-		Job:           job,
-		TaskGroup:     "group",
-		DesiredStatus: structs.AllocDesiredStatusRun,
-		ClientStatus:  structs.AllocClientStatusRunning,
-		CreateTime:    time.Now().UnixNano(),
-	}
-}
+// testJob, testPeriodicJob, testEval, testNode and testAlloc are the
+// shared fixtures (see package fixture).
+var (
+	testJob         = fixture.Job
+	testPeriodicJob = fixture.PeriodicJob
+	testEval        = fixture.Eval
+	testNode        = fixture.Node
+	testAlloc       = fixture.Alloc
+)
 
 // mustRegister registers a job, trying again while leadership changes hands.
 // A loaded machine can stall a leader long enough for it to step down in

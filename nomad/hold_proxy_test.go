@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // holdCap is how much a holding proxy keeps of one connection before it
@@ -266,26 +267,21 @@ func (p *holdProxy) close() {
 // the proxy decides when its bytes get there.
 func poolThrough(t testing.TB, s *Server, addr string, p *holdProxy) {
 	t.Helper()
-	d := s.pool.dialer
-	must.Nil(t, d.tls, must.Sprint("poolThrough dials without TLS"))
+	d := s.pool.Dialer
+	must.Nil(t, d.TLS, must.Sprint("poolThrough dials without TLS"))
 	raw, err := net.DialTimeout("tcp", p.addr(), leaderWait)
 	must.NoError(t, err)
 	wire := &countingConn{Conn: raw}
-	_, err = wire.Write([]byte{connTypeRPC})
+	_, err = wire.Write([]byte{nomadrpc.ConnTypeRPC})
 	must.NoError(t, err)
-	proven, err := dialHandshake(wire, connTypeRPC, d.creds, d.instance, time.Now().Add(leaderWait))
+	proven, err := nomadrpc.DialHandshake(wire, nomadrpc.ConnTypeRPC, d.Creds, d.Instance, time.Now().Add(leaderWait))
 	must.NoError(t, err)
 	conn := &tapConn{Conn: proven, wire: wire}
 	p.mu.Lock()
 	p.taps = append(p.taps, conn)
 	p.mu.Unlock()
 
-	s.pool.mu.Lock()
-	defer s.pool.mu.Unlock()
-	if old, ok := s.pool.clients[addr]; ok {
-		old.Close()
-	}
-	s.pool.clients[addr] = &pooledClient{Client: newRPCClient(conn), conn: conn}
+	s.pool.Replace(addr, conn)
 }
 
 // otherLeader waits until raft names a leader other than old, and

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/jobcheck"
+	"github.com/drover-io/drover/nomad/logentry"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -89,7 +91,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		return nil, err
 	}
 	if req.EnforceIndex {
-		if err := checkJobModifyIndex(existing, req.JobModifyIndex); err != nil {
+		if err := logentry.CheckJobModifyIndex(existing, req.JobModifyIndex); err != nil {
 			return nil, err
 		}
 	}
@@ -108,7 +110,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		job.Status = "" // the store keeps the stored status
 	}
 
-	entry := &JobRegisterEntry{
+	entry := &logentry.JobRegister{
 		Job:              job,
 		EnforceIndex:     req.EnforceIndex,
 		JobModifyIndex:   req.JobModifyIndex,
@@ -121,7 +123,7 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(ctx, MsgJobRegister, entry)
+	index, err := s.raftApply(ctx, logentry.MsgJobRegister, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ func (s *Server) checkSubmittedJob(ctx context.Context, job *structs.Job) error 
 		return nil
 	}
 	if err := jobcheck.Submitted(job, s.config.JobLimits); err != nil {
-		return withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+		return nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
 	}
 	return nil
 }
@@ -215,14 +217,14 @@ func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterReque
 	if err != nil {
 		return nil, err
 	}
-	entry := &JobDeregisterEntry{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
+	entry := &logentry.JobDeregister{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
 	if !job.IsPeriodic() {
 		entry.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, time.Now().UnixNano())
 		if err := setEvalPriority(entry.Eval, req.EvalPriority); err != nil {
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(ctx, MsgJobDeregister, entry)
+	index, err := s.raftApply(ctx, logentry.MsgJobDeregister, entry)
 	if err != nil {
 		return nil, err
 	}

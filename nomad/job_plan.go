@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/periodic"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/scheduler"
 	"github.com/drover-io/drover/structs"
@@ -87,8 +89,8 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 		resp.JobModifyIndex = existing.JobModifyIndex
 	}
 	if candidate.IsPeriodic() {
-		if resp.NextPeriodicLaunch, err = nextLaunch(candidate, now); err != nil {
-			return nil, withKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+		if resp.NextPeriodicLaunch, err = periodic.NextLaunch(candidate, now); err != nil {
+			return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
 		}
 	}
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/drover-io/drover/acl"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -64,7 +65,7 @@ func (s *Server) revertTarget(req *JobRevertRequest) (current, target *structs.J
 		return nil, nil, err
 	}
 	if len(versions) == 0 {
-		return nil, nil, withKind(ErrNotFound, errors.New("job not found"))
+		return nil, nil, nomadrpc.WithKind(ErrNotFound, errors.New("job not found"))
 	}
 	current = versions[0]
 	if req.EnforcePriorVersion != nil && *req.EnforcePriorVersion != current.Version {
@@ -78,7 +79,7 @@ func (s *Server) revertTarget(req *JobRevertRequest) (current, target *structs.J
 			return current, v.Copy(), nil
 		}
 	}
-	return nil, nil, withKind(ErrNotFound, fmt.Errorf("job %q has no version %d", req.JobID, req.JobVersion))
+	return nil, nil, nomadrpc.WithKind(ErrNotFound, fmt.Errorf("job %q has no version %d", req.JobID, req.JobVersion))
 }
 
 // Revert serves RevertJob.

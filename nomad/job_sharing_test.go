@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -49,7 +50,7 @@ func TestPlanEntry_carriesTheJobOnce(t *testing.T) {
 		must.Nil(t, a.Job, must.Sprintf("allocation %s travels without a job", a.ID))
 	}
 	must.NotNil(t, inPlace.Job, must.Sprint("the plan's own allocations are left as they are"))
-	data, err := encodeLogEntry(MsgAllocUpdate, entry)
+	data, err := logentry.Encode(logentry.MsgAllocUpdate, entry)
 	must.NoError(t, err)
 	must.Eq(t, 1, bytes.Count(data, []byte(`"TaskGroups"`)))
 }
@@ -59,11 +60,11 @@ func TestPlanEntry_carriesTheJobOnce(t *testing.T) {
 // of a version it does not hold share one copy per entry.
 func TestAllocUpdateEntry_sharesTheStoredVersion(t *testing.T) {
 	fsm := testFSM(t)
-	mustApply(t, fsm, 3, &JobRegisterEntry{Job: testJob("web")})
+	mustApply(t, fsm, 3, &logentry.JobRegister{Job: testJob("web")})
 	stored, err := fsm.State().JobByID(nil, structs.DefaultNamespace, "web")
 	must.NoError(t, err)
 
-	entry := &AllocUpdateEntry{}
+	entry := &logentry.AllocUpdate{}
 	for range 3 {
 		a := testAlloc(stored.Copy(), "node-1")
 		entry.Allocs = append(entry.Allocs, a)
@@ -95,15 +96,15 @@ func TestAllocUpdateEntry_sharesTheStoredVersion(t *testing.T) {
 // TestDecodeLogEntry_oldEntryWithInlineJobs replays a plan entry as older
 // servers wrote some, with the job in every allocation
 // (testdata/alloc_update_entry_with_inline_jobs.bin, written by commit
-// ff5c91b's encodeLogEntry: three allocations of job "inline", created at
-// index 3): the allocations share the stored version.
+// ff5c91b's encodeLogEntry, now logentry.Encode: three allocations of job
+// "inline", created at index 3): the allocations share the stored version.
 func TestDecodeLogEntry_oldEntryWithInlineJobs(t *testing.T) {
 	data, err := os.ReadFile("testdata/alloc_update_entry_with_inline_jobs.bin")
 	must.NoError(t, err)
 	must.Eq(t, 3, bytes.Count(data, []byte(`"TaskGroups"`)))
 
 	fsm := testFSM(t)
-	mustApply(t, fsm, 3, &JobRegisterEntry{Job: testJob("inline")})
+	mustApply(t, fsm, 3, &logentry.JobRegister{Job: testJob("inline")})
 	stored, err := fsm.State().JobByID(nil, structs.DefaultNamespace, "inline")
 	must.NoError(t, err)
 	must.Nil(t, fsm.Apply(&raft.Log{Index: 4, Term: 1, Type: raft.LogCommand, Data: data}))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // membershipLoop contacts the other servers: quickly while this server is
@@ -97,7 +99,7 @@ func (s *Server) probeMembers(ctx context.Context) (bool, []probe) {
 		return false, probes
 	}
 
-	self := s.members.self()
+	self := s.members.Self()
 	for _, p := range probes {
 		// Only the leader's own configuration is authoritative; a
 		// follower's may lag behind it.
@@ -123,7 +125,7 @@ func (s *Server) probeMembers(ctx context.Context) (bool, []probe) {
 // in parallel.
 func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 	addrs := s.probeTargets()
-	req := &MembersRequest{From: s.members.self(), Known: s.Members()}
+	req := &MembersRequest{From: s.members.Self(), Known: s.Members()}
 	// Connecting may take up to the dial timeout; the exchange itself is
 	// a few map lookups on the other side.
 	timeout := s.config.RPCDialTimeout + 2*time.Second
@@ -137,9 +139,9 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 			callCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			var resp MembersResponse
-			err := s.pool.call(callCtx, addr, "Status.Members", req, &resp)
+			err := s.pool.Call(callCtx, addr, "Status.Members", req, &resp)
 			if addr == s.Leader() && callCtx.Err() == nil {
-				s.leaderReach.record(addr, err)
+				s.leaderReach.Record(addr, err)
 			}
 			probes[i] = probe{addr: addr, err: err}
 			if err == nil {
@@ -151,21 +153,21 @@ func (s *Server) exchangeWithAll(ctx context.Context) []probe {
 
 	for _, p := range probes {
 		if p.err != nil {
-			if refusedCredentials(p.err) {
+			if nomadrpc.RefusedCredentials(p.err) {
 				s.logger.Warn("server refused this server's credentials: do all servers have the same encrypt key (or certificates of the same CA)?",
 					"address", p.addr, "error", p.err)
 			} else {
 				s.logger.Debug("server unreachable", "address", p.addr, "error", p.err)
 			}
-			s.members.unreachable(p.addr)
+			s.members.Unreachable(p.addr)
 			continue
 		}
 		if p.resp.Self.Region != s.config.Region {
 			s.logger.Warn("ignoring server of another region", "address", p.addr, "region", p.resp.Self.Region)
 			continue
 		}
-		s.members.contacted(p.resp.Self)
-		s.members.heardOf(sameRegion(p.resp.Known, s.config.Region))
+		s.members.Contacted(p.resp.Self)
+		s.members.HeardOf(sameRegion(p.resp.Known, s.config.Region))
 		s.takeRelayedHeartbeats(p.resp.Self, p.resp)
 	}
 	return probes
@@ -195,11 +197,11 @@ func (s *Server) probeTargets() []string {
 
 // requestJoin asks the leader at leaderAddr to add this server.
 func (s *Server) requestJoin(ctx context.Context, leaderAddr string) {
-	self := s.members.self()
+	self := s.members.Self()
 	callCtx, cancel := context.WithTimeout(ctx, raftMembershipTimeout)
 	defer cancel()
 	var resp JoinResponse
-	err := s.pool.call(callCtx, leaderAddr, "Status.Join", &JoinRequest{ID: self.ID, RPCAddr: self.RPCAddr}, &resp)
+	err := s.pool.Call(callCtx, leaderAddr, "Status.Join", &JoinRequest{ID: self.ID, RPCAddr: self.RPCAddr}, &resp)
 	if err != nil {
 		s.logger.Warn("join cluster", "leader", leaderAddr, "error", err)
 		return
@@ -226,8 +228,8 @@ func (s *Server) maybeBootstrap(probes []probe) {
 		}
 		answered[p.resp.Self.ID] = true
 	}
-	self := s.members.self()
-	members := s.members.list()
+	self := s.members.Self()
+	members := s.members.List()
 	for _, m := range members {
 		if m.ID != self.ID && !answered[m.ID] {
 			return // cannot vouch that m is not in a cluster yet

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -44,7 +45,7 @@ func (s *Server) writeFirstRootKey(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.raftApply(ctx, MsgRootKeyUpsert, &RootKeyUpsertEntry{Key: key, IfEmpty: true}); err != nil {
+	if _, err := s.raftApply(ctx, logentry.MsgRootKeyUpsert, &logentry.RootKeyUpsert{Key: key, IfEmpty: true}); err != nil {
 		return err
 	}
 	s.logger.Info("initialized the keyring", "key_id", key.KeyID)

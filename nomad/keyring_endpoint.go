@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	"github.com/drover-io/drover/nomad/logentry"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -57,7 +59,7 @@ func (s *Server) RotateRootKey(ctx context.Context, req *RootKeyRotateRequest) (
 		if err != nil {
 			return nil, err
 		}
-		index, err := s.raftApply(ctx, MsgRootKeyUpsert, &RootKeyUpsertEntry{Key: key})
+		index, err := s.raftApply(ctx, logentry.MsgRootKeyUpsert, &logentry.RootKeyUpsert{Key: key})
 		if err != nil {
 			return nil, err
 		}
@@ -88,14 +90,14 @@ func (s *Server) deleteRootKeyLocal(ctx context.Context, req *RootKeyDeleteReque
 		return nil, fmt.Errorf("root key %s: %w", req.KeyID, ErrNotFound)
 	}
 	if key.Active() {
-		return nil, withKind(ErrInvalidRequest, fmt.Errorf("root key %s: %w", req.KeyID, state.ErrActiveRootKey))
+		return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("root key %s: %w", req.KeyID, state.ErrActiveRootKey))
 	}
 	if !req.Force {
 		if err := s.checkRootKeyUnused(key); err != nil {
 			return nil, err
 		}
 	}
-	index, err := s.raftApply(ctx, MsgRootKeyDelete, &RootKeyDeleteEntry{KeyID: req.KeyID})
+	index, err := s.raftApply(ctx, logentry.MsgRootKeyDelete, &logentry.RootKeyDelete{KeyID: req.KeyID})
 	return &IndexResponse{Index: index}, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/acl"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -123,7 +124,7 @@ func (s *Server) ResolveWorkloadIdentity(ctx context.Context, token string) (*ac
 		claims, err = s.verifyIdentity(token)
 	}
 	if err != nil {
-		return nil, withKind(ErrPermissionDenied, err)
+		return nil, nomadrpc.WithKind(ErrPermissionDenied, err)
 	}
 	if !claims.HasAudience(structs.WorkloadIdentityDefaultAudience) {
 		return nil, permissionDenied("%v: its audience is not %q, the Nomad API's", structs.ErrInvalidIdentity, structs.WorkloadIdentityDefaultAudience)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -111,7 +112,7 @@ func TestSignIdentities_refusals(t *testing.T) {
 	token := resp.Identities[0].JWT
 	done := f.alloc.Copy()
 	done.ClientStatus = structs.AllocClientStatusComplete
-	_, err = f.s.Apply(ctx, MsgAllocClientUpdate, &AllocClientUpdateEntry{Allocs: []*structs.Allocation{done}})
+	_, err = f.s.Apply(ctx, logentry.MsgAllocClientUpdate, &logentry.AllocClientUpdate{Allocs: []*structs.Allocation{done}})
 	must.NoError(t, err)
 	_, err = f.s.SignIdentities(ctx, &IdentitySignRequest{NodeID: f.node.ID, AllocID: f.alloc.ID, Tasks: []string{"task"}})
 	must.ErrorContains(t, err, "is complete")

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/drainer"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -96,7 +99,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	defer func() {
 		s.disableLeaderComponents()
 		wg.Wait()
-		s.heartbeats.wait()
+		s.heartbeats.Wait()
 		s.logger.Info("leader loops stopped")
 	}()
 	if err := s.catchUp(ctx); err != nil {
@@ -115,12 +118,20 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 		}()
 	}
 	start("plan applier", s.runPlanApplier)
-	start("blocked evals", s.blockedEvals.run)
-	start("failed evals", s.reapFailedEvals)
-	start("cancelable evals", s.reapCancelableEvals)
-	start("periodic dispatcher", s.periodic.run)
-	start("job status", s.jobStatus.run)
-	start("drainer", s.runDrainer)
+	start("blocked evals", s.blockedEvals.Run)
+	reaper := &broker.Reaper{
+		Evals:         s.evalBroker,
+		Blocked:       s.blockedEvals,
+		Update:        s.updateEvals,
+		DeliveryLimit: s.config.EvalDeliveryLimit,
+		FollowupDelay: s.config.EvalFailedFollowupDelay,
+		Logger:        s.logger,
+	}
+	start("failed evals", reaper.ReapFailed)
+	start("cancelable evals", reaper.ReapCancelable)
+	start("periodic dispatcher", s.periodic.Run)
+	start("job status", s.jobStatus.Run)
+	start("drainer", drainer.New(drainCluster{s}, s.logger).Run)
 	start("stats", s.emitLeaderStats)
 	start("keyring", s.initializeKeyring)
 	for i := range *s.config.NumSchedulers {
@@ -153,18 +164,18 @@ func (s *Server) enableLeaderComponents(ctx context.Context) {
 	s.planQueue.SetEnabled(true)
 	s.evalBroker.SetEnabled(true)
 	s.blockedEvals.SetEnabled(true)
-	s.heartbeats.enable(ctx)
+	s.heartbeats.Enable(ctx)
 	s.periodic.SetEnabled(true)
-	s.jobStatus.setEnabled(true)
+	s.jobStatus.SetEnabled(true)
 }
 
 func (s *Server) disableLeaderComponents() {
 	s.planQueue.SetEnabled(false)
 	s.evalBroker.SetEnabled(false)
 	s.blockedEvals.SetEnabled(false)
-	s.heartbeats.disable()
+	s.heartbeats.Disable()
 	s.periodic.SetEnabled(false)
-	s.jobStatus.setEnabled(false)
+	s.jobStatus.SetEnabled(false)
 }
 
 // restoreLeaderState hands the leader's loops what the state holds: the
@@ -190,13 +201,13 @@ func (s *Server) restoreLeaderState(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.heartbeats.initialize(nodes)
+	s.heartbeats.Initialize(nodes)
 	jobs, err := st.Jobs(nil)
 	if err != nil {
 		return err
 	}
 	for _, job := range jobs {
-		s.jobStatus.markJob(job.Namespace, job.ID)
+		s.jobStatus.MarkJob(job.Namespace, job.ID)
 	}
 	if err := s.restorePeriodic(ctx, jobs); err != nil {
 		return fmt.Errorf("restore periodic jobs: %w", err)
@@ -207,8 +218,8 @@ func (s *Server) restoreLeaderState(ctx context.Context) error {
 // observeApply tells the leader's components what an applied entry
 // changed. It runs on every server, on the goroutine that applies the
 // log; the components ignore it unless this server leads.
-func (s *Server) observeApply(index uint64, entry logEntry) {
-	for _, e := range entry.evals() {
+func (s *Server) observeApply(index uint64, entry logentry.Entry) {
+	for _, e := range entry.WrittenEvals() {
 		switch e.Status {
 		case structs.EvalStatusPending:
 			s.evalBroker.Enqueue(e)
@@ -219,33 +230,33 @@ func (s *Server) observeApply(index uint64, entry logEntry) {
 				s.blockedEvals.Untrack(e.Namespace, e.JobID, index)
 			}
 		}
-		s.jobStatus.markJob(e.Namespace, e.JobID)
+		s.jobStatus.MarkJob(e.Namespace, e.JobID)
 	}
 	if freesCapacity(entry) {
 		s.blockedEvals.Unblock(index)
 	}
 	switch e := entry.(type) {
-	case *JobRegisterEntry:
+	case *logentry.JobRegister:
 		s.periodic.Add(e.Job)
-		s.jobStatus.markJob(e.Job.Namespace, e.Job.ID)
-	case *JobDeregisterEntry:
+		s.jobStatus.MarkJob(e.Job.Namespace, e.Job.ID)
+	case *logentry.JobDeregister:
 		s.periodic.Remove(e.Namespace, e.JobID)
-		s.jobStatus.markJob(e.Namespace, e.JobID)
-	case *AllocUpdateEntry:
+		s.jobStatus.MarkJob(e.Namespace, e.JobID)
+	case *logentry.AllocUpdate:
 		for _, a := range e.Allocs {
-			s.jobStatus.markJob(a.Namespace, a.JobID)
+			s.jobStatus.MarkJob(a.Namespace, a.JobID)
 		}
-	case *AllocClientUpdateEntry:
+	case *logentry.AllocClientUpdate:
 		for _, a := range e.Allocs {
-			s.jobStatus.markAlloc(a.ID)
+			s.jobStatus.MarkAlloc(a.ID)
 		}
-	case *AllocDesiredStatusEntry:
+	case *logentry.AllocDesiredStatus:
 		for _, id := range e.AllocIDs {
-			s.jobStatus.markAlloc(id)
+			s.jobStatus.MarkAlloc(id)
 		}
-	case *EvalDeleteEntry:
+	case *logentry.EvalDelete:
 		for _, id := range e.Allocs {
-			s.jobStatus.markAlloc(id)
+			s.jobStatus.MarkAlloc(id)
 		}
 	}
 }
@@ -253,31 +264,31 @@ func (s *Server) observeApply(index uint64, entry logEntry) {
 // freesCapacity reports whether an entry may have made room for blocked
 // evaluations: a node registered, became ready or eligible, or
 // allocations stopped.
-func freesCapacity(entry logEntry) bool {
+func freesCapacity(entry logentry.Entry) bool {
 	switch e := entry.(type) {
-	case *NodeRegisterEntry:
+	case *logentry.NodeRegister:
 		return true
-	case *NodeUpdateStatusEntry:
+	case *logentry.NodeUpdateStatus:
 		return e.Status == structs.NodeStatusReady
-	case *NodeUpdateEligibilityEntry:
+	case *logentry.NodeUpdateEligibility:
 		return e.Eligibility == structs.NodeSchedulingEligible
-	case *NodeUpdateDrainEntry:
+	case *logentry.NodeUpdateDrain:
 		return e.DrainStrategy == nil && e.MarkEligible
-	case *AllocUpdateEntry:
+	case *logentry.AllocUpdate:
 		for _, a := range e.Allocs {
 			if a.TerminalStatus() {
 				return true
 			}
 		}
-	case *AllocClientUpdateEntry:
+	case *logentry.AllocClientUpdate:
 		for _, a := range e.Allocs {
 			if a.ClientTerminalStatus() {
 				return true
 			}
 		}
-	case *AllocDesiredStatusEntry:
+	case *logentry.AllocDesiredStatus:
 		return e.Desired != structs.AllocDesiredStatusRun
-	case *EvalDeleteEntry:
+	case *logentry.EvalDelete:
 		return len(e.Allocs) > 0
 	}
 	return false

@@ -1,101 +1,15 @@
 package nomad
 
 import (
-	"context"
 	"errors"
-	"syscall"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
-
-func TestLeaderReach_TroubleOnceConnectsFailForTheWindow(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := &leaderReach{after: 10 * time.Second}
-		refused := &dialError{addr: "a:4647", err: syscall.ECONNREFUSED}
-
-		r.record("a:4647", refused)
-		must.NoError(t, r.trouble("a:4647"), must.Sprint("one failure says little"))
-		must.True(t, r.failing("a:4647"))
-		time.Sleep(5 * time.Second)
-		r.record("a:4647", refused)
-		must.NoError(t, r.trouble("a:4647"), must.Sprint("not yet failing for the window"))
-		time.Sleep(5 * time.Second)
-		r.record("a:4647", refused)
-		err := r.trouble("a:4647")
-		must.ErrorIs(t, err, ErrLeaderUnreachable)
-		must.StrContains(t, err.Error(), "a:4647")
-		must.StrContains(t, err.Error(), "3 attempts failed over 10s")
-		must.StrContains(t, err.Error(), "connection refused")
-		must.NoError(t, r.trouble("b:4647"), must.Sprint("about another leader"))
-
-		// Any answer shows that a connection could be made, even one
-		// that is an error.
-		r.record("a:4647", &RemoteError{Message: "invalid", sentinel: ErrInvalidRequest})
-		must.NoError(t, r.trouble("a:4647"))
-		must.False(t, r.failing("a:4647"))
-
-		// A new leader starts afresh.
-		r.record("a:4647", refused)
-		time.Sleep(10 * time.Second)
-		r.record("b:4647", refused)
-		must.NoError(t, r.trouble("b:4647"))
-		must.False(t, r.failing("a:4647"))
-	})
-}
-
-func TestHeartbeatRelay_KeepsWhatTheLeaderHasNotGot(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		r := newHeartbeatRelay(20 * time.Second)
-		first := r.took("n1")
-		time.Sleep(time.Second)
-		r.took("n2")
-		time.Sleep(time.Second)
-		r.took("n1") // a second heartbeat while the first is in flight
-		r.delivered("n1", first)
-		must.Eq(t, []RelayedHeartbeat{{NodeID: "n1", Age: 0}, {NodeID: "n2", Age: time.Second}}, r.list(),
-			must.Sprint("the later heartbeat of n1 is still pending"))
-
-		latest := r.took("n2")
-		r.delivered("n2", latest)
-		time.Sleep(21 * time.Second)
-		must.Len(t, 0, r.list(), must.Sprint("heartbeats older than any TTL and grace are dropped"))
-		must.Eq(t, 0, len(r.pending))
-	})
-}
-
-func TestHeartbeats_RelayedRestartsAWatchedTimerWithoutShorteningIt(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var exp expiries
-		cfg := heartbeatConfig{minTTL: 10 * time.Second, maxPerSecond: 50, grace: 10 * time.Second, failoverTTL: time.Minute}
-		h := newHeartbeats(cfg, hclog.NewNullLogger(), exp.expire)
-		must.False(t, h.relayed("n", 0), must.Sprint("a follower watches nothing"))
-		h.enable(context.Background())
-		defer h.disable()
-
-		ttl := h.reset("n")
-		time.Sleep(15 * time.Second)
-		// Taken by a follower 2s ago: n's timer now ends 18s from now.
-		must.True(t, h.relayed("n", 2*time.Second))
-		// An older one would end it sooner: ignored.
-		must.False(t, h.relayed("n", 17*time.Second))
-		must.False(t, h.relayed("unknown", 0), must.Sprint("only a watched node's timer"))
-
-		time.Sleep(18*time.Second - time.Millisecond)
-		synctest.Wait()
-		must.Len(t, 0, exp.list(), must.Sprintf("expired before the relayed heartbeat's TTL and grace (the direct one's, %s and grace, ended long ago)", ttl))
-		time.Sleep(time.Millisecond)
-		synctest.Wait()
-		must.Eq(t, []string{"n"}, exp.list())
-		must.False(t, h.relayed("n", 0), must.Sprint("a node marked down comes back only through the leader"))
-	})
-}
 
 // cutFromLeader makes every new connection to leader from 127.0.0.1
 // fail, as when the leader has reached its connection limit, while the
@@ -106,20 +20,13 @@ func cutFromLeader(t *testing.T, leader, f *Server) (restore func()) {
 	// One connection of the test's own keeps the leader's count for
 	// 127.0.0.1 at the limit whatever else closes.
 	hold := serverPool(t)
-	_, err := hold.client(testCtx(t), leader.RPCAdvertise())
+	_, err := hold.Client(testCtx(t), leader.RPCAdvertise())
 	must.NoError(t, err)
 	setLimit := func(n int) {
-		leader.mux.mu.Lock()
-		defer leader.mux.mu.Unlock()
-		leader.mux.limits.maxConnsPerIP = n
+		leader.mux.SetMaxConnsPerIP(n)
 	}
 	setLimit(1)
-	f.pool.mu.Lock()
-	pooled, ok := f.pool.clients[leader.RPCAdvertise()]
-	f.pool.mu.Unlock()
-	if ok {
-		f.pool.discard(leader.RPCAdvertise(), pooled)
-	}
+	f.pool.Forget(leader.RPCAdvertise())
 	return func() { setLimit(0) }
 }
 

@@ -32,6 +32,6 @@ func (s *Server) emitLeaderStats(ctx context.Context) {
 		}
 		metrics.SetGauge([]string{"blocked_evals", "total_blocked"}, float32(s.blockedEvals.Stats().TotalBlocked))
 		metrics.SetGauge([]string{"plan", "queue_depth"}, float32(s.planQueue.Len()))
-		metrics.SetGauge([]string{"heartbeat", "active"}, float32(s.heartbeats.active()))
+		metrics.SetGauge([]string{"heartbeat", "active"}, float32(s.heartbeats.Active()))
 	}
 }

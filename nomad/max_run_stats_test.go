@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad/state"
+	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -65,104 +64,19 @@ func gaugeValue(sink *metrics.InmemSink, key []string, want map[string]string) (
 	return 0, false
 }
 
-// statsAlloc is a running allocation of job "bounded" (name "Bounded")
-// whose group "group" has a 10s budget and whose task "task" one of 5s.
-func statsAlloc(modified time.Time) *structs.Allocation {
-	job := testJob("bounded")
-	job.Name = "Bounded"
-	job.TaskGroups[0].MaxRunDuration = new(10 * time.Second)
-	job.TaskGroups[0].Tasks[0].MaxRunDuration = new(5 * time.Second)
-	a := testAlloc(job, "node-1")
-	a.ModifyTime = modified.UnixNano()
-	a.TaskStates = map[string]*structs.TaskState{"task": {State: structs.TaskStateRunning, RunnerStartedAt: time.Unix(0, a.CreateTime)}}
-	return a
-}
-
-func TestMaxRunStats_CountsTimeoutsReportedSinceTheStart(t *testing.T) {
-	m, sink := statsSink(t)
-	started := time.Now()
-	stats := newMaxRunStats(started, m)
-	group := map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group"}
-	task := map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group", "task": "task"}
-
-	running := statsAlloc(started.Add(time.Second))
-	taskKilled := running.Copy()
-	taskKilled.TaskStates["task"].MaxRunExceeded = true
-	stopped := taskKilled.Copy()
-	stopped.ClientStatus, stopped.ClientDescription = structs.AllocClientStatusComplete, structs.AllocTimeoutReasonMaxRunDuration
-	change := func(before, after *structs.Allocation) memdb.Changes {
-		return memdb.Changes{{Table: state.TableAllocs, Before: before, After: after}}
-	}
-
-	stats.observe(change(nil, running))
-	stats.observe(change(running, taskKilled))
-	stats.observe(change(taskKilled, stopped))
-	// Later changes of what already timed out count nothing.
-	again := stopped.Copy()
-	again.DesiredStatus = structs.AllocDesiredStatusStop
-	stats.observe(change(stopped, again))
-	// Nor do other tables.
-	stats.observe(memdb.Changes{{Table: state.TableJobs, After: running.Job}})
-
-	total, _ := counterTotal(sink, metricServerMaxRunExceeded, group)
-	must.Eq(t, 1.0, total)
-	total, _ = counterTotal(sink, metricServerMaxRunTaskExceeded, task)
-	must.Eq(t, 1.0, total)
-
-	// A timeout reported before this server started (a replayed log) is
-	// not counted.
-	old := statsAlloc(started.Add(-time.Minute))
-	oldStopped := old.Copy()
-	oldStopped.ClientStatus, oldStopped.ClientDescription = structs.AllocClientStatusFailed, structs.AllocTimeoutReasonMaxRunDuration
-	stats.observe(change(old, oldStopped))
-	total, _ = counterTotal(sink, metricServerMaxRunExceeded, group)
-	must.Eq(t, 1.0, total)
-}
-
-func TestMaxRunStats_RunningGauges(t *testing.T) {
-	m, sink := statsSink(t)
-	stats := newMaxRunStats(time.Now(), m)
-	group := map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group"}
-	a, b := statsAlloc(time.Now()), statsAlloc(time.Now())
-	unbounded := testAlloc(testJob("free"), "node-1")
-	done := statsAlloc(time.Now())
-	done.ClientStatus = structs.AllocClientStatusComplete
-	stopping := statsAlloc(time.Now())
-	stopping.DesiredStatus = structs.AllocDesiredStatusStop
-
-	stats.count([]*structs.Allocation{a, b, unbounded, done, stopping})
-	n, ok := gaugeValue(sink, metricServerMaxRunRunning, group)
-	must.True(t, ok)
-	must.Eq(t, float32(2), n)
-	_, ok = gaugeValue(sink, metricServerMaxRunRunning, map[string]string{"namespace": "default", "job": "free", "task_group": "group"})
-	must.False(t, ok, must.Sprint("no deadline, no series"))
-	// The counters exist before the first timeout, at 0.
-	total, emissions := counterTotal(sink, metricServerMaxRunExceeded, group)
-	must.Eq(t, 0.0, total)
-	must.Positive(t, emissions)
-	_, emissions = counterTotal(sink, metricServerMaxRunTaskExceeded, map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group", "task": "task"})
-	must.Positive(t, emissions)
-
-	// Once they have all ended the gauge says 0, once.
-	stats.count(nil)
-	n, _ = gaugeValue(sink, metricServerMaxRunRunning, group)
-	must.Eq(t, float32(0), n)
-	must.MapEmpty(t, stats.running)
-}
-
 // TestServer_MaxRunStatsFromClientReports: a client's report of a timeout
 // reaches the server's counter through the FSM.
 func TestServer_MaxRunStatsFromClientReports(t *testing.T) {
 	s := startServer(t, unscheduledConfig(t, "dev"))
 	waitForLeader(t, s)
 	m, sink := statsSink(t)
-	s.maxRunStats.sink.Store(m)
+	s.maxRunStats.SetSink(m)
 	ctx := testCtx(t)
 	alloc := maxRunAllocOnServer(t, s, structs.JobTypeBatch, new(time.Hour), time.Now())
 	_, err := s.UpdateAllocsFromClient(ctx, []*structs.Allocation{{
 		ID: alloc.ID, ClientStatus: structs.AllocClientStatusComplete, ClientDescription: structs.AllocTimeoutReasonMaxRunDuration,
 	}})
 	must.NoError(t, err)
-	total, _ := counterTotal(sink, metricServerMaxRunExceeded, map[string]string{"namespace": "default", "job": "bounded", "task_group": "group"})
+	total, _ := counterTotal(sink, maxrunstats.MetricExceeded, map[string]string{"namespace": "default", "job": "bounded", "task_group": "group"})
 	must.Eq(t, 1.0, total)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -24,7 +25,7 @@ type NamespaceDeleteRequest struct {
 // UpsertNamespaces creates or replaces namespaces.
 func (s *Server) UpsertNamespaces(ctx context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
 	return userWrite(ctx, s, "Namespace.Upsert", req, management, func(ctx context.Context, req *NamespaceUpsertRequest) (*IndexResponse, error) {
-		index, err := s.raftApply(ctx, MsgNamespaceUpsert, &NamespaceUpsertEntry{Namespaces: req.Namespaces})
+		index, err := s.raftApply(ctx, logentry.MsgNamespaceUpsert, &logentry.NamespaceUpsert{Namespaces: req.Namespaces})
 		return &IndexResponse{Index: index}, err
 	})
 }
@@ -54,7 +55,7 @@ func (s *Server) deleteNamespacesLocal(ctx context.Context, req *NamespaceDelete
 	}
 	// The store checks for jobs where the entry lands, so that a job
 	// registered meanwhile keeps its namespace.
-	index, err := s.raftApply(ctx, MsgNamespaceDelete, &NamespaceDeleteEntry{Names: req.Names})
+	index, err := s.raftApply(ctx, logentry.MsgNamespaceDelete, &logentry.NamespaceDelete{Names: req.Names})
 	return &IndexResponse{Index: index}, err
 }
 

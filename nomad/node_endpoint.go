@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -77,7 +78,7 @@ func (s *Server) nodeRegister(ctx context.Context, req *NodeRegisterRequest) (*N
 }
 
 func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest) (*NodeUpdateResponse, error) {
-	if err := validateNode(req.Node); err != nil {
+	if err := logentry.ValidateNode(req.Node); err != nil {
 		return nil, err
 	}
 	node := req.Node.Copy()
@@ -99,13 +100,13 @@ func (s *Server) nodeRegisterLocal(ctx context.Context, req *NodeRegisterRequest
 	if existing == nil || existing.Status != node.Status {
 		node.StatusUpdatedAt = now
 	}
-	entry := &NodeRegisterEntry{Node: node}
+	entry := &logentry.NodeRegister{Node: node}
 	if existing == nil || existing.Status != node.Status {
 		if entry.Evals, err = nodeStatusEvals(st, node.ID, node.Status, now); err != nil {
 			return nil, err
 		}
 	}
-	resp, err := s.applyNodeWrite(ctx, MsgNodeRegister, entry, entry.Evals)
+	resp, err := s.applyNodeWrite(ctx, logentry.MsgNodeRegister, entry, entry.Evals)
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +136,10 @@ func registrationAllowed(existing, node *structs.Node, newNodeAllowed bool) erro
 // tells it its TTL, or stops the timer of a node that is down.
 func (s *Server) trackHeartbeat(resp *NodeUpdateResponse, nodeID, status string) {
 	if status == structs.NodeStatusDown {
-		s.heartbeats.clear(nodeID)
+		s.heartbeats.Clear(nodeID)
 		return
 	}
-	resp.HeartbeatTTL = s.heartbeats.reset(nodeID)
+	resp.HeartbeatTTL = s.heartbeats.Reset(nodeID)
 }
 
 // NodeUpdateStatus sets a node's status. A node that becomes ready or down
@@ -154,13 +155,13 @@ func (s *Server) nodeUpdateStatusLocal(ctx context.Context, req *NodeUpdateStatu
 		return nil, err
 	}
 	now := time.Now().UnixNano()
-	entry := &NodeUpdateStatusEntry{NodeID: req.NodeID, Status: req.Status, UpdatedAt: now}
+	entry := &logentry.NodeUpdateStatus{NodeID: req.NodeID, Status: req.Status, UpdatedAt: now}
 	if node.Status != req.Status {
 		if entry.Evals, err = nodeStatusEvals(s.State(), node.ID, req.Status, now); err != nil {
 			return nil, err
 		}
 	}
-	resp, err := s.applyNodeWrite(ctx, MsgNodeUpdateStatus, entry, entry.Evals)
+	resp, err := s.applyNodeWrite(ctx, logentry.MsgNodeUpdateStatus, entry, entry.Evals)
 	if err != nil {
 		return nil, err
 	}
@@ -185,13 +186,13 @@ func (s *Server) nodeUpdateEligibilityLocal(ctx context.Context, req *NodeUpdate
 		return nil, invalidf("node %q is draining and cannot be made eligible", node.ID)
 	}
 	now := time.Now().UnixNano()
-	entry := &NodeUpdateEligibilityEntry{NodeID: req.NodeID, Eligibility: req.Eligibility, UpdatedAt: now}
+	entry := &logentry.NodeUpdateEligibility{NodeID: req.NodeID, Eligibility: req.Eligibility, UpdatedAt: now}
 	if node.SchedulingEligibility != req.Eligibility && req.Eligibility == structs.NodeSchedulingEligible {
 		if entry.Evals, err = nodeEvals(s.State(), node.ID, now); err != nil {
 			return nil, err
 		}
 	}
-	return s.applyNodeWrite(ctx, MsgNodeUpdateEligibility, entry, entry.Evals)
+	return s.applyNodeWrite(ctx, logentry.MsgNodeUpdateEligibility, entry, entry.Evals)
 }
 
 // NodeUpdateDrain starts a drain (drain set) or ends one (drain nil); an
@@ -214,7 +215,7 @@ func (s *Server) nodeUpdateDrainLocal(ctx context.Context, req *NodeUpdateDrainR
 		return nil, err
 	}
 	now := time.Now().UnixNano()
-	entry := &NodeUpdateDrainEntry{NodeID: req.NodeID, MarkEligible: req.MarkEligible, UpdatedAt: now}
+	entry := &logentry.NodeUpdateDrain{NodeID: req.NodeID, MarkEligible: req.MarkEligible, UpdatedAt: now}
 	if req.DrainStrategy != nil {
 		drain := *req.DrainStrategy
 		if drain.StartedAt.IsZero() {
@@ -237,7 +238,7 @@ func (s *Server) nodeUpdateDrainLocal(ctx context.Context, req *NodeUpdateDrainR
 			return nil, err
 		}
 	}
-	return s.applyNodeWrite(ctx, MsgNodeUpdateDrain, entry, entry.Evals)
+	return s.applyNodeWrite(ctx, logentry.MsgNodeUpdateDrain, entry, entry.Evals)
 }
 
 // NodeDeregister removes nodes. Unknown IDs are an ErrNotFound error.
@@ -263,13 +264,13 @@ func (s *Server) nodeDeregisterLocal(ctx context.Context, req *NodeDeregisterReq
 		}
 		evals = append(evals, nodeEvals...)
 	}
-	entry := &NodeDeregisterEntry{NodeIDs: req.NodeIDs, Evals: evals}
-	resp, err := s.applyNodeWrite(ctx, MsgNodeDeregister, entry, evals)
+	entry := &logentry.NodeDeregister{NodeIDs: req.NodeIDs, Evals: evals}
+	resp, err := s.applyNodeWrite(ctx, logentry.MsgNodeDeregister, entry, evals)
 	if err != nil {
 		return nil, err
 	}
 	for _, id := range req.NodeIDs {
-		s.heartbeats.clear(id)
+		s.heartbeats.Clear(id)
 	}
 	return resp, nil
 }
@@ -293,7 +294,7 @@ func (s *Server) storedNode(ctx context.Context, nodeID string) (*structs.Node, 
 }
 
 // applyNodeWrite applies a node entry and reports it.
-func (s *Server) applyNodeWrite(ctx context.Context, t MessageType, entry logEntry, evals []*structs.Evaluation) (*NodeUpdateResponse, error) {
+func (s *Server) applyNodeWrite(ctx context.Context, t logentry.MessageType, entry logentry.Entry, evals []*structs.Evaluation) (*NodeUpdateResponse, error) {
 	index, err := s.raftApply(ctx, t, entry)
 	if err != nil {
 		return nil, err

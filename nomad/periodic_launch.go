@@ -6,47 +6,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/periodic"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
 
-// periodicChildSeparator joins a periodic job's ID and a child's suffix.
-const periodicChildSeparator = "/periodic-"
-
-// PeriodicChildID is the ID of the child a periodic job launches at a
-// time: "<parent>/periodic-<unix seconds>".
-func PeriodicChildID(parentID string, at time.Time) string {
-	return fmt.Sprintf("%s%s%d", parentID, periodicChildSeparator, at.Unix())
-}
-
-// deriveChildJob returns the child a periodic job launches at a time: a
-// copy of the job under the child's ID, with ParentID set and no periodic
-// block of its own.
-func deriveChildJob(parent *structs.Job, at time.Time, now int64) *structs.Job {
-	child := parent.Copy()
-	child.ID = PeriodicChildID(parent.ID, at)
-	child.Name = child.ID
-	child.ParentID = parent.ID
-	child.Periodic = nil
-	child.Stop = false
-	child.Status = structs.JobStatusPending
-	child.StatusDescription = ""
-	child.Stable = false
-	child.Version = 0
-	child.SubmitTime = now
-	child.CreateIndex, child.ModifyIndex, child.JobModifyIndex = 0, 0, 0
-	return child
-}
-
 // serverLauncher launches periodic children through raft.
 type serverLauncher struct{ srv *Server }
 
-func (l serverLauncher) launch(ctx context.Context, job *structs.Job, at time.Time) error {
+func (l serverLauncher) Launch(ctx context.Context, job *structs.Job, at time.Time) error {
 	_, err := l.srv.launchPeriodicChild(ctx, job, at)
 	return err
 }
 
-func (l serverLauncher) runningChild(job *structs.Job) (string, error) {
+func (l serverLauncher) RunningChild(job *structs.Job) (string, error) {
 	children, err := l.srv.State().JobChildren(nil, job.Namespace, job.ID)
 	if err != nil {
 		return "", err
@@ -59,7 +33,7 @@ func (l serverLauncher) runningChild(job *structs.Job) (string, error) {
 	return "", nil
 }
 
-func (l serverLauncher) skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error {
+func (l serverLauncher) Skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error {
 	return l.srv.recordSkippedLaunch(ctx, job, at, child)
 }
 
@@ -91,7 +65,7 @@ func (s *Server) recordSkippedLaunch(ctx context.Context, parent *structs.Job, a
 			break
 		}
 	}
-	if _, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+	if _, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{eval}}); err != nil {
 		return fmt.Errorf("record skipped launch of periodic job %q: %w", parent.ID, err)
 	}
 	return nil
@@ -113,7 +87,7 @@ func (s *Server) launchPeriodicChild(ctx context.Context, parent *structs.Job, a
 		return "", err
 	}
 	now := time.Now().UnixNano()
-	child := deriveChildJob(parent, at, now)
+	child := periodic.DeriveChild(parent, at, now)
 	existing, err := s.State().JobByID(nil, child.Namespace, child.ID)
 	if err != nil {
 		return "", err
@@ -121,17 +95,17 @@ func (s *Server) launchPeriodicChild(ctx context.Context, parent *structs.Job, a
 	var eval *structs.Evaluation
 	if existing == nil {
 		eval = newJobEval(child, structs.EvalTriggerPeriodicJob, now)
-		if _, err := s.raftApply(ctx, MsgJobRegister, &JobRegisterEntry{Job: child, Eval: eval, NamespaceChecked: true}); err != nil {
+		if _, err := s.raftApply(ctx, logentry.MsgJobRegister, &logentry.JobRegister{Job: child, Eval: eval, NamespaceChecked: true}); err != nil {
 			return "", fmt.Errorf("register child %q of periodic job %q: %w", child.ID, parent.ID, err)
 		}
 	} else {
 		eval = newJobEval(existing, structs.EvalTriggerPeriodicJob, now)
-		if _, err := s.raftApply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+		if _, err := s.raftApply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{eval}}); err != nil {
 			return "", fmt.Errorf("evaluate child %q of periodic job %q: %w", child.ID, parent.ID, err)
 		}
 	}
 	launch := &state.PeriodicLaunch{ID: parent.ID, Namespace: parent.Namespace, Launch: at}
-	if _, err := s.raftApply(ctx, MsgPeriodicLaunch, &PeriodicLaunchEntry{Launch: launch}); err != nil {
+	if _, err := s.raftApply(ctx, logentry.MsgPeriodicLaunch, &logentry.PeriodicLaunch{Launch: launch}); err != nil {
 		return "", fmt.Errorf("record launch of periodic job %q: %w", parent.ID, err)
 	}
 	s.logger.Info("launched periodic job", "job_id", parent.ID, "child", child.ID, "eval_id", eval.ID)
@@ -157,7 +131,7 @@ func (s *Server) restorePeriodic(ctx context.Context, jobs []*structs.Job) error
 		if launch != nil {
 			last = launch.Launch
 		}
-		next, err := nextLaunch(job, last)
+		next, err := periodic.NextLaunch(job, last)
 		if err != nil {
 			s.logger.Error("periodic job has a bad schedule", "job_id", job.ID, "error", err)
 			continue
@@ -166,7 +140,7 @@ func (s *Server) restorePeriodic(ctx context.Context, jobs []*structs.Job) error
 			continue
 		}
 		s.logger.Info("periodic job missed a launch while there was no leader; launching it now", "job_id", job.ID, "missed", next)
-		s.periodic.launchUnlessOverlapping(ctx, job, now)
+		s.periodic.LaunchUnlessOverlapping(ctx, job, now)
 	}
 	return nil
 }

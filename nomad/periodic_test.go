@@ -1,198 +1,26 @@
 package nomad
 
 import (
-	"context"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/periodic"
 	"github.com/drover-io/drover/structs"
 )
 
-func periodicJob(id string, specs ...string) *structs.Job {
+// children returns the children of a periodic job.
+// periodicJob is a periodic batch job launched on the cron specs.
+func periodicJobOf(id string, specs ...string) *structs.Job {
 	job := testJob(id)
 	job.Periodic = &structs.PeriodicConfig{Enabled: true, Specs: specs, SpecType: structs.PeriodicSpecCron}
 	job.Canonicalize()
 	return job
 }
 
-func TestNextLaunch(t *testing.T) {
-	base := time.Date(2026, 3, 1, 10, 7, 30, 0, time.UTC)
-	cases := []struct {
-		name  string
-		specs []string
-		tz    string
-		want  time.Time
-	}{
-		{"every five minutes", []string{"*/5 * * * *"}, "", time.Date(2026, 3, 1, 10, 10, 0, 0, time.UTC)},
-		{"earliest of several", []string{"0 12 * * *", "30 10 * * *"}, "", time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)},
-		{"in the job's time zone", []string{"0 12 * * *"}, "America/New_York", time.Date(2026, 3, 1, 17, 0, 0, 0, time.UTC)},
-		{"seconds field", []string{"*/10 * * * * * *"}, "", time.Date(2026, 3, 1, 10, 7, 40, 0, time.UTC)},
-		{"never again", []string{"0 0 1 1 * 2020"}, "", time.Time{}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			job := periodicJob("p", c.specs...)
-			job.Periodic.TimeZone = c.tz
-			next, err := nextLaunch(job, base)
-			must.NoError(t, err)
-			must.True(t, c.want.Equal(next), must.Sprintf("want %v, got %v", c.want, next))
-		})
-	}
-	bad := periodicJob("p", "*/5 * * * *")
-	bad.Periodic.TimeZone = "Mars/Olympus"
-	_, err := nextLaunch(bad, base)
-	must.ErrorContains(t, err, "Mars/Olympus")
-}
-
-// fakeLauncher records launches; running says whether a child still runs.
-type fakeLauncher struct {
-	mu       sync.Mutex
-	launches []time.Time
-	skips    []time.Time
-	running  bool
-}
-
-func (f *fakeLauncher) launch(_ context.Context, _ *structs.Job, at time.Time) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.launches = append(f.launches, at)
-	return nil
-}
-
-func (f *fakeLauncher) runningChild(*structs.Job) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.running {
-		return "p/periodic-1", nil
-	}
-	return "", nil
-}
-
-func (f *fakeLauncher) skipped(_ context.Context, _ *structs.Job, at time.Time, _ string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.skips = append(f.skips, at)
-	return nil
-}
-
-func (f *fakeLauncher) skipList() []time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.skips)
-}
-
-func (f *fakeLauncher) setRunning(running bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.running = running
-}
-
-func (f *fakeLauncher) list() []time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]time.Time(nil), f.launches...)
-}
-
-// startDispatcher runs an enabled dispatcher over launcher until the
-// (synctest) test ends.
-func startDispatcher(t *testing.T, launcher periodicLauncher) *periodicDispatcher {
-	d := newPeriodicDispatcher(hclog.NewNullLogger(), launcher, time.Now)
-	d.SetEnabled(true)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		d.run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return d
-}
-
-func TestPeriodicDispatcher_LaunchesOnSchedule(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var l fakeLauncher
-		d := startDispatcher(t, &l)
-		start := time.Now() // synctest's clock: midnight UTC, 2000-01-01
-		d.Add(periodicJob("p", "*/5 * * * *"))
-
-		time.Sleep(4 * time.Minute)
-		synctest.Wait()
-		must.Len(t, 0, l.list())
-
-		time.Sleep(7 * time.Minute)
-		synctest.Wait()
-		launches := l.list()
-		must.Len(t, 2, launches)
-		must.Eq(t, start.Add(5*time.Minute), launches[0])
-		must.Eq(t, start.Add(10*time.Minute), launches[1])
-
-		// A stopped job is forgotten.
-		stopped := periodicJob("p", "*/5 * * * *")
-		stopped.Stop = true
-		d.Add(stopped)
-		time.Sleep(time.Hour)
-		synctest.Wait()
-		must.Len(t, 2, l.list())
-	})
-}
-
-func TestPeriodicDispatcher_ProhibitOverlapSkips(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		l := &fakeLauncher{running: true}
-		d := startDispatcher(t, l)
-		job := periodicJob("p", "* * * * *")
-		job.Periodic.ProhibitOverlap = true
-		d.Add(job)
-		overlapping := periodicJob("q", "* * * * *")
-		d.Add(overlapping)
-
-		// Both come due; only the job that allows overlap launches, and
-		// the skip of the other is recorded.
-		time.Sleep(90 * time.Second)
-		synctest.Wait()
-		must.Len(t, 1, l.list())
-		must.Len(t, 1, l.skipList())
-
-		// Once the child is dead, the next launch goes ahead.
-		l.setRunning(false)
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		must.Len(t, 3, l.list())
-		must.Len(t, 1, l.skipList())
-	})
-}
-
-func TestPeriodicDispatcher_RemoveAndDisable(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var l fakeLauncher
-		d := startDispatcher(t, &l)
-		d.Add(periodicJob("p", "* * * * *"))
-		d.Add(periodicJob("q", "* * * * *"))
-		d.Remove(structs.DefaultNamespace, "p")
-		time.Sleep(90 * time.Second)
-		synctest.Wait()
-		must.Len(t, 1, l.list())
-
-		d.SetEnabled(false)
-		d.Add(periodicJob("r", "* * * * *"))
-		time.Sleep(time.Hour)
-		synctest.Wait()
-		must.Len(t, 1, l.list(), must.Sprint("a follower launches nothing"))
-	})
-}
-
-// children returns the children of a periodic job.
 func children(t *testing.T, s *Server, parentID string) []*structs.Job {
 	t.Helper()
 	jobs, err := s.State().JobChildren(nil, structs.DefaultNamespace, parentID)
@@ -205,7 +33,7 @@ func TestPeriodic_ForceLaunch(t *testing.T) {
 	waitForLeader(t, s)
 	ctx := testCtx(t)
 	registerNodes(t, s, 1)
-	mustRegister(t, s, periodicJob("nightly", "0 3 * * *"))
+	mustRegister(t, s, periodicJobOf("nightly", "0 3 * * *"))
 	waitfor.True(t, "the periodic job to run", func() bool { return jobStatus(t, s, "nightly") == structs.JobStatusRunning })
 
 	evalID, err := s.PeriodicForce(ctx, structs.DefaultNamespace, "nightly")
@@ -223,7 +51,7 @@ func TestPeriodic_ForceLaunch(t *testing.T) {
 	launch, err := s.State().PeriodicLaunchByID(nil, structs.DefaultNamespace, "nightly")
 	must.NoError(t, err)
 	must.NotNil(t, launch)
-	must.Eq(t, child.ID, PeriodicChildID("nightly", launch.Launch))
+	must.Eq(t, child.ID, periodic.ChildID("nightly", launch.Launch))
 
 	waitfor.True(t, "the child to be placed", func() bool { return len(liveAllocs(t, s, child.ID)) == 1 })
 	must.StrHasPrefix(t, child.ID+".group[0]", liveAllocs(t, s, child.ID)[0].Name)
@@ -241,7 +69,7 @@ func TestPeriodic_LaunchesOnScheduleAndProhibitsOverlap(t *testing.T) {
 	skipped := countLogs(cfg, "skipping periodic launch")
 	s := startServer(t, cfg)
 	waitForLeader(t, s)
-	job := periodicJob("every-second", "* * * * * * *")
+	job := periodicJobOf("every-second", "* * * * * * *")
 	job.Periodic.ProhibitOverlap = true
 	mustRegister(t, s, job)
 
@@ -283,7 +111,7 @@ func jobIDs(jobs []*structs.Job) []string {
 func TestPeriodic_NewLeaderKeepsSchedule(t *testing.T) {
 	c := startCluster(t)
 	leader := c.waitForOneLeader(c.servers)
-	mustRegister(t, leader, periodicJob("ticker", "* * * * * * *"))
+	mustRegister(t, leader, periodicJobOf("ticker", "* * * * * * *"))
 	waitfor.True(t, "a child from the first leader", func() bool { return len(children(t, leader, "ticker")) > 0 })
 
 	must.NoError(t, leader.Shutdown())
@@ -297,8 +125,8 @@ func TestPeriodic_NewLeaderKeepsSchedule(t *testing.T) {
 	elected := time.Now()
 	waitfor.True(t, "a child from the new leader", func() bool {
 		for _, child := range children(t, next, "ticker") {
-			at := strings.TrimPrefix(child.ID, "ticker"+periodicChildSeparator)
-			if at > PeriodicChildID("", elected)[len(periodicChildSeparator):] {
+			at := strings.TrimPrefix(child.ID, "ticker"+periodic.ChildSeparator)
+			if at > periodic.ChildID("", elected)[len(periodic.ChildSeparator):] {
 				return true
 			}
 		}

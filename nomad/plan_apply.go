@@ -9,6 +9,9 @@ import (
 	"github.com/hashicorp/go-metrics"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/planeval"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -55,17 +58,17 @@ func (s *Server) runPlanApplier(ctx context.Context) {
 		}
 		view, err := s.planView(inflight)
 		if err != nil {
-			pending.respond(nil, err)
+			pending.Respond(nil, err)
 			continue
 		}
-		result, rejected, err := evaluatePlan(view, pending.plan)
+		result, rejected, err := planeval.Evaluate(view, pending.Plan)
 		metrics.MeasureSince([]string{"plan", "evaluate"}, start)
 		if err != nil {
-			pending.respond(nil, err)
+			pending.Respond(nil, err)
 			continue
 		}
 		for node, reason := range rejected {
-			s.logger.Debug("plan rejected on node", "eval_id", pending.plan.EvalID, "node_id", node, "reason", reason)
+			s.logger.Debug("plan rejected on node", "eval_id", pending.Plan.EvalID, "node_id", node, "reason", reason)
 		}
 		if inflight != nil {
 			<-inflight.done
@@ -81,7 +84,7 @@ func (s *Server) runPlanApplier(ctx context.Context) {
 
 // planView is the latest state, with the allocations of the plan in
 // flight on top.
-func (s *Server) planView(inflight *planInFlight) (*planView, error) {
+func (s *Server) planView(inflight *planInFlight) (*planeval.View, error) {
 	// The allocations first: once they are gone, the state has them, so
 	// a snapshot taken after has them too.
 	var allocs map[string][]*structs.Allocation
@@ -94,13 +97,13 @@ func (s *Server) planView(inflight *planInFlight) (*planView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot state for plan: %w", err)
 	}
-	return &planView{snap: snap, inflight: allocs}, nil
+	return &planeval.View{Snap: snap, Inflight: allocs}, nil
 }
 
 // commitPlan starts the raft commit of what a plan may commit and reports
 // to the worker once it is applied.
-func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, partial bool, start time.Time) *planInFlight {
-	entry := planEntry(pending.plan, result, time.Now().UnixNano())
+func (s *Server) commitPlan(pending *broker.PendingPlan, result *structs.PlanResult, partial bool, start time.Time) *planInFlight {
+	entry := planEntry(pending.Plan, result, time.Now().UnixNano())
 	allocs := make(map[string][]*structs.Allocation)
 	for _, a := range entry.Allocs {
 		allocs[a.NodeID] = append(allocs[a.NodeID], a)
@@ -111,9 +114,9 @@ func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, pa
 		f.allocs.Store(nil)
 		close(f.done)
 	}
-	future, err := s.startRaftApply(MsgAllocUpdate, entry)
+	future, err := s.startRaftApply(logentry.MsgAllocUpdate, entry)
 	if err != nil {
-		pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
+		pending.Respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.Plan.EvalID, err))
 		finished()
 		return f
 	}
@@ -122,7 +125,7 @@ func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, pa
 		defer s.loops.Done()
 		defer finished()
 		if err := waitRaftApply(future); err != nil {
-			pending.respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.plan.EvalID, err))
+			pending.Respond(nil, fmt.Errorf("commit plan of evaluation %s: %w", pending.Plan.EvalID, err))
 			return
 		}
 		s.finishPlan(pending, result, partial, start, future.Index())
@@ -132,21 +135,21 @@ func (s *Server) commitPlan(pending *pendingPlan, result *structs.PlanResult, pa
 
 // finishPlan reports a plan's outcome. A plan not committed in full tells
 // the scheduler which state index to read before it tries again.
-func (s *Server) finishPlan(pending *pendingPlan, result *structs.PlanResult, partial bool, start time.Time, index uint64) {
+func (s *Server) finishPlan(pending *broker.PendingPlan, result *structs.PlanResult, partial bool, start time.Time, index uint64) {
 	result.AllocIndex = index
 	if partial {
 		latest, err := s.State().LatestIndex()
 		if err != nil {
-			pending.respond(nil, err)
+			pending.Respond(nil, err)
 			return
 		}
 		result.RefreshIndex = max(latest, index)
 	}
 	metrics.MeasureSince([]string{"plan", "apply"}, start)
-	s.planLatency.record(time.Since(start))
-	metrics.MeasureSince([]string{"plan", "submit"}, pending.enqueued)
-	s.planSubmitLatency.record(time.Since(pending.enqueued))
-	pending.respond(result, nil)
+	s.planLatency.Record(time.Since(start))
+	metrics.MeasureSince([]string{"plan", "submit"}, pending.Enqueued)
+	s.planSubmitLatency.Record(time.Since(pending.Enqueued))
+	pending.Respond(result, nil)
 }
 
 // planEntry is the raft entry that commits a plan's result. Allocations
@@ -156,8 +159,8 @@ func (s *Server) finishPlan(pending *pendingPlan, result *structs.PlanResult, pa
 // allocation that is done, or to stop, travels without the job it ran,
 // which the store keeps: an entry's size does not grow with its
 // allocations times the job's.
-func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *AllocUpdateEntry {
-	entry := &AllocUpdateEntry{}
+func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *logentry.AllocUpdate {
+	entry := &logentry.AllocUpdate{}
 	add := func(a *structs.Allocation) {
 		c := *a
 		if c.CreateTime == 0 {
@@ -191,11 +194,11 @@ func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *Alloc
 
 // startRaftApply validates and encodes an entry and hands it to raft
 // without waiting for the commit.
-func (s *Server) startRaftApply(t MessageType, entry logEntry) (raft.ApplyFuture, error) {
-	if err := entry.validate(); err != nil {
+func (s *Server) startRaftApply(t logentry.MessageType, entry logentry.Entry) (raft.ApplyFuture, error) {
+	if err := entry.Validate(); err != nil {
 		return nil, err
 	}
-	data, err := encodeLogEntry(t, entry)
+	data, err := logentry.Encode(t, entry)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 func TestPooledClient_SendGivesUpAWriteNobodyReads(t *testing.T) {
@@ -33,13 +35,13 @@ func TestPooledClient_SendGivesUpAWriteNobodyReads(t *testing.T) {
 				// The receiver never reads: a stopped process.
 				local, remote := net.Pipe()
 				defer remote.Close()
-				c := &pooledClient{Client: newRPCClient(local), conn: local}
+				c := &nomadrpc.PooledClient{Client: nomadrpc.NewClient(local), Conn: local}
 				defer c.Close()
 				ctx, cancel := tc.ctx()
 				defer cancel()
 
 				start := time.Now()
-				call := c.send(ctx, "Job.Register", &JobRegisterRequest{Job: testJob("x")}, &JobRegisterResponse{})
+				call := c.Send(ctx, "Job.Register", &JobRegisterRequest{Job: testJob("x")}, &JobRegisterResponse{})
 				must.Eq(t, time.Second, time.Since(start), must.Sprint("the write ends with the caller's context"))
 				done := <-call.Done
 				must.ErrorIs(t, done.Error, os.ErrDeadlineExceeded)
@@ -61,11 +63,11 @@ func TestPooledClient_SendLeavesAHealthyConnectionAsItWas(t *testing.T) {
 				lines <- r.Text()
 			}
 		}()
-		c := &pooledClient{Client: newRPCClient(local), conn: local}
+		c := &nomadrpc.PooledClient{Client: nomadrpc.NewClient(local), Conn: local}
 		defer c.Close()
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		call := c.send(ctx, "Job.Register", &JobRegisterRequest{Job: testJob("first")}, &JobRegisterResponse{})
+		call := c.Send(ctx, "Job.Register", &JobRegisterRequest{Job: testJob("first")}, &JobRegisterResponse{})
 		must.StrContains(t, <-lines, `"first"`)
 		cancel()
 		time.Sleep(2 * time.Second)
@@ -76,7 +78,7 @@ func TestPooledClient_SendLeavesAHealthyConnectionAsItWas(t *testing.T) {
 		}
 
 		// The first call's deadline, long past, does not cut the next.
-		call = c.send(context.Background(), "Job.Register", &JobRegisterRequest{Job: testJob("second")}, &JobRegisterResponse{})
+		call = c.Send(context.Background(), "Job.Register", &JobRegisterRequest{Job: testJob("second")}, &JobRegisterResponse{})
 		must.StrContains(t, <-lines, `"second"`)
 		select {
 		case done := <-call.Done:

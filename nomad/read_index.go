@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/go-memdb"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 )
 
@@ -78,7 +79,7 @@ func (e *statusRPC) ReadIndex(_ *ReadIndexRequest, reply *ReadIndexResponse) err
 // before its term.
 func (s *Server) leaderReadIndex(ctx context.Context) (uint64, error) {
 	if !s.IsLeader() {
-		return 0, errNotLeader
+		return 0, nomadrpc.ErrNotLeader
 	}
 	if err := s.leaderBarrier(ctx); err != nil {
 		return 0, err
@@ -109,7 +110,7 @@ func (s *Server) catchUpForRead(ctx context.Context) error {
 	for {
 		if s.IsLeader() {
 			_, err := s.leaderReadIndex(ctx)
-			if errors.Is(err, errNotLeader) && ctx.Err() == nil {
+			if errors.Is(err, nomadrpc.ErrNotLeader) && ctx.Err() == nil {
 				continue // lost the leadership meanwhile: catch up as a follower
 			}
 			if err != nil {
@@ -120,7 +121,7 @@ func (s *Server) catchUpForRead(ctx context.Context) error {
 		}
 		var resp ReadIndexResponse
 		err := s.forwardToLeader(ctx, "Status.ReadIndex", &ReadIndexRequest{}, &resp)
-		if errors.Is(err, errNotLeader) && s.IsLeader() && ctx.Err() == nil {
+		if errors.Is(err, nomadrpc.ErrNotLeader) && s.IsLeader() && ctx.Err() == nil {
 			continue // elected meanwhile
 		}
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
 )
 
 // TestRead_followerShowsItsOwnWrites holds read-your-writes on a
@@ -71,12 +72,12 @@ func TestRead_restartedFollowerSaysWhenItIsBehind(t *testing.T) {
 // catching up with the leader's applied index can always reach it.
 func TestFSM_recordsEveryEntryAsApplied(t *testing.T) {
 	fsm := testFSM(t)
-	mustApply(t, fsm, 3, &JobRegisterEntry{Job: testJob("web"), Eval: testEval("web")})
+	mustApply(t, fsm, 3, &logentry.JobRegister{Job: testJob("web"), Eval: testEval("web")})
 	applied, err := fsm.State().AppliedIndex(nil)
 	must.NoError(t, err)
 	must.Eq(t, 3, applied)
 
-	resp := applyEntry(t, fsm, 4, &JobDeregisterEntry{Namespace: "default", JobID: "missing"})
+	resp := applyEntry(t, fsm, 4, &logentry.JobDeregister{Namespace: "default", JobID: "missing"})
 	must.NotNil(t, resp, must.Sprint("deregistering a missing job fails"))
 	applied, err = fsm.State().AppliedIndex(nil)
 	must.NoError(t, err)

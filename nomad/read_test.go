@@ -11,6 +11,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -25,16 +26,16 @@ func readServer(t *testing.T) *Server {
 }
 
 // applyLogEntry writes an entry through raft and returns its index.
-func applyLogEntry(t *testing.T, s *Server, entry logEntry) uint64 {
+func applyLogEntry(t *testing.T, s *Server, entry logentry.Entry) uint64 {
 	t.Helper()
-	index, err := s.Apply(testCtx(t), entry.messageType(), entry)
+	index, err := s.Apply(testCtx(t), entry.MessageType(), entry)
 	must.NoError(t, err)
 	return index
 }
 
 func registerTestJob(t *testing.T, s *Server, job *structs.Job) uint64 {
 	t.Helper()
-	return applyLogEntry(t, s, &JobRegisterEntry{Job: job})
+	return applyLogEntry(t, s, &logentry.JobRegister{Job: job})
 }
 
 // evalsAt is a read of the evaluation table that tells runs on each time
@@ -53,7 +54,7 @@ func evalsAt(runs chan<- uint64) readFn[[]*structs.Evaluation] {
 
 func TestRead_blocksUntilTheIndexPassesMinIndex(t *testing.T) {
 	s := readServer(t)
-	minIndex := applyLogEntry(t, s, &EvalUpdateEntry{Evals: []*structs.Evaluation{testEval("first")}})
+	minIndex := applyLogEntry(t, s, &logentry.EvalUpdate{Evals: []*structs.Evaluation{testEval("first")}})
 
 	runs := make(chan uint64, 10)
 	type result struct {
@@ -70,7 +71,7 @@ func TestRead_blocksUntilTheIndexPassesMinIndex(t *testing.T) {
 	// The first run finds nothing new, so the read waits; only then is
 	// there a write, which the answer must hold.
 	must.Eq(t, minIndex, <-runs)
-	later := applyLogEntry(t, s, &EvalUpdateEntry{Evals: []*structs.Evaluation{testEval("second")}})
+	later := applyLogEntry(t, s, &logentry.EvalUpdate{Evals: []*structs.Evaluation{testEval("second")}})
 
 	var r result
 	select {
@@ -87,7 +88,7 @@ func TestRead_blocksUntilTheIndexPassesMinIndex(t *testing.T) {
 
 func TestRead_withoutMinIndexAnswersAtOnce(t *testing.T) {
 	s := readServer(t)
-	index := applyLogEntry(t, s, &EvalUpdateEntry{Evals: []*structs.Evaluation{testEval("first")}})
+	index := applyLogEntry(t, s, &logentry.EvalUpdate{Evals: []*structs.Evaluation{testEval("first")}})
 	runs := make(chan uint64, 1)
 	evals, meta, err := read(s, testCtx(t), QueryOptions{}, evalsAt(runs))
 	must.NoError(t, err)
@@ -145,7 +146,7 @@ func TestRead_followsARestoredStore(t *testing.T) {
 
 	// A snapshot, taken elsewhere, of a state further on that holds "after".
 	other := testFSM(t)
-	mustApply(t, other, minIndex+100, &JobRegisterEntry{Job: testJob("after")})
+	mustApply(t, other, minIndex+100, &logentry.JobRegister{Job: testJob("after")})
 	snap, err := other.Snapshot()
 	must.NoError(t, err)
 	sink := &memorySink{}
@@ -206,7 +207,7 @@ func TestGetJob_indexes(t *testing.T) {
 func TestListJobs_indexCoversWhatTheSummariesCount(t *testing.T) {
 	s := readServer(t)
 	registerTestJob(t, s, testJob("web"))
-	evalIndex := applyLogEntry(t, s, &EvalUpdateEntry{Evals: []*structs.Evaluation{testEval("web")}})
+	evalIndex := applyLogEntry(t, s, &logentry.EvalUpdate{Evals: []*structs.Evaluation{testEval("web")}})
 
 	entries, meta, err := s.ListJobs(testCtx(t), QueryOptions{Namespace: structs.DefaultNamespace, Prefix: "w", ACL: acl.Management()})
 	must.NoError(t, err)
@@ -260,7 +261,7 @@ func allocIDs(allocs []*structs.Allocation) []string {
 func TestGetEval_related(t *testing.T) {
 	s := readServer(t)
 	first, second, elsewhere := testEval("web"), testEval("web"), testEval("other")
-	index := applyLogEntry(t, s, &EvalUpdateEntry{Evals: []*structs.Evaluation{first, second, elsewhere}})
+	index := applyLogEntry(t, s, &logentry.EvalUpdate{Evals: []*structs.Evaluation{first, second, elsewhere}})
 
 	info, meta, err := s.GetEval(testCtx(t), first.ID, true, QueryOptions{})
 	must.NoError(t, err)

@@ -12,6 +12,9 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/membership"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -25,7 +28,7 @@ import (
 // connection (in the clear: a forger that proved a role has no use for
 // it) and the server's verdict byte; the connection is closed when the
 // test ends.
-func forgedConn(t *testing.T, addr string, kind byte, role connRole, secret []byte) (net.Conn, byte) {
+func forgedConn(t *testing.T, addr string, kind byte, role nomadrpc.ConnRole, secret []byte) (net.Conn, byte) {
 	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
 	must.NoError(t, err)
@@ -33,20 +36,20 @@ func forgedConn(t *testing.T, addr string, kind byte, role connRole, secret []by
 	must.NoError(t, conn.SetDeadline(time.Now().Add(leaderWait)))
 	_, err = conn.Write([]byte{kind})
 	must.NoError(t, err)
-	hello := make([]byte, helloSize)
+	hello := make([]byte, nomadrpc.HelloSize)
 	_, err = io.ReadFull(conn, hello)
 	must.NoError(t, err)
-	must.Eq(t, handshakeMagic, string(hello[:len(handshakeMagic)]))
-	tr := transcript{kind: kind, dialerRole: role, dialer: newInstanceID()}
-	copy(tr.acceptor[:], hello[len(handshakeMagic):])
-	copy(tr.challenge[:], hello[len(handshakeMagic)+instanceIDSize:])
-	msg := append([]byte{byte(role)}, tr.dialer[:]...)
-	msg = append(msg, tr.nonce[:]...)
-	proof := make([]byte, proofSize)
+	must.Eq(t, nomadrpc.HandshakeMagic, string(hello[:len(nomadrpc.HandshakeMagic)]))
+	tr := nomadrpc.Transcript{Kind: kind, DialerRole: role, Dialer: nomadrpc.NewInstanceID()}
+	copy(tr.Acceptor[:], hello[len(nomadrpc.HandshakeMagic):])
+	copy(tr.Challenge[:], hello[len(nomadrpc.HandshakeMagic)+nomadrpc.InstanceIDSize:])
+	msg := append([]byte{byte(role)}, tr.Dialer[:]...)
+	msg = append(msg, tr.Nonce[:]...)
+	proof := make([]byte, nomadrpc.ProofSize)
 	if secret != nil {
-		derived, err := deriveSession(secret, &tr)
+		derived, err := nomadrpc.DeriveSession(secret, &tr)
 		must.NoError(t, err)
-		proof = derived.dialerProof
+		proof = derived.DialerProof
 	}
 	_, err = conn.Write(append(msg, proof...))
 	must.NoError(t, err)
@@ -60,8 +63,8 @@ func forgedConn(t *testing.T, addr string, kind byte, role connRole, secret []by
 // forgedRPC is an RPC client over a raw connection that proved nothing.
 func forgedRPC(t *testing.T, s *Server) *rpc.Client {
 	t.Helper()
-	conn, verdict := forgedConn(t, s.RPCAdvertise(), connTypeRPC, roleAnonymous, nil)
-	must.Eq(t, verdictOK, verdict, must.Sprint("an anonymous RPC connection is let in, to the Client endpoint"))
+	conn, verdict := forgedConn(t, s.RPCAdvertise(), nomadrpc.ConnTypeRPC, nomadrpc.RoleAnonymous, nil)
+	must.Eq(t, nomadrpc.VerdictOK, verdict, must.Sprint("an anonymous RPC connection is let in, to the Client endpoint"))
 	return jsonrpc.NewClient(conn)
 }
 
@@ -69,7 +72,7 @@ func forgedRPC(t *testing.T, s *Server) *rpc.Client {
 // with a permission error.
 func mustBeDenied(t *testing.T, c *rpc.Client, method string, args, reply any) {
 	t.Helper()
-	err := decodeRPCError(c.Call(method, args, reply))
+	err := nomadrpc.DecodeError(c.Call(method, args, reply))
 	must.ErrorIs(t, err, ErrPermissionDenied, must.Sprintf("%s", method))
 	must.ErrorContains(t, err, "permission denied")
 }
@@ -96,12 +99,12 @@ func TestForgedRPC_StatusJoinAddsNoVoter(t *testing.T) {
 	mustBeDenied(t, c, "Status.Join", &JoinRequest{ID: "rogue", RPCAddr: "127.0.0.1:1"}, &join)
 	var members MembersResponse
 	mustBeDenied(t, c, "Status.Members", &MembersRequest{
-		From: Member{ID: "rogue", Name: "rogue.global", Region: "global", RPCAddr: "127.0.0.1:1"},
+		From: membership.Member{ID: "rogue", Name: "rogue.global", Region: "global", RPCAddr: "127.0.0.1:1"},
 	}, &members)
 
 	// Claiming to be a server without the key gets nowhere either.
-	_, verdict := forgedConn(t, s.RPCAdvertise(), connTypeRPC, roleServer, []byte("not the cluster key, 32 bytes.."))
-	must.Eq(t, verdictBadSecret, verdict)
+	_, verdict := forgedConn(t, s.RPCAdvertise(), nomadrpc.ConnTypeRPC, nomadrpc.RoleServer, []byte("not the cluster key, 32 bytes.."))
+	must.Eq(t, nomadrpc.VerdictBadSecret, verdict)
 
 	must.Eq(t, before, s.Peers(), must.Sprint("no voter was added"))
 	for _, m := range s.Members() {
@@ -120,7 +123,7 @@ func (f forgedStream) Dial(addr raft.ServerAddress, timeout time.Duration) (net.
 	if err != nil {
 		return nil, err
 	}
-	_, err = conn.Write([]byte{connTypeRaft})
+	_, err = conn.Write([]byte{nomadrpc.ConnTypeRaft})
 	return conn, err
 }
 
@@ -129,20 +132,20 @@ func TestForgedRPC_RaftApplyChangesNothing(t *testing.T) {
 	waitForLeader(t, s)
 	job := testJob("kept")
 	mustRegister(t, s, job)
-	purge, err := encodeLogEntry(MsgJobDeregister, &JobDeregisterEntry{Namespace: job.Namespace, JobID: job.ID, Purge: true})
+	purge, err := logentry.Encode(logentry.MsgJobDeregister, &logentry.JobDeregister{Namespace: job.Namespace, JobID: job.ID, Purge: true})
 	must.NoError(t, err)
 
 	// Through the RPC endpoint that forwards log entries...
 	c := forgedRPC(t, s)
 	var idx IndexResponse
-	mustBeDenied(t, c, "Raft.Apply", &RaftApplyRequest{Type: MsgJobDeregister, Entry: purge[1:]}, &idx)
+	mustBeDenied(t, c, "Raft.Apply", &RaftApplyRequest{Type: logentry.MsgJobDeregister, Entry: purge[1:]}, &idx)
 
 	// ...and as raft itself: a connection that proves no key is refused
 	// before raft reads a byte of it.
-	_, verdict := forgedConn(t, s.RPCAdvertise(), connTypeRaft, roleAnonymous, nil)
-	must.Eq(t, verdictNotServer, verdict)
-	_, verdict = forgedConn(t, s.RPCAdvertise(), connTypeRaft, roleClient, RegistrationSecret(testClusterKey))
-	must.Eq(t, verdictNotServer, verdict, must.Sprint("the registration secret is no server's"))
+	_, verdict := forgedConn(t, s.RPCAdvertise(), nomadrpc.ConnTypeRaft, nomadrpc.RoleAnonymous, nil)
+	must.Eq(t, nomadrpc.VerdictNotServer, verdict)
+	_, verdict = forgedConn(t, s.RPCAdvertise(), nomadrpc.ConnTypeRaft, nomadrpc.RoleClient, nomadrpc.RegistrationSecret(testClusterKey))
+	must.Eq(t, nomadrpc.VerdictNotServer, verdict, must.Sprint("the registration secret is no server's"))
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must.NoError(t, err)

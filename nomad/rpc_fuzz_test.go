@@ -8,6 +8,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // FuzzRPCConn sends arbitrary bytes to a real server's RPC port, the way a
@@ -65,9 +67,9 @@ func FuzzRPCConn(f *testing.F) {
 	srv := startServer(f, cfg)
 	waitForLeader(f, srv)
 	addr := srv.RPCAddr().String()
-	dialers := map[byte]*rpcDialer{
-		modeAnonymous: {creds: credentials{role: roleAnonymous}},
-		modeServer:    {creds: credentials{role: roleServer, secret: testClusterKey}},
+	dialers := map[byte]*nomadrpc.Dialer{
+		modeAnonymous: {Creds: nomadrpc.Credentials{Role: nomadrpc.RoleAnonymous}},
+		modeServer:    {Creds: nomadrpc.Credentials{Role: nomadrpc.RoleServer, Secret: testClusterKey}},
 	}
 
 	f.Fuzz(func(t *testing.T, mode byte, data []byte) {
@@ -77,7 +79,7 @@ func FuzzRPCConn(f *testing.F) {
 		if mode == modeRaw {
 			conn, err = net.DialTimeout("tcp", addr, 5*time.Second)
 		} else {
-			conn, err = dialers[mode].dial(addr, connTypeRPC, 5*time.Second)
+			conn, err = dialers[mode].Dial(addr, nomadrpc.ConnTypeRPC, 5*time.Second)
 		}
 		must.NoError(t, err, must.Sprint("the server must still accept and authenticate connections"))
 		defer conn.Close()

@@ -11,6 +11,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/membership"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // readUntilClosed reads conn until the server closes it, failing the test
@@ -48,9 +50,9 @@ func TestRPCMux_ShutdownClosesConnectionsAndLeaksNothing(t *testing.T) {
 	// An idle RPC client, an idle raft peer and a connection that never
 	// says what it is: shutdown must end all three.
 	var conns []net.Conn
-	dialer := newRPCDialer(credentials{role: roleServer, secret: testClusterKey}, newInstanceID())
-	for _, kind := range []byte{connTypeRPC, connTypeRaft} {
-		conn, err := dialer.dial(s.RPCAdvertise(), kind, time.Second)
+	dialer := nomadrpc.NewDialer(nomadrpc.Credentials{Role: nomadrpc.RoleServer, Secret: testClusterKey}, nomadrpc.NewInstanceID())
+	for _, kind := range []byte{nomadrpc.ConnTypeRPC, nomadrpc.ConnTypeRaft} {
+		conn, err := dialer.Dial(s.RPCAdvertise(), kind, time.Second)
 		must.NoError(t, err)
 		conns = append(conns, conn)
 	}
@@ -60,13 +62,13 @@ func TestRPCMux_ShutdownClosesConnectionsAndLeaksNothing(t *testing.T) {
 	// Let the server accept them before it shuts down.
 	var resp MembersResponse
 	pool := serverPool(t)
-	err = pool.call(testCtx(t), s.RPCAdvertise(), "Status.Members", &MembersRequest{
-		From: Member{ID: "probe", Name: "probe.global", Region: "global", RPCAddr: "127.0.0.1:1"},
+	err = pool.Call(testCtx(t), s.RPCAdvertise(), "Status.Members", &MembersRequest{
+		From: membership.Member{ID: "probe", Name: "probe.global", Region: "global", RPCAddr: "127.0.0.1:1"},
 	}, &resp)
 	must.NoError(t, err)
 	must.Eq(t, s.NodeID(), resp.Self.ID)
 	must.True(t, resp.HasState)
-	pool.close()
+	pool.Close()
 
 	must.NoError(t, s.Shutdown())
 	for _, conn := range conns {

@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -245,8 +247,8 @@ func TestReflection_StaleServerJoinAddsNoVoter(t *testing.T) {
 	for name, rewrite := range map[string]func([]byte){
 		"as it is": nil,
 		"instance ID replaced": func(hello []byte) {
-			if len(hello) >= len(handshakeMagic)+instanceIDSize {
-				randomize(hello[len(handshakeMagic) : len(handshakeMagic)+instanceIDSize])
+			if len(hello) >= len(nomadrpc.HandshakeMagic)+nomadrpc.InstanceIDSize {
+				_, _ = rand.Read(hello[len(nomadrpc.HandshakeMagic) : len(nomadrpc.HandshakeMagic)+nomadrpc.InstanceIDSize])
 			}
 		},
 	} {

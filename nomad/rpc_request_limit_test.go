@@ -13,31 +13,21 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/shoenig/test/must"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
-func TestJSONValueScanner(t *testing.T) {
-	var s jsonValueScanner
-	first := `{"a":"}]{[\"","b":[1,{"c":2}]}`
-	must.Eq(t, int64(len(first)), s.feed([]byte(first)), must.Sprint("a whole object ends its count"))
-	must.Eq(t, int64(0), s.current)
-	must.Eq(t, int64(0), s.feed([]byte("\n  {\"method\":\"x\",\"params\":[\"{{{{")))
-	must.Eq(t, int64(29), s.current, must.Sprint("whitespace between values counts for none"))
-	must.True(t, s.inString)
-	must.Eq(t, int64(32), s.feed([]byte(`"]}`+"\n")))
-	must.Eq(t, int64(0), s.current)
-}
-
 // dialRole opens an RPC connection to srv proving role.
-func dialRole(t *testing.T, srv *Server, role connRole) net.Conn {
+func dialRole(t *testing.T, srv *Server, role nomadrpc.ConnRole) net.Conn {
 	t.Helper()
-	creds := credentials{role: role}
+	creds := nomadrpc.Credentials{Role: role}
 	switch role {
-	case roleClient:
-		creds.secret = RegistrationSecret(testClusterKey)
-	case roleServer:
-		creds.secret = testClusterKey
+	case nomadrpc.RoleClient:
+		creds.Secret = nomadrpc.RegistrationSecret(testClusterKey)
+	case nomadrpc.RoleServer:
+		creds.Secret = testClusterKey
 	}
-	conn, err := newRPCDialer(creds, newInstanceID()).dial(srv.RPCAddr().String(), connTypeRPC, 5*time.Second)
+	conn, err := nomadrpc.NewDialer(creds, nomadrpc.NewInstanceID()).Dial(srv.RPCAddr().String(), nomadrpc.ConnTypeRPC, 5*time.Second)
 	must.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
 	return conn
@@ -45,7 +35,7 @@ func dialRole(t *testing.T, srv *Server, role connRole) net.Conn {
 
 // mustStillAnswer checks that srv answers a request of ordinary size from
 // a peer of role.
-func mustStillAnswer(t *testing.T, srv *Server, role connRole) {
+func mustStillAnswer(t *testing.T, srv *Server, role nomadrpc.ConnRole) {
 	t.Helper()
 	conn := dialRole(t, srv, role)
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
@@ -83,7 +73,7 @@ func TestRPC_oversizedRequestIsCutByRole(t *testing.T) {
 	cfg.Logger = hclog.NewNullLogger()
 	srv := startServer(t, cfg)
 	waitForLeader(t, srv)
-	for role, limit := range map[connRole]int{roleAnonymous: maxAnonymousRequestBytes, roleClient: maxClientRequestBytes} {
+	for role, limit := range map[nomadrpc.ConnRole]int{nomadrpc.RoleAnonymous: nomadrpc.MaxAnonymousRequestBytes, nomadrpc.RoleClient: nomadrpc.MaxClientRequestBytes} {
 		t.Run(role.String(), func(t *testing.T) {
 			// What the sockets' buffers hold is sent before the
 			// server's refusal reaches the sender.
@@ -136,8 +126,8 @@ func TestRPC_floodOfLargeRequestsKeepsTheHeapBounded(t *testing.T) {
 	waitForLeader(t, srv)
 
 	const perRole = 24
-	conns := make(map[connRole][]net.Conn)
-	for _, role := range []connRole{roleAnonymous, roleClient} {
+	conns := make(map[nomadrpc.ConnRole][]net.Conn)
+	for _, role := range []nomadrpc.ConnRole{nomadrpc.RoleAnonymous, nomadrpc.RoleClient} {
 		for range perRole {
 			conns[role] = append(conns[role], dialRole(t, srv, role))
 		}
@@ -166,6 +156,6 @@ func TestRPC_floodOfLargeRequestsKeepsTheHeapBounded(t *testing.T) {
 	// gigabytes.
 	must.Less(t, int64(256<<20), growth)
 
-	mustStillAnswer(t, srv, roleAnonymous)
-	mustStillAnswer(t, srv, roleClient)
+	mustStillAnswer(t, srv, nomadrpc.RoleAnonymous)
+	mustStillAnswer(t, srv, nomadrpc.RoleClient)
 }

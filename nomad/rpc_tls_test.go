@@ -12,6 +12,7 @@ import (
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/internal/tlsutil/tlstest"
 	"github.com/drover-io/drover/internal/waitfor"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -36,13 +37,13 @@ func newTestPKI(t *testing.T) *testPKI {
 // certificate and no cluster key.
 func (p *testPKI) withTLS(cfg *Config) {
 	cfg.ClusterKey = nil
-	cfg.TLS = &RPCTLS{Material: p.server, VerifyServerHostname: true}
+	cfg.TLS = &nomadrpc.TLS{Material: p.server, VerifyServerHostname: true}
 }
 
 // tlsDialer dials with m's certificate, checking that the server's names
 // the server role when verify is set.
-func tlsDialer(m *tlsutil.Material, verify bool) *rpcDialer {
-	return &rpcDialer{tls: (&RPCTLS{Material: m, VerifyServerHostname: verify}).dialConfig("global")}
+func tlsDialer(m *tlsutil.Material, verify bool) *nomadrpc.Dialer {
+	return &nomadrpc.Dialer{TLS: (&nomadrpc.TLS{Material: m, VerifyServerHostname: verify}).DialConfig("global")}
 }
 
 func TestRPCTLS_ClusterFormsWithoutAKey(t *testing.T) {
@@ -60,7 +61,7 @@ func TestRPCTLS_ClusterFormsWithoutAKey(t *testing.T) {
 	// through a follower, and then works as a node: its certificate is
 	// what the registration secret is without TLS.
 	agent := NewRPCClient(RPCClientConfig{DialTimeout: time.Second, Region: "global",
-		TLS: &RPCTLS{Material: pki.client, VerifyServerHostname: true}})
+		TLS: &nomadrpc.TLS{Material: pki.client, VerifyServerHostname: true}})
 	t.Cleanup(agent.Close)
 	node := testNode(structs.GenerateUUID())
 	var reg NodeUpdateResponse
@@ -91,36 +92,36 @@ func TestRPCTLS_Refusals(t *testing.T) {
 
 	cases := []struct {
 		name   string
-		dialer *rpcDialer
+		dialer *nomadrpc.Dialer
 		kind   byte
 		want   string
 	}{
-		{"plaintext with the cluster key", &rpcDialer{creds: credentials{roleServer, testClusterKey}}, connTypeRaft, "takes TLS connections only"},
-		{"plaintext anonymous", &rpcDialer{creds: credentials{roleAnonymous, nil}}, connTypeRPC, "takes TLS connections only"},
-		{"no client certificate", &rpcDialer{tls: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}}, connTypeRPC, "certificate required"},
-		{"a client certificate opening raft", tlsDialer(pki.client, true), connTypeRaft, "only a server's certificate"},
-		{"a CLI certificate", tlsDialer(pki.cli, true), connTypeRPC, "names no role"},
-		{"a server of another region", tlsDialer(pki.euro, false), connTypeRaft, "names no role"},
-		{"another CA's server", tlsDialer(tlstest.Material(t, other.Files(t, "server", tlsutil.RoleServer, "global")), false), connTypeRaft, "certificate"},
+		{"plaintext with the cluster key", &nomadrpc.Dialer{Creds: nomadrpc.Credentials{Role: nomadrpc.RoleServer, Secret: testClusterKey}}, nomadrpc.ConnTypeRaft, "takes TLS connections only"},
+		{"plaintext anonymous", &nomadrpc.Dialer{Creds: nomadrpc.Credentials{Role: nomadrpc.RoleAnonymous}}, nomadrpc.ConnTypeRPC, "takes TLS connections only"},
+		{"no client certificate", &nomadrpc.Dialer{TLS: &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}}, nomadrpc.ConnTypeRPC, "certificate required"},
+		{"a client certificate opening raft", tlsDialer(pki.client, true), nomadrpc.ConnTypeRaft, "only a server's certificate"},
+		{"a CLI certificate", tlsDialer(pki.cli, true), nomadrpc.ConnTypeRPC, "names no role"},
+		{"a server of another region", tlsDialer(pki.euro, false), nomadrpc.ConnTypeRaft, "names no role"},
+		{"another CA's server", tlsDialer(tlstest.Material(t, other.Files(t, "server", tlsutil.RoleServer, "global")), false), nomadrpc.ConnTypeRaft, "certificate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			conn, err := tc.dialer.dial(addr, tc.kind, leaderWait)
+			conn, err := tc.dialer.Dial(addr, tc.kind, leaderWait)
 			if err == nil {
 				conn.Close()
 			}
 			must.Error(t, err)
 			must.ErrorContains(t, err, tc.want)
-			must.True(t, refusedCredentials(err), must.Sprintf("%v reads as a refusal, not a server that is down", err))
+			must.True(t, nomadrpc.RefusedCredentials(err), must.Sprintf("%v reads as a refusal, not a server that is down", err))
 		})
 	}
 
 	// The same server takes a server certificate, and a client's for
 	// the Client endpoint only.
-	conn, err := tlsDialer(pki.server, true).dial(addr, connTypeRaft, leaderWait)
+	conn, err := tlsDialer(pki.server, true).Dial(addr, nomadrpc.ConnTypeRaft, leaderWait)
 	must.NoError(t, err)
 	conn.Close()
-	conn, err = tlsDialer(pki.client, true).dial(addr, connTypeRPC, leaderWait)
+	conn, err = tlsDialer(pki.client, true).Dial(addr, nomadrpc.ConnTypeRPC, leaderWait)
 	must.NoError(t, err)
 	c := jsonrpc.NewClient(conn)
 	defer c.Close()
@@ -141,7 +142,7 @@ func TestRPCTLS_VerifyServerHostname(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
-	rogue := (&RPCTLS{Material: pki.client}).acceptConfig()
+	rogue := (&nomadrpc.TLS{Material: pki.client}).AcceptConfig()
 	go func() {
 		for {
 			conn, err := ln.Accept()
@@ -154,15 +155,15 @@ func TestRPCTLS_VerifyServerHostname(t *testing.T) {
 				if _, err := conn.Read(kind[:]); err != nil {
 					return
 				}
-				if c, _, _, err := acceptTLS(conn, rogue, "global", time.Now().Add(leaderWait)); err == nil {
+				if c, _, _, err := nomadrpc.AcceptTLS(conn, rogue, "global", time.Now().Add(leaderWait)); err == nil {
 					c.Close()
 				}
 			}()
 		}
 	}()
-	_, err = tlsDialer(pki.client, true).dial(ln.Addr().String(), connTypeRPC, leaderWait)
+	_, err = tlsDialer(pki.client, true).Dial(ln.Addr().String(), nomadrpc.ConnTypeRPC, leaderWait)
 	must.ErrorContains(t, err, "names none of server.global.nomad")
-	conn, err := tlsDialer(pki.client, false).dial(ln.Addr().String(), connTypeRPC, leaderWait)
+	conn, err := tlsDialer(pki.client, false).Dial(ln.Addr().String(), nomadrpc.ConnTypeRPC, leaderWait)
 	must.NoError(t, err)
 	conn.Close()
 }

@@ -6,39 +6,12 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/internal/fixture"
 	"github.com/drover-io/drover/structs"
 )
 
-// fakeNode is a ready client node with room for a few default-sized
-// allocations (100 MHz, 300 MB each), as a client would register it.
-func fakeNode(name string) *structs.Node {
-	return &structs.Node{
-		ID:                    structs.GenerateUUID(),
-		Name:                  name,
-		Datacenter:            "dc1",
-		NodePool:              structs.DefaultNodePool,
-		Status:                structs.NodeStatusReady,
-		SchedulingEligibility: structs.NodeSchedulingEligible,
-		Attributes: map[string]string{
-			"kernel.name":       "linux",
-			"cpu.arch":          "amd64",
-			"driver.raw_exec":   "1",
-			"unique.hostname":   name,
-			"nomad.version":     "1.9.0",
-			"os.name":           "debian",
-			"unique.network.ip": "127.0.0.1",
-		},
-		Drivers: map[string]*structs.DriverInfo{
-			"raw_exec": {Detected: true, Healthy: true},
-			"mock":     {Detected: true, Healthy: true},
-		},
-		NodeResources: &structs.NodeResources{
-			Cpu:    structs.NodeCpuResources{CpuShares: 1000, TotalCpuCores: 2},
-			Memory: structs.NodeMemoryResources{MemoryMB: 2048},
-			Disk:   structs.NodeDiskResources{DiskMB: 10000},
-		},
-	}
-}
+// fakeNode is the shared fixture (see package fixture).
+var fakeNode = fixture.ClientNode
 
 // registerNodes registers fake nodes and returns them.
 func registerNodes(t *testing.T, s *Server, n int) []*structs.Node {

@@ -14,6 +14,15 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/heartbeat"
+	"github.com/drover-io/drover/nomad/jobstatus"
+	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/maxrunstats"
+	"github.com/drover-io/drover/nomad/membership"
+	"github.com/drover-io/drover/nomad/periodic"
+	"github.com/drover-io/drover/nomad/raftstore"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
 	"github.com/drover-io/drover/version"
@@ -30,47 +39,47 @@ type Server struct {
 	joinAddrs []string // normalised ServerJoin
 
 	// maxRunStats is the server's max_run_duration view for dashboards.
-	maxRunStats *maxRunStats
+	maxRunStats *maxrunstats.Stats
 
 	listener  net.Listener
-	raftLayer *raftLayer
-	mux       *rpcMux
-	pool      *connPool
+	raftLayer *nomadrpc.RaftLayer
+	mux       *nomadrpc.Mux
+	pool      *nomadrpc.Pool
 	// leaderWatch wakes forwarded calls when the leader changes;
 	// leaderReach follows whether this server can connect to the leader,
 	// and relay holds the client heartbeats it could not forward.
 	leaderWatch *leaderWatch
-	leaderReach *leaderReach
-	relay       *heartbeatRelay
+	leaderReach *nomadrpc.LeaderReach
+	relay       *heartbeat.Relay
 	// secrets are what peers prove on the RPC port.
-	secrets acceptorSecrets
+	secrets nomadrpc.AcceptorSecrets
 
 	fsm           *FSM
 	events        *stream.Broker // nil when the event stream is off
 	raft          *raft.Raft
 	raftTransport *raft.NetworkTransport
-	raftStores    *raftStores
+	raftStores    *raftstore.Stores
 	barrierTerm   atomic.Uint64
 	// caughtUp is set once this server's state has caught up with a
 	// leader's since it started (read_index.go).
 	caughtUp atomic.Bool
 
-	members *memberTable
+	members *membership.Table
 
 	// aclCache holds the ACLs compiled from policies, for ResolveToken.
 	aclCache aclCache
 
 	// The leader's components: created with the server, enabled while it
 	// leads.
-	evalBroker   *EvalBroker
-	blockedEvals *BlockedEvals
-	planQueue    *planQueue
-	planLatency  *latencySamples
+	evalBroker   *broker.EvalBroker
+	blockedEvals *broker.BlockedEvals
+	planQueue    *broker.PlanQueue
+	planLatency  *nomadrpc.LatencySamples
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
-	planSubmitLatency *latencySamples
-	heartbeats        *heartbeats
-	periodic          *periodicDispatcher
-	jobStatus         *jobStatusUpdater
+	planSubmitLatency *nomadrpc.LatencySamples
+	heartbeats        *heartbeat.Timers
+	periodic          *periodic.Dispatcher
+	jobStatus         *jobstatus.Updater
 
 	// joinFailed receives the error once JoinMaxAttempts rounds found
 	// none of the join addresses.
@@ -103,8 +112,8 @@ func NewServer(cfg *Config) (*Server, error) {
 	s.joinFailed = make(chan error, 1)
 	s.leaderRestart = make(chan chan struct{})
 	s.leaderWatch = newLeaderWatch()
-	s.leaderReach = &leaderReach{after: cfg.LeaderUnreachableAfter}
-	s.relay = newHeartbeatRelay(cfg.MinHeartbeatTTL + cfg.HeartbeatGrace)
+	s.leaderReach = &nomadrpc.LeaderReach{After: cfg.LeaderUnreachableAfter}
+	s.relay = heartbeat.NewRelay(cfg.MinHeartbeatTTL + cfg.HeartbeatGrace)
 	if err := s.setup(); err != nil {
 		if serr := s.Shutdown(); serr != nil {
 			s.logger.Error("clean up after failed start", "error", serr)
@@ -126,7 +135,7 @@ func NewServer(cfg *Config) (*Server, error) {
 	}()
 	go func() {
 		defer s.loops.Done()
-		s.emitMaxRunStats(s.shutdownCtx)
+		s.maxRunStats.Run(s.shutdownCtx, s.logger, s.State)
 	}()
 	go func() {
 		defer s.loops.Done()
@@ -162,7 +171,7 @@ func (s *Server) setup() error {
 		s.events = stream.NewBroker(s.config.EventBufferSize, 0)
 		s.fsm.setEventBroker(s.events)
 	}
-	s.maxRunStats = newMaxRunStats(time.Now(), nil)
+	s.maxRunStats = maxrunstats.New(time.Now(), nil)
 	s.fsm.maxRunStats.Store(s.maxRunStats)
 	s.setupLeaderComponents()
 
@@ -180,21 +189,21 @@ func (s *Server) setup() error {
 	}
 	// One instance ID for what this server dials and what it accepts: a
 	// connection of its own that comes back to it is refused.
-	instance := newInstanceID()
-	dialer := newRPCDialer(credentials{role: roleServer, secret: s.secrets.clusterKey}, instance)
-	auth := muxAuth{secrets: s.secrets, instance: instance, region: s.config.Region}
+	instance := nomadrpc.NewInstanceID()
+	dialer := nomadrpc.NewDialer(nomadrpc.Credentials{Role: nomadrpc.RoleServer, Secret: s.secrets.ClusterKey}, instance)
+	auth := nomadrpc.MuxAuth{Secrets: s.secrets, Instance: instance, Region: s.config.Region}
 	if t := s.config.TLS; t != nil {
-		dialer.tls = t.dialConfig(s.config.Region)
-		auth.tls = t.acceptConfig()
+		dialer.TLS = t.DialConfig(s.config.Region)
+		auth.TLS = t.AcceptConfig()
 	}
-	s.pool = newConnPool(s.config.RPCDialTimeout, dialer)
-	s.raftLayer = newRaftLayer(stringAddr(s.advertise), dialer)
-	s.mux = newRPCMux(s.listener, s.raftLayer, servers, auth, muxLimits{
-		handshakeTimeout: s.config.RPCHandshakeTimeout,
-		maxConnsPerIP:    s.config.RPCMaxConnsPerClient,
+	s.pool = nomadrpc.NewPool(s.config.RPCDialTimeout, dialer)
+	s.raftLayer = nomadrpc.NewRaftLayer(stringAddr(s.advertise), dialer)
+	s.mux = nomadrpc.NewMux(s.listener, s.raftLayer, servers, auth, nomadrpc.MuxLimits{
+		HandshakeTimeout: s.config.RPCHandshakeTimeout,
+		MaxConnsPerIP:    s.config.RPCMaxConnsPerClient,
 	}, s.logger.Named("rpc"))
 
-	s.members = newMemberTable(Member{
+	s.members = membership.NewTable(membership.Member{
 		ID:              s.nodeID,
 		Name:            s.config.NodeName + "." + s.config.Region,
 		Region:          s.config.Region,
@@ -209,7 +218,7 @@ func (s *Server) setup() error {
 	}
 	// Serve only once everything the endpoints use exists; until then
 	// connections wait in the listen backlog.
-	s.mux.start()
+	s.mux.Start()
 	return nil
 }
 
@@ -217,7 +226,7 @@ func (s *Server) setup() error {
 func (s *Server) registerEndpoints(srv *rpc.Server) error {
 	endpoints := map[string]any{
 		"Status":    &statusRPC{s},
-		"Client":    &clientRPC{srv: s, role: roleServer},
+		"Client":    &clientRPC{srv: s, role: nomadrpc.RoleServer},
 		"Job":       &jobRPC{s},
 		"Eval":      &evalRPC{s},
 		"Alloc":     &allocRPC{s},
@@ -240,25 +249,25 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 // them what it applies.
 func (s *Server) setupLeaderComponents() {
 	cfg := s.config
-	s.evalBroker = newEvalBroker(brokerConfig{
-		nackTimeout:         cfg.EvalNackTimeout,
-		deliveryLimit:       cfg.EvalDeliveryLimit,
-		initialNackDelay:    cfg.EvalNackInitialDelay,
-		subsequentNackDelay: cfg.EvalNackSubsequentDelay,
+	s.evalBroker = broker.NewEvalBroker(broker.Config{
+		NackTimeout:         cfg.EvalNackTimeout,
+		DeliveryLimit:       cfg.EvalDeliveryLimit,
+		InitialNackDelay:    cfg.EvalNackInitialDelay,
+		SubsequentNackDelay: cfg.EvalNackSubsequentDelay,
 	})
-	s.blockedEvals = newBlockedEvals(s.evalBroker)
-	s.planQueue = newPlanQueue()
-	s.planLatency = &latencySamples{}
-	s.planSubmitLatency = &latencySamples{}
-	s.heartbeats = newHeartbeats(heartbeatConfig{
-		minTTL:       cfg.MinHeartbeatTTL,
-		maxPerSecond: cfg.MaxHeartbeatsPerSecond,
-		grace:        cfg.HeartbeatGrace,
-		failoverTTL:  cfg.FailoverHeartbeatTTL,
+	s.blockedEvals = broker.NewBlockedEvals(s.evalBroker)
+	s.planQueue = broker.NewPlanQueue()
+	s.planLatency = &nomadrpc.LatencySamples{}
+	s.planSubmitLatency = &nomadrpc.LatencySamples{}
+	s.heartbeats = heartbeat.NewTimers(heartbeat.Config{
+		MinTTL:       cfg.MinHeartbeatTTL,
+		MaxPerSecond: cfg.MaxHeartbeatsPerSecond,
+		Grace:        cfg.HeartbeatGrace,
+		FailoverTTL:  cfg.FailoverHeartbeatTTL,
 	}, s.logger.Named("heartbeat"), s.expireNode)
-	s.periodic = newPeriodicDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
-	s.jobStatus = newJobStatusUpdater(s.logger.Named("job_status"), s.State, func(e *JobStatusUpdateEntry) error {
-		_, err := s.raftApply(context.Background(), MsgJobStatusUpdate, e)
+	s.periodic = periodic.NewDispatcher(s.logger.Named("periodic"), serverLauncher{s}, time.Now)
+	s.jobStatus = jobstatus.NewUpdater(s.logger.Named("job_status"), s.State, func(e *logentry.JobStatusUpdate) error {
+		_, err := s.raftApply(context.Background(), logentry.MsgJobStatusUpdate, e)
 		return err
 	})
 	s.fsm.setApplyObserver(s.observeApply)
@@ -266,14 +275,14 @@ func (s *Server) setupLeaderComponents() {
 
 // PlanApplyStats summarises the latest plan applications: the time from
 // the applier taking a plan until its result was committed.
-func (s *Server) PlanApplyStats() LatencyStats { return s.planLatency.stats() }
+func (s *Server) PlanApplyStats() nomadrpc.LatencyStats { return s.planLatency.Stats() }
 
 // PlanSubmitStats summarises the latest plan submissions: the time from a
 // worker submitting a plan until it has the result, queueing included.
-func (s *Server) PlanSubmitStats() LatencyStats { return s.planSubmitLatency.stats() }
+func (s *Server) PlanSubmitStats() nomadrpc.LatencyStats { return s.planSubmitLatency.Stats() }
 
 // EvalBrokerStats counts the evaluations the broker holds.
-func (s *Server) EvalBrokerStats() BrokerStats { return s.evalBroker.Stats() }
+func (s *Server) EvalBrokerStats() broker.BrokerStats { return s.evalBroker.Stats() }
 
 // advertiseAddr settles the address other servers dial.
 func advertiseAddr(configured string, bound *net.TCPAddr) (string, error) {
@@ -315,14 +324,14 @@ func (s *Server) Shutdown() error {
 			s.raftLayer.Close()
 		}
 		if s.mux != nil {
-			if err := s.mux.close(); err != nil {
+			if err := s.mux.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("close RPC listener: %w", err))
 			}
 		} else if s.listener != nil {
 			s.listener.Close()
 		}
 		if s.pool != nil {
-			s.pool.close()
+			s.pool.Close()
 		}
 		s.shutdownErr = errors.Join(errs...)
 	})
@@ -370,7 +379,7 @@ func (s *Server) LeaderHTTPAddr() string {
 	if id == "" {
 		return ""
 	}
-	m, _ := s.members.byID(string(id))
+	m, _ := s.members.ByID(string(id))
 	return m.HTTPAddr
 }
 
@@ -405,26 +414,26 @@ func (s *Server) Peers() []string {
 
 // Members returns the servers this server knows of: those it has talked to
 // or heard of, and those in the raft configuration, sorted by ID.
-func (s *Server) Members() []Member {
-	members := s.members.list()
+func (s *Server) Members() []membership.Member {
+	members := s.members.List()
 	conf, err := s.raftConfiguration()
 	if err != nil {
 		return members
 	}
 	for _, srv := range conf.Servers {
-		i := slices.IndexFunc(members, func(m Member) bool { return m.ID == string(srv.ID) })
+		i := slices.IndexFunc(members, func(m membership.Member) bool { return m.ID == string(srv.ID) })
 		if i < 0 {
-			members = append(members, Member{
+			members = append(members, membership.Member{
 				ID:      string(srv.ID),
 				RPCAddr: string(srv.Address),
 				Region:  s.config.Region,
-				Status:  MemberStatusFailed,
+				Status:  membership.StatusFailed,
 			})
 			i = len(members) - 1
 		}
 		members[i].Voter = srv.Suffrage == raft.Voter
 	}
-	slices.SortFunc(members, func(a, b Member) int {
+	slices.SortFunc(members, func(a, b membership.Member) int {
 		switch {
 		case a.ID < b.ID:
 			return -1

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // setupSecrets settles what peers prove on the RPC port without TLS: the
@@ -18,16 +20,16 @@ func (s *Server) setupSecrets() error {
 				"(bootstrap_expect above 1, or server_join): servers prove they hold the same key before they talk raft; " +
 				"make one with 'drover operator keygen' and give it to every server")
 		}
-		key = make([]byte, clusterKeySize)
+		key = make([]byte, nomadrpc.ClusterKeySize)
 		if _, err := rand.Read(key); err != nil {
 			return fmt.Errorf("generate cluster key: %w", err)
 		}
 		if s.config.TLS == nil {
 			s.logger.Info("no encrypt key configured: this server stays a cluster of one, whose nodes are its own agent's client's")
 		}
-	} else if err := checkClusterKey(key); err != nil {
+	} else if err := nomadrpc.CheckClusterKey(key); err != nil {
 		return fmt.Errorf("server.encrypt: %w", err)
 	}
-	s.secrets = acceptorSecrets{clusterKey: key, registration: RegistrationSecret(key)}
+	s.secrets = nomadrpc.AcceptorSecrets{ClusterKey: key, Registration: nomadrpc.RegistrationSecret(key)}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
+	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -29,7 +31,7 @@ func TestServer_DevModeBecomesLeader(t *testing.T) {
 	members := s.Members()
 	must.Len(t, 1, members)
 	must.Eq(t, s.NodeID(), members[0].ID)
-	must.Eq(t, MemberStatusAlive, members[0].Status)
+	must.Eq(t, membership.StatusAlive, members[0].Status)
 	must.True(t, members[0].Voter)
 	must.Eq(t, "dev.global", members[0].Name)
 }
@@ -212,7 +214,7 @@ func TestServer_NodeWrites(t *testing.T) {
 	storedJob, err := s.State().JobByID(nil, structs.DefaultNamespace, "example")
 	must.NoError(t, err)
 	alloc := testAlloc(storedJob, node.ID)
-	_, err = s.Apply(ctx, MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = s.Apply(ctx, logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	ready, err := s.NodeUpdateStatus(ctx, node.ID, structs.NodeStatusReady)
 	must.NoError(t, err)
@@ -266,7 +268,7 @@ func TestServer_AllocWrites(t *testing.T) {
 	job, err := s.State().JobByID(nil, structs.DefaultNamespace, "example")
 	must.NoError(t, err)
 	a1, a2 := testAlloc(job, "node-1"), testAlloc(job, "node-1")
-	_, err = s.Apply(ctx, MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{a1, a2}})
+	_, err = s.Apply(ctx, logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{a1, a2}})
 	must.NoError(t, err)
 
 	// A failure reported by the client gets one evaluation of the job.
@@ -307,11 +309,11 @@ func TestServer_Apply(t *testing.T) {
 	waitForLeader(t, s)
 	ctx := testCtx(t)
 
-	_, err := s.Apply(ctx, MsgEvalUpdate, &NodeDeregisterEntry{NodeIDs: []string{"x"}})
+	_, err := s.Apply(ctx, logentry.MsgEvalUpdate, &logentry.NodeDeregister{NodeIDs: []string{"x"}})
 	must.ErrorIs(t, err, ErrInvalidRequest, must.Sprint("type and entry must agree"))
-	_, err = s.Apply(ctx, MsgEvalUpdate, "not an entry")
+	_, err = s.Apply(ctx, logentry.MsgEvalUpdate, "not an entry")
 	must.ErrorIs(t, err, ErrInvalidRequest)
-	_, err = s.Apply(ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{{ID: "no-job"}}})
+	_, err = s.Apply(ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{{ID: "no-job"}}})
 	must.ErrorIs(t, err, ErrInvalidRequest, must.Sprint("entries are validated before they enter the log"))
 
 	eval := testEval("a")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/version"
@@ -132,7 +133,7 @@ func (s *Server) errRestoreNotLeader() error {
 	if addr := s.LeaderHTTPAddr(); addr != "" {
 		where = "the leader's HTTP API is at " + addr
 	}
-	return withKind(errNotLeader, fmt.Errorf("restore snapshot: this server is not the leader; send the snapshot to the leader (%s)", where))
+	return nomadrpc.WithKind(nomadrpc.ErrNotLeader, fmt.Errorf("restore snapshot: this server is not the leader; send the snapshot to the leader (%s)", where))
 }
 
 // stagedSnapshot is an archive's state, checked, in a temporary file.

@@ -11,6 +11,8 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
@@ -52,7 +54,7 @@ func populatedServer(t *testing.T) (*Server, *structs.Allocation) {
 	job, err := s.State().JobByID(nil, structs.DefaultNamespace, "alpha")
 	must.NoError(t, err)
 	alloc := testAlloc(job, node.ID)
-	_, err = s.Apply(testCtx(t), MsgAllocUpdate, &AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = s.Apply(testCtx(t), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	return s, alloc
 }
@@ -161,7 +163,7 @@ func TestSnapshot_Cluster(t *testing.T) {
 	c.waitForJob(c.servers, "after-save")
 
 	_, _, err := f.SnapshotRestore(testCtx(t), bytes.NewReader(archive))
-	must.ErrorIs(t, err, errNotLeader)
+	must.ErrorIs(t, err, nomadrpc.ErrNotLeader)
 	must.ErrorContains(t, err, "this server is not the leader; send the snapshot to the leader")
 	must.ErrorContains(t, err, leader.config.HTTPAddr)
 	must.Eq(t, []string{"after-save", "saved"}, storedJobIDs(t, f))
@@ -257,11 +259,7 @@ func TestSnapshotRestore_ReseedsLeader(t *testing.T) {
 }
 
 func periodicTracked(s *Server, id string) bool {
-	d := s.periodic
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	_, ok := d.tracked[jobKey{structs.DefaultNamespace, id}]
-	return ok
+	return s.periodic.Tracks(structs.DefaultNamespace, id)
 }
 
 func TestSnapshotRestore_CanceledContext(t *testing.T) {

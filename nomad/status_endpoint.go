@@ -6,20 +6,23 @@ import (
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/drover-io/drover/nomad/heartbeat"
+	"github.com/drover-io/drover/nomad/membership"
 )
 
 // MembersRequest is one server introducing itself, and the servers it
 // knows, to another.
 type MembersRequest struct {
-	From  Member
-	Known []Member
+	From  membership.Member
+	Known []membership.Member
 }
 
 // MembersResponse is the answering server: itself, the servers it knows
 // and where it stands in raft.
 type MembersResponse struct {
-	Self  Member
-	Known []Member
+	Self  membership.Member
+	Known []membership.Member
 
 	// HasState reports that the server's raft configuration is not empty:
 	// it bootstrapped or joined a cluster.
@@ -31,9 +34,9 @@ type MembersResponse struct {
 	// Heartbeats are the client heartbeats the server took and could not
 	// forward to the leader, and LeaderTrouble why it cannot reach the
 	// leader; both are told only to the leader, which takes the
-	// heartbeats (heartbeat_relay.go).
-	Heartbeats    []RelayedHeartbeat `json:",omitempty"`
-	LeaderTrouble string             `json:",omitempty"`
+	// heartbeats (package heartbeat).
+	Heartbeats    []heartbeat.Relayed `json:",omitempty"`
+	LeaderTrouble string              `json:",omitempty"`
 }
 
 // RaftServer is one entry of a raft configuration.
@@ -91,10 +94,10 @@ func (s *Server) exchangeMembers(args *MembersRequest) (*MembersResponse, error)
 		return nil, invalidf("members exchange: server %q is in region %q, this server in region %q",
 			args.From.Name, args.From.Region, s.config.Region)
 	}
-	s.members.contacted(args.From)
-	s.members.heardOf(sameRegion(args.Known, s.config.Region))
+	s.members.Contacted(args.From)
+	s.members.HeardOf(sameRegion(args.Known, s.config.Region))
 
-	resp := &MembersResponse{Self: s.members.self(), Known: s.Members()}
+	resp := &MembersResponse{Self: s.members.Self(), Known: s.Members()}
 	leaderAddr, leaderID := s.raft.LeaderWithID()
 	resp.LeaderID, resp.LeaderRPC = string(leaderID), string(leaderAddr)
 	conf, err := s.raftConfiguration()
@@ -103,9 +106,9 @@ func (s *Server) exchangeMembers(args *MembersRequest) (*MembersResponse, error)
 	}
 	resp.HasState = len(conf.Servers) > 0
 	resp.RaftServers = raftServers(conf)
-	if leaderID != "" && args.From.ID == string(leaderID) && s.leaderReach.failing(string(leaderAddr)) {
-		resp.Heartbeats = s.relay.list()
-		if err := s.leaderReach.trouble(string(leaderAddr)); err != nil {
+	if leaderID != "" && args.From.ID == string(leaderID) && s.leaderReach.Failing(string(leaderAddr)) {
+		resp.Heartbeats = s.relay.List()
+		if err := s.leaderReach.Trouble(string(leaderAddr)); err != nil {
 			resp.LeaderTrouble = err.Error()
 		}
 	}
@@ -141,8 +144,8 @@ func raftServers(conf raft.Configuration) []RaftServer {
 	return out
 }
 
-func sameRegion(ms []Member, region string) []Member {
-	var out []Member
+func sameRegion(ms []membership.Member, region string) []membership.Member {
+	var out []membership.Member
 	for _, m := range ms {
 		if m.Region == region {
 			out = append(out, m)

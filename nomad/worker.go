@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-metrics"
 
+	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/scheduler"
 	"github.com/drover-io/drover/structs"
@@ -160,12 +162,12 @@ var _ scheduler.Planner = (*workerPlanner)(nil)
 // SubmitPlan implements scheduler.Planner. The evaluation's nack timeout
 // stops while the plan waits for the applier.
 func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, scheduler.State, error) {
-	broker := p.w.srv.evalBroker
-	if err := broker.PauseNackTimeout(p.eval.ID, p.token); err != nil {
+	evals := p.w.srv.evalBroker
+	if err := evals.PauseNackTimeout(p.eval.ID, p.token); err != nil {
 		return nil, nil, err
 	}
 	defer func() {
-		if err := broker.ResumeNackTimeout(p.eval.ID, p.token); err != nil && !errors.Is(err, errBrokerDisabled) {
+		if err := evals.ResumeNackTimeout(p.eval.ID, p.token); err != nil && !errors.Is(err, broker.ErrDisabled) {
 			p.w.logger.Debug("resume nack timeout", "eval_id", p.eval.ID, "error", err)
 		}
 	}()
@@ -173,19 +175,19 @@ func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, sch
 	if err != nil {
 		return nil, nil, err
 	}
-	var out planOutcome
+	var out broker.PlanOutcome
 	select {
-	case out = <-pending.done:
+	case out = <-pending.Done:
 	case <-p.ctx.Done():
 		return nil, nil, p.ctx.Err()
 	}
-	if out.err != nil {
-		return nil, nil, out.err
+	if out.Err != nil {
+		return nil, nil, out.Err
 	}
-	if out.result.RefreshIndex == 0 {
-		return out.result, nil, nil
+	if out.Result.RefreshIndex == 0 {
+		return out.Result, nil, nil
 	}
-	if err := p.w.srv.waitForIndex(p.ctx, out.result.RefreshIndex); err != nil {
+	if err := p.w.srv.waitForIndex(p.ctx, out.Result.RefreshIndex); err != nil {
 		return nil, nil, err
 	}
 	snap, err := p.w.srv.State().Snapshot()
@@ -195,7 +197,7 @@ func (p *workerPlanner) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, sch
 	if p.snapshotIndex, err = snap.LatestIndex(); err != nil {
 		return nil, nil, err
 	}
-	return out.result, snap, nil
+	return out.Result, snap, nil
 }
 
 // UpdateEval implements scheduler.Planner.
@@ -220,7 +222,7 @@ func (p *workerPlanner) ReblockEval(eval *structs.Evaluation) error {
 }
 
 func (p *workerPlanner) writeEval(eval *structs.Evaluation) error {
-	if _, err := p.w.srv.raftApply(p.ctx, MsgEvalUpdate, &EvalUpdateEntry{Evals: []*structs.Evaluation{eval}}); err != nil {
+	if _, err := p.w.srv.raftApply(p.ctx, logentry.MsgEvalUpdate, &logentry.EvalUpdate{Evals: []*structs.Evaluation{eval}}); err != nil {
 		return fmt.Errorf("write evaluation %s: %w", eval.ID, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -26,7 +27,7 @@ func TestWorker_refusesAStoredJobBeyondTheLimits(t *testing.T) {
 
 	heapBefore := heapAlloc()
 	// Straight into raft, past the checks a register makes.
-	_, err := srv.raftApply(testCtx(t), MsgJobRegister, &JobRegisterEntry{Job: job, Eval: eval})
+	_, err := srv.raftApply(testCtx(t), logentry.MsgJobRegister, &logentry.JobRegister{Job: job, Eval: eval})
 	must.NoError(t, err)
 
 	waitfor.NoError(t, "the evaluation failed, naming the limit", func() error {
@@ -53,7 +54,7 @@ func TestWorker_refusesAStoredJobBeyondTheLimits(t *testing.T) {
 	stopped := job.Copy()
 	stopped.Stop = true
 	stopEval := testEval(job.ID)
-	_, err = srv.raftApply(testCtx(t), MsgJobRegister, &JobRegisterEntry{Job: stopped, Eval: stopEval})
+	_, err = srv.raftApply(testCtx(t), logentry.MsgJobRegister, &logentry.JobRegister{Job: stopped, Eval: stopEval})
 	must.NoError(t, err)
 	waitfor.NoError(t, "the stopped job's evaluation complete", func() error {
 		stored, err := srv.State().EvalByID(nil, stopEval.ID)
@@ -71,7 +72,7 @@ func TestApply_holdsJobsToTheLimits(t *testing.T) {
 	waitForLeader(t, srv)
 	job := testJob("billion")
 	job.TaskGroups[0].Count = 1_000_000_000
-	_, err := srv.Apply(testCtx(t), MsgJobRegister, &JobRegisterEntry{Job: job})
+	_, err := srv.Apply(testCtx(t), logentry.MsgJobRegister, &logentry.JobRegister{Job: job})
 	must.ErrorIs(t, err, ErrInvalidRequest)
 	must.True(t, strings.Contains(err.Error(), "limits.job_max_count"), must.Sprint(err))
 }

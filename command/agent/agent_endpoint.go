@@ -13,6 +13,7 @@ import (
 
 	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/version"
 )
 
@@ -206,20 +207,20 @@ func (s *HTTPServer) selfMember() *agentMember {
 			return s.member(srv, m)
 		}
 	}
-	return s.member(srv, nomad.Member{
+	return s.member(srv, membership.Member{
 		ID:         srv.NodeID(),
 		Name:       s.agent.config.NodeName + "." + s.agent.config.Region,
 		Region:     s.agent.config.Region,
 		Datacenter: s.agent.config.Datacenter,
 		RPCAddr:    srv.RPCAdvertise(),
 		Build:      version.Version,
-		Status:     nomad.MemberStatusAlive,
+		Status:     membership.StatusAlive,
 	})
 }
 
 // member converts a server member to Nomad's member JSON, with the tags
 // Nomad's servers carry.
-func (s *HTTPServer) member(srv *nomad.Server, m nomad.Member) *agentMember {
+func (s *HTTPServer) member(srv *nomad.Server, m membership.Member) *agentMember {
 	host, portStr, err := net.SplitHostPort(m.RPCAddr)
 	if err != nil {
 		host = m.RPCAddr

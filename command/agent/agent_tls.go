@@ -8,7 +8,7 @@ import (
 
 	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/tlsutil"
-	"github.com/drover-io/drover/nomad"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // loadTLS reads the tls block's CA, certificate and key when any part of
@@ -56,9 +56,9 @@ func (a *Agent) agentTransport(roles ...tlsutil.Role) *http.Transport {
 }
 
 // rpcTLS is the RPC port's TLS when tls.rpc is on, nil otherwise.
-func (a *Agent) rpcTLS() *nomad.RPCTLS {
+func (a *Agent) rpcTLS() *nomadrpc.TLS {
 	if !a.config.TLS.RPC {
 		return nil
 	}
-	return &nomad.RPCTLS{Material: a.tls, VerifyServerHostname: a.config.TLS.VerifyServerHostname}
+	return &nomadrpc.TLS{Material: a.tls, VerifyServerHostname: a.config.TLS.VerifyServerHostname}
 }

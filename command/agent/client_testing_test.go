@@ -13,6 +13,7 @@ import (
 	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -85,7 +86,7 @@ func placeAlloc(t *testing.T, srv *nomad.Server, job *structs.Job, nodeID string
 		ClientStatus:  structs.AllocClientStatusPending,
 		CreateTime:    time.Now().UnixNano(),
 	}
-	_, err := srv.Apply(context.Background(), nomad.MsgAllocUpdate, &nomad.AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err := srv.Apply(context.Background(), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	return alloc
 }

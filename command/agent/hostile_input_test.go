@@ -18,6 +18,7 @@ import (
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -183,7 +184,7 @@ func TestHostile_applyHoldsJobsToTheLimits(t *testing.T) {
 	}
 	job.Canonicalize()
 	indexBefore := raftIndex(t, a)
-	_, err := a.Server().Apply(context.Background(), nomad.MsgJobRegister, &nomad.JobRegisterEntry{Job: job})
+	_, err := a.Server().Apply(context.Background(), logentry.MsgJobRegister, &logentry.JobRegister{Job: job})
 	must.ErrorIs(t, err, nomad.ErrInvalidRequest)
 	must.StrContains(t, err.Error(), `Task group "g": count 1000000000 is more than the limit of 50000 allocations per job (limits.job_max_count)`)
 	must.Eq(t, indexBefore, raftIndex(t, a))

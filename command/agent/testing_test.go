@@ -18,7 +18,7 @@ import (
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/internal/waitfor"
-	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -240,7 +240,7 @@ func upsertAlloc(t *testing.T, a *Agent, id, jobID, evalID, nodeID string) *stru
 		ClientStatus:  structs.AllocClientStatusPending,
 		CreateTime:    time.Now().UnixNano(),
 	}
-	_, err = a.Server().Apply(context.Background(), nomad.MsgAllocUpdate, &nomad.AllocUpdateEntry{Allocs: []*structs.Allocation{alloc}})
+	_, err = a.Server().Apply(context.Background(), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	return alloc
 }

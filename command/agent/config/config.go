@@ -133,7 +133,7 @@ type ClientConfig struct {
 	// an archive may unpack to.
 	Artifact taskrunner.ArtifactConfig
 	// RegistrationSecret, base64, lets a client agent without a server of
-	// its own register new nodes (see nomad.RegistrationSecret).
+	// its own register new nodes (see RegistrationSecret in nomad/rpc).
 	RegistrationSecret string
 }
 

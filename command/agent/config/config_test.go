@@ -9,7 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
-	"github.com/drover-io/drover/nomad"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // testEncryptKey is a valid server.encrypt, the same as the agent tests use.
@@ -120,7 +120,7 @@ func TestLoadConfig_GoodFile(t *testing.T) {
 	must.False(t, cfg.Server.EnableEventBroker)
 	must.Eq(t, 500, cfg.Server.EventBufferSize)
 	must.Eq(t, testEncryptKey, cfg.Server.EncryptKey)
-	must.Eq(t, nomad.RegistrationSecret(cfg.ClusterKey()), cfg.RegistrationSecret(),
+	must.Eq(t, nomadrpc.RegistrationSecret(cfg.ClusterKey()), cfg.RegistrationSecret(),
 		must.Sprint("the file's registration secret is its encrypt key's"))
 	must.True(t, cfg.Client.Enabled)
 	must.Eq(t, []string{"10.0.0.1:4647"}, cfg.Client.Servers)

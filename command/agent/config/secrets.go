@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/drover-io/drover/nomad"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 )
 
 // validateSecrets checks the cluster key and the registration secret, and
@@ -12,12 +12,12 @@ import (
 func (c *Config) validateSecrets() error {
 	var errs []error
 	if c.Server.EncryptKey != "" {
-		if _, err := nomad.ParseClusterKey(c.Server.EncryptKey); err != nil {
+		if _, err := nomadrpc.ParseClusterKey(c.Server.EncryptKey); err != nil {
 			errs = append(errs, fmt.Errorf("server.encrypt: %w", err))
 		}
 	}
 	if c.Client.RegistrationSecret != "" {
-		if _, err := nomad.ParseRegistrationSecret(c.Client.RegistrationSecret); err != nil {
+		if _, err := nomadrpc.ParseRegistrationSecret(c.Client.RegistrationSecret); err != nil {
 			errs = append(errs, fmt.Errorf("client.registration_secret: %w", err))
 		}
 	}
@@ -35,7 +35,7 @@ func (c *Config) ClusterKey() []byte {
 	if c.Server.EncryptKey == "" {
 		return nil
 	}
-	key, _ := nomad.ParseClusterKey(c.Server.EncryptKey)
+	key, _ := nomadrpc.ParseClusterKey(c.Server.EncryptKey)
 	return key
 }
 
@@ -45,6 +45,6 @@ func (c *Config) RegistrationSecret() []byte {
 	if c.Client.RegistrationSecret == "" {
 		return nil
 	}
-	secret, _ := nomad.ParseRegistrationSecret(c.Client.RegistrationSecret)
+	secret, _ := nomadrpc.ParseRegistrationSecret(c.Client.RegistrationSecret)
 	return secret
 }
