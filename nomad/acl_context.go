@@ -1,10 +1,6 @@
 package nomad
 
-import (
-	"context"
-
-	"github.com/drover-io/drover/acl"
-)
+import "context"
 
 // authTokenKey carries the caller's ACL secret in a request's context.
 type authTokenKey struct{}
@@ -38,20 +34,4 @@ func carryAuthToken(ctx context.Context, req any) {
 	if c, ok := req.(authCarrier); ok {
 		c.setAuthToken(authTokenFrom(ctx))
 	}
-}
-
-// callerKey carries what the user a write is made for may do.
-type callerKey struct{}
-
-// WithCaller returns ctx carrying the identity of the user a write is made
-// for: the ACL the HTTP API resolved from the request's token (the
-// management ACL when ACLs are off). The server method that serves the
-// write checks it, once (see authorize); nothing before it does.
-func WithCaller(ctx context.Context, a *acl.ACL) context.Context {
-	return context.WithValue(ctx, callerKey{}, a)
-}
-
-func callerFrom(ctx context.Context) (*acl.ACL, bool) {
-	a, ok := ctx.Value(callerKey{}).(*acl.ACL)
-	return a, ok && a != nil
 }

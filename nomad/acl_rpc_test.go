@@ -8,6 +8,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/auth"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -176,8 +177,8 @@ func TestJobRegister_rawExecNeedsItsCapability(t *testing.T) {
 
 	a, _, err := s.ResolveToken(testCtx(t), writer.SecretID)
 	must.NoError(t, err)
-	must.ErrorIs(t, allowJobRegister(a, job), ErrPermissionDenied)
-	must.NoError(t, allowJobRegister(acl.Management(), job))
+	must.ErrorIs(t, auth.JobRegister(a, job), ErrPermissionDenied)
+	must.NoError(t, auth.JobRegister(acl.Management(), job))
 }
 
 // TestCluster_ACLWritesThroughAFollower: a follower forwards a user's

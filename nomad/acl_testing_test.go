@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/nomad/auth"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -49,5 +50,5 @@ func callerCtx(t *testing.T, s *Server, secret string) context.Context {
 	t.Cleanup(cancel)
 	a, _, err := s.ResolveToken(ctx, secret)
 	must.NoError(t, err)
-	return WithCaller(WithAuthToken(ctx, secret), a)
+	return auth.WithCaller(WithAuthToken(ctx, secret), a)
 }

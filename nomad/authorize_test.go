@@ -8,6 +8,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/auth"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -77,9 +78,9 @@ node { policy = "write" }`)
 	}
 	for _, w := range writes {
 		t.Run(w.name, func(t *testing.T) {
-			err := w.call(WithCaller(testCtx(t), reader))
+			err := w.call(auth.WithCaller(testCtx(t), reader))
 			must.ErrorIs(t, err, ErrPermissionDenied)
-			err = w.call(WithCaller(testCtx(t), w.needs))
+			err = w.call(auth.WithCaller(testCtx(t), w.needs))
 			must.False(t, errors.Is(err, ErrPermissionDenied), must.Sprint(err))
 		})
 	}

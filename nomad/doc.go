@@ -16,6 +16,8 @@
 //     loops (maxrunstats runs on every server), each handed what it needs
 //     of the server, a function or a small interface;
 //   - membership: the servers this server knows of;
+//   - auth: what each user's write needs of its caller, and the caller's
+//     identity as it travels in a request's context;
 //   - state, stream, snapshot: the state store, the event stream, the
 //     snapshot archive.
 //
@@ -28,6 +30,15 @@
 // the leader says so, and the forwarding server looks for the leader anew.
 // Errors keep their kind across the hop (ErrNotFound, ErrInvalidRequest,
 // ErrIndexConflict, ErrNoLeader) so callers can use errors.Is.
+//
+// A user's write is checked once, by the method that serves it
+// (authorize, acl_checks.go): on the leader for a write that goes through
+// raft (userWrite; a forwarded one carries the caller's secret, which the
+// leader resolves), on the server the request reaches for the rest (a
+// plan, an evaluation, a snapshot restore). The HTTP API resolves the
+// caller and hands the identity in (auth.WithCaller); with ACLs on, a
+// write without one is refused. A submitted job is validated once, by
+// jobcheck.Submitted, on the server the request reaches.
 //
 // A write is bounded by its caller's context, or the forward timeout. A
 // forwarded call follows raft's leader: when raft elects another leader

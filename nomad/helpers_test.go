@@ -18,6 +18,7 @@ import (
 
 	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/auth"
 	"github.com/drover-io/drover/nomad/internal/fixture"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
@@ -154,7 +155,7 @@ func waitForLeader(t testing.TB, s *Server) {
 func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), leaderWait)
 	t.Cleanup(cancel)
-	return WithCaller(ctx, acl.Management())
+	return auth.WithCaller(ctx, acl.Management())
 }
 
 // testJob, testPeriodicJob, testEval, testNode and testAlloc are the

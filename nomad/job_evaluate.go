@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/auth"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -17,7 +18,7 @@ func (s *Server) JobEvaluate(ctx context.Context, namespace, jobID string) (*Job
 	if jobID == "" {
 		return nil, invalidf("missing job ID")
 	}
-	if err := s.authorize(ctx, func(a *acl.ACL) error { return allowJobEvaluate(a, namespace) }); err != nil {
+	if err := s.authorize(ctx, func(a *acl.ACL) error { return auth.JobEvaluate(a, namespace) }); err != nil {
 		return nil, err
 	}
 	// The evaluation is built from this server's state, which must hold

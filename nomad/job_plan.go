@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/auth"
 	"github.com/drover-io/drover/nomad/periodic"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
@@ -54,7 +55,7 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 	if req == nil || req.Job == nil {
 		return nil, invalidf("job plan: no job")
 	}
-	if err := s.authorize(ctx, func(a *acl.ACL) error { return allowPlan(a, req.Job.Namespace) }); err != nil {
+	if err := s.authorize(ctx, func(a *acl.ACL) error { return auth.Plan(a, req.Job.Namespace) }); err != nil {
 		return nil, err
 	}
 	job := req.Job.Copy()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/drover-io/drover/acl"
+	"github.com/drover-io/drover/nomad/auth"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
@@ -26,7 +27,7 @@ type JobRevertRequest struct {
 // that a change made meanwhile is a conflict rather than overwritten. It
 // refuses what Nomad refuses: no such job or version, the current version
 // itself, and a job that is not at the version the request enforces. The
-// caller needs what registering the version needs (allowJobRegister),
+// caller needs what registering the version needs (auth.JobRegister),
 // checked once, on the leader, before anything about the job is told.
 func (s *Server) RevertJob(ctx context.Context, req *JobRevertRequest) (*JobRegisterResponse, error) {
 	return leaderWrite(ctx, s, "Job.Revert", req, s.revertJobLocal)
@@ -38,14 +39,14 @@ func (s *Server) revertJobLocal(ctx context.Context, req *JobRevertRequest) (*Jo
 	}
 	var current, target *structs.Job
 	err := s.authorize(ctx, func(a *acl.ACL) error {
-		if !a.AllowNamespaceAny(req.Namespace, acl.CapSubmitJob, acl.CapRegisterJob) {
-			return denied("reverting a job needs submit-job in namespace %q", req.Namespace)
+		if err := auth.JobRevert(a, req.Namespace); err != nil {
+			return err
 		}
 		var err error
 		if current, target, err = s.revertTarget(req); err != nil {
 			return err
 		}
-		return allowJobRegister(a, target)
+		return auth.JobRegister(a, target)
 	})
 	if err != nil {
 		return nil, err

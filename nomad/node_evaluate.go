@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/drover-io/drover/nomad/auth"
 )
 
 // NodeEvaluate creates an evaluation for every job with allocations on the
@@ -15,7 +17,7 @@ func (s *Server) NodeEvaluate(ctx context.Context, nodeID string) (*NodeUpdateRe
 	if nodeID == "" {
 		return nil, invalidf("missing node ID")
 	}
-	if err := s.authorize(ctx, allowNodeWrite); err != nil {
+	if err := s.authorize(ctx, auth.NodeWrite); err != nil {
 		return nil, err
 	}
 	// The evaluations are built from this server's state, which must hold

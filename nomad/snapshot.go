@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/auth"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/snapshot"
 	"github.com/drover-io/drover/nomad/state"
@@ -92,7 +93,7 @@ func droverVersion() string {
 // hold it. Each server's FSM swaps in the new store, which wakes the
 // blocking queries on the old one.
 func (s *Server) SnapshotRestore(ctx context.Context, r io.Reader) (*snapshot.Meta, uint64, error) {
-	if err := s.authorize(ctx, allowManagement); err != nil {
+	if err := s.authorize(ctx, auth.Management); err != nil {
 		return nil, 0, err
 	}
 	if !s.IsLeader() {

@@ -10,6 +10,7 @@ import (
 	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/authcount"
 	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/auth"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -102,7 +103,7 @@ func (s *HTTPServer) authorize(r *http.Request, need httpserver.Access) (*http.R
 		}
 	}
 	ctx := context.WithValue(r.Context(), identityKey{}, id)
-	ctx = nomad.WithCaller(nomad.WithAuthToken(ctx, id.secret), id.acl)
+	ctx = auth.WithCaller(nomad.WithAuthToken(ctx, id.secret), id.acl)
 	return r.WithContext(ctx), nil
 }
 

@@ -12,7 +12,7 @@ type Access struct {
 	Kind AccessKind
 	// Server says that the server method the route's handler calls makes
 	// the check, on the caller's identity the agent hands in with the
-	// request (nomad.WithCaller): the route declares what it needs, and
+	// request (nomad/auth.WithCaller): the route declares what it needs, and
 	// the agent only resolves the caller. Every write the server serves is
 	// such a route, so that it is checked once, there.
 	Server bool
