@@ -34,13 +34,7 @@ func anonymousCall(t *testing.T, s *Server, method string, args, reply any) erro
 // refused and changes nothing; with the right token it goes through.
 func TestUserRPCs_checkTheTokenTheyCarry(t *testing.T) {
 	s, mgmt := aclServer(t)
-	node := testNode(structs.GenerateUUID())
-	_, err := s.NodeRegister(testCtx(t), node)
-	must.NoError(t, err)
-	mustRegister(t, s, testJob("existing"))
-	job, err := s.State().JobByID(nil, structs.DefaultNamespace, "existing")
-	must.NoError(t, err)
-	alloc := placeTestAlloc(t, s, job, node.ID)
+	node, alloc := writeTargets(t, s)
 	reader := clientToken(t, s, "reader", `namespace "*" { policy = "read" }
 node { policy = "read" }`)
 	periodic := testJob("cron")

@@ -52,3 +52,16 @@ func callerCtx(t *testing.T, s *Server, secret string) context.Context {
 	must.NoError(t, err)
 	return auth.WithCaller(WithAuthToken(ctx, secret), a)
 }
+
+// writeTargets registers a node and a job "existing" with an allocation
+// on the node: what the user writes of the permission tests act on.
+func writeTargets(t *testing.T, s *Server) (*structs.Node, *structs.Allocation) {
+	t.Helper()
+	node := testNode(structs.GenerateUUID())
+	_, err := s.NodeRegister(testCtx(t), node)
+	must.NoError(t, err)
+	mustRegister(t, s, testJob("existing"))
+	job, err := s.State().JobByID(nil, structs.DefaultNamespace, "existing")
+	must.NoError(t, err)
+	return node, placeTestAlloc(t, s, job, node.ID)
+}

@@ -38,13 +38,7 @@ func TestAuthorize_aWriteWithoutACallerIsRefused(t *testing.T) {
 // and with one that has it.
 func TestAuthorize_eachWriteChecksWhatItNeeds(t *testing.T) {
 	s, _ := aclServer(t)
-	node := testNode(structs.GenerateUUID())
-	_, err := s.NodeRegister(testCtx(t), node)
-	must.NoError(t, err)
-	mustRegister(t, s, testJob("existing"))
-	job, err := s.State().JobByID(nil, structs.DefaultNamespace, "existing")
-	must.NoError(t, err)
-	alloc := placeTestAlloc(t, s, job, node.ID)
+	node, alloc := writeTargets(t, s)
 
 	reader := callerWith(t, `namespace "*" { policy = "read" }
 node { policy = "read" }`)

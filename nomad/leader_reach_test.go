@@ -8,6 +8,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/internal/fixture"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -61,9 +62,9 @@ func TestCluster_FollowerThatCannotReachTheLeader(t *testing.T) {
 	must.ErrorIs(t, trouble, ErrLeaderUnreachable)
 	must.StrContains(t, trouble.Error(), leader.RPCAdvertise())
 	waitfor.True(t, "the follower to log it", func() bool { return unreachableLogs.n.Load() > 0 })
-	m, sink := statsSink(t)
+	m, sink := fixture.StatsSink(t)
 	must.True(t, f.reportLeaderReach(m, true))
-	v, ok := gaugeValue(sink, []string{"rpc", "leader_unreachable"}, map[string]string{})
+	v, ok := fixture.GaugeValue(sink, []string{"rpc", "leader_unreachable"}, map[string]string{})
 	must.True(t, ok)
 	must.Eq(t, 1, v)
 	must.NoError(t, leader.LeaderUnreachable(), must.Sprint("the leader reaches itself"))
@@ -91,7 +92,7 @@ func TestCluster_FollowerThatCannotReachTheLeader(t *testing.T) {
 		return err
 	})
 	must.False(t, f.reportLeaderReach(m, true))
-	v, _ = gaugeValue(sink, []string{"rpc", "leader_unreachable"}, map[string]string{})
+	v, _ = fixture.GaugeValue(sink, []string{"rpc", "leader_unreachable"}, map[string]string{})
 	must.Eq(t, 0, v)
 	must.False(t, errors.Is(f.LeaderUnreachable(), ErrLeaderUnreachable))
 }

@@ -8,26 +8,9 @@ import (
 
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/nomad/broker"
+	"github.com/drover-io/drover/nomad/internal/fixture"
 	"github.com/drover-io/drover/structs"
 )
-
-// planAlloc is a new placement of job's group on node, asking for mhz and
-// mb.
-func planAlloc(job *structs.Job, node *structs.Node, idx uint, mhz, mb int) *structs.Allocation {
-	return &structs.Allocation{
-		ID:            structs.GenerateUUID(),
-		Namespace:     job.Namespace,
-		EvalID:        structs.GenerateUUID(),
-		Name:          structs.AllocName(job.ID, "group", idx),
-		NodeID:        node.ID,
-		NodeName:      node.Name,
-		JobID:         job.ID,
-		TaskGroup:     "group",
-		Resources:     &structs.Resources{CPU: mhz, MemoryMB: mb},
-		DesiredStatus: structs.AllocDesiredStatusRun,
-		ClientStatus:  structs.AllocClientStatusPending,
-	}
-}
 
 func TestPlanApplier_PartialCommitThroughRaft(t *testing.T) {
 	s := startServer(t, testConfig(t, "dev"))
@@ -43,9 +26,9 @@ func TestPlanApplier_PartialCommitThroughRaft(t *testing.T) {
 	must.NoError(t, err)
 
 	plan := &structs.Plan{EvalID: structs.GenerateUUID(), Job: job}
-	ok := planAlloc(job, nodes[0], 0, 100, 100)
+	ok := fixture.PlanAlloc(job, nodes[0], 0, 100, 100)
 	plan.AppendAlloc(ok)
-	plan.AppendAlloc(planAlloc(job, nodes[1], 1, 100, 100))
+	plan.AppendAlloc(fixture.PlanAlloc(job, nodes[1], 1, 100, 100))
 	waitfor.True(t, "the plan queue", func() bool { return s.planQueue.Len() == 0 && s.evalBroker.Enabled() })
 	pending, err := s.planQueue.Enqueue(plan)
 	must.NoError(t, err)
@@ -79,7 +62,7 @@ func TestCommitPlan_forgetsItsAllocationsOnceApplied(t *testing.T) {
 	must.NoError(t, err)
 	node := registerNodes(t, s, 1)[0]
 
-	alloc := planAlloc(stored, node, 0, 100, 64)
+	alloc := fixture.PlanAlloc(stored, node, 0, 100, 64)
 	plan := &structs.Plan{EvalID: alloc.EvalID, Job: stored}
 	plan.AppendAlloc(alloc)
 	result := &structs.PlanResult{NodeAllocation: plan.NodeAllocation}

@@ -1,70 +1,16 @@
 package maxrunstats
 
 import (
-	"maps"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-memdb"
-	"github.com/hashicorp/go-metrics"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/nomad/internal/fixture"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/structs"
 )
-
-// statsSink is an in-memory go-metrics instance with the agent's service
-// prefix, and its sink.
-func statsSink(t *testing.T) (*metrics.Metrics, *metrics.InmemSink) {
-	t.Helper()
-	sink := metrics.NewInmemSink(time.Hour, time.Hour)
-	cfg := metrics.DefaultConfig("nomad")
-	cfg.EnableHostname = false
-	cfg.EnableRuntimeMetrics = false
-	m, err := metrics.New(cfg, sink)
-	must.NoError(t, err)
-	return m, sink
-}
-
-func labelsOf(labels []metrics.Label) map[string]string {
-	out := map[string]string{}
-	for _, l := range labels {
-		out[l.Name] = l.Value
-	}
-	return out
-}
-
-// counterTotal is the counter key's total and emission count for labels.
-func counterTotal(sink *metrics.InmemSink, key []string, want map[string]string) (float64, int) {
-	name := "nomad." + strings.Join(key, ".")
-	var total float64
-	var n int
-	for _, intv := range sink.Data() {
-		for _, c := range intv.Counters {
-			if c.Name == name && maps.Equal(labelsOf(c.Labels), want) {
-				total += c.Sum
-				n += c.Count
-			}
-		}
-	}
-	return total, n
-}
-
-// gaugeValue is the last value of gauge key for labels.
-func gaugeValue(sink *metrics.InmemSink, key []string, want map[string]string) (float32, bool) {
-	name := "nomad." + strings.Join(key, ".")
-	data := sink.Data()
-	for i := len(data) - 1; i >= 0; i-- {
-		for _, g := range data[i].Gauges {
-			if g.Name == name && maps.Equal(labelsOf(g.Labels), want) {
-				return g.Value, true
-			}
-		}
-	}
-	return 0, false
-}
 
 // statsAlloc is a running allocation of job "bounded" (name "Bounded")
 // whose group "group" has a 10s budget and whose task "task" one of 5s.
@@ -80,7 +26,7 @@ func statsAlloc(modified time.Time) *structs.Allocation {
 }
 
 func TestMaxRunStats_CountsTimeoutsReportedSinceTheStart(t *testing.T) {
-	m, sink := statsSink(t)
+	m, sink := fixture.StatsSink(t)
 	started := time.Now()
 	stats := New(started, m)
 	group := map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group"}
@@ -105,9 +51,9 @@ func TestMaxRunStats_CountsTimeoutsReportedSinceTheStart(t *testing.T) {
 	// Nor do other tables.
 	stats.Observe(memdb.Changes{{Table: state.TableJobs, After: running.Job}})
 
-	total, _ := counterTotal(sink, MetricExceeded, group)
+	total, _ := fixture.CounterTotal(sink, MetricExceeded, group)
 	must.Eq(t, 1.0, total)
-	total, _ = counterTotal(sink, MetricTaskExceeded, task)
+	total, _ = fixture.CounterTotal(sink, MetricTaskExceeded, task)
 	must.Eq(t, 1.0, total)
 
 	// A timeout reported before this server started (a replayed log) is
@@ -116,12 +62,12 @@ func TestMaxRunStats_CountsTimeoutsReportedSinceTheStart(t *testing.T) {
 	oldStopped := old.Copy()
 	oldStopped.ClientStatus, oldStopped.ClientDescription = structs.AllocClientStatusFailed, structs.AllocTimeoutReasonMaxRunDuration
 	stats.Observe(change(old, oldStopped))
-	total, _ = counterTotal(sink, MetricExceeded, group)
+	total, _ = fixture.CounterTotal(sink, MetricExceeded, group)
 	must.Eq(t, 1.0, total)
 }
 
 func TestMaxRunStats_RunningGauges(t *testing.T) {
-	m, sink := statsSink(t)
+	m, sink := fixture.StatsSink(t)
 	stats := New(time.Now(), m)
 	group := map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group"}
 	a, b := statsAlloc(time.Now()), statsAlloc(time.Now())
@@ -132,21 +78,21 @@ func TestMaxRunStats_RunningGauges(t *testing.T) {
 	stopping.DesiredStatus = structs.AllocDesiredStatusStop
 
 	stats.count([]*structs.Allocation{a, b, unbounded, done, stopping})
-	n, ok := gaugeValue(sink, MetricRunning, group)
+	n, ok := fixture.GaugeValue(sink, MetricRunning, group)
 	must.True(t, ok)
 	must.Eq(t, float32(2), n)
-	_, ok = gaugeValue(sink, MetricRunning, map[string]string{"namespace": "default", "job": "free", "task_group": "group"})
+	_, ok = fixture.GaugeValue(sink, MetricRunning, map[string]string{"namespace": "default", "job": "free", "task_group": "group"})
 	must.False(t, ok, must.Sprint("no deadline, no series"))
 	// The counters exist before the first timeout, at 0.
-	total, emissions := counterTotal(sink, MetricExceeded, group)
+	total, emissions := fixture.CounterTotal(sink, MetricExceeded, group)
 	must.Eq(t, 0.0, total)
 	must.Positive(t, emissions)
-	_, emissions = counterTotal(sink, MetricTaskExceeded, map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group", "task": "task"})
+	_, emissions = fixture.CounterTotal(sink, MetricTaskExceeded, map[string]string{"namespace": "default", "job": "Bounded", "task_group": "group", "task": "task"})
 	must.Positive(t, emissions)
 
 	// Once they have all ended the gauge says 0, once.
 	stats.count(nil)
-	n, _ = gaugeValue(sink, MetricRunning, group)
+	n, _ = fixture.GaugeValue(sink, MetricRunning, group)
 	must.Eq(t, float32(0), n)
 	must.MapEmpty(t, stats.running)
 }

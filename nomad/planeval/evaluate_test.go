@@ -10,24 +10,6 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// planAlloc is a new placement of job's group on node, asking for mhz and
-// mb.
-func planAlloc(job *structs.Job, node *structs.Node, idx uint, mhz, mb int) *structs.Allocation {
-	return &structs.Allocation{
-		ID:            structs.GenerateUUID(),
-		Namespace:     job.Namespace,
-		EvalID:        structs.GenerateUUID(),
-		Name:          structs.AllocName(job.ID, "group", idx),
-		NodeID:        node.ID,
-		NodeName:      node.Name,
-		JobID:         job.ID,
-		TaskGroup:     "group",
-		Resources:     &structs.Resources{CPU: mhz, MemoryMB: mb},
-		DesiredStatus: structs.AllocDesiredStatusRun,
-		ClientStatus:  structs.AllocClientStatusPending,
-	}
-}
-
 // planFixture is a store with a job and three fake nodes of 1000 MHz and
 // 2048 MB each.
 type planFixture struct {
@@ -65,9 +47,9 @@ func TestEvaluatePlan_RejectsOnlyNodesThatChanged(t *testing.T) {
 	// The scheduler planned against the state as it was; since then node
 	// b went down and another plan filled most of node c.
 	plan := &structs.Plan{EvalID: "eval", Job: f.job}
-	plan.AppendAlloc(planAlloc(f.job, a, 0, 500, 1024))
-	plan.AppendAlloc(planAlloc(f.job, b, 1, 500, 1024))
-	plan.AppendAlloc(planAlloc(f.job, c, 2, 500, 1024))
+	plan.AppendAlloc(fixture.PlanAlloc(f.job, a, 0, 500, 1024))
+	plan.AppendAlloc(fixture.PlanAlloc(f.job, b, 1, 500, 1024))
+	plan.AppendAlloc(fixture.PlanAlloc(f.job, c, 2, 500, 1024))
 
 	f.index++
 	must.NoError(t, f.store.UpdateNodeStatus(f.index, b.ID, structs.NodeStatusDown, 1))
@@ -75,7 +57,7 @@ func TestEvaluatePlan_RejectsOnlyNodesThatChanged(t *testing.T) {
 	f.index++
 	must.NoError(t, f.store.UpsertJob(f.index, other))
 	f.index++
-	must.NoError(t, f.store.UpsertAllocs(f.index, []*structs.Allocation{planAlloc(other, c, 0, 600, 512)}))
+	must.NoError(t, f.store.UpsertAllocs(f.index, []*structs.Allocation{fixture.PlanAlloc(other, c, 0, 600, 512)}))
 
 	result, rejected, err := Evaluate(f.view(t, nil), plan)
 	must.NoError(t, err)
@@ -97,13 +79,13 @@ func TestEvaluatePlan_RejectsOnlyNodesThatChanged(t *testing.T) {
 func TestEvaluatePlan_CountsPlanInFlightAndStops(t *testing.T) {
 	f := newPlanFixture(t)
 	a := f.nodes[0]
-	running := planAlloc(f.job, a, 0, 600, 512)
+	running := fixture.PlanAlloc(f.job, a, 0, 600, 512)
 	f.index++
 	must.NoError(t, f.store.UpsertAllocs(f.index, []*structs.Allocation{running}))
 
 	// A placement that fits only if the running allocation stops.
 	plan := &structs.Plan{EvalID: "eval", Job: f.job}
-	plan.AppendAlloc(planAlloc(f.job, a, 1, 600, 512))
+	plan.AppendAlloc(fixture.PlanAlloc(f.job, a, 1, 600, 512))
 	_, rejected, err := Evaluate(f.view(t, nil), plan)
 	must.NoError(t, err)
 	must.MapContainsKey(t, rejected, a.ID)
@@ -115,10 +97,10 @@ func TestEvaluatePlan_CountsPlanInFlightAndStops(t *testing.T) {
 	must.MapLen(t, 1, result.NodeUpdate)
 
 	// The plan in flight stops nothing but takes the room: it counts.
-	taken := planAlloc(f.job, a, 2, 600, 512)
+	taken := fixture.PlanAlloc(f.job, a, 2, 600, 512)
 	inflight := map[string][]*structs.Allocation{a.ID: {taken}}
 	fresh := &structs.Plan{EvalID: "eval2", Job: f.job}
-	fresh.AppendAlloc(planAlloc(f.job, f.nodes[0], 3, 100, 100))
+	fresh.AppendAlloc(fixture.PlanAlloc(f.job, f.nodes[0], 3, 100, 100))
 	_, rejected, err = Evaluate(f.view(t, inflight), fresh)
 	must.NoError(t, err)
 	must.MapContainsKey(t, rejected, a.ID, must.Sprint("running holds 600 and taken 600 of 1000 MHz"))
@@ -127,7 +109,7 @@ func TestEvaluatePlan_CountsPlanInFlightAndStops(t *testing.T) {
 func TestEvaluatePlan_NodeEligibility(t *testing.T) {
 	f := newPlanFixture(t)
 	a, b := f.nodes[0], f.nodes[1]
-	running := planAlloc(f.job, a, 0, 100, 100)
+	running := fixture.PlanAlloc(f.job, a, 0, 100, 100)
 	f.index++
 	must.NoError(t, f.store.UpsertAllocs(f.index, []*structs.Allocation{running}))
 	f.index++
@@ -145,14 +127,14 @@ func TestEvaluatePlan_NodeEligibility(t *testing.T) {
 	must.NoError(t, err)
 	must.MapEmpty(t, rejected)
 
-	plan.AppendAlloc(planAlloc(f.job, a, 1, 100, 100))
-	plan.AppendAlloc(planAlloc(f.job, b, 2, 100, 100))
+	plan.AppendAlloc(fixture.PlanAlloc(f.job, a, 1, 100, 100))
+	plan.AppendAlloc(fixture.PlanAlloc(f.job, b, 2, 100, 100))
 	_, rejected, err = Evaluate(f.view(t, nil), plan)
 	must.NoError(t, err)
 	must.Eq(t, map[string]string{a.ID: "node is not eligible for scheduling", b.ID: "node is draining"}, rejected)
 
 	gone := &structs.Plan{EvalID: "eval", Job: f.job}
-	gone.AppendAlloc(planAlloc(f.job, &structs.Node{ID: "missing"}, 0, 1, 1))
+	gone.AppendAlloc(fixture.PlanAlloc(f.job, &structs.Node{ID: "missing"}, 0, 1, 1))
 	_, rejected, err = Evaluate(f.view(t, nil), gone)
 	must.NoError(t, err)
 	must.Eq(t, map[string]string{"missing": "node does not exist"}, rejected)
