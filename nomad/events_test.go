@@ -22,7 +22,7 @@ func eventFSM(t *testing.T) (*FSM, *stream.Broker, *stream.Subscription) {
 	t.Helper()
 	fsm := testFSM(t)
 	broker := stream.NewBroker(1000, 0)
-	fsm.setEventBroker(broker)
+	fsm.Listen(eventListener(broker))
 	sub, err := broker.Subscribe(stream.SubscribeRequest{})
 	must.NoError(t, err)
 	return fsm, broker, sub

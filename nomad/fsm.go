@@ -3,47 +3,80 @@ package nomad
 import (
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-memdb"
 	"github.com/hashicorp/raft"
 
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
-	"github.com/drover-io/drover/structs"
 )
 
-// EvalHook is told of the pending evaluations each applied entry wrote.
-type EvalHook func(evals []*structs.Evaluation)
-
 // FSM applies committed raft log entries to the state store and takes and
-// restores its snapshots.
+// restores its snapshots, and tells its listeners of each entry it
+// applied.
 type FSM struct {
-	logger   hclog.Logger
-	state    atomic.Pointer[state.StateStore]
-	evalHook atomic.Pointer[EvalHook]
-	observer atomic.Pointer[applyObserver]
-	// events, when set, receives the events of every applied entry.
-	events atomic.Pointer[stream.Broker]
-	// maxRunStats, when set, counts the timeouts each applied entry
-	// recorded.
-	maxRunStats atomic.Pointer[maxrunstats.Stats]
+	logger    hclog.Logger
+	state     atomic.Pointer[state.StateStore]
+	listeners atomic.Pointer[[]Listener]
+	listenMu  sync.Mutex // serialises Listen's copy-on-write
 }
 
-// applyObserver is told of every entry the FSM applied, with its index, on
-// the goroutine that applies the log. The leader's loops use it to learn
-// what changed; it must not block.
-type applyObserver func(index uint64, entry logentry.Entry)
+// Applied is what the FSM tells its listeners of one entry it applied.
+type Applied struct {
+	Index uint64
+	Entry logentry.Entry
+	// Changes are the rows the entry wrote, recorded only when a
+	// listener asks for them (Listener.Changes).
+	Changes memdb.Changes
+	// Err is set when the entry failed, after the writes Changes holds.
+	Err error
+}
 
-// setApplyObserver installs fn; nil removes it.
-func (f *FSM) setApplyObserver(fn applyObserver) {
-	if fn == nil {
-		f.observer.Store(nil)
-		return
+// Listener is told of every entry the FSM applies, in log order, on the
+// goroutine that applies the log: it must not block. It is the one way
+// to learn what the log did (the leader's loops, the event stream, the
+// max_run_duration statistics, tests).
+type Listener struct {
+	// Changes asks for Applied.Changes, which costs a record of every row
+	// the entry writes.
+	Changes bool
+	// Apply is told of each entry applied, or that failed while applying.
+	Apply func(Applied)
+	// Restored, when set, is told the index of the state a snapshot
+	// restore swapped in.
+	Restored func(index uint64)
+}
+
+// Listen adds l to the FSM's listeners.
+func (f *FSM) Listen(l Listener) {
+	f.listenMu.Lock()
+	defer f.listenMu.Unlock()
+	var next []Listener
+	if cur := f.listeners.Load(); cur != nil {
+		next = append(next, *cur...)
 	}
-	f.observer.Store(&fn)
+	next = append(next, l)
+	f.listeners.Store(&next)
+}
+
+// eventListener publishes the events of each applied entry to b, and
+// resets b when a snapshot replaces the state.
+func eventListener(b *stream.Broker) Listener {
+	return Listener{
+		Changes:  true,
+		Apply:    func(a Applied) { b.Publish(a.Index, logentry.Events(a.Entry, a.Changes)) },
+		Restored: b.Reset,
+	}
+}
+
+// maxRunListener counts the timeouts each applied entry recorded.
+func maxRunListener(stats *maxrunstats.Stats) Listener {
+	return Listener{Changes: true, Apply: func(a Applied) { stats.Observe(a.Changes) }}
 }
 
 var _ raft.FSM = (*FSM)(nil)
@@ -68,27 +101,12 @@ func (f *FSM) State() *state.StateStore {
 	return f.state.Load()
 }
 
-// SetEvalHook installs fn to be called, on the goroutine that applies the
-// log, with the pending evaluations of each entry that wrote some. fn must
-// not block. nil removes the hook.
-func (f *FSM) SetEvalHook(fn EvalHook) {
-	if fn == nil {
-		f.evalHook.Store(nil)
-		return
-	}
-	f.evalHook.Store(&fn)
-}
-
-// setEventBroker makes the FSM publish to b the events of every entry it
-// applies, and reset b when a snapshot replaces the state; nil stops it.
-func (f *FSM) setEventBroker(b *stream.Broker) {
-	f.events.Store(b)
-}
-
 // Apply implements raft.FSM. It returns nil or the error that kept the
 // entry from being applied; an unknown or malformed entry is such an error,
 // never a panic. Either way the entry is then recorded as applied, which
-// reads that catch up with the leader wait for (read_index.go).
+// reads that catch up with the leader wait for (read_index.go). The
+// listeners hear of an entry that failed after some of its writes too:
+// the event stream tells what the state holds.
 func (f *FSM) Apply(l *raft.Log) any {
 	defer f.recordApplied(l.Index)
 	t, entry, err := logentry.Decode(l.Data)
@@ -96,55 +114,48 @@ func (f *FSM) Apply(l *raft.Log) any {
 		f.logger.Error("skipping raft log entry", "index", l.Index, "error", err)
 		return err
 	}
-	if err := f.applyEntry(entry, l.Index); err != nil {
-		f.logger.Error("apply raft log entry", "index", l.Index, "type", t, "error", err)
-		return err
+	applied := f.applyEntry(entry, l.Index)
+	if applied.Err != nil {
+		f.logger.Error("apply raft log entry", "index", l.Index, "type", t, "error", applied.Err)
 	}
-	f.notifyEvals(entry.WrittenEvals())
-	if obs := f.observer.Load(); obs != nil {
-		(*obs)(l.Index, entry)
+	if ls := f.listeners.Load(); ls != nil {
+		for _, l := range *ls {
+			l.Apply(applied)
+		}
+	}
+	if applied.Err != nil {
+		return applied.Err
 	}
 	return nil
 }
 
-// applyEntry writes entry to the state and, with an event broker, publishes
-// what it changed, even when the entry failed after some of its writes:
-// the stream tells what the state holds.
-func (f *FSM) applyEntry(entry logentry.Entry, index uint64) error {
+// applyEntry writes entry to the state, recording the rows it writes when
+// a listener wants them.
+func (f *FSM) applyEntry(entry logentry.Entry, index uint64) Applied {
 	st := f.State()
-	broker, stats := f.events.Load(), f.maxRunStats.Load()
-	if broker == nil && stats == nil {
-		return entry.ApplyTo(st, index)
+	applied := Applied{Index: index, Entry: entry}
+	if !f.wantChanges() {
+		applied.Err = entry.ApplyTo(st, index)
+		return applied
 	}
-	changes, err := st.RecordChanges(func() error { return entry.ApplyTo(st, index) })
-	if broker != nil {
-		broker.Publish(index, logentry.Events(entry, changes))
+	applied.Changes, applied.Err = st.RecordChanges(func() error { return entry.ApplyTo(st, index) })
+	return applied
+}
+
+func (f *FSM) wantChanges() bool {
+	if ls := f.listeners.Load(); ls != nil {
+		for _, l := range *ls {
+			if l.Changes {
+				return true
+			}
+		}
 	}
-	if stats != nil {
-		stats.Observe(changes)
-	}
-	return err
+	return false
 }
 
 func (f *FSM) recordApplied(index uint64) {
 	if err := f.State().SetAppliedIndex(index); err != nil {
 		f.logger.Error("record applied raft index", "index", index, "error", err)
-	}
-}
-
-func (f *FSM) notifyEvals(evals []*structs.Evaluation) {
-	hook := f.evalHook.Load()
-	if hook == nil {
-		return
-	}
-	var pending []*structs.Evaluation
-	for _, e := range evals {
-		if e.Status == structs.EvalStatusPending {
-			pending = append(pending, e)
-		}
-	}
-	if len(pending) > 0 {
-		(*hook)(pending)
 	}
 }
 
@@ -168,12 +179,18 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	old := f.state.Swap(restored)
 	old.Abandon()
-	if broker := f.events.Load(); broker != nil {
-		index, err := restored.LatestIndex()
-		if err != nil {
-			return fmt.Errorf("read restored state's index: %w", err)
+	ls := f.listeners.Load()
+	if ls == nil {
+		return nil
+	}
+	index, err := restored.LatestIndex()
+	if err != nil {
+		return fmt.Errorf("read restored state's index: %w", err)
+	}
+	for _, l := range *ls {
+		if l.Restored != nil {
+			l.Restored(index)
 		}
-		broker.Reset(index)
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func mustApply(t *testing.T, fsm *FSM, index uint64, entry logentry.Entry) {
 func TestFSM_JobRegister(t *testing.T) {
 	fsm := testFSM(t)
 	var hooked []*structs.Evaluation
-	fsm.SetEvalHook(func(evals []*structs.Evaluation) { hooked = append(hooked, evals...) })
+	fsm.Listen(Listener{Apply: func(a Applied) { hooked = append(hooked, pendingEvals(a)...) }})
 
 	job, eval := testJob("example"), testEval("example")
 	mustApply(t, fsm, 10, &logentry.JobRegister{Job: job, Eval: eval})
@@ -141,7 +141,7 @@ func TestFSM_JobStatusUpdate(t *testing.T) {
 func TestFSM_EvalUpdateAndDelete(t *testing.T) {
 	fsm := testFSM(t)
 	var hooked int
-	fsm.SetEvalHook(func(evals []*structs.Evaluation) { hooked += len(evals) })
+	fsm.Listen(Listener{Apply: func(a Applied) { hooked += len(pendingEvals(a)) }})
 
 	pending, complete := testEval("a"), testEval("b")
 	complete.Status = structs.EvalStatusComplete
@@ -151,7 +151,7 @@ func TestFSM_EvalUpdateAndDelete(t *testing.T) {
 		must.NoError(t, err)
 		must.NotNil(t, got)
 	}
-	must.Eq(t, 1, hooked, must.Sprint("only pending evaluations reach the hook"))
+	must.Eq(t, 1, hooked, must.Sprint("one pending evaluation was written"))
 
 	mustApply(t, fsm, 4, &logentry.EvalDelete{Evals: []string{pending.ID}})
 	got, err := fsm.State().EvalByID(nil, pending.ID)
@@ -403,3 +403,14 @@ func (s *failingSink) Write([]byte) (int, error) { return 0, errors.New("disk fu
 func (s *failingSink) ID() string                { return "failing" }
 func (s *failingSink) Cancel() error             { s.cancelled = true; return nil }
 func (s *failingSink) Close() error              { return nil }
+
+// pendingEvals are the pending evaluations an applied entry wrote.
+func pendingEvals(a Applied) []*structs.Evaluation {
+	var pending []*structs.Evaluation
+	for _, e := range a.Entry.WrittenEvals() {
+		if e.Status == structs.EvalStatusPending {
+			pending = append(pending, e)
+		}
+	}
+	return pending
+}

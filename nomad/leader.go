@@ -217,8 +217,13 @@ func (s *Server) restoreLeaderState(ctx context.Context) error {
 
 // observeApply tells the leader's components what an applied entry
 // changed. It runs on every server, on the goroutine that applies the
-// log; the components ignore it unless this server leads.
-func (s *Server) observeApply(index uint64, entry logentry.Entry) {
+// log; the components ignore it unless this server leads. A failed entry
+// is not theirs to act on.
+func (s *Server) observeApply(a Applied) {
+	if a.Err != nil {
+		return
+	}
+	index, entry := a.Index, a.Entry
 	for _, e := range entry.WrittenEvals() {
 		switch e.Status {
 		case structs.EvalStatusPending:

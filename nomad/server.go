@@ -169,10 +169,10 @@ func (s *Server) setup() error {
 	}
 	if !s.config.DisableEvents {
 		s.events = stream.NewBroker(s.config.EventBufferSize, 0)
-		s.fsm.setEventBroker(s.events)
+		s.fsm.Listen(eventListener(s.events))
 	}
 	s.maxRunStats = maxrunstats.New(time.Now(), nil)
-	s.fsm.maxRunStats.Store(s.maxRunStats)
+	s.fsm.Listen(maxRunListener(s.maxRunStats))
 	s.setupLeaderComponents()
 
 	s.listener, err = net.ListenTCP("tcp", s.config.RPCAddr)
@@ -270,7 +270,7 @@ func (s *Server) setupLeaderComponents() {
 		_, err := s.raftApply(context.Background(), logentry.MsgJobStatusUpdate, e)
 		return err
 	})
-	s.fsm.setApplyObserver(s.observeApply)
+	s.fsm.Listen(Listener{Apply: s.observeApply})
 }
 
 // PlanApplyStats summarises the latest plan applications: the time from

@@ -324,11 +324,20 @@ func TestServer_Apply(t *testing.T) {
 	must.Eq(t, index, stored.CreateIndex)
 }
 
-func TestServer_EvalHook(t *testing.T) {
+// TestServer_FSMListenerHearsTheRegister: a listener of the server's FSM
+// is told of the entry a register applied, with its evaluation.
+func TestServer_FSMListenerHearsTheRegister(t *testing.T) {
 	s := startServer(t, testConfig(t, "dev"))
 	waitForLeader(t, s)
 	got := make(chan []*structs.Evaluation, 1)
-	s.FSM().SetEvalHook(func(evals []*structs.Evaluation) { got <- evals })
+	s.FSM().Listen(Listener{Apply: func(a Applied) {
+		if evals := pendingEvals(a); len(evals) > 0 {
+			select {
+			case got <- evals:
+			default:
+			}
+		}
+	}})
 
 	resp, err := s.RegisterJob(testCtx(t), &JobRegisterRequest{Job: testJob("example")})
 	must.NoError(t, err)
@@ -337,7 +346,7 @@ func TestServer_EvalHook(t *testing.T) {
 		must.Len(t, 1, evals)
 		must.Eq(t, resp.EvalID, evals[0].ID)
 	case <-time.After(leaderWait):
-		t.Fatal("eval hook not called")
+		t.Fatal("the listener did not hear of the register")
 	}
 }
 
