@@ -367,25 +367,24 @@ func (b *EvalBroker) Nack(evalID, token string) error {
 // PauseNackTimeout stops an evaluation's nack timeout while its worker
 // waits for something outside its control (the plan applier).
 func (b *EvalBroker) PauseNackTimeout(evalID, token string) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	u, err := b.outstanding(evalID, token)
-	if err != nil {
-		return err
-	}
-	u.timer.Stop()
-	return nil
+	return b.withNackTimer(evalID, token, func(t *time.Timer) { t.Stop() })
 }
 
 // ResumeNackTimeout restarts an evaluation's nack timeout in full.
 func (b *EvalBroker) ResumeNackTimeout(evalID, token string) error {
+	return b.withNackTimer(evalID, token, func(t *time.Timer) { t.Reset(b.cfg.NackTimeout) })
+}
+
+// withNackTimer runs fn, under the broker's lock, on the nack timer of
+// the outstanding evaluation evalID that token names.
+func (b *EvalBroker) withNackTimer(evalID, token string, fn func(*time.Timer)) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	u, err := b.outstanding(evalID, token)
 	if err != nil {
 		return err
 	}
-	u.timer.Reset(b.cfg.NackTimeout)
+	fn(u.timer)
 	return nil
 }
 
