@@ -103,8 +103,9 @@ func benchRaftAppend(b *testing.B, seal bool) {
 	}
 }
 
-// heartbeat is the shape of a node's heartbeat request.
-type heartbeat struct {
+// BenchHeartbeat is the shape of a node's heartbeat request, exported as
+// net/rpc requires of an argument type.
+type BenchHeartbeat struct {
 	NodeID   string
 	SecretID string
 }
@@ -112,7 +113,7 @@ type heartbeat struct {
 // heartbeatEcho answers with what it is sent.
 type heartbeatEcho struct{}
 
-func (heartbeatEcho) Echo(args *heartbeat, reply *heartbeat) error {
+func (heartbeatEcho) Echo(args *BenchHeartbeat, reply *BenchHeartbeat) error {
 	*reply = *args
 	return nil
 }
@@ -123,10 +124,10 @@ func benchRPCRoundTrip(b *testing.B, seal bool) {
 	must.NoError(b, srv.RegisterName("Bench", heartbeatEcho{}))
 	go srv.ServeCodec(newServerCodec(acceptor))
 	client := NewClient(dialer)
-	args := &heartbeat{NodeID: "6b1f8f4e-6f7e-4c8a-9a57-5c1d0a6d2b10", SecretID: "0f6c1f8e-2b1d-4f0e-8d39-0d2f6b1c7a44"}
+	args := &BenchHeartbeat{NodeID: "6b1f8f4e-6f7e-4c8a-9a57-5c1d0a6d2b10", SecretID: "0f6c1f8e-2b1d-4f0e-8d39-0d2f6b1c7a44"}
 	b.ResetTimer()
 	for b.Loop() {
-		var reply heartbeat
+		var reply BenchHeartbeat
 		must.NoError(b, client.Call("Bench.Echo", args, &reply))
 	}
 }
