@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -46,7 +47,7 @@ func TestAllocRunner_LifecycleOrdering(t *testing.T) {
 			must.Eq(t, c.started, ts.StartedAt, must.Sprintf("%s started", c.task))
 			must.Eq(t, c.finishd, ts.FinishedAt, must.Sprintf("%s finished", c.task))
 		}
-		must.NotNil(t, lastEvent(h.taskState("sidecar"), structs.TaskMainDead))
+		must.NotNil(t, tasktest.LastEvent(h.taskState("sidecar"), structs.TaskMainDead))
 
 		final := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, final.ClientStatus)
@@ -78,7 +79,7 @@ func TestAllocRunner_FailedPrestartKeepsMainsBack(t *testing.T) {
 		main := h.taskState("main")
 		must.Eq(t, structs.TaskStateDead, main.State)
 		must.True(t, main.StartedAt.IsZero())
-		must.Eq(t, "init", lastEvent(main, structs.TaskSiblingFailed).FailedSibling)
+		must.Eq(t, "init", tasktest.LastEvent(main, structs.TaskSiblingFailed).FailedSibling)
 		// Cleanup still runs after the failure.
 		must.False(t, h.taskState("cleanup").StartedAt.IsZero())
 		must.Eq(t, structs.AllocClientStatusFailed, h.ar.Alloc().ClientStatus)
@@ -98,7 +99,7 @@ func TestAllocRunner_LeaderDeathStopsOthers(t *testing.T) {
 		must.Eq(t, 5*time.Second, time.Since(start))
 		helper := h.taskState("helper")
 		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskLeaderDead,
-			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(helper))
+			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(helper))
 		must.False(t, helper.Failed)
 		must.Eq(t, structs.AllocClientStatusComplete, h.ar.Alloc().ClientStatus)
 	})
@@ -113,7 +114,7 @@ func TestAllocRunner_FailedTaskStopsSiblings(t *testing.T) {
 		h := newARHarness(t, alloc)
 		go h.ar.Run()
 		<-h.ar.WaitCh()
-		must.Eq(t, "bad", lastEvent(h.taskState("good"), structs.TaskSiblingFailed).FailedSibling)
+		must.Eq(t, "bad", tasktest.LastEvent(h.taskState("good"), structs.TaskSiblingFailed).FailedSibling)
 		must.False(t, h.taskState("good").Failed)
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusFailed, a.ClientStatus)
@@ -137,7 +138,7 @@ func TestAllocRunner_DesiredStopRunsPoststop(t *testing.T) {
 		<-h.ar.WaitCh()
 
 		main := h.taskState("main")
-		must.NotNil(t, lastEvent(main, structs.TaskKilling))
+		must.NotNil(t, tasktest.LastEvent(main, structs.TaskKilling))
 		must.Eq(t, time.Minute+2*time.Second, main.FinishedAt.Sub(main.StartedAt))
 		cleanup := h.taskState("cleanup")
 		must.Eq(t, main.FinishedAt, cleanup.StartedAt)
@@ -206,12 +207,12 @@ func TestAllocRunner_KillAllForMaxRunDuration(t *testing.T) {
 		for _, name := range []string{"sidecar", "stubborn", "flaky", "poststart", "cleanup"} {
 			ts := a.TaskStates[name]
 			must.Eq(t, structs.TaskStateDead, ts.State, must.Sprint(name))
-			killing := lastEvent(ts, structs.TaskKilling)
+			killing := tasktest.LastEvent(ts, structs.TaskKilling)
 			must.NotNil(t, killing, must.Sprint(name))
 			must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, killing.DisplayMessage, must.Sprint(name))
 		}
 		stubborn := a.TaskStates["stubborn"]
-		must.Eq(t, 9, lastEvent(stubborn, structs.TaskTerminated).Signal)
+		must.Eq(t, 9, tasktest.LastEvent(stubborn, structs.TaskTerminated).Signal)
 		must.Eq(t, 10*time.Second, stubborn.FinishedAt.Sub(stubborn.StartedAt.Add(10*time.Second)))
 		flaky := a.TaskStates["flaky"]
 		must.Eq(t, uint64(1), flaky.Restarts)
@@ -267,7 +268,7 @@ func TestAllocRunner_PrerunFailureFailsTasks(t *testing.T) {
 		ts := h.taskState("main")
 		must.True(t, ts.Failed)
 		must.True(t, ts.StartedAt.IsZero())
-		must.StrContains(t, lastEvent(ts, structs.TaskSetupFailure).SetupError, "disk on fire")
+		must.StrContains(t, tasktest.LastEvent(ts, structs.TaskSetupFailure).SetupError, "disk on fire")
 		must.Eq(t, structs.AllocClientStatusFailed, h.ar.Alloc().ClientStatus)
 	})
 }
@@ -320,7 +321,7 @@ func TestAllocRunner_RestartAndSignal(t *testing.T) {
 
 		must.NoError(t, h.ar.Signal("a", "SIGHUP"))
 		must.NoError(t, h.ar.Signal("", "SIGUSR1"))
-		must.Eq(t, "SIGUSR1", lastEvent(h.taskState("b"), structs.TaskSignaling).TaskSignal)
+		must.Eq(t, "SIGUSR1", tasktest.LastEvent(h.taskState("b"), structs.TaskSignaling).TaskSignal)
 		must.Error(t, h.ar.Signal("nope", "SIGHUP"))
 
 		h.ar.Destroy()
@@ -369,6 +370,6 @@ func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
 		rs, err := h.db.GetAllocRunnerState(a.ID)
 		must.NoError(t, err)
 		must.Nil(t, rs)
-		must.Nil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(a.TaskStates["main"], structs.TaskKilling))
 	})
 }

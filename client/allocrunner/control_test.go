@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -38,7 +39,7 @@ func TestAllocRunner_DestroyBeforeRunKillsRestoredTasks(t *testing.T) {
 		must.NotNil(t, last)
 		main := last.TaskStates["main"]
 		must.Eq(t, structs.TaskStateDead, main.State)
-		must.NotNil(t, lastEvent(main, structs.TaskKilling))
+		must.NotNil(t, tasktest.LastEvent(main, structs.TaskKilling))
 		must.Eq(t, 1, countType(main, structs.TaskStarted), must.Sprint("re-attached, then killed"))
 		_, err = os.Stat(ar.allocDir.AllocDir)
 		must.True(t, os.IsNotExist(err))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -41,7 +42,7 @@ func mustExceeded(t *testing.T, h *arHarness) *structs.Allocation {
 // Killing event.
 func mustKilledForMaxRun(t *testing.T, ts *structs.TaskState, name string) {
 	t.Helper()
-	killing := lastEvent(ts, structs.TaskKilling)
+	killing := tasktest.LastEvent(ts, structs.TaskKilling)
 	must.NotNil(t, killing, must.Sprintf("%s has no Killing event", name))
 	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, killing.DisplayMessage, must.Sprint(name))
 }
@@ -69,12 +70,12 @@ func TestAllocRunner_MaxRunDurationKillsAtDeadline(t *testing.T) {
 		must.False(t, maxrun.Failed)
 		mustKilledForMaxRun(t, maxrun, "maxrun")
 		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted,
-			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(maxrun))
+			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(maxrun))
 
 		maxrun2 := a.TaskStates["maxrun2"]
 		must.Eq(t, start.Add(2*time.Second), maxrun2.FinishedAt)
-		must.Nil(t, lastEvent(maxrun2, structs.TaskKilling))
-		must.Eq(t, 0, lastEvent(maxrun2, structs.TaskTerminated).ExitCode)
+		must.Nil(t, tasktest.LastEvent(maxrun2, structs.TaskKilling))
+		must.Eq(t, 0, tasktest.LastEvent(maxrun2, structs.TaskTerminated).ExitCode)
 	})
 }
 
@@ -123,7 +124,7 @@ func TestAllocRunner_MaxRunDurationCountsPrestart(t *testing.T) {
 			must.Eq(t, start.Add(10*time.Second), ts.FinishedAt, must.Sprint(name))
 			mustKilledForMaxRun(t, ts, name)
 		}
-		must.Nil(t, lastEvent(a.TaskStates["init"], structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(a.TaskStates["init"], structs.TaskKilling))
 	})
 }
 
@@ -164,7 +165,7 @@ func TestAllocRunner_MaxRunDurationIsNotRestarted(t *testing.T) {
 		a := mustExceeded(t, h)
 		main := a.TaskStates["main"]
 		must.Eq(t, uint64(2), main.Restarts)
-		must.Eq(t, start.Add(8*time.Second), time.Unix(0, lastEvent(main, structs.TaskStarted).Time))
+		must.Eq(t, start.Add(8*time.Second), time.Unix(0, tasktest.LastEvent(main, structs.TaskStarted).Time))
 		must.Eq(t, structs.TaskKilled, main.Events[len(main.Events)-1].Type)
 		must.Eq(t, start.Add(10*time.Second), main.FinishedAt)
 		must.False(t, main.Failed)
@@ -189,7 +190,7 @@ func TestAllocRunner_MaxRunDurationTaskEndsEarly(t *testing.T) {
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 		must.Eq(t, descComplete, a.ClientDescription)
-		must.Nil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(a.TaskStates["main"], structs.TaskKilling))
 		rs, err := h.db.GetAllocRunnerState(a.ID)
 		must.NoError(t, err)
 		must.True(t, rs == nil || rs.KillReason == "")
@@ -220,7 +221,7 @@ func TestAllocRunner_MaxRunDurationWaitsOutKillTimeout(t *testing.T) {
 		// terminal, so its resources are not handed on.
 		ts := h.taskState("stubborn")
 		must.Eq(t, structs.TaskStateRunning, ts.State)
-		killing := lastEvent(ts, structs.TaskKilling)
+		killing := tasktest.LastEvent(ts, structs.TaskKilling)
 		must.Eq(t, deadline, time.Unix(0, killing.Time))
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusRunning, a.ClientStatus)
@@ -231,7 +232,7 @@ func TestAllocRunner_MaxRunDurationWaitsOutKillTimeout(t *testing.T) {
 		a = mustExceeded(t, h)
 		stubborn := a.TaskStates["stubborn"]
 		must.Eq(t, deadline.Add(2*time.Second), stubborn.FinishedAt)
-		must.Eq(t, 9, lastEvent(stubborn, structs.TaskTerminated).Signal)
+		must.Eq(t, 9, tasktest.LastEvent(stubborn, structs.TaskTerminated).Signal)
 		mustKilledForMaxRun(t, stubborn, "stubborn")
 		terminal, at := h.handler.firstTerminal()
 		must.NotNil(t, terminal)
@@ -278,7 +279,7 @@ func TestAllocRunner_MaxRunDurationInPlaceUpdate(t *testing.T) {
 					a := h.ar.Alloc()
 					must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 					must.Eq(t, descComplete, a.ClientDescription)
-					must.Nil(t, lastEvent(main, structs.TaskKilling))
+					must.Nil(t, tasktest.LastEvent(main, structs.TaskKilling))
 					return
 				}
 				mustExceeded(t, h)
@@ -310,7 +311,7 @@ func TestAllocRunner_MaxRunDurationDesiredStopWins(t *testing.T) {
 		must.Eq(t, descComplete, a.ClientDescription)
 		cleanup := a.TaskStates["cleanup"]
 		must.Eq(t, start.Add(35*time.Second), cleanup.FinishedAt)
-		must.Nil(t, lastEvent(cleanup, structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(cleanup, structs.TaskKilling))
 	})
 }
 
@@ -421,7 +422,7 @@ func TestAllocRunner_MaxRunDurationRestoredMidKill(t *testing.T) {
 		local, persisted, err := agent.db.GetTaskRunnerState(alloc.ID, "main")
 		must.NoError(t, err)
 		must.Eq(t, structs.TaskStateRunning, persisted.State)
-		must.Nil(t, lastEvent(persisted, structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(persisted, structs.TaskKilling))
 		status, err := driver.InspectTask(local.TaskHandle.Config.ID)
 		must.NoError(t, err)
 		must.Eq(t, drivers.TaskStateRunning, status.State)
@@ -487,8 +488,8 @@ func TestAllocRunner_MaxRunDurationKillsLeaderAndFollowersAlike(t *testing.T) {
 		a := mustExceeded(t, h)
 		for name, ts := range a.TaskStates {
 			mustKilledForMaxRun(t, ts, name)
-			must.Nil(t, lastEvent(ts, structs.TaskLeaderDead), must.Sprint(name))
-			must.Nil(t, lastEvent(ts, structs.TaskMainDead), must.Sprint(name))
+			must.Nil(t, tasktest.LastEvent(ts, structs.TaskLeaderDead), must.Sprint(name))
+			must.Nil(t, tasktest.LastEvent(ts, structs.TaskMainDead), must.Sprint(name))
 		}
 	})
 }

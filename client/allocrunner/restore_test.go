@@ -9,6 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -106,7 +107,7 @@ func TestAllocRunner_RestoreReattachesRunningTask(t *testing.T) {
 		must.Eq(t, 60*time.Second, time.Since(start), must.Sprint("one run of 60s"))
 		ts = ar.Alloc().TaskStates["main"]
 		must.Eq(t, 1, countType(ts, structs.TaskStarted))
-		must.Eq(t, 3, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 3, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.Eq(t, structs.AllocClientStatusFailed, ar.Alloc().ClientStatus)
 
 		// The same run, writing on to the same log file.
@@ -121,7 +122,7 @@ func TestAllocRunner_RestoreReattachesRunningTask(t *testing.T) {
 		_, persisted, err := agent.db.GetTaskRunnerState(alloc.ID, "main")
 		must.NoError(t, err)
 		must.Eq(t, structs.TaskStateDead, persisted.State)
-		must.Eq(t, 3, lastEvent(persisted, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 3, tasktest.LastEvent(persisted, structs.TaskTerminated).ExitCode)
 	})
 }
 
@@ -145,7 +146,7 @@ func TestAllocRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 		a := ar.Alloc()
 		ts := a.TaskStates["main"]
 		must.Eq(t, 1, countType(ts, structs.TaskStarted))
-		must.Eq(t, 0, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 0, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.False(t, ts.Failed)
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 	})
@@ -176,7 +177,7 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
 		main := a.TaskStates["main"]
 		must.Eq(t, 1, countType(main, structs.TaskStarted))
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, lastEvent(main, structs.TaskKilling).DisplayMessage)
+		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, tasktest.LastEvent(main, structs.TaskKilling).DisplayMessage)
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 	})
 }
@@ -237,7 +238,7 @@ func TestAllocRunner_RestoredKillReasonOfANewerAgent(t *testing.T) {
 		// lets nothing more start.
 		a := ar.Alloc()
 		must.Eq(t, back, a.TaskStates["main"].FinishedAt)
-		must.NotNil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+		must.NotNil(t, tasktest.LastEvent(a.TaskStates["main"], structs.TaskKilling))
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 		must.Eq(t, descComplete, a.ClientDescription)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -16,17 +17,7 @@ import (
 // mockTask is a mock task with the given config, no restarts and a 5s
 // kill_timeout.
 func mockTask(name string, config map[string]any) *structs.Task {
-	return &structs.Task{
-		Name:        name,
-		Driver:      mock.DriverName,
-		Config:      config,
-		KillTimeout: 5 * time.Second,
-		Resources:   &structs.Resources{CPU: 100, MemoryMB: 64},
-		LogConfig:   structs.DefaultLogConfig(),
-		RestartPolicy: &structs.RestartPolicy{
-			Attempts: 0, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail,
-		},
-	}
+	return tasktest.Task(name, mock.DriverName, config)
 }
 
 func withLifecycle(t *structs.Task, hook string, sidecar bool) *structs.Task {
@@ -147,21 +138,4 @@ func (h *arHarness) taskState(name string) *structs.TaskState {
 	ts := h.ar.Alloc().TaskStates[name]
 	must.NotNil(h.t, ts, must.Sprintf("no state for task %q", name))
 	return ts
-}
-
-func eventTypes(ts *structs.TaskState) []string {
-	out := make([]string, len(ts.Events))
-	for i, ev := range ts.Events {
-		out[i] = ev.Type
-	}
-	return out
-}
-
-func lastEvent(ts *structs.TaskState, typ string) *structs.TaskEvent {
-	for i := len(ts.Events) - 1; i >= 0; i-- {
-		if ts.Events[i].Type == typ {
-			return ts.Events[i]
-		}
-	}
-	return nil
 }

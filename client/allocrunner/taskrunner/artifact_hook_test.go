@@ -21,6 +21,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
@@ -346,7 +347,7 @@ func TestTaskRunner_ArtifactFailureFailsTask(t *testing.T) {
 	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
 	ts, ev := h.waitFailedDownload()
 	must.StrContains(t, ev.DownloadError, "404")
-	must.NotNil(t, lastEvent(ts, structs.TaskDownloadingArtifacts))
+	must.NotNil(t, tasktest.LastEvent(ts, structs.TaskDownloadingArtifacts))
 }
 
 // waitFailedDownload runs the task and waits for it to fail before it
@@ -358,7 +359,7 @@ func (h *harness) waitFailedDownload() (*structs.TaskState, *structs.TaskEvent) 
 	ts := h.waitDead()
 	must.True(h.t, ts.Failed)
 	must.True(h.t, ts.StartedAt.IsZero())
-	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
+	ev := tasktest.LastEvent(ts, structs.TaskArtifactDownloadFailed)
 	must.NotNil(h.t, ev, must.Sprintf("events: %v", ts.Events))
 	return ts, ev
 }
@@ -400,7 +401,7 @@ func TestTaskRunner_KillCutsSlowDownload(t *testing.T) {
 	must.Eq(t, structs.TaskStateDead, ts.State)
 	must.False(t, ts.Failed)
 	must.True(t, ts.StartedAt.IsZero())
-	must.Nil(t, lastEvent(ts, structs.TaskArtifactDownloadFailed))
+	must.Nil(t, tasktest.LastEvent(ts, structs.TaskArtifactDownloadFailed))
 }
 
 // The agent stopping cuts a download short too, and leaves the task to the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -26,8 +27,8 @@ func mustKilledForOwnLimit(t *testing.T, ts *structs.TaskState, want time.Time) 
 	must.True(t, ts.MaxRunExceeded)
 	must.False(t, ts.Failed, must.Sprint("a timeout is not a failure of the task"))
 	must.Eq(t, want, ts.FinishedAt)
-	killing := lastEvent(ts, structs.TaskKilling)
-	must.NotNil(t, killing, must.Sprintf("no Killing event: %v", eventTypes(ts)))
+	killing := tasktest.LastEvent(ts, structs.TaskKilling)
+	must.NotNil(t, killing, must.Sprintf("no Killing event: %v", tasktest.EventTypes(ts)))
 	must.Eq(t, structs.TaskTimeoutReasonMaxRunDuration, killing.DisplayMessage)
 	must.Eq(t, structs.TaskTimeoutReasonMaxRunDuration, killing.KillReason)
 }
@@ -50,7 +51,7 @@ func TestTaskRunner_MaxRunKillsAtItsDeadline(t *testing.T) {
 		ts = h.waitDead()
 		mustKilledForOwnLimit(t, ts, start.Add(10*time.Second))
 		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted,
-			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(ts))
+			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(ts))
 	})
 }
 
@@ -82,7 +83,7 @@ func TestTaskRunner_MaxRunSlowStartNeverRuns(t *testing.T) {
 		ts := h.waitDead()
 		mustKilledForOwnLimit(t, ts, start.Add(10*time.Second))
 		must.True(t, ts.StartedAt.IsZero())
-		must.Eq(t, 0, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(ts, structs.TaskStarted))
 	})
 }
 
@@ -161,7 +162,7 @@ func TestTaskRunner_MaxRunAcrossAgentRestarts(t *testing.T) {
 				ts := h.waitDead()
 				mustKilledForOwnLimit(t, ts, start.Add(tc.wantDead))
 				must.Eq(t, start, ts.RunnerStartedAt, must.Sprint("the anchor survives the restart"))
-				must.Eq(t, 1, countEvents(ts, structs.TaskStarted), must.Sprint("re-attached, not started again"))
+				must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted), must.Sprint("re-attached, not started again"))
 			})
 		})
 	}
@@ -179,8 +180,8 @@ func TestTaskRunner_MaxRunAfterAnotherKill(t *testing.T) {
 		h.kill(NewKillingEvent("stopped by the servers"))
 		ts := h.tr.TaskState()
 		must.False(t, ts.MaxRunExceeded)
-		must.Eq(t, 1, countEvents(ts, structs.TaskKilling))
-		must.Eq(t, "stopped by the servers", lastEvent(ts, structs.TaskKilling).DisplayMessage)
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskKilling))
+		must.Eq(t, "stopped by the servers", tasktest.LastEvent(ts, structs.TaskKilling).DisplayMessage)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/structs"
@@ -43,13 +44,13 @@ func TestTaskRunner_RestoreReattachesRunningTask(t *testing.T) {
 		synctest.Wait()
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStateRunning, ts.State)
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
 		must.Eq(t, taskID, h.tr.currentHandle().Config.ID)
 
 		ts = h.waitDead()
 		must.Eq(t, time.Minute, time.Since(start), must.Sprint("the task ran once, for its run_for"))
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
-		must.Eq(t, 3, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 3, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.True(t, ts.Failed)
 	})
 }
@@ -70,9 +71,9 @@ func TestTaskRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 		must.NoError(t, h.tr.Restore())
 		h.run()
 		ts := h.waitDead()
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
-		must.Eq(t, 4, lastEvent(ts, structs.TaskTerminated).ExitCode)
-		must.MapNotContainsKey(t, lastEvent(ts, structs.TaskTerminated).Details, "exit_message")
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 4, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.MapNotContainsKey(t, tasktest.LastEvent(ts, structs.TaskTerminated).Details, "exit_message")
 		must.True(t, ts.Failed)
 		must.Eq(t, start.Add(30*time.Second), ts.FinishedAt,
 			must.Sprint("the task finished when it exited, not when the restarted agent learnt of it"))
@@ -99,8 +100,8 @@ func TestTaskRunner_RestoreUnrecoverableTaskAppliesRestartPolicy(t *testing.T) {
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStateRunning, ts.State)
 		must.Eq(t, uint64(1), ts.Restarts)
-		must.StrContains(t, lastEvent(ts, structs.TaskTerminated).Message, "could not be re-attached")
-		must.Eq(t, 2, countEvents(ts, structs.TaskStarted))
+		must.StrContains(t, tasktest.LastEvent(ts, structs.TaskTerminated).Message, "could not be re-attached")
+		must.Eq(t, 2, tasktest.CountEvents(ts, structs.TaskStarted))
 		h.kill(nil)
 	})
 }
@@ -116,7 +117,7 @@ func TestTaskRunner_RestoreDeadTaskDoesNothing(t *testing.T) {
 		h.run()
 		after := h.waitDead()
 		must.Eq(t, before.Events, after.Events)
-		must.Eq(t, 1, countEvents(after, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(after, structs.TaskStarted))
 	})
 }
 
