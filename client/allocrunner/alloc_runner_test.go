@@ -132,9 +132,7 @@ func TestAllocRunner_DesiredStopRunsPoststop(t *testing.T) {
 		go h.ar.Run()
 		time.Sleep(time.Minute)
 
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		<-h.ar.WaitCh()
 
 		main := h.taskState("main")
@@ -153,10 +151,7 @@ func TestAllocRunner_DesiredStopRunsPoststop(t *testing.T) {
 
 func TestAllocRunner_AlreadyStoppedRunsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
+		alloc := mainAndCleanup("1s")
 		alloc.DesiredStatus = structs.AllocDesiredStatusStop
 		h := newARHarness(t, alloc)
 		go h.ar.Run()
@@ -251,9 +246,7 @@ func TestAllocRunner_GroupShutdownDelay(t *testing.T) {
 		go h.ar.Run()
 		synctest.Wait()
 		start := time.Now()
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		<-h.ar.WaitCh()
 		must.Eq(t, delay, time.Since(start))
 	})

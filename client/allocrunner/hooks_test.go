@@ -104,9 +104,7 @@ func TestRunnerHooks_Order(t *testing.T) {
 		h.ar.Update(next)
 		must.Eq(t, uint64(2), rec.call("update").alloc.Job.Version)
 
-		stopped := next.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, next)
 		<-h.ar.WaitCh()
 		// PreKill ran while the task still ran; Postrun once it was dead.
 		must.Eq(t, structs.TaskStateRunning, rec.call("prekill").taskState)
@@ -148,19 +146,14 @@ func TestRunnerHooks_Shutdown(t *testing.T) {
 
 func TestRunnerHooks_KillBeforeRunWaitsForPrerun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
+		alloc := mainAndCleanup("1s")
 		h := newARHarness(t, alloc)
 		rec := &recordingHook{ar: h.ar}
 		h.ar.hooks = append(h.ar.hooks, rec)
 
 		// The servers stop the allocation before it runs: the kill is
 		// recorded, and waits for Run.
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		synctest.Wait()
 		must.Eq(t, []string{"update"}, rec.kinds())
 		rs, err := h.db.GetAllocRunnerState(alloc.ID)
@@ -201,9 +194,7 @@ func TestRunnerHooks_PostrunWaitsForPreKill(t *testing.T) {
 		start := time.Now()
 		go h.ar.Run()
 		time.Sleep(5 * time.Second)
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 
 		time.Sleep(10 * time.Second)
 		must.Eq(t, structs.TaskStateDead, h.taskState("main").State)

@@ -130,10 +130,7 @@ func TestAllocRunner_MaxRunDurationCountsPrestart(t *testing.T) {
 
 func TestAllocRunner_MaxRunDurationPoststopNeverStarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		h := newARHarness(t, alloc)
 		go h.ar.Run()
 		<-h.ar.WaitCh()
@@ -293,17 +290,12 @@ func TestAllocRunner_MaxRunDurationDesiredStopWins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The servers stop the allocation before its deadline; its
 		// poststop task still runs past the deadline.
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "30s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("30s"), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
 		go h.ar.Run()
 		time.Sleep(5 * time.Second)
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		<-h.ar.WaitCh()
 
 		a := h.ar.Alloc()
@@ -352,10 +344,7 @@ func TestAllocRunner_MaxRunDurationRestoredAfterDeadline(t *testing.T) {
 		driver := mock.New(nil)
 		agent := newBoltAgent(t, driver)
 		defer agent.db.Close()
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		ar := agent.runner(alloc)
 		go ar.Run()
 
@@ -389,10 +378,7 @@ func TestAllocRunner_MaxRunDurationRestoredMidKill(t *testing.T) {
 		defer agent.db.Close()
 		// The group's shutdown_delay holds the kill back for 20s after the
 		// deadline: the agent stops in the middle of it.
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		delay := 20 * time.Second
 		alloc.Job.TaskGroups[0].ShutdownDelay = &delay
 		rec := newMetricsRecorder()

@@ -157,10 +157,7 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 		driver := mock.New(nil)
 		agent := newBoltAgent(t, driver)
 		defer agent.db.Close()
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
+		alloc := mainAndCleanup("1s")
 		ar := agent.runner(alloc)
 		go ar.Run()
 		time.Sleep(10 * time.Second)
@@ -188,10 +185,7 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 // runner, not yet running.
 func restoredWithKillReason(t *testing.T, agent *boltAgent, reason state.KillReason) (*structs.Allocation, *AllocRunner) {
 	t.Helper()
-	alloc := testAlloc(
-		mockTask("main", map[string]any{"run_for": "1h"}),
-		withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-	)
+	alloc := mainAndCleanup("1s")
 	ar := agent.runner(alloc)
 	go ar.Run()
 	time.Sleep(10 * time.Second)
@@ -208,9 +202,7 @@ func TestAllocRunner_RestoredKillReasonHoldsAgainstAStop(t *testing.T) {
 
 		// The servers stop the allocation before the new runner runs: the
 		// recorded expiry still decides, so the poststop task never runs.
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		ar.Update(stopped)
+		stopByServers(ar, alloc)
 		go ar.Run()
 		<-ar.WaitCh()
 

@@ -25,6 +25,15 @@ func withLifecycle(t *structs.Task, hook string, sidecar bool) *structs.Task {
 	return t
 }
 
+// mainAndCleanup is an allocation of a main task that runs for an hour and
+// a poststop task, cleanup, that runs for cleanupRunFor.
+func mainAndCleanup(cleanupRunFor string) *structs.Allocation {
+	return testAlloc(
+		mockTask("main", map[string]any{"run_for": "1h"}),
+		withLifecycle(mockTask("cleanup", map[string]any{"run_for": cleanupRunFor}), structs.TaskLifecycleHookPoststop, false),
+	)
+}
+
 func testAlloc(tasks ...*structs.Task) *structs.Allocation {
 	return &structs.Allocation{
 		ID:        structs.GenerateUUID(),
@@ -42,6 +51,14 @@ func testAlloc(tasks ...*structs.Task) *structs.Allocation {
 		ClientStatus:  structs.AllocClientStatusPending,
 		CreateTime:    time.Now().UnixNano(),
 	}
+}
+
+// stopByServers gives ar alloc as the servers send it once they have
+// stopped it.
+func stopByServers(ar *AllocRunner, alloc *structs.Allocation) {
+	stopped := alloc.Copy()
+	stopped.DesiredStatus = structs.AllocDesiredStatusStop
+	ar.Update(stopped)
 }
 
 // recorder is an AllocStateHandler that keeps every update, and when it
