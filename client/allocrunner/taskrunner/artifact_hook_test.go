@@ -383,19 +383,27 @@ func TestTaskRunner_ArtifactsFetchedOnce(t *testing.T) {
 	must.Eq(t, "payload", readFile(t, filepath.Join(h.taskDir.LocalDir, "payload.txt")))
 }
 
-func TestTaskRunner_KillCutsSlowDownload(t *testing.T) {
+// runningSlowDownload runs a task whose one artifact's server never
+// answers, and returns once the download has begun.
+func runningSlowDownload(t *testing.T) *harness {
+	t.Helper()
 	arrived := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
 		<-r.Context().Done()
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/huge.bin"}}
 	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
 	h.run()
 	<-arrived
+	return h
+}
+
+func TestTaskRunner_KillCutsSlowDownload(t *testing.T) {
+	h := runningSlowDownload(t)
 	h.kill(nil)
 	ts := h.tr.TaskState()
 	must.Eq(t, structs.TaskStateDead, ts.State)
@@ -407,18 +415,7 @@ func TestTaskRunner_KillCutsSlowDownload(t *testing.T) {
 // The agent stopping cuts a download short too, and leaves the task to the
 // next agent: not started, not dead.
 func TestTaskRunner_ShutdownCutsSlowDownload(t *testing.T) {
-	arrived := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(arrived)
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-
-	task := testTask("web", map[string]any{"run_for": "1s"})
-	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/huge.bin"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
-	h.run()
-	<-arrived
+	h := runningSlowDownload(t)
 	h.tr.Shutdown()
 	ts := h.tr.TaskState()
 	must.NotEq(t, structs.TaskStateDead, ts.State)
