@@ -26,8 +26,7 @@ func TestAllocRunner_LifecycleOrdering(t *testing.T) {
 		)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		at := func(d time.Duration) time.Time { return start.Add(d) }
 		cases := []struct {
@@ -72,8 +71,7 @@ func TestAllocRunner_FailedPrestartKeepsMainsBack(t *testing.T) {
 			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
 		)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		must.True(t, h.taskState("init").Failed)
 		main := h.taskState("main")
@@ -93,8 +91,7 @@ func TestAllocRunner_LeaderDeathStopsOthers(t *testing.T) {
 		alloc := testAlloc(leader, mockTask("helper", map[string]any{"run_for": "1h"}))
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		must.Eq(t, 5*time.Second, time.Since(start))
 		helper := h.taskState("helper")
@@ -112,8 +109,7 @@ func TestAllocRunner_FailedTaskStopsSiblings(t *testing.T) {
 			mockTask("good", map[string]any{"run_for": "1h"}),
 		)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 		must.Eq(t, "bad", tasktest.LastEvent(h.taskState("good"), structs.TaskSiblingFailed).FailedSibling)
 		must.False(t, h.taskState("good").Failed)
 		a := h.ar.Alloc()
@@ -154,8 +150,7 @@ func TestAllocRunner_AlreadyStoppedRunsNothing(t *testing.T) {
 		alloc := mainAndCleanup("1s")
 		alloc.DesiredStatus = structs.AllocDesiredStatusStop
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 		for _, name := range []string{"main", "cleanup"} {
 			ts := h.taskState(name)
 			must.Eq(t, structs.TaskStateDead, ts.State)
@@ -256,8 +251,7 @@ func TestAllocRunner_PrerunFailureFailsTasks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
 		h.ar.hooks = append(h.ar.hooks, &failingPrerun{})
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 		ts := h.taskState("main")
 		must.True(t, ts.Failed)
 		must.True(t, ts.StartedAt.IsZero())
@@ -354,8 +348,7 @@ func countType(ts *structs.TaskState, typ string) int {
 func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 		h.ar.killAll(state.KillReasonMaxRunDuration)
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)

@@ -160,8 +160,7 @@ func TestRunnerHooks_KillBeforeRunWaitsForPrerun(t *testing.T) {
 		must.NoError(t, err)
 		must.Eq(t, state.KillReasonStopped, rs.KillReason)
 
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 		must.Eq(t, []string{"update", "prerun", "prekill", "postrun"}, rec.kinds())
 		// Nothing ran, the poststop task included: the allocation was
 		// stopped before it ever started.
@@ -237,8 +236,7 @@ func TestRunnerHooks_NoPreKillOnceShutdownHooksBegin(t *testing.T) {
 		// The next agent's runner carries it out.
 		h.ar = h.newRunner(alloc)
 		must.NoError(t, h.ar.Restore())
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 		mustKilledForMaxRun(t, h.taskState("main"), "main")
 	})
 }

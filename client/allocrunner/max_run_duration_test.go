@@ -85,8 +85,7 @@ func TestAllocRunner_MaxRunDurationSlowStartNeverRuns(t *testing.T) {
 		alloc := budgeted(testAlloc(mockTask("main", map[string]any{"run_for": "1h", "start_block_for": "1h"})), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		a := mustExceeded(t, h)
 		main := a.TaskStates["main"]
@@ -111,8 +110,7 @@ func TestAllocRunner_MaxRunDurationCountsPrestart(t *testing.T) {
 		), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		// main started after init's 8s and had 2s left of the budget.
 		a := mustExceeded(t, h)
@@ -132,8 +130,7 @@ func TestAllocRunner_MaxRunDurationPoststopNeverStarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		a := mustExceeded(t, h)
 		cleanup := a.TaskStates["cleanup"]
@@ -155,8 +152,7 @@ func TestAllocRunner_MaxRunDurationIsNotRestarted(t *testing.T) {
 		alloc := budgeted(testAlloc(task), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		// Runs at 0-3s, 4-7s, 8-10s: the third run is killed.
 		a := mustExceeded(t, h)
@@ -181,8 +177,7 @@ func TestAllocRunner_MaxRunDurationTaskEndsEarly(t *testing.T) {
 		rec := newMetricsRecorder()
 		alloc := budgeted(testAlloc(mockTask("main", map[string]any{"run_for": "5s"})), 10*time.Second)
 		h := newARHarness(t, alloc, func(cfg *Config) { cfg.Metrics = rec.metrics })
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
@@ -466,8 +461,7 @@ func TestAllocRunner_MaxRunDurationKillsLeaderAndFollowersAlike(t *testing.T) {
 			withLifecycle(mockTask("sidecar", map[string]any{"run_for": "1h"}), structs.TaskLifecycleHookPrestart, true),
 		), 10*time.Second)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		h.runToEnd()
 
 		// Every task says it was killed for the deadline, not for the
 		// leader's death that the kill caused.

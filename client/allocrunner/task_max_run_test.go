@@ -84,8 +84,7 @@ func TestAllocRunner_TaskAndGroupMaxRunEarlierWins(t *testing.T) {
 				), 10*time.Second)
 				h := newARHarness(t, alloc)
 				start := time.Now()
-				go h.ar.Run()
-				<-h.ar.WaitCh()
+				h.runToEnd()
 
 				a := h.ar.Alloc()
 				main := a.TaskStates["main"]

@@ -150,6 +150,12 @@ func (h *arHarness) newRunner(alloc *structs.Allocation) *AllocRunner {
 	return ar
 }
 
+// runToEnd runs the allocation and waits until its runner is done.
+func (h *arHarness) runToEnd() {
+	go h.ar.Run()
+	<-h.ar.WaitCh()
+}
+
 func (h *arHarness) taskState(name string) *structs.TaskState {
 	h.t.Helper()
 	ts := h.ar.Alloc().TaskStates[name]
