@@ -163,7 +163,8 @@ func (t *task) exitTime(engine time.Time) time.Time {
 	return engine
 }
 
-func (t *task) status() *drivers.TaskStatus {
+// Status is the task's status as InspectTask reports it.
+func (t *task) Status() *drivers.TaskStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := &drivers.TaskStatus{

@@ -87,7 +87,8 @@ func (t *task) signal(sig syscall.Signal) error {
 	return nil
 }
 
-func (t *task) status() *drivers.TaskStatus {
+// Status is the task's status as InspectTask reports it.
+func (t *task) Status() *drivers.TaskStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := &drivers.TaskStatus{
