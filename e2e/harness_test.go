@@ -315,3 +315,21 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// sleepJob is a job of one raw_exec task, "t" in group "g", that sleeps
+// for seconds; groupLimit, unless empty, is the group's max_run_duration.
+func sleepJob(id, jobType, groupLimit string, seconds int) string {
+	limit := ""
+	if groupLimit != "" {
+		limit = fmt.Sprintf("\n    max_run_duration = %q", groupLimit)
+	}
+	return fmt.Sprintf(`job %q {
+  type = %q
+  group "g" {%s
+    task "t" {
+      driver = "raw_exec"
+      config { command = "/bin/sleep" args = ["%d"] }
+    }
+  }
+}`, id, jobType, limit, seconds)
+}

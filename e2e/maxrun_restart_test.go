@@ -24,16 +24,7 @@ func TestMaxRun_AgentRestartKeepsDeadline(t *testing.T) {
 	const budget = 10 * time.Second
 	dir := t.TempDir()
 	first := startDataDirAgent(t, dir, 0, 0)
-	first.runJob(`job "restart" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "10s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`)
+	first.runJob(sleepJob("restart", "batch", "10s", 1000))
 	running := first.waitAllocs("restart", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
 	deadline := deadlineOf(t, running, budget)
 	created := unixTime(running.CreateTime)

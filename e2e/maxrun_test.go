@@ -104,32 +104,14 @@ func TestMaxRun_Scenarios(t *testing.T) {
 	t.Run("batch times out", func(t *testing.T) {
 		t.Parallel()
 		at := a.with(t)
-		at.runJob(`job "timeout" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "3s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`)
+		at.runJob(sleepJob("timeout", "batch", "3s", 1000))
 		at.mustTimeOut("timeout", "t", 3*time.Second)
 	})
 
 	t.Run("batch completes before timeout", func(t *testing.T) {
 		t.Parallel()
 		at := a.with(t)
-		at.runJob(`job "quick" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "6s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1"] }
-    }
-  }
-}`)
+		at.runJob(sleepJob("quick", "batch", "6s", 1))
 		done := at.waitAllocs("quick", 1, "complete", 30*time.Second, clientStatus(api.AllocClientStatusComplete))[0]
 		deadline := deadlineOf(t, done, 6*time.Second)
 		must.NotEq(t, exceededDescription, done.ClientDescription)
@@ -169,16 +151,7 @@ func TestMaxRun_Scenarios(t *testing.T) {
 	t.Run("sysbatch times out", func(t *testing.T) {
 		t.Parallel()
 		at := a.with(t)
-		at.runJob(`job "sys" {
-  type = "sysbatch"
-  group "g" {
-    max_run_duration = "3s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`)
+		at.runJob(sleepJob("sys", "sysbatch", "3s", 1000))
 		at.mustTimeOut("sys", "t", 3*time.Second)
 	})
 }
