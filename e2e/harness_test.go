@@ -178,6 +178,18 @@ func (a *testAgent) waitFor(what string, timeout time.Duration, cond func() erro
 	}, wait.Timeout(timeout), wait.Gap(pollGap))
 }
 
+// waitLeader waits until the agent names a leader.
+func (a *testAgent) waitLeader() {
+	a.t.Helper()
+	a.waitFor("a leader", readyTimeout, func() error {
+		leader, err := a.api.Status().Leader()
+		if err == nil && leader == "" {
+			err = fmt.Errorf("%w: no leader", errNotYet)
+		}
+		return err
+	})
+}
+
 // jobAllocs lists the job's allocations.
 func (a *testAgent) jobAllocs(jobID string) ([]*api.AllocationListStub, error) {
 	allocs, _, err := a.api.Jobs().Allocations(jobID, true, nil)
