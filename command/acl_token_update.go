@@ -76,9 +76,5 @@ func (c *ACLTokenUpdateCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "updating ACL token", err))
 		return exitError
 	}
-	if asJSON {
-		return printJSON(c.Ui, "token", updated)
-	}
-	c.Ui.Output(formatToken(updated))
-	return exitOK
+	return printToken(c.Ui, updated, asJSON)
 }
