@@ -75,28 +75,6 @@ func startDevProcess(t *testing.T, config string) (*agentproc.Agent, string) {
 	return a, dir
 }
 
-// dataDirAgentConfig is a production-shaped agent: server and client in
-// one process, state on disk, raw_exec enabled.
-const dataDirAgentConfig = `
-data_dir  = %q
-bind_addr = "127.0.0.1"
-
-server {
-  enabled          = true
-  bootstrap_expect = 1
-}
-
-client {
-  enabled = true
-}
-
-plugin "raw_exec" {
-  config {
-    enabled = true
-  }
-}
-`
-
 // startDataDirAgent starts a non-dev agent on dir's data dir, on the given
 // ports (free ones when zero): started again with the same dir and ports,
 // it is the same agent after a restart.
@@ -104,7 +82,7 @@ func startDataDirAgent(t *testing.T, dir string, httpPort, rpcPort int) *testAge
 	t.Helper()
 	skipShort(t)
 	dataDir := filepath.Join(dir, "data")
-	config := writeFile(t, dir, "agent.hcl", fmt.Sprintf(dataDirAgentConfig, dataDir))
+	config := writeFile(t, dir, "agent.hcl", agentproc.ServerClientConfig(dataDir))
 	a := agentproc.Start(t, agentproc.Options{
 		Dir:      dir,
 		HTTPPort: httpPort,

@@ -6,6 +6,32 @@ import (
 	"strings"
 )
 
+const serverClientConfig = `
+data_dir  = %q
+bind_addr = "127.0.0.1"
+
+server {
+  enabled          = true
+  bootstrap_expect = 1
+}
+
+client {
+  enabled = true
+}
+
+plugin "raw_exec" {
+  config {
+    enabled = true
+  }
+}
+`
+
+// ServerClientConfig is the configuration of a production-shaped agent:
+// server and client in one process, state in dataDir, raw_exec enabled.
+func ServerClientConfig(dataDir string) string {
+	return fmt.Sprintf(serverClientConfig, dataDir)
+}
+
 const clientConfig = `
 name      = %q
 data_dir  = %q
