@@ -260,11 +260,19 @@ func (a *testAgent) cliWithEnv(env []string, command string, args ...string) (st
 	a.t.Helper()
 	full := append(strings.Fields(command), "-address="+a.Addr)
 	full = append(full, args...)
-	cmd := exec.Command(agentproc.Binary(a.t), full...)
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+	return runDrover(a.t, "", append(slices.Clone(a.env), env...), full...)
+}
+
+// runDrover runs the binary with args in dir (the test's own when empty)
+// and an environment that holds no DROVER_* or NOMAD_* variable but
+// those of env. It returns the combined output and the exit code.
+func runDrover(t testing.TB, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(agentproc.Binary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "DROVER_") || strings.HasPrefix(kv, "NOMAD_")
-	})
-	cmd.Env = append(append(cmd.Env, a.env...), env...)
+	}), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -273,7 +281,7 @@ func (a *testAgent) cliWithEnv(env []string, command string, args ...string) (st
 	case errors.As(err, &exit):
 		return out.String(), exit.ExitCode()
 	case err != nil:
-		a.t.Fatalf("run drover %s: %v", strings.Join(full, " "), err)
+		t.Fatalf("run drover %s: %v", strings.Join(args, " "), err)
 	}
 	return out.String(), 0
 }
