@@ -85,12 +85,20 @@ func (h *recordingHook) call(kind string) hookCall {
 	return hookCall{}
 }
 
+// newRecordedHarness is newARHarness with a recordingHook run after the
+// runner's own hooks.
+func newRecordedHarness(t *testing.T, alloc *structs.Allocation) (*arHarness, *recordingHook) {
+	t.Helper()
+	h := newARHarness(t, alloc)
+	rec := &recordingHook{ar: h.ar}
+	h.ar.hooks = append(h.ar.hooks, rec)
+	return h, rec
+}
+
 func TestRunnerHooks_Order(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "1h"}))
-		h := newARHarness(t, alloc)
-		rec := &recordingHook{ar: h.ar}
-		h.ar.hooks = append(h.ar.hooks, rec)
+		h, rec := newRecordedHarness(t, alloc)
 		go h.ar.Run()
 		synctest.Wait()
 
@@ -118,9 +126,7 @@ func TestRunnerHooks_Order(t *testing.T) {
 func TestRunnerHooks_Shutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "1h"}))
-		h := newARHarness(t, alloc)
-		rec := &recordingHook{ar: h.ar}
-		h.ar.hooks = append(h.ar.hooks, rec)
+		h, rec := newRecordedHarness(t, alloc)
 		go h.ar.Run()
 		synctest.Wait()
 
@@ -147,9 +153,7 @@ func TestRunnerHooks_Shutdown(t *testing.T) {
 func TestRunnerHooks_KillBeforeRunWaitsForPrerun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		alloc := mainAndCleanup("1s")
-		h := newARHarness(t, alloc)
-		rec := &recordingHook{ar: h.ar}
-		h.ar.hooks = append(h.ar.hooks, rec)
+		h, rec := newRecordedHarness(t, alloc)
 
 		// The servers stop the allocation before it runs: the kill is
 		// recorded, and waits for Run.
