@@ -26,7 +26,7 @@ func TestAllocRunner_LifecycleOrdering(t *testing.T) {
 		)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		at := func(d time.Duration) time.Time { return start.Add(d) }
 		cases := []struct {
@@ -71,7 +71,7 @@ func TestAllocRunner_FailedPrestartKeepsMainsBack(t *testing.T) {
 			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
 		)
 		h := newARHarness(t, alloc)
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		must.True(t, h.taskState("init").Failed)
 		main := h.taskState("main")
@@ -91,7 +91,7 @@ func TestAllocRunner_LeaderDeathStopsOthers(t *testing.T) {
 		alloc := testAlloc(leader, mockTask("helper", map[string]any{"run_for": "1h"}))
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		must.Eq(t, 5*time.Second, time.Since(start))
 		helper := h.taskState("helper")
@@ -109,7 +109,7 @@ func TestAllocRunner_FailedTaskStopsSiblings(t *testing.T) {
 			mockTask("good", map[string]any{"run_for": "1h"}),
 		)
 		h := newARHarness(t, alloc)
-		h.runToEnd()
+		runToEnd(h.ar)
 		must.Eq(t, "bad", tasktest.LastEvent(h.taskState("good"), structs.TaskSiblingFailed).FailedSibling)
 		must.False(t, h.taskState("good").Failed)
 		a := h.ar.Alloc()
@@ -150,7 +150,7 @@ func TestAllocRunner_AlreadyStoppedRunsNothing(t *testing.T) {
 		alloc := mainAndCleanup("1s")
 		alloc.DesiredStatus = structs.AllocDesiredStatusStop
 		h := newARHarness(t, alloc)
-		h.runToEnd()
+		runToEnd(h.ar)
 		for _, name := range []string{"main", "cleanup"} {
 			ts := h.taskState(name)
 			must.Eq(t, structs.TaskStateDead, ts.State)
@@ -190,8 +190,7 @@ func TestAllocRunner_KillAllForMaxRunDuration(t *testing.T) {
 
 		<-h.ar.WaitCh()
 		a = h.ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, h.handler.last().ClientDescription)
 
 		for _, name := range []string{"sidecar", "stubborn", "flaky", "poststart", "cleanup"} {
@@ -206,14 +205,14 @@ func TestAllocRunner_KillAllForMaxRunDuration(t *testing.T) {
 		must.Eq(t, 10*time.Second, stubborn.FinishedAt.Sub(stubborn.StartedAt.Add(10*time.Second)))
 		flaky := a.TaskStates["flaky"]
 		must.Eq(t, uint64(1), flaky.Restarts)
-		must.Eq(t, 1, countType(flaky, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(flaky, structs.TaskStarted))
 		cleanup := a.TaskStates["cleanup"]
 		must.True(t, cleanup.StartedAt.IsZero())
-		must.Eq(t, 0, countType(cleanup, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(cleanup, structs.TaskStarted))
 
 		// Nothing starts later either.
 		time.Sleep(2 * time.Hour)
-		must.Eq(t, 1, countType(h.taskState("flaky"), structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(h.taskState("flaky"), structs.TaskStarted))
 	})
 }
 
@@ -251,7 +250,7 @@ func TestAllocRunner_PrerunFailureFailsTasks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
 		h.ar.hooks = append(h.ar.hooks, &failingPrerun{})
-		h.runToEnd()
+		runToEnd(h.ar)
 		ts := h.taskState("main")
 		must.True(t, ts.Failed)
 		must.True(t, ts.StartedAt.IsZero())
@@ -328,27 +327,18 @@ func TestAllocRunner_InPlaceUpdate(t *testing.T) {
 		h.ar.Update(next)
 		synctest.Wait()
 		// The running task is left alone.
-		must.Eq(t, 1, countType(h.taskState("main"), structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(h.taskState("main"), structs.TaskStarted))
 		must.Eq(t, "v2", h.ar.lookupTask("main").runner.Task().Config["stdout_string"].(string))
 		must.Eq(t, uint64(1), h.ar.Alloc().Job.Version)
 		h.ar.Destroy()
 	})
 }
 
-func countType(ts *structs.TaskState, typ string) int {
-	n := 0
-	for _, ev := range ts.Events {
-		if ev.Type == typ {
-			n++
-		}
-	}
-	return n
-}
 
 func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
-		h.runToEnd()
+		runToEnd(h.ar)
 		h.ar.killAll(state.KillReasonMaxRunDuration)
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)

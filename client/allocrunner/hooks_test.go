@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -145,7 +146,7 @@ func TestRunnerHooks_Shutdown(t *testing.T) {
 		must.NoError(t, h.ar.Restore())
 		go h.ar.Run()
 		time.Sleep(time.Minute)
-		must.Eq(t, 1, countType(h.taskState("main"), structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(h.taskState("main"), structs.TaskStarted))
 		h.ar.Destroy()
 	})
 }
@@ -164,7 +165,7 @@ func TestRunnerHooks_KillBeforeRunWaitsForPrerun(t *testing.T) {
 		must.NoError(t, err)
 		must.Eq(t, state.KillReasonStopped, rs.KillReason)
 
-		h.runToEnd()
+		runToEnd(h.ar)
 		must.Eq(t, []string{"update", "prerun", "prekill", "postrun"}, rec.kinds())
 		// Nothing ran, the poststop task included: the allocation was
 		// stopped before it ever started.
@@ -240,7 +241,7 @@ func TestRunnerHooks_NoPreKillOnceShutdownHooksBegin(t *testing.T) {
 		// The next agent's runner carries it out.
 		h.ar = h.newRunner(alloc)
 		must.NoError(t, h.ar.Restore())
-		h.runToEnd()
+		runToEnd(h.ar)
 		mustKilledForMaxRun(t, h.taskState("main"), "main")
 	})
 }

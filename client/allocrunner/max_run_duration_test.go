@@ -21,16 +21,21 @@ func budgeted(alloc *structs.Allocation, d time.Duration) *structs.Allocation {
 	return alloc
 }
 
+// mustEndedForMaxRun checks that the allocation ended complete for its
+// max_run_duration.
+func mustEndedForMaxRun(t *testing.T, a *structs.Allocation) {
+	t.Helper()
+	must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
+	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+}
+
 // mustExceeded checks that the allocation ended complete for its
 // max_run_duration, and that the runner recorded that.
 func mustExceeded(t *testing.T, h *arHarness) *structs.Allocation {
 	t.Helper()
 	a := h.ar.Alloc()
-	must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
-	last := h.handler.last()
-	must.Eq(t, structs.AllocClientStatusComplete, last.ClientStatus)
-	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, last.ClientDescription)
+	mustEndedForMaxRun(t, a)
+	mustEndedForMaxRun(t, h.handler.last())
 	rs, err := h.db.GetAllocRunnerState(a.ID)
 	must.NoError(t, err)
 	must.NotNil(t, rs)
@@ -85,12 +90,12 @@ func TestAllocRunner_MaxRunDurationSlowStartNeverRuns(t *testing.T) {
 		alloc := budgeted(testAlloc(mockTask("main", map[string]any{"run_for": "1h", "start_block_for": "1h"})), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		a := mustExceeded(t, h)
 		main := a.TaskStates["main"]
 		must.True(t, main.StartedAt.IsZero())
-		must.Eq(t, 0, countType(main, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(main, structs.TaskStarted))
 		must.Eq(t, start.Add(10*time.Second), main.FinishedAt)
 		must.False(t, main.Failed)
 		mustKilledForMaxRun(t, main, "main")
@@ -110,7 +115,7 @@ func TestAllocRunner_MaxRunDurationCountsPrestart(t *testing.T) {
 		), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		// main started after init's 8s and had 2s left of the budget.
 		a := mustExceeded(t, h)
@@ -130,13 +135,13 @@ func TestAllocRunner_MaxRunDurationPoststopNeverStarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		h := newARHarness(t, alloc)
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		a := mustExceeded(t, h)
 		cleanup := a.TaskStates["cleanup"]
 		must.Eq(t, structs.TaskStateDead, cleanup.State)
 		must.True(t, cleanup.StartedAt.IsZero())
-		must.Eq(t, 0, countType(cleanup, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(cleanup, structs.TaskStarted))
 		must.False(t, cleanup.Failed)
 
 		time.Sleep(time.Hour)
@@ -152,7 +157,7 @@ func TestAllocRunner_MaxRunDurationIsNotRestarted(t *testing.T) {
 		alloc := budgeted(testAlloc(task), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		// Runs at 0-3s, 4-7s, 8-10s: the third run is killed.
 		a := mustExceeded(t, h)
@@ -177,7 +182,7 @@ func TestAllocRunner_MaxRunDurationTaskEndsEarly(t *testing.T) {
 		rec := newMetricsRecorder()
 		alloc := budgeted(testAlloc(mockTask("main", map[string]any{"run_for": "5s"})), 10*time.Second)
 		h := newARHarness(t, alloc, func(cfg *Config) { cfg.Metrics = rec.metrics })
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
@@ -266,7 +271,7 @@ func TestAllocRunner_MaxRunDurationInPlaceUpdate(t *testing.T) {
 
 				main := h.taskState("main")
 				must.Eq(t, start.Add(c.ends), main.FinishedAt)
-				must.Eq(t, 1, countType(main, structs.TaskStarted))
+				must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 				if !c.exceeded {
 					a := h.ar.Alloc()
 					must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
@@ -325,11 +330,10 @@ func TestAllocRunner_MaxRunDurationRestoredKeepsOriginalDeadline(t *testing.T) {
 		<-ar.WaitCh()
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
 		must.Eq(t, start.Add(100*time.Second), main.FinishedAt, must.Sprint("the original deadline, not a fresh budget"))
-		must.Eq(t, 1, countType(main, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
 		mustKilledForMaxRun(t, main, "main")
 	})
 }
@@ -349,15 +353,13 @@ func TestAllocRunner_MaxRunDurationRestoredAfterDeadline(t *testing.T) {
 		time.Sleep(55 * time.Second)
 		back := time.Now()
 		ar = agent.restart(ar, nil)
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
 		must.Eq(t, back, main.FinishedAt, must.Sprint("enforced at once"))
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 		mustKilledForMaxRun(t, main, "main")
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		rs, err := agent.db.GetAllocRunnerState(alloc.ID)
@@ -414,16 +416,14 @@ func TestAllocRunner_MaxRunDurationRestoredMidKill(t *testing.T) {
 		agent.open()
 		ar = runner()
 		must.NoError(t, ar.Restore())
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
 		// The new agent finishes the kill, shutdown_delay and all.
 		must.Eq(t, back.Add(delay), main.FinishedAt)
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 		mustKilledForMaxRun(t, main, "main")
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		must.Eq(t, 1, rec.counter(metricMaxRunExceeded), must.Sprint("one expiry, counted once"))
@@ -461,7 +461,7 @@ func TestAllocRunner_MaxRunDurationKillsLeaderAndFollowersAlike(t *testing.T) {
 			withLifecycle(mockTask("sidecar", map[string]any{"run_for": "1h"}), structs.TaskLifecycleHookPrestart, true),
 		), 10*time.Second)
 		h := newARHarness(t, alloc)
-		h.runToEnd()
+		runToEnd(h.ar)
 
 		// Every task says it was killed for the deadline, not for the
 		// leader's death that the kill caused.

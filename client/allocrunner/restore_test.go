@@ -99,14 +99,14 @@ func TestAllocRunner_RestoreReattachesRunningTask(t *testing.T) {
 
 		ts := ar.Alloc().TaskStates["main"]
 		must.Eq(t, structs.TaskStateRunning, ts.State)
-		must.Eq(t, 1, countType(ts, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
 		must.Eq(t, uint64(0), ts.Restarts)
 		must.Eq(t, structs.AllocClientStatusRunning, ar.Alloc().ClientStatus)
 
 		<-ar.WaitCh()
 		must.Eq(t, 60*time.Second, time.Since(start), must.Sprint("one run of 60s"))
 		ts = ar.Alloc().TaskStates["main"]
-		must.Eq(t, 1, countType(ts, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
 		must.Eq(t, 3, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.Eq(t, structs.AllocClientStatusFailed, ar.Alloc().ClientStatus)
 
@@ -140,12 +140,11 @@ func TestAllocRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 		ar.Shutdown()
 		time.Sleep(time.Minute)
 		ar = agent.restart(ar, mock.New(nil))
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
 		ts := a.TaskStates["main"]
-		must.Eq(t, 1, countType(ts, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
 		must.Eq(t, 0, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.False(t, ts.Failed)
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
@@ -166,14 +165,12 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 		ar.Shutdown()
 		must.NoError(t, agent.db.PutAllocRunnerState(alloc.ID, &state.AllocRunnerState{KillReason: state.KillReasonMaxRunDuration}))
 		ar = agent.restart(ar, nil)
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, tasktest.LastEvent(main, structs.TaskKilling).DisplayMessage)
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 	})
@@ -203,12 +200,10 @@ func TestAllocRunner_RestoredKillReasonHoldsAgainstAStop(t *testing.T) {
 		// The servers stop the allocation before the new runner runs: the
 		// recorded expiry still decides, so the poststop task never runs.
 		stopByServers(ar, alloc)
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		mustKilledForMaxRun(t, a.TaskStates["main"], "main")
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		rs, err := agent.db.GetAllocRunnerState(alloc.ID)
@@ -223,8 +218,7 @@ func TestAllocRunner_RestoredKillReasonOfANewerAgent(t *testing.T) {
 		defer agent.db.Close()
 		_, ar := restoredWithKillReason(t, agent, "a reason of a newer agent")
 		back := time.Now()
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		// A reason this agent does not know still finishes the kill, and
 		// lets nothing more start.

@@ -84,7 +84,7 @@ func TestAllocRunner_TaskAndGroupMaxRunEarlierWins(t *testing.T) {
 				), 10*time.Second)
 				h := newARHarness(t, alloc)
 				start := time.Now()
-				h.runToEnd()
+				runToEnd(h.ar)
 
 				a := h.ar.Alloc()
 				main := a.TaskStates["main"]
@@ -144,7 +144,7 @@ func TestAllocRunner_MaxRunOutcomeFailed(t *testing.T) {
 				main := a.TaskStates["main"]
 				must.Eq(t, start.Add(10*time.Second), main.FinishedAt)
 				must.False(t, main.Failed, must.Sprint("the allocation fails, not the task"))
-				must.Eq(t, 0, countType(main, structs.TaskRestarting))
+				must.Eq(t, 0, tasktest.CountEvents(main, structs.TaskRestarting))
 				quick := a.TaskStates["quick"]
 				must.Eq(t, start.Add(2*time.Second), quick.FinishedAt)
 				must.Nil(t, tasktest.LastEvent(quick, structs.TaskKilling))

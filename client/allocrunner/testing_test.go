@@ -150,10 +150,10 @@ func (h *arHarness) newRunner(alloc *structs.Allocation) *AllocRunner {
 	return ar
 }
 
-// runToEnd runs the allocation and waits until its runner is done.
-func (h *arHarness) runToEnd() {
-	go h.ar.Run()
-	<-h.ar.WaitCh()
+// runToEnd runs ar and waits until it is done.
+func runToEnd(ar *AllocRunner) {
+	go ar.Run()
+	<-ar.WaitCh()
 }
 
 func (h *arHarness) taskState(name string) *structs.TaskState {
