@@ -334,7 +334,6 @@ func TestAllocRunner_InPlaceUpdate(t *testing.T) {
 	})
 }
 
-
 func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
