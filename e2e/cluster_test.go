@@ -73,8 +73,7 @@ var restartJob = sleepJob("reattach", "batch", "", 10)
 func (s *testCluster) clientRestart() {
 	t := s.t
 	s.server.mustCLI("job run", "-detach", writeFile(t, t.TempDir(), "reattach.hcl", restartJob))
-	alloc := s.server.waitAllocs("reattach", 1, "running", 30*time.Second,
-		clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := s.server.waitRunning("reattach")
 	cl := s.client(alloc.NodeName)
 	nodeBefore := s.waitNodeStatus(cl, api.NodeStatusReady, time.Second)
 
@@ -133,8 +132,7 @@ func (s *testCluster) waitClientHeartbeat(cl *clusterClient) map[string]string {
 func (s *testCluster) clientLost() {
 	t := s.t
 	s.server.mustCLI("job run", "-detach", writeFile(t, t.TempDir(), "lost.hcl", sleepJob("lost", "batch", "", 1000)))
-	alloc := s.server.waitAllocs("lost", 1, "running", 30*time.Second,
-		clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := s.server.waitRunning("lost")
 	victim := s.client(alloc.NodeName)
 	other := s.otherClient(victim)
 	otherNode := s.waitNodeStatus(other, api.NodeStatusReady, time.Second)

@@ -174,6 +174,13 @@ func (a *testAgent) jobAllocs(jobID string) ([]*api.AllocationListStub, error) {
 	return allocs, err
 }
 
+// waitRunning waits up to 30 s for the job's one allocation to run, and
+// returns it in full.
+func (a *testAgent) waitRunning(jobID string) *api.Allocation {
+	a.t.Helper()
+	return a.waitAllocs(jobID, 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+}
+
 // waitAllocs waits until the job has n allocations and each satisfies
 // cond, and returns them in full.
 func (a *testAgent) waitAllocs(jobID string, n int, what string, timeout time.Duration, cond func(*api.Allocation) error) []*api.Allocation {

@@ -45,7 +45,7 @@ func (a *testAgent) jobStopMidRun() {
 	t := a.t
 	out := a.mustCLI("job run", writeFile(t, t.TempDir(), "stopme.hcl", sleepJob("stopme", "batch", "", 1000)))
 	must.RegexMatch(t, regexp.MustCompile(`Evaluation "\w+" finished with status "complete"`), out)
-	alloc := a.waitAllocs("stopme", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("stopme")
 	procs := a.taskProcs(alloc.ID)
 	must.SliceNotEmpty(t, procs, must.Sprint("no process runs the task"))
 
@@ -121,7 +121,7 @@ const logsJob = `job "logs" {
 func (a *testAgent) allocLogs() {
 	t := a.t
 	a.mustCLI("job run", "-detach", writeFile(t, t.TempDir(), "logs.hcl", logsJob))
-	alloc := a.waitAllocs("logs", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("logs")
 
 	var stdout string
 	a.waitFor("the task's first ticks", 10*time.Second, func() error {

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
-
-	"github.com/drover-io/drover/api"
 )
 
 // restartTolerance is the bound on when, around the original
@@ -25,7 +23,7 @@ func TestMaxRun_AgentRestartKeepsDeadline(t *testing.T) {
 	dir := t.TempDir()
 	first := startDataDirAgent(t, dir, 0, 0)
 	first.runJob(sleepJob("restart", "batch", "10s", 1000))
-	running := first.waitAllocs("restart", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := first.waitRunning("restart")
 	deadline := deadlineOf(t, running, budget)
 	created := unixTime(running.CreateTime)
 	if time.Since(created) > budget*4/10 {

@@ -48,7 +48,7 @@ func TestMaxRun_DesignExample(t *testing.T) {
 	out := a.mustCLI("job run", "-detach", path)
 	must.StrContains(t, out, "Evaluation ID")
 
-	running := a.waitAllocs("maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := a.waitRunning("maxrun")
 	deadline := deadlineOf(t, running, 10*time.Second)
 
 	// While it runs: alloc status shows the budget, the deadline to come

@@ -199,7 +199,7 @@ agent { policy = "read" }`,
 	must.True(t, api.IsNotFound(err), must.Sprintf("a refused run registered the job: %v", err))
 
 	ops.mustCLI("job run", "-detach", path)
-	running := ops.waitAllocs("maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := ops.waitRunning("maxrun")
 	deadline := deadlineOf(t, running, 10*time.Second)
 	status := ops.mustCLI("alloc status", running.ID)
 	must.RegexMatch(t, regexp.MustCompile(`Max Run Duration\s+= 10s`), status)
