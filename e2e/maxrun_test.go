@@ -64,9 +64,7 @@ func TestMaxRun_DesignExample(t *testing.T) {
 		deadline.Local().Format("2006-01-02T15:04:05Z07:00"))
 
 	done := a.waitAlloc(running.ID, "complete", 40*time.Second, clientStatus(api.AllocClientStatusComplete))
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "maxrun")
-	mustFinishWithin(t, task(t, done, "maxrun"), deadline, killWithin)
+	mustTimedOutAt(t, done, "maxrun", deadline, killWithin)
 
 	second := task(t, done, "maxrun2")
 	must.Eq(t, api.TaskStateDead, second.State)
@@ -170,10 +168,7 @@ func (a *testAgent) mustTimeOut(jobID, taskName string, budget time.Duration) *a
 	t := a.t
 	t.Helper()
 	done := a.waitAllocs(jobID, 1, "terminal", budget+30*time.Second, terminal)[0]
-	mustEndByDeadline(t, done)
-	deadline := deadlineOf(t, done, budget)
-	mustBeKilledByDeadline(t, done, taskName)
-	mustFinishWithin(t, task(t, done, taskName), deadline, killWithin)
+	mustTimedOutAt(t, done, taskName, deadlineOf(t, done, budget), killWithin)
 	a.waitJobStatus(jobID, "dead", 10*time.Second)
 
 	// Not rescheduled: the job still has this one allocation. A job is

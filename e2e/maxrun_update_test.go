@@ -93,9 +93,7 @@ func TestMaxRun_InPlaceRaise(t *testing.T) {
 	a.mustBeOnlyAlloc("raise", alloc.ID)
 
 	done := a.waitAlloc(alloc.ID, "terminal", 60*time.Second, terminal)
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "t")
-	mustFinishWithin(t, task(t, done, "t"), deadline, updateKillWithin)
+	mustTimedOutAt(t, done, "t", deadline, updateKillWithin)
 	a.mustBeOnlyAlloc("raise", alloc.ID)
 }
 
@@ -116,9 +114,7 @@ func TestMaxRun_InPlaceLowerBelowUsed(t *testing.T) {
 	done := a.waitAlloc(alloc.ID, "terminal", 30*time.Second, terminal)
 	deadlineOf(t, done, 3*time.Second)
 	must.Eq(t, uint64(1), jobVersion(done), must.Sprint("the allocation must have been updated in place"))
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "t")
-	mustFinishWithin(t, task(t, done, "t"), updatedAt, updateKillWithin)
+	mustTimedOutAt(t, done, "t", updatedAt, updateKillWithin)
 	a.mustBeOnlyAlloc("lower", alloc.ID)
 }
 

@@ -205,9 +205,7 @@ agent { policy = "read" }`,
 	must.RegexMatch(t, regexp.MustCompile(`Max Run Duration\s+= 10s`), status)
 
 	done := ops.waitAlloc(running.ID, "complete", 40*time.Second, clientStatus(api.AllocClientStatusComplete))
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "maxrun")
-	mustFinishWithin(t, task(t, done, "maxrun"), deadline, killWithin)
+	mustTimedOutAt(t, done, "maxrun", deadline, killWithin)
 	second := task(t, done, "maxrun2")
 	must.False(t, second.Failed)
 	must.Nil(t, event(second, "Killing"), must.Sprintf("maxrun2 ended on its own: %v", events(second)))
