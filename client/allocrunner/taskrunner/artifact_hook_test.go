@@ -344,7 +344,7 @@ func TestTaskRunner_ArtifactFailureFailsTask(t *testing.T) {
 	srv, _ := artifactServer(t, map[string][]byte{})
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/missing.bin"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h := newBatchHarness(t, task)
 	ts, ev := h.waitFailedDownload()
 	must.StrContains(t, ev.DownloadError, "404")
 	must.NotNil(t, tasktest.LastEvent(ts, structs.TaskDownloadingArtifacts))
@@ -375,7 +375,7 @@ func TestTaskRunner_ArtifactsFetchedOnce(t *testing.T) {
 	task := testTask("web", map[string]any{"run_for": "1ms", "exit_code": 1})
 	task.RestartPolicy = &structs.RestartPolicy{Attempts: 2, Interval: time.Hour, Delay: 0, Mode: structs.RestartPolicyModeFail}
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/payload.txt"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h := newBatchHarness(t, task)
 	h.run()
 	ts := h.waitDead()
 	must.Eq(t, uint64(2), ts.Restarts)
@@ -396,7 +396,7 @@ func runningSlowDownload(t *testing.T) *harness {
 
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/huge.bin"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h := newBatchHarness(t, task)
 	h.run()
 	<-arrived
 	return h

@@ -60,7 +60,7 @@ func TestTaskRunner_MaxRunCountsFromTheStartGate(t *testing.T) {
 		// The task waits 5s for its turn in the lifecycle; that does not
 		// count.
 		gate := make(chan struct{})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second)), withGate(gate))
+		h := newBatchHarness(t, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second), withGate(gate))
 		h.tr = h.newRunner(withGate(gate))
 		start := time.Now()
 		h.run()
@@ -92,7 +92,7 @@ func TestTaskRunner_MaxRunRestartsDoNotReset(t *testing.T) {
 		// Runs of 3s that fail, restarted after 1s: 0-3s, 4-7s, 8-11s.
 		task := limitedTask(map[string]any{"run_for": "3s", "exit_code": 1}, 10*time.Second)
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 5, Interval: time.Hour, Delay: time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		ts := h.waitDead()
@@ -149,7 +149,7 @@ func TestTaskRunner_MaxRunAcrossAgentRestarts(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := newHarness(t, testAlloc(structs.JobTypeBatch, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second)))
+				h := newBatchHarness(t, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second))
 				start := time.Now()
 				h.run()
 				time.Sleep(4 * time.Second)

@@ -32,7 +32,7 @@ func (h *harness) replaceDriver() {
 func TestTaskRunner_RestoreReattachesRunningTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1m", "exit_code": 3})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		time.Sleep(10 * time.Second)
@@ -58,7 +58,7 @@ func TestTaskRunner_RestoreReattachesRunningTask(t *testing.T) {
 func TestTaskRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "30s", "exit_code": 4})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		time.Sleep(10 * time.Second)
@@ -84,7 +84,7 @@ func TestTaskRunner_RestoreUnrecoverableTaskAppliesRestartPolicy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1h"})
 		task.RestartPolicy.Attempts = 1
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		time.Sleep(10 * time.Second)
 		h.tr.Shutdown()
@@ -108,7 +108,7 @@ func TestTaskRunner_RestoreUnrecoverableTaskAppliesRestartPolicy(t *testing.T) {
 
 func TestTaskRunner_RestoreDeadTaskDoesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1s"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1s"}))
 		h.run()
 		before := h.waitDead()
 
@@ -125,7 +125,7 @@ func TestTaskRunner_RestoreKeepsRestartCount(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 2, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		// Run 1 fails at 1s; run 2 starts at 11s and fails at 12s.
 		time.Sleep(15 * time.Second)

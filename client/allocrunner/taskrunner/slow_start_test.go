@@ -40,7 +40,7 @@ func (d *pullingDriver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle,
 func (d *pullingDriver) AbortStart(string) { close(d.abort) }
 
 func pullingHarness(t *testing.T) (*harness, *pullingDriver) {
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+	h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 	d := newPullingDriver()
 	h.catalog = drivers.NewCatalog(d)
 	h.tr = h.newRunner()

@@ -20,7 +20,7 @@ import (
 func TestTaskRunner_BatchTaskCompletes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "10s", "stdout_string": "hello\n"})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		ts := h.waitDead()
@@ -99,7 +99,7 @@ func TestTaskRunner_RestartPolicyModeFail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 2})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 2, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		ts := h.waitDead()
@@ -140,7 +140,7 @@ func TestTaskRunner_RestartPolicyModeDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 1, Interval: time.Minute, Delay: 5 * time.Second, Mode: structs.RestartPolicyModeDelay}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 
 		// Run 1 ends at 1s (restart after 5s); run 2 ends at 7s, over the
@@ -177,7 +177,7 @@ func TestTaskRunner_KillTimeoutEscalation(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				task := testTask("web", map[string]any{"run_for": "1h", "kill_after": c.killAfter})
 				task.KillSignal = "SIGTERM"
-				h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+				h := newBatchHarness(t, task)
 				h.run()
 				synctest.Wait()
 				must.Eq(t, structs.TaskStateRunning, h.tr.TaskState().State)
@@ -205,7 +205,7 @@ func TestTaskRunner_KillTimeoutEscalation(t *testing.T) {
 
 func TestTaskRunner_KillWithReason(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		h.run()
 		synctest.Wait()
 		h.kill(NewKillingEvent(structs.AllocTimeoutReasonMaxRunDuration))
@@ -223,7 +223,7 @@ func TestTaskRunner_KillWithReason(t *testing.T) {
 
 func TestTaskRunner_KillEventOtherThanKilling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		h.run()
 		synctest.Wait()
 		h.kill(NewLeaderDeadEvent())
@@ -235,7 +235,7 @@ func TestTaskRunner_KillEventOtherThanKilling(t *testing.T) {
 
 func TestTaskRunner_KillCancelsSlowStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h", "start_block_for": "10m"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h", "start_block_for": "10m"}))
 		h.run()
 		time.Sleep(time.Minute)
 		must.Eq(t, structs.TaskStatePending, h.tr.TaskState().State)
@@ -256,7 +256,7 @@ func TestTaskRunner_KillDuringRestartDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 3, Interval: time.Hour, Delay: time.Minute, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		time.Sleep(10 * time.Second)
 		must.Eq(t, structs.TaskStatePending, h.tr.TaskState().State)
@@ -279,7 +279,7 @@ func TestTaskRunner_KillDuringRestartDelay(t *testing.T) {
 func TestTaskRunner_KillBeforeStartGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1s"})), withGate(gate))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1s"}), withGate(gate))
 		h.run()
 		time.Sleep(time.Hour)
 		ts := h.tr.TaskState()
@@ -301,7 +301,7 @@ func TestTaskRunner_KillBeforeStartGate(t *testing.T) {
 func TestTaskRunner_StartGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1s"})), withGate(gate))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1s"}), withGate(gate))
 		h.run()
 		time.Sleep(time.Minute)
 		must.Eq(t, structs.TaskStatePending, h.tr.TaskState().State)
@@ -384,7 +384,7 @@ func TestTaskRunner_StartErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := newHarness(t, testAlloc(structs.JobTypeBatch, c.task))
+				h := newBatchHarness(t, c.task)
 				h.run()
 				ts := h.waitDead()
 				must.True(t, ts.Failed)
@@ -399,7 +399,7 @@ func TestTaskRunner_StartErrors(t *testing.T) {
 
 func TestTaskRunner_Restart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		h.run()
 		synctest.Wait()
 		first := h.tr.currentHandle().Config.ID
@@ -420,7 +420,7 @@ func TestTaskRunner_Restart(t *testing.T) {
 
 func TestTaskRunner_Signal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		must.ErrorIs(t, h.tr.Signal("SIGHUP", "reload"), ErrTaskNotRunning)
 		h.run()
 		synctest.Wait()
@@ -440,7 +440,7 @@ func TestTaskRunner_KeepsLastTenEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 5, Interval: time.Hour, Delay: time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		ts := h.waitDead()
 		must.Len(t, maxTaskEvents, ts.Events)

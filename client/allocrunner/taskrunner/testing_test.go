@@ -120,6 +120,12 @@ func newHarness(t *testing.T, alloc *structs.Allocation, opts ...harnessOpt) *ha
 	return h
 }
 
+// newBatchHarness is newHarness for a batch job of the one task.
+func newBatchHarness(t *testing.T, task *structs.Task, opts ...harnessOpt) *harness {
+	t.Helper()
+	return newHarness(t, testAlloc(structs.JobTypeBatch, task), opts...)
+}
+
 // newRunner makes a task runner over the harness's driver and state DB:
 // the first one, or the one an agent restart brings.
 func (h *harness) newRunner(opts ...harnessOpt) *TaskRunner {
