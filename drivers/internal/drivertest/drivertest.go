@@ -1,5 +1,3 @@
-// Package drivertest is what the tests of the task drivers share to drive
-// any drivers.Driver. It is imported by tests only.
 package drivertest
 
 import (

@@ -1,7 +1,3 @@
-// Package beneathtest is what the tests of code that writes a task's
-// directory share to attack it as a task would: a directory standing for
-// one of the machine's, to plant links to, and the check that nothing
-// reached it. It is imported by tests only.
 package beneathtest
 
 import (
