@@ -173,22 +173,7 @@ func BenchmarkAgent_RestartRecovery(b *testing.B) {
 	for range b.N {
 		dir := b.TempDir()
 		config := filepath.Join(dir, "agent.hcl")
-		hcl := fmt.Sprintf(`
-data_dir  = %q
-bind_addr = "127.0.0.1"
-server {
-  enabled          = true
-  bootstrap_expect = 1
-}
-client {
-  enabled = true
-}
-plugin "raw_exec" {
-  config {
-    enabled = true
-  }
-}
-`, filepath.Join(dir, "data"))
+		hcl := agentproc.ServerClientConfig(filepath.Join(dir, "data"))
 		if err := os.WriteFile(config, []byte(hcl), 0o644); err != nil {
 			b.Fatal(err)
 		}

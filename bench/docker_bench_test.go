@@ -139,12 +139,7 @@ func BenchmarkDocker_TwentyTogether(b *testing.B) {
 		}
 		var allocs []maxRunAlloc
 		p.waitUntil("20 allocations running", pollGap, time.Minute, p.jobAllocsAll(id, count, "running", &allocs))
-		var last time.Time
-		for _, a := range allocs {
-			if a.deadline().After(last) {
-				last = a.deadline()
-			}
-		}
+		last := lastDeadline(allocs)
 		if time.Until(last) < 0 {
 			b.Fatalf("the 20 containers were not all running before their deadline")
 		}

@@ -51,6 +51,17 @@ func (a *maxRunAlloc) eventLateness(typ string) time.Duration {
 // deadline is the allocation's max_run_duration deadline.
 func (a *maxRunAlloc) deadline() time.Time { return time.Unix(0, a.MaxRunDeadline) }
 
+// lastDeadline is the latest of the allocations' deadlines.
+func lastDeadline(allocs []maxRunAlloc) time.Time {
+	var last time.Time
+	for _, a := range allocs {
+		if a.deadline().After(last) {
+			last = a.deadline()
+		}
+	}
+	return last
+}
+
 // killLateness is how long after its deadline the allocation's task
 // finished.
 func (a *maxRunAlloc) killLateness() time.Duration {
@@ -130,12 +141,7 @@ func twentyTogether(b *testing.B, agentArgs ...string) {
 		// with the kills for the CPU.
 		var allocs []maxRunAlloc
 		p.waitUntil("20 allocations running", pollGap, time.Minute, p.jobAllocsAll(id, count, "running", &allocs))
-		var last time.Time
-		for _, a := range allocs {
-			if a.deadline().After(last) {
-				last = a.deadline()
-			}
-		}
+		last := lastDeadline(allocs)
 		time.Sleep(time.Until(last.Add(500 * time.Millisecond)))
 		p.waitUntil("20 allocations complete", pollGap, time.Minute, p.jobAllocsAll(id, count, "complete", &allocs))
 		var late, killing, terminated []time.Duration

@@ -133,13 +133,7 @@ func (am *allocMetrics) collect(g gaugeSink, now time.Time, allocs []*structs.Al
 		if !ok {
 			continue
 		}
-		total := user + system
-		g.SetGaugeWithLabels(metricAllocCPUUser, float32(user), s.labels)
-		g.SetGaugeWithLabels(metricAllocCPUSystem, float32(system), s.labels)
-		g.SetGaugeWithLabels(metricAllocCPUTotalPercent, float32(total), s.labels)
-		if am.mhz > 0 {
-			g.SetGaugeWithLabels(metricAllocCPUTotalTicks, float32(total/100*am.mhz), s.labels)
-		}
+		am.emitCPU(g, user, system, s.labels)
 	}
 	// Tasks no longer running drop out here, with their samples.
 	am.tasks = next
@@ -161,12 +155,18 @@ func (am *allocMetrics) emitDriverUsage(g gaugeSink, u *drivers.TaskUsage, prev,
 	}
 	user := 100 * max(u.CPUUser-p.CPUUser, 0).Seconds() / elapsed
 	system := 100 * max(u.CPUSystem-p.CPUSystem, 0).Seconds() / elapsed
+	am.emitCPU(g, user, system, s.labels)
+}
+
+// emitCPU reports a task's CPU use, user and system in percent of one
+// core, and their total; in MHz too when the node's speed is known.
+func (am *allocMetrics) emitCPU(g gaugeSink, user, system float64, labels []metrics.Label) {
 	total := user + system
-	g.SetGaugeWithLabels(metricAllocCPUUser, float32(user), s.labels)
-	g.SetGaugeWithLabels(metricAllocCPUSystem, float32(system), s.labels)
-	g.SetGaugeWithLabels(metricAllocCPUTotalPercent, float32(total), s.labels)
+	g.SetGaugeWithLabels(metricAllocCPUUser, float32(user), labels)
+	g.SetGaugeWithLabels(metricAllocCPUSystem, float32(system), labels)
+	g.SetGaugeWithLabels(metricAllocCPUTotalPercent, float32(total), labels)
 	if am.mhz > 0 {
-		g.SetGaugeWithLabels(metricAllocCPUTotalTicks, float32(total/100*am.mhz), s.labels)
+		g.SetGaugeWithLabels(metricAllocCPUTotalTicks, float32(total/100*am.mhz), labels)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
@@ -56,7 +57,7 @@ func TestClient_RunsAndReportsPlacedAlloc(t *testing.T) {
 	got := srv.alloc(a.ID)
 	must.Eq(t, structs.TaskStateDead, got.TaskStates["work"].State)
 	must.False(t, got.TaskStates["work"].Failed)
-	must.Eq(t, 1, eventCount(got.TaskStates["work"], structs.TaskStarted))
+	must.Eq(t, 1, tasktest.CountEvents(got.TaskStates["work"], structs.TaskStarted))
 
 	// Another node's allocation is not this client's business.
 	other := mockAlloc("another-node", map[string]any{"run_for": "1h"})
@@ -69,16 +70,14 @@ func TestClient_StopsAllocOnDesiredStop(t *testing.T) {
 	c := testClient(t, srv, mock.New(nil))
 	<-c.Registered()
 
-	a := mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"})
-	srv.place(a)
-	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	a := placeRunning(t, srv, c, map[string]any{"run_for": "1h"})
 
 	srv.stop(a.ID)
 	waitfor.True(t, "alloc complete after stop", func() bool {
 		return serverStatus(srv, a.ID) == structs.AllocClientStatusComplete
 	})
 	ts := srv.alloc(a.ID).TaskStates["work"]
-	must.Eq(t, 1, eventCount(ts, structs.TaskKilling))
+	must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskKilling))
 }
 
 func TestClient_DestroysAllocTheServersDropped(t *testing.T) {
@@ -86,9 +85,7 @@ func TestClient_DestroysAllocTheServersDropped(t *testing.T) {
 	c := testClient(t, srv, mock.New(nil))
 	<-c.Registered()
 
-	a := mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"})
-	srv.place(a)
-	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	a := placeRunning(t, srv, c, map[string]any{"run_for": "1h"})
 	dir := filepath.Join(c.config.AllocDir, a.ID)
 	_, err := os.Stat(dir)
 	must.NoError(t, err)
@@ -172,9 +169,7 @@ func TestClient_RestartReattachesFromState(t *testing.T) {
 
 	first := testClient(t, srv, drv, withState)
 	<-first.Registered()
-	a := mockAlloc(first.NodeID(), map[string]any{"run_for": "2s", "exit_code": 3})
-	srv.place(a)
-	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	a := placeRunning(t, srv, first, map[string]any{"run_for": "2s", "exit_code": 3})
 	started := srv.alloc(a.ID).TaskStates["work"].StartedAt
 	must.False(t, started.IsZero())
 	must.NoError(t, first.Shutdown())
@@ -190,7 +185,7 @@ func TestClient_RestartReattachesFromState(t *testing.T) {
 		return serverStatus(srv, a.ID) == structs.AllocClientStatusFailed
 	})
 	ts := srv.alloc(a.ID).TaskStates["work"]
-	must.Eq(t, 1, eventCount(ts, structs.TaskStarted), must.Sprint("task was started again instead of re-attached"))
+	must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted), must.Sprint("task was started again instead of re-attached"))
 	must.True(t, started.Equal(ts.StartedAt), must.Sprintf("task was started again at %s instead of re-attached (first start %s)", ts.StartedAt, started))
 	var exit string
 	for _, ev := range ts.Events {
@@ -244,9 +239,7 @@ func TestClient_ShutdownDestroysInDevMode(t *testing.T) {
 	drv := mock.New(nil)
 	c := testClient(t, srv, drv, func(cfg *Config) { cfg.DestroyOnShutdown = true })
 	<-c.Registered()
-	a := mockAlloc(c.NodeID(), map[string]any{"run_for": "1h"})
-	srv.place(a)
-	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	a := placeRunning(t, srv, c, map[string]any{"run_for": "1h"})
 
 	start := time.Now()
 	must.NoError(t, c.Shutdown())

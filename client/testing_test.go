@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -232,6 +233,16 @@ func mockAlloc(nodeID string, config map[string]any) *structs.Allocation {
 	}
 }
 
+// placeRunning places a mock allocation with the given config on c's node
+// and waits until the servers hear that it runs.
+func placeRunning(t *testing.T, srv *fakeServer, c *Client, config map[string]any) *structs.Allocation {
+	t.Helper()
+	a := mockAlloc(c.NodeID(), config)
+	srv.place(a)
+	waitfor.True(t, "alloc running", func() bool { return serverStatus(srv, a.ID) == structs.AllocClientStatusRunning })
+	return a
+}
+
 // serverStatus is the client status the fake server holds for an alloc.
 func serverStatus(f *fakeServer, id string) string {
 	f.mu.Lock()
@@ -240,14 +251,4 @@ func serverStatus(f *fakeServer, id string) string {
 		return a.ClientStatus
 	}
 	return ""
-}
-
-func eventCount(ts *structs.TaskState, typ string) int {
-	n := 0
-	for _, ev := range ts.Events {
-		if ev.Type == typ {
-			n++
-		}
-	}
-	return n
 }

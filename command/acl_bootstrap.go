@@ -57,9 +57,5 @@ func (c *ACLBootstrapCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "bootstrapping the ACL system", err))
 		return exitError
 	}
-	if asJSON {
-		return printJSON(c.Ui, "token", token)
-	}
-	c.Ui.Output(formatToken(token))
-	return exitOK
+	return printToken(c.Ui, token, asJSON)
 }

@@ -39,6 +39,16 @@ func readInput(path string, stdin io.Reader) ([]byte, error) {
 	return os.ReadFile(path)
 }
 
+// printToken prints a token the commands that return one print: as JSON,
+// or as formatToken shows it.
+func printToken(ui cli.Ui, t *api.ACLToken, asJSON bool) int {
+	if asJSON {
+		return printJSON(ui, "token", t)
+	}
+	ui.Output(formatToken(t))
+	return exitOK
+}
+
 // formatToken shows a token as Nomad's CLI does, secret included: the
 // commands that show one (bootstrap, create, info, self) are how its
 // holder learns it.

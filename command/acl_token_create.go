@@ -71,9 +71,5 @@ func (c *ACLTokenCreateCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "creating ACL token", err))
 		return exitError
 	}
-	if asJSON {
-		return printJSON(c.Ui, "token", token)
-	}
-	c.Ui.Output(formatToken(token))
-	return exitOK
+	return printToken(c.Ui, token, asJSON)
 }

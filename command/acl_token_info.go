@@ -2,6 +2,8 @@ package command
 
 import (
 	"strings"
+
+	"github.com/drover-io/drover/api"
 )
 
 // ACLTokenInfoCommand shows one ACL token.
@@ -33,18 +35,25 @@ func (c *ACLTokenInfoCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "acl token info", "This command takes one argument: <accessor_id>")
 	}
-	client, ok := c.apiClient()
+	_, token, ok := c.clientAndToken(fs.Arg(0))
 	if !ok {
 		return exitError
 	}
-	token, _, err := client.ACLTokens().Info(fs.Arg(0), nil)
+	return printToken(c.Ui, token, asJSON)
+}
+
+// clientAndToken is apiClient, then the token of the accessor ID: for the
+// commands whose argument is a token. False once either has told the user
+// why not.
+func (m *Meta) clientAndToken(accessorID string) (*api.Client, *api.ACLToken, bool) {
+	client, ok := m.apiClient()
+	if !ok {
+		return nil, nil, false
+	}
+	token, _, err := client.ACLTokens().Info(accessorID, nil)
 	if err != nil {
-		c.Ui.Error(apiErrorLine(client, "fetching ACL token", err))
-		return exitError
+		m.Ui.Error(apiErrorLine(client, "fetching ACL token", err))
+		return nil, nil, false
 	}
-	if asJSON {
-		return printJSON(c.Ui, "token", token)
-	}
-	c.Ui.Output(formatToken(token))
-	return exitOK
+	return client, token, true
 }

@@ -42,9 +42,5 @@ func (c *ACLTokenSelfCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "fetching self token", err))
 		return exitError
 	}
-	if asJSON {
-		return printJSON(c.Ui, "token", token)
-	}
-	c.Ui.Output(formatToken(token))
-	return exitOK
+	return printToken(c.Ui, token, asJSON)
 }

@@ -51,13 +51,8 @@ func (c *ACLTokenUpdateCommand) Run(args []string) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	client, ok := c.apiClient()
+	client, token, ok := c.clientAndToken(fs.Arg(0))
 	if !ok {
-		return exitError
-	}
-	token, _, err := client.ACLTokens().Info(fs.Arg(0), nil)
-	if err != nil {
-		c.Ui.Error(apiErrorLine(client, "fetching ACL token", err))
 		return exitError
 	}
 	if set["name"] {
@@ -76,9 +71,5 @@ func (c *ACLTokenUpdateCommand) Run(args []string) int {
 		c.Ui.Error(apiErrorLine(client, "updating ACL token", err))
 		return exitError
 	}
-	if asJSON {
-		return printJSON(c.Ui, "token", updated)
-	}
-	c.Ui.Output(formatToken(updated))
-	return exitOK
+	return printToken(c.Ui, updated, asJSON)
 }

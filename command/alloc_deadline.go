@@ -56,11 +56,7 @@ func (c *AllocDeadlineCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return exitError
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	client, alloc, ok := c.clientAndAlloc(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

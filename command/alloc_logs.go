@@ -106,11 +106,7 @@ func (c *AllocLogsCommand) Run(args []string) int {
 		taskName = fs.Arg(1)
 	}
 
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	client, alloc, ok := c.clientAndAlloc(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

@@ -9,6 +9,28 @@ import (
 	"github.com/drover-io/drover/api"
 )
 
+// clientAndAlloc is apiClient, then resolveAlloc of id: for a command
+// whose first argument is an allocation. False once either has told the
+// user why not.
+func (m *Meta) clientAndAlloc(id string) (*api.Client, *api.Allocation, bool) {
+	client, ok := m.apiClient()
+	if !ok {
+		return nil, nil, false
+	}
+	alloc, ok := m.resolveAlloc(client, id)
+	return client, alloc, ok
+}
+
+// clientAndAllocTask is clientAndAlloc with resolveAllocTask's task name.
+func (m *Meta) clientAndAllocTask(id, taskName string) (*api.Client, *api.Allocation, string, bool) {
+	client, ok := m.apiClient()
+	if !ok {
+		return nil, nil, "", false
+	}
+	alloc, taskName, ok := m.resolveAllocTask(client, id, taskName)
+	return client, alloc, taskName, ok
+}
+
 // resolveAlloc finds the one allocation an ID or ID prefix names and
 // returns it whole. When there is no such allocation, or several, it tells
 // the user (listing the candidates) and returns false.

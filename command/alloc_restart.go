@@ -51,11 +51,7 @@ func (c *AllocRestartCommand) Run(args []string) int {
 		c.Ui.Error("-all-tasks cannot be used with a task name")
 		return exitError
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	alloc, taskName, ok := c.resolveAllocTask(client, fs.Arg(0), taskName)
+	client, alloc, taskName, ok := c.clientAndAllocTask(fs.Arg(0), taskName)
 	if !ok {
 		return exitError
 	}

@@ -42,11 +42,7 @@ func (c *AllocSignalCommand) Run(args []string) int {
 	if !ok {
 		return exitError
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	alloc, taskName, ok := c.resolveAllocTask(client, fs.Arg(0), taskName)
+	client, alloc, taskName, ok := c.clientAndAllocTask(fs.Arg(0), taskName)
 	if !ok {
 		return exitError
 	}

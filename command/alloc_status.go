@@ -75,11 +75,7 @@ func (c *AllocStatusCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "alloc status", "This command takes one argument: <alloc>")
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	_, alloc, ok := c.clientAndAlloc(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

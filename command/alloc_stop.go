@@ -40,11 +40,7 @@ func (c *AllocStopCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "alloc stop", "This command takes one argument: <alloc>")
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	alloc, ok := c.resolveAlloc(client, fs.Arg(0))
+	client, alloc, ok := c.clientAndAlloc(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

@@ -54,11 +54,7 @@ func (c *JobAllocsCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "job allocs", "This command takes one argument: <job>")
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	job, ok := c.resolveJob(client, fs.Arg(0))
+	client, job, ok := c.clientAndJob(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

@@ -53,11 +53,7 @@ func (c *JobHistoryCommand) Run(args []string) int {
 		c.Ui.Error(err.Error())
 		return exitError
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	stub, ok := c.resolveJob(client, fs.Arg(0))
+	client, stub, ok := c.clientAndJob(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

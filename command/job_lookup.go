@@ -7,6 +7,17 @@ import (
 	"github.com/drover-io/drover/api"
 )
 
+// clientAndJob is apiClient, then resolveJob of id: for a command whose
+// first argument is a job. False once either has told the user why not.
+func (m *Meta) clientAndJob(id string) (*api.Client, *api.JobListStub, bool) {
+	client, ok := m.apiClient()
+	if !ok {
+		return nil, nil, false
+	}
+	job, ok := m.resolveJob(client, id)
+	return client, job, ok
+}
+
 // resolveJob finds the one job an ID or ID prefix names. When there is no
 // such job, or several and none with exactly that ID, it tells the user
 // (listing the candidates) and returns false.

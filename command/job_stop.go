@@ -55,12 +55,8 @@ func (c *JobStopCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "job stop", "This command takes one argument: <job>")
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
 	id := fs.Arg(0)
-	job, ok := c.resolveJob(client, id)
+	client, job, ok := c.clientAndJob(id)
 	if !ok {
 		return exitError
 	}

@@ -103,11 +103,7 @@ func (c *NodeDrainCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "node drain", "This command takes one argument: <node>")
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	node, ok := c.resolveNode(client, fs.Arg(0))
+	client, node, ok := c.clientAndNode(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

@@ -46,11 +46,7 @@ func (c *NodeEligibilityCommand) Run(args []string) int {
 	if fs.NArg() != 1 {
 		return usageError(c.Ui, "node eligibility", "This command takes one argument: <node>")
 	}
-	client, ok := c.apiClient()
-	if !ok {
-		return exitError
-	}
-	node, ok := c.resolveNode(client, fs.Arg(0))
+	client, node, ok := c.clientAndNode(fs.Arg(0))
 	if !ok {
 		return exitError
 	}

@@ -2,6 +2,17 @@ package command
 
 import "github.com/drover-io/drover/api"
 
+// clientAndNode is apiClient, then resolveNode of id: for a command whose
+// first argument is a node. False once either has told the user why not.
+func (m *Meta) clientAndNode(id string) (*api.Client, *api.NodeListStub, bool) {
+	client, ok := m.apiClient()
+	if !ok {
+		return nil, nil, false
+	}
+	node, ok := m.resolveNode(client, id)
+	return client, node, ok
+}
+
 // resolveNode finds the node an ID or a unique ID prefix names, reporting
 // to the UI when there is none or several.
 func (m *Meta) resolveNode(client *api.Client, id string) (*api.NodeListStub, bool) {

@@ -10,10 +10,7 @@ import (
 // A mistyped command names the closest commands and exits 1; a Nomad
 // command Drover lacks says so, with the page that lists what it has.
 func TestUnknownCommand(t *testing.T) {
-	for _, tc := range []struct {
-		args string
-		want string
-	}{
+	mustFailWith(t, []cliFailure{
 		{"statu", `unknown command "statu", did you mean "status"?
 Run 'drover -h' for the list of commands.
 `},
@@ -40,14 +37,7 @@ Run 'drover -h' for the list of commands.
 `},
 		{"help alloc exec", `"alloc exec" is a Nomad command that Drover does not support (run a command in an allocation); see website/content/docs/differences.md
 `},
-	} {
-		t.Run(tc.args, func(t *testing.T) {
-			code, out, errOut := runCLI(t, "", strings.Fields(tc.args)...)
-			must.Eq(t, exitError, code)
-			must.Eq(t, "", out)
-			must.Eq(t, tc.want, errOut)
-		})
-	}
+	})
 }
 
 // `drover help <command>` is `drover <command> -h`, and `drover help`
@@ -69,10 +59,7 @@ func TestHelpCommand(t *testing.T) {
 // An unknown flag names the command and lists the flags it has, its own
 // apart from the general ones; a bad value points at the usage.
 func TestUnknownFlag(t *testing.T) {
-	for _, tc := range []struct {
-		args string
-		want string
-	}{
+	mustFailWith(t, []cliFailure{
 		{"job status -json example", `-json is not a flag of "drover job status"
 Its flags: -all-allocs, -evals, -short, -verbose
 General options: -address, -ca-cert, -ca-path, -client-cert, -client-key, -namespace, -region, -tls-server-name, -tls-skip-verify, -token
@@ -84,7 +71,19 @@ It takes no flags. Run 'drover version -h' for its usage.
 		{"job run -wait-timeout soon x.hcl", `invalid value "soon" for flag -wait-timeout: parse error
 Run 'drover job run -h' for its usage.
 `},
-	} {
+	})
+}
+
+// cliFailure is a command line and the whole of what it must print to
+// stderr, exiting 1 with nothing on stdout.
+type cliFailure struct {
+	args string
+	want string
+}
+
+func mustFailWith(t *testing.T, cases []cliFailure) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.args, func(t *testing.T) {
 			code, out, errOut := runCLI(t, "", strings.Fields(tc.args)...)
 			must.Eq(t, exitError, code)

@@ -185,6 +185,25 @@ type TaskStatus struct {
 	DriverAttributes map[string]string
 }
 
+// RunStatus is the status of the task cfg describes, started at
+// startedAt: running until its result is set, exited (at completedAt)
+// after.
+func RunStatus(cfg *TaskConfig, startedAt, completedAt time.Time, result *ExitResult, attrs map[string]string) *TaskStatus {
+	s := &TaskStatus{
+		ID:               cfg.ID,
+		Name:             cfg.Name,
+		State:            TaskStateRunning,
+		StartedAt:        startedAt,
+		CompletedAt:      completedAt,
+		ExitResult:       result,
+		DriverAttributes: attrs,
+	}
+	if result != nil {
+		s.State = TaskStateExited
+	}
+	return s
+}
+
 // Fingerprint is a driver's report about the node.
 type Fingerprint struct {
 	Attributes        map[string]string

@@ -77,6 +77,20 @@ func (s *TaskStore[T]) Clear() {
 	clear(s.tasks)
 }
 
+// StatusOf is InspectTask for a driver whose tasks report their own
+// status: the status of the task tracked under id, or an error wrapping
+// ErrTaskNotFound.
+func StatusOf[T interface {
+	comparable
+	Status() *TaskStatus
+}](s *TaskStore[T], id string) (*TaskStatus, error) {
+	t, err := s.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return t.Status(), nil
+}
+
 // WaitExit is the channel WaitTask returns for a task whose done channel
 // is closed once its result is set: it yields result() after done closes,
 // or closes without a value when ctx ends first.

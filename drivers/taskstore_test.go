@@ -36,6 +36,22 @@ func TestTaskStore(t *testing.T) {
 	must.False(t, s.Has("b"))
 }
 
+// namedTask reports its name as its status's ID.
+type namedTask struct{ name string }
+
+func (n *namedTask) Status() *TaskStatus { return &TaskStatus{ID: n.name} }
+
+func TestStatusOf(t *testing.T) {
+	var s TaskStore[*namedTask]
+	_, err := StatusOf(&s, "a")
+	must.ErrorIs(t, err, ErrTaskNotFound)
+
+	must.NoError(t, s.Add("a", &namedTask{name: "a"}))
+	st, err := StatusOf(&s, "a")
+	must.NoError(t, err)
+	must.Eq(t, "a", st.ID)
+}
+
 func TestWaitExit(t *testing.T) {
 	done := make(chan struct{})
 	want := &ExitResult{ExitCode: 3}

@@ -70,6 +70,16 @@ func mustEndByDeadline(t *testing.T, alloc *api.Allocation) {
 	must.Eq(t, exceededDescription, alloc.ClientDescription)
 }
 
+// mustTimedOutAt checks that the allocation ended because of its
+// deadline, that max_run_duration killed its task name, and that the task
+// finished in [from, from+within].
+func mustTimedOutAt(t *testing.T, alloc *api.Allocation, name string, from time.Time, within time.Duration) {
+	t.Helper()
+	mustEndByDeadline(t, alloc)
+	mustBeKilledByDeadline(t, alloc, name)
+	mustFinishWithin(t, task(t, alloc, name), from, within)
+}
+
 // mustFinishWithin checks that the task finished in [from, from+within].
 func mustFinishWithin(t *testing.T, ts *api.TaskState, from time.Time, within time.Duration) {
 	t.Helper()

@@ -66,24 +66,6 @@ server {
 }
 `
 
-const clusterClientConfig = `
-name      = %q
-data_dir  = %q
-bind_addr = %q
-
-client {
-  enabled             = true
-  servers             = [%q]
-  registration_secret = %q
-}
-
-plugin "raw_exec" {
-  config {
-    enabled = true
-  }
-}
-`
-
 // startCluster starts a server on 127.0.0.1 and n client agents, each on
 // a loopback address of its own (127.0.0.2, 127.0.0.3, ...) when the
 // machine lets a process bind one, and waits until every client's node is
@@ -111,13 +93,7 @@ func startCluster(t *testing.T, n int) *testCluster {
 
 		registrationSecret: drover(t, "operator", "keygen", "-registration-secret", key),
 	}
-	c.server.waitFor("a leader", readyTimeout, func() error {
-		leader, err := c.server.api.Status().Leader()
-		if err == nil && leader == "" {
-			err = fmt.Errorf("%w: no leader", errNotYet)
-		}
-		return err
-	})
+	c.server.waitLeader()
 
 	for i := range n {
 		host := clientHost(t, i)
@@ -143,7 +119,7 @@ func (c *testCluster) startClient(cl *clusterClient) {
 	c.t.Helper()
 	dataDir := filepath.Join(cl.dir, "data")
 	config := writeFile(c.t, cl.dir, "agent.hcl",
-		fmt.Sprintf(clusterClientConfig, cl.name, dataDir, cl.host, c.rpcAddr, c.registrationSecret))
+		agentproc.ClientConfig(cl.name, dataDir, cl.host, []string{c.rpcAddr}, c.registrationSecret))
 	cl.agent = agentproc.Start(ownedBy{T: c.t, owner: c.owner}, agentproc.Options{
 		Dir:      cl.dir,
 		HTTPPort: cl.httpPort,

@@ -64,15 +64,7 @@ func (s *testCluster) sysbatchExample() {
 // restartJob runs long enough for its client to be stopped and started
 // again while the task runs, and short enough to end on its own soon
 // after.
-const restartJob = `job "reattach" {
-  type = "batch"
-  group "g" {
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["10"] }
-    }
-  }
-}`
+var restartJob = sleepJob("reattach", "batch", "", 10)
 
 // clientRestart stops the client running an allocation with SIGTERM and
 // starts it again on the same data dir: the node comes back as itself,
@@ -81,8 +73,7 @@ const restartJob = `job "reattach" {
 func (s *testCluster) clientRestart() {
 	t := s.t
 	s.server.mustCLI("job run", "-detach", writeFile(t, t.TempDir(), "reattach.hcl", restartJob))
-	alloc := s.server.waitAllocs("reattach", 1, "running", 30*time.Second,
-		clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := s.server.waitRunning("reattach")
 	cl := s.client(alloc.NodeName)
 	nodeBefore := s.waitNodeStatus(cl, api.NodeStatusReady, time.Second)
 
@@ -134,25 +125,14 @@ func (s *testCluster) waitClientHeartbeat(cl *clusterClient) map[string]string {
 	return stats
 }
 
-const lostJob = `job "lost" {
-  type = "batch"
-  group "g" {
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`
-
 // clientLost SIGKILLs the client running an allocation and does not
 // start it again: once its heartbeat TTL (and the servers' grace) has
 // passed, the node is down, the allocation lost, and a replacement runs
 // on the other client.
 func (s *testCluster) clientLost() {
 	t := s.t
-	s.server.mustCLI("job run", "-detach", writeFile(t, t.TempDir(), "lost.hcl", lostJob))
-	alloc := s.server.waitAllocs("lost", 1, "running", 30*time.Second,
-		clientStatus(api.AllocClientStatusRunning))[0]
+	s.server.mustCLI("job run", "-detach", writeFile(t, t.TempDir(), "lost.hcl", sleepJob("lost", "batch", "", 1000)))
+	alloc := s.server.waitRunning("lost")
 	victim := s.client(alloc.NodeName)
 	other := s.otherClient(victim)
 	otherNode := s.waitNodeStatus(other, api.NodeStatusReady, time.Second)

@@ -140,7 +140,7 @@ func TestMaxRun_Dashboard(t *testing.T) {
 	for _, id := range []string{"timeouts", "tasklimit", "warned", "long"} {
 		a.runJob(dashboardJobs[id])
 	}
-	long := a.waitAllocs("long", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	long := a.waitRunning("long")
 	a.waitAllocs("timeouts", 3, "complete", 60*time.Second, clientStatus(api.AllocClientStatusComplete))
 	a.waitAllocs("tasklimit", 1, "complete", 60*time.Second, clientStatus(api.AllocClientStatusComplete))
 	a.waitAllocs("warned", 1, "complete", 60*time.Second, clientStatus(api.AllocClientStatusComplete))

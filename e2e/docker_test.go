@@ -125,7 +125,7 @@ func TestDocker_MaxRunWhileRunning(t *testing.T) {
     }
   }
 }`, img.Ref))
-	running := a.waitAllocs("docker-maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := a.waitRunning("docker-maxrun")
 	must.SliceLen(t, 2, allocContainers(t, engine, running.ID))
 
 	// The stats endpoint reads the containers' cgroups from the engine,
@@ -220,8 +220,8 @@ func TestDocker_AgentRestart(t *testing.T) {
     }
   }
 }`, img.Ref))
-	running := first.waitAllocs("lives-on", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
-	exits := first.waitAllocs("exits", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := first.waitRunning("lives-on")
+	exits := first.waitRunning("exits")
 	deadline := deadlineOf(t, running, budget)
 	containers := allocContainers(t, engine, running.ID)
 	must.SliceLen(t, 1, containers)

@@ -198,7 +198,7 @@ func (a *testAgent) periodicExample() {
 	must.Eq(t, parent, deref(childJob.ParentID))
 	must.False(t, childJob.IsPeriodic(), must.Sprint("a launched child is not periodic itself"))
 
-	alloc := a.waitAllocs(child, 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning(child)
 	deadlineOf(t, alloc, 45*time.Second)
 	a.waitFor("the child's output", 10*time.Second, func() error {
 		logs, _ := a.cli("alloc logs", alloc.ID, "work")

@@ -75,28 +75,6 @@ func startDevProcess(t *testing.T, config string) (*agentproc.Agent, string) {
 	return a, dir
 }
 
-// dataDirAgentConfig is a production-shaped agent: server and client in
-// one process, state on disk, raw_exec enabled.
-const dataDirAgentConfig = `
-data_dir  = %q
-bind_addr = "127.0.0.1"
-
-server {
-  enabled          = true
-  bootstrap_expect = 1
-}
-
-client {
-  enabled = true
-}
-
-plugin "raw_exec" {
-  config {
-    enabled = true
-  }
-}
-`
-
 // startDataDirAgent starts a non-dev agent on dir's data dir, on the given
 // ports (free ones when zero): started again with the same dir and ports,
 // it is the same agent after a restart.
@@ -104,7 +82,7 @@ func startDataDirAgent(t *testing.T, dir string, httpPort, rpcPort int) *testAge
 	t.Helper()
 	skipShort(t)
 	dataDir := filepath.Join(dir, "data")
-	config := writeFile(t, dir, "agent.hcl", fmt.Sprintf(dataDirAgentConfig, dataDir))
+	config := writeFile(t, dir, "agent.hcl", agentproc.ServerClientConfig(dataDir))
 	a := agentproc.Start(t, agentproc.Options{
 		Dir:      dir,
 		HTTPPort: httpPort,
@@ -178,10 +156,29 @@ func (a *testAgent) waitFor(what string, timeout time.Duration, cond func() erro
 	}, wait.Timeout(timeout), wait.Gap(pollGap))
 }
 
+// waitLeader waits until the agent names a leader.
+func (a *testAgent) waitLeader() {
+	a.t.Helper()
+	a.waitFor("a leader", readyTimeout, func() error {
+		leader, err := a.api.Status().Leader()
+		if err == nil && leader == "" {
+			err = fmt.Errorf("%w: no leader", errNotYet)
+		}
+		return err
+	})
+}
+
 // jobAllocs lists the job's allocations.
 func (a *testAgent) jobAllocs(jobID string) ([]*api.AllocationListStub, error) {
 	allocs, _, err := a.api.Jobs().Allocations(jobID, true, nil)
 	return allocs, err
+}
+
+// waitRunning waits up to 30 s for the job's one allocation to run, and
+// returns it in full.
+func (a *testAgent) waitRunning(jobID string) *api.Allocation {
+	a.t.Helper()
+	return a.waitAllocs(jobID, 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
 }
 
 // waitAllocs waits until the job has n allocations and each satisfies
@@ -270,11 +267,19 @@ func (a *testAgent) cliWithEnv(env []string, command string, args ...string) (st
 	a.t.Helper()
 	full := append(strings.Fields(command), "-address="+a.Addr)
 	full = append(full, args...)
-	cmd := exec.Command(agentproc.Binary(a.t), full...)
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+	return runDrover(a.t, "", append(slices.Clone(a.env), env...), full...)
+}
+
+// runDrover runs the binary with args in dir (the test's own when empty)
+// and an environment that holds no DROVER_* or NOMAD_* variable but
+// those of env. It returns the combined output and the exit code.
+func runDrover(t testing.TB, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(agentproc.Binary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		return strings.HasPrefix(kv, "DROVER_") || strings.HasPrefix(kv, "NOMAD_")
-	})
-	cmd.Env = append(append(cmd.Env, a.env...), env...)
+	}), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -283,7 +288,7 @@ func (a *testAgent) cliWithEnv(env []string, command string, args ...string) (st
 	case errors.As(err, &exit):
 		return out.String(), exit.ExitCode()
 	case err != nil:
-		a.t.Fatalf("run drover %s: %v", strings.Join(full, " "), err)
+		t.Fatalf("run drover %s: %v", strings.Join(args, " "), err)
 	}
 	return out.String(), 0
 }
@@ -314,4 +319,22 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// sleepJob is a job of one raw_exec task, "t" in group "g", that sleeps
+// for seconds; groupLimit, unless empty, is the group's max_run_duration.
+func sleepJob(id, jobType, groupLimit string, seconds int) string {
+	limit := ""
+	if groupLimit != "" {
+		limit = fmt.Sprintf("\n    max_run_duration = %q", groupLimit)
+	}
+	return fmt.Sprintf(`job %q {
+  type = %q
+  group "g" {%s
+    task "t" {
+      driver = "raw_exec"
+      config { command = "/bin/sleep" args = ["%d"] }
+    }
+  }
+}`, id, jobType, limit, seconds)
 }

@@ -38,24 +38,14 @@ func TestLifecycle(t *testing.T) {
 	})
 }
 
-const stopJob = `job "stopme" {
-  type = "batch"
-  group "g" {
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`
-
 // jobStopMidRun stops a running batch job with `drover job stop`: the
 // task is killed, its process is gone, the allocation stops and the job
 // is dead; `job stop -purge` then removes the job.
 func (a *testAgent) jobStopMidRun() {
 	t := a.t
-	out := a.mustCLI("job run", writeFile(t, t.TempDir(), "stopme.hcl", stopJob))
+	out := a.mustCLI("job run", writeFile(t, t.TempDir(), "stopme.hcl", sleepJob("stopme", "batch", "", 1000)))
 	must.RegexMatch(t, regexp.MustCompile(`Evaluation "\w+" finished with status "complete"`), out)
-	alloc := a.waitAllocs("stopme", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("stopme")
 	procs := a.taskProcs(alloc.ID)
 	must.SliceNotEmpty(t, procs, must.Sprint("no process runs the task"))
 
@@ -131,7 +121,7 @@ const logsJob = `job "logs" {
 func (a *testAgent) allocLogs() {
 	t := a.t
 	a.mustCLI("job run", "-detach", writeFile(t, t.TempDir(), "logs.hcl", logsJob))
-	alloc := a.waitAllocs("logs", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("logs")
 
 	var stdout string
 	a.waitFor("the task's first ticks", 10*time.Second, func() error {

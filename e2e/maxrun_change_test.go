@@ -69,9 +69,7 @@ func TestMaxRun_ChangeOneAllocation(t *testing.T) {
 	// Lowered to 12s, the first stops at CreateTime + 12s.
 	a.mustCLI("alloc deadline", lowered.ID, "-24s")
 	done := a.waitAlloc(lowered.ID, "complete", 30*time.Second, clientStatus(api.AllocClientStatusComplete))
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "t")
-	mustFinishWithin(t, task(t, done, "t"), deadlineOf(t, done, 12*time.Second), killWithin)
+	mustTimedOutAt(t, done, "t", deadlineOf(t, done, 12*time.Second), killWithin)
 
 	// A job update of the group's limit replaces the second's change: it
 	// stops at CreateTime + 16s, not 46s.

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
-
-	"github.com/drover-io/drover/api"
 )
 
 // restartTolerance is the issue's bound on when, around the original
@@ -24,17 +22,8 @@ func TestMaxRun_AgentRestartKeepsDeadline(t *testing.T) {
 	const budget = 10 * time.Second
 	dir := t.TempDir()
 	first := startDataDirAgent(t, dir, 0, 0)
-	first.runJob(`job "restart" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "10s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`)
-	running := first.waitAllocs("restart", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	first.runJob(sleepJob("restart", "batch", "10s", 1000))
+	running := first.waitRunning("restart")
 	deadline := deadlineOf(t, running, budget)
 	created := unixTime(running.CreateTime)
 	if time.Since(created) > budget*4/10 {

@@ -59,7 +59,7 @@ func TestMaxRun_TaskLimit(t *testing.T) {
     }
   }
 }`)
-		running := at.waitAllocs("tasklimit", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+		running := at.waitRunning("tasklimit")
 		status := at.mustCLI("alloc status", running.ID)
 		must.RegexMatch(t, regexp.MustCompile(`Max Run Duration\s+= 3s \(task\)`), status)
 
@@ -128,7 +128,7 @@ func TestMaxRun_TaskLimitSurvivesAgentRestart(t *testing.T) {
     }
   }
 }`)
-	running := first.waitAllocs("taskrestart", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := first.waitRunning("taskrestart")
 	begun := task(t, running, "t").RunnerStartedAt
 	must.False(t, begun.IsZero())
 	if time.Since(begun) > budget*4/10 {

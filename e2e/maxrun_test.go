@@ -48,7 +48,7 @@ func TestMaxRun_DesignExample(t *testing.T) {
 	out := a.mustCLI("job run", "-detach", path)
 	must.StrContains(t, out, "Evaluation ID")
 
-	running := a.waitAllocs("maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := a.waitRunning("maxrun")
 	deadline := deadlineOf(t, running, 10*time.Second)
 
 	// While it runs: alloc status shows the budget, the deadline to come
@@ -64,9 +64,7 @@ func TestMaxRun_DesignExample(t *testing.T) {
 		deadline.Local().Format("2006-01-02T15:04:05Z07:00"))
 
 	done := a.waitAlloc(running.ID, "complete", 40*time.Second, clientStatus(api.AllocClientStatusComplete))
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "maxrun")
-	mustFinishWithin(t, task(t, done, "maxrun"), deadline, killWithin)
+	mustTimedOutAt(t, done, "maxrun", deadline, killWithin)
 
 	second := task(t, done, "maxrun2")
 	must.Eq(t, api.TaskStateDead, second.State)
@@ -104,32 +102,14 @@ func TestMaxRun_Scenarios(t *testing.T) {
 	t.Run("batch times out", func(t *testing.T) {
 		t.Parallel()
 		at := a.with(t)
-		at.runJob(`job "timeout" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "3s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`)
+		at.runJob(sleepJob("timeout", "batch", "3s", 1000))
 		at.mustTimeOut("timeout", "t", 3*time.Second)
 	})
 
 	t.Run("batch completes before timeout", func(t *testing.T) {
 		t.Parallel()
 		at := a.with(t)
-		at.runJob(`job "quick" {
-  type = "batch"
-  group "g" {
-    max_run_duration = "6s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1"] }
-    }
-  }
-}`)
+		at.runJob(sleepJob("quick", "batch", "6s", 1))
 		done := at.waitAllocs("quick", 1, "complete", 30*time.Second, clientStatus(api.AllocClientStatusComplete))[0]
 		deadline := deadlineOf(t, done, 6*time.Second)
 		must.NotEq(t, exceededDescription, done.ClientDescription)
@@ -169,16 +149,7 @@ func TestMaxRun_Scenarios(t *testing.T) {
 	t.Run("sysbatch times out", func(t *testing.T) {
 		t.Parallel()
 		at := a.with(t)
-		at.runJob(`job "sys" {
-  type = "sysbatch"
-  group "g" {
-    max_run_duration = "3s"
-    task "t" {
-      driver = "raw_exec"
-      config { command = "/bin/sleep" args = ["1000"] }
-    }
-  }
-}`)
+		at.runJob(sleepJob("sys", "sysbatch", "3s", 1000))
 		at.mustTimeOut("sys", "t", 3*time.Second)
 	})
 }
@@ -197,10 +168,7 @@ func (a *testAgent) mustTimeOut(jobID, taskName string, budget time.Duration) *a
 	t := a.t
 	t.Helper()
 	done := a.waitAllocs(jobID, 1, "terminal", budget+30*time.Second, terminal)[0]
-	mustEndByDeadline(t, done)
-	deadline := deadlineOf(t, done, budget)
-	mustBeKilledByDeadline(t, done, taskName)
-	mustFinishWithin(t, task(t, done, taskName), deadline, killWithin)
+	mustTimedOutAt(t, done, taskName, deadlineOf(t, done, budget), killWithin)
 	a.waitJobStatus(jobID, "dead", 10*time.Second)
 
 	// Not rescheduled: the job still has this one allocation. A job is

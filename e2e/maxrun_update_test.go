@@ -74,7 +74,7 @@ func TestMaxRun_InPlaceRaise(t *testing.T) {
 	t.Parallel()
 	a := startDevAgent(t)
 	a.runJob(updateJob("raise", `max_run_duration = "5s"`, "1000"))
-	alloc := a.waitAllocs("raise", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("raise")
 	created := unixTime(alloc.CreateTime)
 	deadlineOf(t, alloc, 5*time.Second)
 	if time.Since(created) > 3*time.Second {
@@ -93,9 +93,7 @@ func TestMaxRun_InPlaceRaise(t *testing.T) {
 	a.mustBeOnlyAlloc("raise", alloc.ID)
 
 	done := a.waitAlloc(alloc.ID, "terminal", 60*time.Second, terminal)
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "t")
-	mustFinishWithin(t, task(t, done, "t"), deadline, updateKillWithin)
+	mustTimedOutAt(t, done, "t", deadline, updateKillWithin)
 	a.mustBeOnlyAlloc("raise", alloc.ID)
 }
 
@@ -106,7 +104,7 @@ func TestMaxRun_InPlaceLowerBelowUsed(t *testing.T) {
 	t.Parallel()
 	a := startDevAgent(t)
 	a.runJob(updateJob("lower", `max_run_duration = "30s"`, "1000"))
-	alloc := a.waitAllocs("lower", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("lower")
 	created := unixTime(alloc.CreateTime)
 
 	sleepUntil(created.Add(6 * time.Second))
@@ -116,9 +114,7 @@ func TestMaxRun_InPlaceLowerBelowUsed(t *testing.T) {
 	done := a.waitAlloc(alloc.ID, "terminal", 30*time.Second, terminal)
 	deadlineOf(t, done, 3*time.Second)
 	must.Eq(t, uint64(1), jobVersion(done), must.Sprint("the allocation must have been updated in place"))
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "t")
-	mustFinishWithin(t, task(t, done, "t"), updatedAt, updateKillWithin)
+	mustTimedOutAt(t, done, "t", updatedAt, updateKillWithin)
 	a.mustBeOnlyAlloc("lower", alloc.ID)
 }
 
@@ -129,7 +125,7 @@ func TestMaxRun_InPlaceRemove(t *testing.T) {
 	t.Parallel()
 	a := startDevAgent(t)
 	a.runJob(updateJob("remove", `max_run_duration = "5s"`, "8"))
-	alloc := a.waitAllocs("remove", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("remove")
 	created := unixTime(alloc.CreateTime)
 	oldDeadline := deadlineOf(t, alloc, 5*time.Second)
 	if time.Since(created) > 2*time.Second {
@@ -163,7 +159,7 @@ func TestMaxRun_ConstraintChangeIsNotInPlace(t *testing.T) {
 	t.Parallel()
 	a := startDevAgent(t)
 	a.runJob(updateJob("constrained", `max_run_duration = "30s"`, "1000"))
-	alloc := a.waitAllocs("constrained", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("constrained")
 	deadline := alloc.MaxRunDeadline
 
 	job := a.parseJob(updateJob("constrained", `max_run_duration = "20s"

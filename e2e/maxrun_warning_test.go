@@ -141,7 +141,7 @@ func TestMaxRun_WarningAfterAgentDown(t *testing.T) {
 	dir := t.TempDir()
 	first := startDataDirAgent(t, dir, 0, 0)
 	first.runJob(trappingJob("warndown", 1, "20s", "14s"))
-	running := first.waitAllocs("warndown", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := first.waitRunning("warndown")
 	created := unixTime(running.CreateTime)
 	intended := created.Add(6 * time.Second)
 	if time.Since(created) > 4*time.Second {

@@ -230,23 +230,11 @@ func TestMaxRun_Metrics(t *testing.T) {
 	must.NoError(t, err)
 
 	// While they run: both gauges for each allocation, in both formats.
-	first := map[string]scrape{}
+	var first map[string]scrape
 	a.waitFor("both gauges of both allocations in JSON and Prometheus", 10*time.Second, func() error {
-		for format, read := range map[string]func() (scrape, error){"json": a.scrapeJSON, "prometheus": a.scrapePrometheus} {
-			s, err := read()
-			if err != nil {
-				return err
-			}
-			for _, alloc := range allocs {
-				for _, name := range gaugeNames(format) {
-					if _, ok := s.find(name, alloc.ID); !ok {
-						return fmt.Errorf("%w: %s has no %s for %s", errNotYet, format, name, alloc.ID)
-					}
-				}
-			}
-			first[format] = s
-		}
-		return nil
+		var err error
+		first, err = a.scrapeGauges(allocs, true)
+		return err
 	})
 	for format, s := range first {
 		for _, alloc := range allocs {
@@ -338,21 +326,34 @@ func TestMaxRun_Metrics(t *testing.T) {
 	// not set for three collection intervals (at least 3 s), the JSON
 	// shows only the last complete interval.
 	a.waitFor("the gauges to go", 20*time.Second, func() error {
-		for format, read := range map[string]func() (scrape, error){"json": a.scrapeJSON, "prometheus": a.scrapePrometheus} {
-			s, err := read()
-			if err != nil {
-				return err
-			}
-			for _, alloc := range allocs {
-				for _, name := range gaugeNames(format) {
-					if _, ok := s.find(name, alloc.ID); ok {
-						return fmt.Errorf("%w: %s still has %s for %s", errNotYet, format, name, alloc.ID)
+		_, err := a.scrapeGauges(allocs, false)
+		return err
+	})
+}
+
+// scrapeGauges scrapes both formats and checks that every gauge of every
+// allocation is there (present) or that none is. It returns the scrapes
+// by format.
+func (a *testAgent) scrapeGauges(allocs []*api.Allocation, present bool) (map[string]scrape, error) {
+	out := map[string]scrape{}
+	for format, read := range map[string]func() (scrape, error){"json": a.scrapeJSON, "prometheus": a.scrapePrometheus} {
+		s, err := read()
+		if err != nil {
+			return nil, err
+		}
+		for _, alloc := range allocs {
+			for _, name := range gaugeNames(format) {
+				if _, ok := s.find(name, alloc.ID); ok != present {
+					if present {
+						return nil, fmt.Errorf("%w: %s has no %s for %s", errNotYet, format, name, alloc.ID)
 					}
+					return nil, fmt.Errorf("%w: %s still has %s for %s", errNotYet, format, name, alloc.ID)
 				}
 			}
 		}
-		return nil
-	})
+		out[format] = s
+	}
+	return out, nil
 }
 
 // gaugeNames are the gauges' names in a format: configured, remaining.

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -247,22 +246,7 @@ func (r *readmeRunner) drover(command string) (string, int) {
 		}
 		fields[i] = real
 	}
-	cmd := exec.Command(agentproc.Binary(t), fields...)
-	cmd.Dir = r.root
-	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "DROVER_") || strings.HasPrefix(kv, "NOMAD_")
-	}), r.env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		return out.String(), exit.ExitCode()
-	case err != nil:
-		t.Fatalf("run %q: %v", command, err)
-	}
-	return out.String(), 0
+	return runDrover(t, r.root, r.env, fields...)
 }
 
 func (r *readmeRunner) compare(step consoleStep, out string) {

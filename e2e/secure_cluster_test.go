@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -39,24 +38,6 @@ server {
   }
   min_heartbeat_ttl = "4s"
   heartbeat_grace   = "3s"
-}
-`
-
-const secureClientConfig = `
-name      = %q
-data_dir  = %q
-bind_addr = %q
-
-client {
-  enabled             = true
-  servers             = [%s]
-  registration_secret = %q
-}
-
-plugin "raw_exec" {
-  config {
-    enabled = true
-  }
 }
 `
 
@@ -120,13 +101,13 @@ func startSecureCluster(t *testing.T) *secureCluster {
 	httpPorts, rpcPorts := make([]int, 3), make([]int, 3)
 	for i := range 3 {
 		httpPorts[i], rpcPorts[i] = freeLoopbackPort(t, "127.0.0.1"), freeLoopbackPort(t, "127.0.0.1")
-		rpcAddrs = append(rpcAddrs, strconv.Quote(net.JoinHostPort("127.0.0.1", strconv.Itoa(rpcPorts[i]))))
+		rpcAddrs = append(rpcAddrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(rpcPorts[i])))
 	}
 	serverTLS := fmt.Sprintf(secureTLSBlock, c.pki("drover-agent-ca.pem"), c.pki("global-server-drover.pem"), c.pki("global-server-drover-key.pem"))
 	for i := range 3 {
 		sdir := mkdir(t, filepath.Join(dir, fmt.Sprintf("server-%d", i)))
 		config := writeFile(t, sdir, "agent.hcl", fmt.Sprintf(secureServerConfig,
-			fmt.Sprintf("server-%d", i), filepath.Join(sdir, "data"), key, strings.Join(rpcAddrs, ", "))+serverTLS)
+			fmt.Sprintf("server-%d", i), filepath.Join(sdir, "data"), key, agentproc.HCLStrings(rpcAddrs))+serverTLS)
 		c.servers = append(c.servers, agentproc.Start(t, agentproc.Options{
 			Dir: sdir, HTTPPort: httpPorts[i], RPCPort: rpcPorts[i],
 			Args: []string{"-config", config},
@@ -134,22 +115,15 @@ func startSecureCluster(t *testing.T) *secureCluster {
 		}))
 	}
 	for i := range c.servers {
-		a := c.as(i, "")
-		a.waitFor("a leader", readyTimeout, func() error {
-			leader, err := a.api.Status().Leader()
-			if err == nil && leader == "" {
-				err = fmt.Errorf("%w: no leader", errNotYet)
-			}
-			return err
-		})
+		c.as(i, "").waitLeader()
 	}
 
 	clientTLS := fmt.Sprintf(secureTLSBlock, c.pki("drover-agent-ca.pem"), c.pki("global-client-drover.pem"), c.pki("global-client-drover-key.pem"))
 	for i, host := range hosts {
 		cdir := mkdir(t, filepath.Join(dir, fmt.Sprintf("client-%d", i)))
 		dataDir := filepath.Join(cdir, "data")
-		config := writeFile(t, cdir, "agent.hcl", fmt.Sprintf(secureClientConfig,
-			fmt.Sprintf("client-%d", i), dataDir, host, strings.Join(rpcAddrs, ", "), registration)+clientTLS)
+		config := writeFile(t, cdir, "agent.hcl", agentproc.ClientConfig(
+			fmt.Sprintf("client-%d", i), dataDir, host, rpcAddrs, registration)+clientTLS)
 		httpPort := freeLoopbackPort(t, host)
 		a := agentproc.Start(t, agentproc.Options{
 			Dir: cdir, HTTPPort: httpPort, RPCPort: freeLoopbackPort(t, host),
@@ -225,15 +199,13 @@ agent { policy = "read" }`,
 	must.True(t, api.IsNotFound(err), must.Sprintf("a refused run registered the job: %v", err))
 
 	ops.mustCLI("job run", "-detach", path)
-	running := ops.waitAllocs("maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	running := ops.waitRunning("maxrun")
 	deadline := deadlineOf(t, running, 10*time.Second)
 	status := ops.mustCLI("alloc status", running.ID)
 	must.RegexMatch(t, regexp.MustCompile(`Max Run Duration\s+= 10s`), status)
 
 	done := ops.waitAlloc(running.ID, "complete", 40*time.Second, clientStatus(api.AllocClientStatusComplete))
-	mustEndByDeadline(t, done)
-	mustBeKilledByDeadline(t, done, "maxrun")
-	mustFinishWithin(t, task(t, done, "maxrun"), deadline, killWithin)
+	mustTimedOutAt(t, done, "maxrun", deadline, killWithin)
 	second := task(t, done, "maxrun2")
 	must.False(t, second.Failed)
 	must.Nil(t, event(second, "Killing"), must.Sprintf("maxrun2 ended on its own: %v", events(second)))

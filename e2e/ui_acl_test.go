@@ -64,7 +64,7 @@ func TestUI_ACL(t *testing.T) {
 	must.NotEq(t, mgmt, reader.SecretID)
 
 	a.runJob(aclUIJob)
-	alloc := a.waitAllocs("acl-ui", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("acl-ui")
 
 	b := startBrowser(t, a.Addr)
 	b.expectRefusals(403)

@@ -5,13 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/shoenig/test/must"
-
-	"github.com/drover-io/drover/api"
 )
 
 var secondsLeft = regexp.MustCompile(`^(\d+)s$`)
@@ -31,7 +28,7 @@ func TestUI_DeadlineLive(t *testing.T) {
 	b := startBrowser(t, a.Addr)
 	path := writeFile(t, a.dir, "maxrun.hcl", designExample)
 	a.mustCLI("job run", "-detach", path)
-	alloc := a.waitAllocs("maxrun", 1, "running", 30*time.Second, clientStatus(api.AllocClientStatusRunning))[0]
+	alloc := a.waitRunning("maxrun")
 
 	// The countdown ticks.
 	b.open("/ui/allocations/"+alloc.ID, "#time-left")

@@ -28,13 +28,21 @@ func TestAllocDir_BuildAndDestroy(t *testing.T) {
 	must.True(t, os.IsNotExist(err))
 }
 
-func TestTaskDir_Build(t *testing.T) {
+// builtTaskDir returns a built allocation directory, a1, and its built
+// task directory, web.
+func builtTaskDir(t *testing.T) (*AllocDir, *TaskDir) {
+	t.Helper()
 	d, err := New(t.TempDir(), "a1")
 	must.NoError(t, err)
 	must.NoError(t, d.Build())
 	td, err := d.TaskDir("web")
 	must.NoError(t, err)
 	must.NoError(t, td.Build())
+	return d, td
+}
+
+func TestTaskDir_Build(t *testing.T) {
+	d, td := builtTaskDir(t)
 	must.NoError(t, td.Build())
 
 	cases := []struct {

@@ -78,16 +78,11 @@ func TestTaskDir_BuildRefusesLinks(t *testing.T) {
 	for _, rel := range []string{"web", "web/local", "web/secrets", "web/tmp"} {
 		t.Run(rel, func(t *testing.T) {
 			host := newHostDir(t)
-			d, err := New(t.TempDir(), "a1")
-			must.NoError(t, err)
-			must.NoError(t, d.Build())
-			td, err := d.TaskDir("web")
-			must.NoError(t, err)
-			must.NoError(t, td.Build())
+			d, td := builtTaskDir(t)
 			plant(t, host.path, filepath.Join(d.AllocDir, rel))
 
 			// The task restarts: its directories are built again.
-			err = td.Build()
+			err := td.Build()
 			must.ErrorIs(t, err, beneath.ErrSymlink)
 			must.StrContains(t, err.Error(), `build directory of task "web"`)
 			host.unchanged(t)
@@ -105,15 +100,10 @@ func TestTaskDir_GiveToRefusesLinks(t *testing.T) {
 	for _, rel := range []string{"web", "web/local", "alloc/data"} {
 		t.Run(rel, func(t *testing.T) {
 			host := newHostDir(t)
-			d, err := New(t.TempDir(), "a1")
-			must.NoError(t, err)
-			must.NoError(t, d.Build())
-			td, err := d.TaskDir("web")
-			must.NoError(t, err)
-			must.NoError(t, td.Build())
+			d, td := builtTaskDir(t)
 			plant(t, host.path, filepath.Join(d.AllocDir, rel))
 
-			err = td.GiveTo(Owner{UID: 65534, GID: 65534})
+			err := td.GiveTo(Owner{UID: 65534, GID: 65534})
 			must.ErrorIs(t, err, beneath.ErrSymlink)
 			host.unchanged(t)
 		})
@@ -122,12 +112,7 @@ func TestTaskDir_GiveToRefusesLinks(t *testing.T) {
 
 func TestTaskDir_Open(t *testing.T) {
 	host := newHostDir(t)
-	d, err := New(t.TempDir(), "a1")
-	must.NoError(t, err)
-	must.NoError(t, d.Build())
-	td, err := d.TaskDir("web")
-	must.NoError(t, err)
-	must.NoError(t, td.Build())
+	_, td := builtTaskDir(t)
 
 	secrets, err := td.Open(TaskSecretsName)
 	must.NoError(t, err)

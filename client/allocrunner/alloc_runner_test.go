@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -25,8 +26,7 @@ func TestAllocRunner_LifecycleOrdering(t *testing.T) {
 		)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		at := func(d time.Duration) time.Time { return start.Add(d) }
 		cases := []struct {
@@ -46,7 +46,7 @@ func TestAllocRunner_LifecycleOrdering(t *testing.T) {
 			must.Eq(t, c.started, ts.StartedAt, must.Sprintf("%s started", c.task))
 			must.Eq(t, c.finishd, ts.FinishedAt, must.Sprintf("%s finished", c.task))
 		}
-		must.NotNil(t, lastEvent(h.taskState("sidecar"), structs.TaskMainDead))
+		must.NotNil(t, tasktest.LastEvent(h.taskState("sidecar"), structs.TaskMainDead))
 
 		final := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, final.ClientStatus)
@@ -71,14 +71,13 @@ func TestAllocRunner_FailedPrestartKeepsMainsBack(t *testing.T) {
 			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
 		)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		must.True(t, h.taskState("init").Failed)
 		main := h.taskState("main")
 		must.Eq(t, structs.TaskStateDead, main.State)
 		must.True(t, main.StartedAt.IsZero())
-		must.Eq(t, "init", lastEvent(main, structs.TaskSiblingFailed).FailedSibling)
+		must.Eq(t, "init", tasktest.LastEvent(main, structs.TaskSiblingFailed).FailedSibling)
 		// Cleanup still runs after the failure.
 		must.False(t, h.taskState("cleanup").StartedAt.IsZero())
 		must.Eq(t, structs.AllocClientStatusFailed, h.ar.Alloc().ClientStatus)
@@ -92,13 +91,12 @@ func TestAllocRunner_LeaderDeathStopsOthers(t *testing.T) {
 		alloc := testAlloc(leader, mockTask("helper", map[string]any{"run_for": "1h"}))
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		must.Eq(t, 5*time.Second, time.Since(start))
 		helper := h.taskState("helper")
 		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskLeaderDead,
-			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(helper))
+			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(helper))
 		must.False(t, helper.Failed)
 		must.Eq(t, structs.AllocClientStatusComplete, h.ar.Alloc().ClientStatus)
 	})
@@ -111,9 +109,8 @@ func TestAllocRunner_FailedTaskStopsSiblings(t *testing.T) {
 			mockTask("good", map[string]any{"run_for": "1h"}),
 		)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
-		must.Eq(t, "bad", lastEvent(h.taskState("good"), structs.TaskSiblingFailed).FailedSibling)
+		runToEnd(h.ar)
+		must.Eq(t, "bad", tasktest.LastEvent(h.taskState("good"), structs.TaskSiblingFailed).FailedSibling)
 		must.False(t, h.taskState("good").Failed)
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusFailed, a.ClientStatus)
@@ -131,13 +128,11 @@ func TestAllocRunner_DesiredStopRunsPoststop(t *testing.T) {
 		go h.ar.Run()
 		time.Sleep(time.Minute)
 
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		<-h.ar.WaitCh()
 
 		main := h.taskState("main")
-		must.NotNil(t, lastEvent(main, structs.TaskKilling))
+		must.NotNil(t, tasktest.LastEvent(main, structs.TaskKilling))
 		must.Eq(t, time.Minute+2*time.Second, main.FinishedAt.Sub(main.StartedAt))
 		cleanup := h.taskState("cleanup")
 		must.Eq(t, main.FinishedAt, cleanup.StartedAt)
@@ -152,14 +147,10 @@ func TestAllocRunner_DesiredStopRunsPoststop(t *testing.T) {
 
 func TestAllocRunner_AlreadyStoppedRunsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
+		alloc := mainAndCleanup("1s")
 		alloc.DesiredStatus = structs.AllocDesiredStatusStop
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 		for _, name := range []string{"main", "cleanup"} {
 			ts := h.taskState(name)
 			must.Eq(t, structs.TaskStateDead, ts.State)
@@ -199,30 +190,29 @@ func TestAllocRunner_KillAllForMaxRunDuration(t *testing.T) {
 
 		<-h.ar.WaitCh()
 		a = h.ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, h.handler.last().ClientDescription)
 
 		for _, name := range []string{"sidecar", "stubborn", "flaky", "poststart", "cleanup"} {
 			ts := a.TaskStates[name]
 			must.Eq(t, structs.TaskStateDead, ts.State, must.Sprint(name))
-			killing := lastEvent(ts, structs.TaskKilling)
+			killing := tasktest.LastEvent(ts, structs.TaskKilling)
 			must.NotNil(t, killing, must.Sprint(name))
 			must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, killing.DisplayMessage, must.Sprint(name))
 		}
 		stubborn := a.TaskStates["stubborn"]
-		must.Eq(t, 9, lastEvent(stubborn, structs.TaskTerminated).Signal)
+		must.Eq(t, 9, tasktest.LastEvent(stubborn, structs.TaskTerminated).Signal)
 		must.Eq(t, 10*time.Second, stubborn.FinishedAt.Sub(stubborn.StartedAt.Add(10*time.Second)))
 		flaky := a.TaskStates["flaky"]
 		must.Eq(t, uint64(1), flaky.Restarts)
-		must.Eq(t, 1, countType(flaky, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(flaky, structs.TaskStarted))
 		cleanup := a.TaskStates["cleanup"]
 		must.True(t, cleanup.StartedAt.IsZero())
-		must.Eq(t, 0, countType(cleanup, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(cleanup, structs.TaskStarted))
 
 		// Nothing starts later either.
 		time.Sleep(2 * time.Hour)
-		must.Eq(t, 1, countType(h.taskState("flaky"), structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(h.taskState("flaky"), structs.TaskStarted))
 	})
 }
 
@@ -250,9 +240,7 @@ func TestAllocRunner_GroupShutdownDelay(t *testing.T) {
 		go h.ar.Run()
 		synctest.Wait()
 		start := time.Now()
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		<-h.ar.WaitCh()
 		must.Eq(t, delay, time.Since(start))
 	})
@@ -262,12 +250,11 @@ func TestAllocRunner_PrerunFailureFailsTasks(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
 		h.ar.hooks = append(h.ar.hooks, &failingPrerun{})
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 		ts := h.taskState("main")
 		must.True(t, ts.Failed)
 		must.True(t, ts.StartedAt.IsZero())
-		must.StrContains(t, lastEvent(ts, structs.TaskSetupFailure).SetupError, "disk on fire")
+		must.StrContains(t, tasktest.LastEvent(ts, structs.TaskSetupFailure).SetupError, "disk on fire")
 		must.Eq(t, structs.AllocClientStatusFailed, h.ar.Alloc().ClientStatus)
 	})
 }
@@ -320,7 +307,7 @@ func TestAllocRunner_RestartAndSignal(t *testing.T) {
 
 		must.NoError(t, h.ar.Signal("a", "SIGHUP"))
 		must.NoError(t, h.ar.Signal("", "SIGUSR1"))
-		must.Eq(t, "SIGUSR1", lastEvent(h.taskState("b"), structs.TaskSignaling).TaskSignal)
+		must.Eq(t, "SIGUSR1", tasktest.LastEvent(h.taskState("b"), structs.TaskSignaling).TaskSignal)
 		must.Error(t, h.ar.Signal("nope", "SIGHUP"))
 
 		h.ar.Destroy()
@@ -340,28 +327,17 @@ func TestAllocRunner_InPlaceUpdate(t *testing.T) {
 		h.ar.Update(next)
 		synctest.Wait()
 		// The running task is left alone.
-		must.Eq(t, 1, countType(h.taskState("main"), structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(h.taskState("main"), structs.TaskStarted))
 		must.Eq(t, "v2", h.ar.lookupTask("main").runner.Task().Config["stdout_string"].(string))
 		must.Eq(t, uint64(1), h.ar.Alloc().Job.Version)
 		h.ar.Destroy()
 	})
 }
 
-func countType(ts *structs.TaskState, typ string) int {
-	n := 0
-	for _, ev := range ts.Events {
-		if ev.Type == typ {
-			n++
-		}
-	}
-	return n
-}
-
 func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newARHarness(t, testAlloc(mockTask("main", map[string]any{"run_for": "1s"})))
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 		h.ar.killAll(state.KillReasonMaxRunDuration)
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
@@ -369,6 +345,6 @@ func TestAllocRunner_KillAllAfterTheEndChangesNothing(t *testing.T) {
 		rs, err := h.db.GetAllocRunnerState(a.ID)
 		must.NoError(t, err)
 		must.Nil(t, rs)
-		must.Nil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(a.TaskStates["main"], structs.TaskKilling))
 	})
 }

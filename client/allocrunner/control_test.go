@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -38,8 +39,8 @@ func TestAllocRunner_DestroyBeforeRunKillsRestoredTasks(t *testing.T) {
 		must.NotNil(t, last)
 		main := last.TaskStates["main"]
 		must.Eq(t, structs.TaskStateDead, main.State)
-		must.NotNil(t, lastEvent(main, structs.TaskKilling))
-		must.Eq(t, 1, countType(main, structs.TaskStarted), must.Sprint("re-attached, then killed"))
+		must.NotNil(t, tasktest.LastEvent(main, structs.TaskKilling))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted), must.Sprint("re-attached, then killed"))
 		_, err = os.Stat(ar.allocDir.AllocDir)
 		must.True(t, os.IsNotExist(err))
 		allocs, _, err := agent.db.GetAllAllocations()
@@ -87,12 +88,11 @@ func TestAllocRunner_DestroyCutShortByShutdownLeavesTheKillToTheNextAgent(t *tes
 		// The next agent finishes the kill.
 		back := time.Now()
 		ar = agent.restart(ar, nil)
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 		main := ar.Alloc().TaskStates["main"]
 		must.Eq(t, structs.TaskStateDead, main.State)
 		must.Eq(t, back.Add(delay), main.FinishedAt)
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 		ar.Destroy()
 	})
 }

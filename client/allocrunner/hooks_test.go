@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -85,12 +86,20 @@ func (h *recordingHook) call(kind string) hookCall {
 	return hookCall{}
 }
 
+// newRecordedHarness is newARHarness with a recordingHook run after the
+// runner's own hooks.
+func newRecordedHarness(t *testing.T, alloc *structs.Allocation) (*arHarness, *recordingHook) {
+	t.Helper()
+	h := newARHarness(t, alloc)
+	rec := &recordingHook{ar: h.ar}
+	h.ar.hooks = append(h.ar.hooks, rec)
+	return h, rec
+}
+
 func TestRunnerHooks_Order(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "1h"}))
-		h := newARHarness(t, alloc)
-		rec := &recordingHook{ar: h.ar}
-		h.ar.hooks = append(h.ar.hooks, rec)
+		h, rec := newRecordedHarness(t, alloc)
 		go h.ar.Run()
 		synctest.Wait()
 
@@ -104,9 +113,7 @@ func TestRunnerHooks_Order(t *testing.T) {
 		h.ar.Update(next)
 		must.Eq(t, uint64(2), rec.call("update").alloc.Job.Version)
 
-		stopped := next.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, next)
 		<-h.ar.WaitCh()
 		// PreKill ran while the task still ran; Postrun once it was dead.
 		must.Eq(t, structs.TaskStateRunning, rec.call("prekill").taskState)
@@ -120,9 +127,7 @@ func TestRunnerHooks_Order(t *testing.T) {
 func TestRunnerHooks_Shutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		alloc := testAlloc(mockTask("main", map[string]any{"run_for": "1h"}))
-		h := newARHarness(t, alloc)
-		rec := &recordingHook{ar: h.ar}
-		h.ar.hooks = append(h.ar.hooks, rec)
+		h, rec := newRecordedHarness(t, alloc)
 		go h.ar.Run()
 		synctest.Wait()
 
@@ -141,34 +146,26 @@ func TestRunnerHooks_Shutdown(t *testing.T) {
 		must.NoError(t, h.ar.Restore())
 		go h.ar.Run()
 		time.Sleep(time.Minute)
-		must.Eq(t, 1, countType(h.taskState("main"), structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(h.taskState("main"), structs.TaskStarted))
 		h.ar.Destroy()
 	})
 }
 
 func TestRunnerHooks_KillBeforeRunWaitsForPrerun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
-		h := newARHarness(t, alloc)
-		rec := &recordingHook{ar: h.ar}
-		h.ar.hooks = append(h.ar.hooks, rec)
+		alloc := mainAndCleanup("1s")
+		h, rec := newRecordedHarness(t, alloc)
 
 		// The servers stop the allocation before it runs: the kill is
 		// recorded, and waits for Run.
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		synctest.Wait()
 		must.Eq(t, []string{"update"}, rec.kinds())
 		rs, err := h.db.GetAllocRunnerState(alloc.ID)
 		must.NoError(t, err)
 		must.Eq(t, state.KillReasonStopped, rs.KillReason)
 
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 		must.Eq(t, []string{"update", "prerun", "prekill", "postrun"}, rec.kinds())
 		// Nothing ran, the poststop task included: the allocation was
 		// stopped before it ever started.
@@ -201,9 +198,7 @@ func TestRunnerHooks_PostrunWaitsForPreKill(t *testing.T) {
 		start := time.Now()
 		go h.ar.Run()
 		time.Sleep(5 * time.Second)
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 
 		time.Sleep(10 * time.Second)
 		must.Eq(t, structs.TaskStateDead, h.taskState("main").State)
@@ -246,8 +241,7 @@ func TestRunnerHooks_NoPreKillOnceShutdownHooksBegin(t *testing.T) {
 		// The next agent's runner carries it out.
 		h.ar = h.newRunner(alloc)
 		must.NoError(t, h.ar.Restore())
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 		mustKilledForMaxRun(t, h.taskState("main"), "main")
 	})
 }

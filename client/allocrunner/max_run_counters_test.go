@@ -34,8 +34,7 @@ func TestMaxRunCounters_TaskExceededAndWarnings(t *testing.T) {
 		task.MaxRunWarning = &structs.MaxRunWarning{Signal: "SIGUSR1", Before: 3 * time.Second}
 		alloc := testAlloc(task, mockTask("other", map[string]any{"run_for": "1s"}))
 		h := newARHarness(t, alloc, func(cfg *Config) { cfg.Metrics = rec.metrics })
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		want := map[string]string{
 			"job": "example", "namespace": "default", "task_group": "web", "task": "slow",

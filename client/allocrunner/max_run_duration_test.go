@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -20,16 +21,21 @@ func budgeted(alloc *structs.Allocation, d time.Duration) *structs.Allocation {
 	return alloc
 }
 
+// mustEndedForMaxRun checks that the allocation ended complete for its
+// max_run_duration.
+func mustEndedForMaxRun(t *testing.T, a *structs.Allocation) {
+	t.Helper()
+	must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
+	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+}
+
 // mustExceeded checks that the allocation ended complete for its
 // max_run_duration, and that the runner recorded that.
 func mustExceeded(t *testing.T, h *arHarness) *structs.Allocation {
 	t.Helper()
 	a := h.ar.Alloc()
-	must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
-	last := h.handler.last()
-	must.Eq(t, structs.AllocClientStatusComplete, last.ClientStatus)
-	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, last.ClientDescription)
+	mustEndedForMaxRun(t, a)
+	mustEndedForMaxRun(t, h.handler.last())
 	rs, err := h.db.GetAllocRunnerState(a.ID)
 	must.NoError(t, err)
 	must.NotNil(t, rs)
@@ -41,7 +47,7 @@ func mustExceeded(t *testing.T, h *arHarness) *structs.Allocation {
 // Killing event.
 func mustKilledForMaxRun(t *testing.T, ts *structs.TaskState, name string) {
 	t.Helper()
-	killing := lastEvent(ts, structs.TaskKilling)
+	killing := tasktest.LastEvent(ts, structs.TaskKilling)
 	must.NotNil(t, killing, must.Sprintf("%s has no Killing event", name))
 	must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, killing.DisplayMessage, must.Sprint(name))
 }
@@ -69,12 +75,12 @@ func TestAllocRunner_MaxRunDurationKillsAtDeadline(t *testing.T) {
 		must.False(t, maxrun.Failed)
 		mustKilledForMaxRun(t, maxrun, "maxrun")
 		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted,
-			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(maxrun))
+			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(maxrun))
 
 		maxrun2 := a.TaskStates["maxrun2"]
 		must.Eq(t, start.Add(2*time.Second), maxrun2.FinishedAt)
-		must.Nil(t, lastEvent(maxrun2, structs.TaskKilling))
-		must.Eq(t, 0, lastEvent(maxrun2, structs.TaskTerminated).ExitCode)
+		must.Nil(t, tasktest.LastEvent(maxrun2, structs.TaskKilling))
+		must.Eq(t, 0, tasktest.LastEvent(maxrun2, structs.TaskTerminated).ExitCode)
 	})
 }
 
@@ -84,13 +90,12 @@ func TestAllocRunner_MaxRunDurationSlowStartNeverRuns(t *testing.T) {
 		alloc := budgeted(testAlloc(mockTask("main", map[string]any{"run_for": "1h", "start_block_for": "1h"})), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		a := mustExceeded(t, h)
 		main := a.TaskStates["main"]
 		must.True(t, main.StartedAt.IsZero())
-		must.Eq(t, 0, countType(main, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(main, structs.TaskStarted))
 		must.Eq(t, start.Add(10*time.Second), main.FinishedAt)
 		must.False(t, main.Failed)
 		mustKilledForMaxRun(t, main, "main")
@@ -110,8 +115,7 @@ func TestAllocRunner_MaxRunDurationCountsPrestart(t *testing.T) {
 		), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		// main started after init's 8s and had 2s left of the budget.
 		a := mustExceeded(t, h)
@@ -123,25 +127,21 @@ func TestAllocRunner_MaxRunDurationCountsPrestart(t *testing.T) {
 			must.Eq(t, start.Add(10*time.Second), ts.FinishedAt, must.Sprint(name))
 			mustKilledForMaxRun(t, ts, name)
 		}
-		must.Nil(t, lastEvent(a.TaskStates["init"], structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(a.TaskStates["init"], structs.TaskKilling))
 	})
 }
 
 func TestAllocRunner_MaxRunDurationPoststopNeverStarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		a := mustExceeded(t, h)
 		cleanup := a.TaskStates["cleanup"]
 		must.Eq(t, structs.TaskStateDead, cleanup.State)
 		must.True(t, cleanup.StartedAt.IsZero())
-		must.Eq(t, 0, countType(cleanup, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(cleanup, structs.TaskStarted))
 		must.False(t, cleanup.Failed)
 
 		time.Sleep(time.Hour)
@@ -157,14 +157,13 @@ func TestAllocRunner_MaxRunDurationIsNotRestarted(t *testing.T) {
 		alloc := budgeted(testAlloc(task), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		// Runs at 0-3s, 4-7s, 8-10s: the third run is killed.
 		a := mustExceeded(t, h)
 		main := a.TaskStates["main"]
 		must.Eq(t, uint64(2), main.Restarts)
-		must.Eq(t, start.Add(8*time.Second), time.Unix(0, lastEvent(main, structs.TaskStarted).Time))
+		must.Eq(t, start.Add(8*time.Second), time.Unix(0, tasktest.LastEvent(main, structs.TaskStarted).Time))
 		must.Eq(t, structs.TaskKilled, main.Events[len(main.Events)-1].Type)
 		must.Eq(t, start.Add(10*time.Second), main.FinishedAt)
 		must.False(t, main.Failed)
@@ -183,13 +182,12 @@ func TestAllocRunner_MaxRunDurationTaskEndsEarly(t *testing.T) {
 		rec := newMetricsRecorder()
 		alloc := budgeted(testAlloc(mockTask("main", map[string]any{"run_for": "5s"})), 10*time.Second)
 		h := newARHarness(t, alloc, func(cfg *Config) { cfg.Metrics = rec.metrics })
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 		must.Eq(t, descComplete, a.ClientDescription)
-		must.Nil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(a.TaskStates["main"], structs.TaskKilling))
 		rs, err := h.db.GetAllocRunnerState(a.ID)
 		must.NoError(t, err)
 		must.True(t, rs == nil || rs.KillReason == "")
@@ -220,7 +218,7 @@ func TestAllocRunner_MaxRunDurationWaitsOutKillTimeout(t *testing.T) {
 		// terminal, so its resources are not handed on.
 		ts := h.taskState("stubborn")
 		must.Eq(t, structs.TaskStateRunning, ts.State)
-		killing := lastEvent(ts, structs.TaskKilling)
+		killing := tasktest.LastEvent(ts, structs.TaskKilling)
 		must.Eq(t, deadline, time.Unix(0, killing.Time))
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusRunning, a.ClientStatus)
@@ -231,7 +229,7 @@ func TestAllocRunner_MaxRunDurationWaitsOutKillTimeout(t *testing.T) {
 		a = mustExceeded(t, h)
 		stubborn := a.TaskStates["stubborn"]
 		must.Eq(t, deadline.Add(2*time.Second), stubborn.FinishedAt)
-		must.Eq(t, 9, lastEvent(stubborn, structs.TaskTerminated).Signal)
+		must.Eq(t, 9, tasktest.LastEvent(stubborn, structs.TaskTerminated).Signal)
 		mustKilledForMaxRun(t, stubborn, "stubborn")
 		terminal, at := h.handler.firstTerminal()
 		must.NotNil(t, terminal)
@@ -273,12 +271,12 @@ func TestAllocRunner_MaxRunDurationInPlaceUpdate(t *testing.T) {
 
 				main := h.taskState("main")
 				must.Eq(t, start.Add(c.ends), main.FinishedAt)
-				must.Eq(t, 1, countType(main, structs.TaskStarted))
+				must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 				if !c.exceeded {
 					a := h.ar.Alloc()
 					must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 					must.Eq(t, descComplete, a.ClientDescription)
-					must.Nil(t, lastEvent(main, structs.TaskKilling))
+					must.Nil(t, tasktest.LastEvent(main, structs.TaskKilling))
 					return
 				}
 				mustExceeded(t, h)
@@ -292,17 +290,12 @@ func TestAllocRunner_MaxRunDurationDesiredStopWins(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The servers stop the allocation before its deadline; its
 		// poststop task still runs past the deadline.
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "30s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("30s"), 10*time.Second)
 		h := newARHarness(t, alloc)
 		start := time.Now()
 		go h.ar.Run()
 		time.Sleep(5 * time.Second)
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		h.ar.Update(stopped)
+		stopByServers(h.ar, alloc)
 		<-h.ar.WaitCh()
 
 		a := h.ar.Alloc()
@@ -310,7 +303,7 @@ func TestAllocRunner_MaxRunDurationDesiredStopWins(t *testing.T) {
 		must.Eq(t, descComplete, a.ClientDescription)
 		cleanup := a.TaskStates["cleanup"]
 		must.Eq(t, start.Add(35*time.Second), cleanup.FinishedAt)
-		must.Nil(t, lastEvent(cleanup, structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(cleanup, structs.TaskKilling))
 	})
 }
 
@@ -337,11 +330,10 @@ func TestAllocRunner_MaxRunDurationRestoredKeepsOriginalDeadline(t *testing.T) {
 		<-ar.WaitCh()
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
 		must.Eq(t, start.Add(100*time.Second), main.FinishedAt, must.Sprint("the original deadline, not a fresh budget"))
-		must.Eq(t, 1, countType(main, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
 		mustKilledForMaxRun(t, main, "main")
 	})
 }
@@ -351,10 +343,7 @@ func TestAllocRunner_MaxRunDurationRestoredAfterDeadline(t *testing.T) {
 		driver := mock.New(nil)
 		agent := newBoltAgent(t, driver)
 		defer agent.db.Close()
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		ar := agent.runner(alloc)
 		go ar.Run()
 
@@ -364,15 +353,13 @@ func TestAllocRunner_MaxRunDurationRestoredAfterDeadline(t *testing.T) {
 		time.Sleep(55 * time.Second)
 		back := time.Now()
 		ar = agent.restart(ar, nil)
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
 		must.Eq(t, back, main.FinishedAt, must.Sprint("enforced at once"))
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 		mustKilledForMaxRun(t, main, "main")
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		rs, err := agent.db.GetAllocRunnerState(alloc.ID)
@@ -388,10 +375,7 @@ func TestAllocRunner_MaxRunDurationRestoredMidKill(t *testing.T) {
 		defer agent.db.Close()
 		// The group's shutdown_delay holds the kill back for 20s after the
 		// deadline: the agent stops in the middle of it.
-		alloc := budgeted(testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		), 10*time.Second)
+		alloc := budgeted(mainAndCleanup("1s"), 10*time.Second)
 		delay := 20 * time.Second
 		alloc.Job.TaskGroups[0].ShutdownDelay = &delay
 		rec := newMetricsRecorder()
@@ -421,7 +405,7 @@ func TestAllocRunner_MaxRunDurationRestoredMidKill(t *testing.T) {
 		local, persisted, err := agent.db.GetTaskRunnerState(alloc.ID, "main")
 		must.NoError(t, err)
 		must.Eq(t, structs.TaskStateRunning, persisted.State)
-		must.Nil(t, lastEvent(persisted, structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(persisted, structs.TaskKilling))
 		status, err := driver.InspectTask(local.TaskHandle.Config.ID)
 		must.NoError(t, err)
 		must.Eq(t, drivers.TaskStateRunning, status.State)
@@ -432,16 +416,14 @@ func TestAllocRunner_MaxRunDurationRestoredMidKill(t *testing.T) {
 		agent.open()
 		ar = runner()
 		must.NoError(t, ar.Restore())
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
 		// The new agent finishes the kill, shutdown_delay and all.
 		must.Eq(t, back.Add(delay), main.FinishedAt)
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 		mustKilledForMaxRun(t, main, "main")
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		must.Eq(t, 1, rec.counter(metricMaxRunExceeded), must.Sprint("one expiry, counted once"))
@@ -479,16 +461,15 @@ func TestAllocRunner_MaxRunDurationKillsLeaderAndFollowersAlike(t *testing.T) {
 			withLifecycle(mockTask("sidecar", map[string]any{"run_for": "1h"}), structs.TaskLifecycleHookPrestart, true),
 		), 10*time.Second)
 		h := newARHarness(t, alloc)
-		go h.ar.Run()
-		<-h.ar.WaitCh()
+		runToEnd(h.ar)
 
 		// Every task says it was killed for the deadline, not for the
 		// leader's death that the kill caused.
 		a := mustExceeded(t, h)
 		for name, ts := range a.TaskStates {
 			mustKilledForMaxRun(t, ts, name)
-			must.Nil(t, lastEvent(ts, structs.TaskLeaderDead), must.Sprint(name))
-			must.Nil(t, lastEvent(ts, structs.TaskMainDead), must.Sprint(name))
+			must.Nil(t, tasktest.LastEvent(ts, structs.TaskLeaderDead), must.Sprint(name))
+			must.Nil(t, tasktest.LastEvent(ts, structs.TaskMainDead), must.Sprint(name))
 		}
 	})
 }

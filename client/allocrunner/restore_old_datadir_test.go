@@ -9,6 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -102,15 +103,14 @@ func TestAllocRunner_RestoresDataDirWrittenBeforeKillReasons(t *testing.T) {
 		for _, ar := range []*AllocRunner{arE, arP} {
 			main := ar.Alloc().TaskStates["main"]
 			must.Eq(t, structs.TaskStateRunning, main.State)
-			must.Eq(t, 1, countType(main, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
+			must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
 		}
 
 		// The exceeded allocation: the new agent finishes the recorded
 		// kill, shutdown_delay and all, and the poststop task never runs.
 		<-arE.WaitCh()
 		a := arE.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
 		must.Eq(t, back.Add(time.Hour), main.FinishedAt)
 		mustKilledForMaxRun(t, main, "main")
@@ -128,12 +128,11 @@ func TestAllocRunner_RestoresDataDirWrittenBeforeKillReasons(t *testing.T) {
 		must.Eq(t, structs.TaskStateRunning, arP.Alloc().TaskStates["main"].State)
 		<-arP.WaitCh()
 		a = arP.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main = a.TaskStates["main"]
 		must.Eq(t, deadline, main.FinishedAt)
 		mustKilledForMaxRun(t, main, "main")
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
 		rs, err = db.GetAllocRunnerState(pending.ID)
 		must.NoError(t, err)
 		must.Eq(t, state.KillReasonMaxRunDuration, rs.KillReason)

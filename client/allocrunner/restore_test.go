@@ -9,6 +9,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -98,15 +99,15 @@ func TestAllocRunner_RestoreReattachesRunningTask(t *testing.T) {
 
 		ts := ar.Alloc().TaskStates["main"]
 		must.Eq(t, structs.TaskStateRunning, ts.State)
-		must.Eq(t, 1, countType(ts, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted), must.Sprint("re-attached, not restarted"))
 		must.Eq(t, uint64(0), ts.Restarts)
 		must.Eq(t, structs.AllocClientStatusRunning, ar.Alloc().ClientStatus)
 
 		<-ar.WaitCh()
 		must.Eq(t, 60*time.Second, time.Since(start), must.Sprint("one run of 60s"))
 		ts = ar.Alloc().TaskStates["main"]
-		must.Eq(t, 1, countType(ts, structs.TaskStarted))
-		must.Eq(t, 3, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 3, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.Eq(t, structs.AllocClientStatusFailed, ar.Alloc().ClientStatus)
 
 		// The same run, writing on to the same log file.
@@ -121,7 +122,7 @@ func TestAllocRunner_RestoreReattachesRunningTask(t *testing.T) {
 		_, persisted, err := agent.db.GetTaskRunnerState(alloc.ID, "main")
 		must.NoError(t, err)
 		must.Eq(t, structs.TaskStateDead, persisted.State)
-		must.Eq(t, 3, lastEvent(persisted, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 3, tasktest.LastEvent(persisted, structs.TaskTerminated).ExitCode)
 	})
 }
 
@@ -139,13 +140,12 @@ func TestAllocRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 		ar.Shutdown()
 		time.Sleep(time.Minute)
 		ar = agent.restart(ar, mock.New(nil))
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
 		ts := a.TaskStates["main"]
-		must.Eq(t, 1, countType(ts, structs.TaskStarted))
-		must.Eq(t, 0, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.False(t, ts.Failed)
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 	})
@@ -156,10 +156,7 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 		driver := mock.New(nil)
 		agent := newBoltAgent(t, driver)
 		defer agent.db.Close()
-		alloc := testAlloc(
-			mockTask("main", map[string]any{"run_for": "1h"}),
-			withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-		)
+		alloc := mainAndCleanup("1s")
 		ar := agent.runner(alloc)
 		go ar.Run()
 		time.Sleep(10 * time.Second)
@@ -168,15 +165,13 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 		ar.Shutdown()
 		must.NoError(t, agent.db.PutAllocRunnerState(alloc.ID, &state.AllocRunnerState{KillReason: state.KillReasonMaxRunDuration}))
 		ar = agent.restart(ar, nil)
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		main := a.TaskStates["main"]
-		must.Eq(t, 1, countType(main, structs.TaskStarted))
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, lastEvent(main, structs.TaskKilling).DisplayMessage)
+		must.Eq(t, 1, tasktest.CountEvents(main, structs.TaskStarted))
+		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, tasktest.LastEvent(main, structs.TaskKilling).DisplayMessage)
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 	})
 }
@@ -187,10 +182,7 @@ func TestAllocRunner_RestoreFinishesMaxRunDurationKill(t *testing.T) {
 // runner, not yet running.
 func restoredWithKillReason(t *testing.T, agent *boltAgent, reason state.KillReason) (*structs.Allocation, *AllocRunner) {
 	t.Helper()
-	alloc := testAlloc(
-		mockTask("main", map[string]any{"run_for": "1h"}),
-		withLifecycle(mockTask("cleanup", map[string]any{"run_for": "1s"}), structs.TaskLifecycleHookPoststop, false),
-	)
+	alloc := mainAndCleanup("1s")
 	ar := agent.runner(alloc)
 	go ar.Run()
 	time.Sleep(10 * time.Second)
@@ -207,15 +199,11 @@ func TestAllocRunner_RestoredKillReasonHoldsAgainstAStop(t *testing.T) {
 
 		// The servers stop the allocation before the new runner runs: the
 		// recorded expiry still decides, so the poststop task never runs.
-		stopped := alloc.Copy()
-		stopped.DesiredStatus = structs.AllocDesiredStatusStop
-		ar.Update(stopped)
-		go ar.Run()
-		<-ar.WaitCh()
+		stopByServers(ar, alloc)
+		runToEnd(ar)
 
 		a := ar.Alloc()
-		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, a.ClientDescription)
+		mustEndedForMaxRun(t, a)
 		mustKilledForMaxRun(t, a.TaskStates["main"], "main")
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		rs, err := agent.db.GetAllocRunnerState(alloc.ID)
@@ -230,14 +218,13 @@ func TestAllocRunner_RestoredKillReasonOfANewerAgent(t *testing.T) {
 		defer agent.db.Close()
 		_, ar := restoredWithKillReason(t, agent, "a reason of a newer agent")
 		back := time.Now()
-		go ar.Run()
-		<-ar.WaitCh()
+		runToEnd(ar)
 
 		// A reason this agent does not know still finishes the kill, and
 		// lets nothing more start.
 		a := ar.Alloc()
 		must.Eq(t, back, a.TaskStates["main"].FinishedAt)
-		must.NotNil(t, lastEvent(a.TaskStates["main"], structs.TaskKilling))
+		must.NotNil(t, tasktest.LastEvent(a.TaskStates["main"], structs.TaskKilling))
 		must.True(t, a.TaskStates["cleanup"].StartedAt.IsZero())
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 		must.Eq(t, descComplete, a.ClientDescription)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -24,7 +25,7 @@ func mustKilledForOwnLimit(t *testing.T, ts *structs.TaskState, name string, wan
 	must.True(t, ts.MaxRunExceeded, must.Sprint(name))
 	must.False(t, ts.Failed, must.Sprint(name))
 	must.Eq(t, want, ts.FinishedAt, must.Sprint(name))
-	killing := lastEvent(ts, structs.TaskKilling)
+	killing := tasktest.LastEvent(ts, structs.TaskKilling)
 	must.NotNil(t, killing, must.Sprintf("%s has no Killing event", name))
 	must.Eq(t, structs.TaskTimeoutReasonMaxRunDuration, killing.DisplayMessage, must.Sprint(name))
 }
@@ -49,7 +50,7 @@ func TestAllocRunner_TaskMaxRunKillsOnlyThatTask(t *testing.T) {
 		a = h.ar.Alloc()
 		sibling := a.TaskStates["sibling"]
 		must.Eq(t, start.Add(20*time.Second), sibling.FinishedAt)
-		must.Nil(t, lastEvent(sibling, structs.TaskKilling))
+		must.Nil(t, tasktest.LastEvent(sibling, structs.TaskKilling))
 		must.False(t, sibling.MaxRunExceeded)
 		must.Eq(t, structs.AllocClientStatusComplete, a.ClientStatus)
 		must.Eq(t, structs.TaskTimeoutReasonMaxRunDuration, a.ClientDescription)
@@ -83,8 +84,7 @@ func TestAllocRunner_TaskAndGroupMaxRunEarlierWins(t *testing.T) {
 				), 10*time.Second)
 				h := newARHarness(t, alloc)
 				start := time.Now()
-				go h.ar.Run()
-				<-h.ar.WaitCh()
+				runToEnd(h.ar)
 
 				a := h.ar.Alloc()
 				main := a.TaskStates["main"]
@@ -144,10 +144,10 @@ func TestAllocRunner_MaxRunOutcomeFailed(t *testing.T) {
 				main := a.TaskStates["main"]
 				must.Eq(t, start.Add(10*time.Second), main.FinishedAt)
 				must.False(t, main.Failed, must.Sprint("the allocation fails, not the task"))
-				must.Eq(t, 0, countType(main, structs.TaskRestarting))
+				must.Eq(t, 0, tasktest.CountEvents(main, structs.TaskRestarting))
 				quick := a.TaskStates["quick"]
 				must.Eq(t, start.Add(2*time.Second), quick.FinishedAt)
-				must.Nil(t, lastEvent(quick, structs.TaskKilling))
+				must.Nil(t, tasktest.LastEvent(quick, structs.TaskKilling))
 				// The servers never saw it complete: no client update said so.
 				for _, u := range h.handler.updates {
 					must.NotEq(t, structs.AllocClientStatusComplete, u.ClientStatus)

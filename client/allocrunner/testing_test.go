@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -16,22 +17,21 @@ import (
 // mockTask is a mock task with the given config, no restarts and a 5s
 // kill_timeout.
 func mockTask(name string, config map[string]any) *structs.Task {
-	return &structs.Task{
-		Name:        name,
-		Driver:      mock.DriverName,
-		Config:      config,
-		KillTimeout: 5 * time.Second,
-		Resources:   &structs.Resources{CPU: 100, MemoryMB: 64},
-		LogConfig:   structs.DefaultLogConfig(),
-		RestartPolicy: &structs.RestartPolicy{
-			Attempts: 0, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail,
-		},
-	}
+	return tasktest.Task(name, mock.DriverName, config)
 }
 
 func withLifecycle(t *structs.Task, hook string, sidecar bool) *structs.Task {
 	t.Lifecycle = &structs.TaskLifecycle{Hook: hook, Sidecar: sidecar}
 	return t
+}
+
+// mainAndCleanup is an allocation of a main task that runs for an hour and
+// a poststop task, cleanup, that runs for cleanupRunFor.
+func mainAndCleanup(cleanupRunFor string) *structs.Allocation {
+	return testAlloc(
+		mockTask("main", map[string]any{"run_for": "1h"}),
+		withLifecycle(mockTask("cleanup", map[string]any{"run_for": cleanupRunFor}), structs.TaskLifecycleHookPoststop, false),
+	)
 }
 
 func testAlloc(tasks ...*structs.Task) *structs.Allocation {
@@ -51,6 +51,14 @@ func testAlloc(tasks ...*structs.Task) *structs.Allocation {
 		ClientStatus:  structs.AllocClientStatusPending,
 		CreateTime:    time.Now().UnixNano(),
 	}
+}
+
+// stopByServers gives ar alloc as the servers send it once they have
+// stopped it.
+func stopByServers(ar *AllocRunner, alloc *structs.Allocation) {
+	stopped := alloc.Copy()
+	stopped.DesiredStatus = structs.AllocDesiredStatusStop
+	ar.Update(stopped)
 }
 
 // recorder is an AllocStateHandler that keeps every update, and when it
@@ -142,26 +150,15 @@ func (h *arHarness) newRunner(alloc *structs.Allocation) *AllocRunner {
 	return ar
 }
 
+// runToEnd runs ar and waits until it is done.
+func runToEnd(ar *AllocRunner) {
+	go ar.Run()
+	<-ar.WaitCh()
+}
+
 func (h *arHarness) taskState(name string) *structs.TaskState {
 	h.t.Helper()
 	ts := h.ar.Alloc().TaskStates[name]
 	must.NotNil(h.t, ts, must.Sprintf("no state for task %q", name))
 	return ts
-}
-
-func eventTypes(ts *structs.TaskState) []string {
-	out := make([]string, len(ts.Events))
-	for i, ev := range ts.Events {
-		out[i] = ev.Type
-	}
-	return out
-}
-
-func lastEvent(ts *structs.TaskState, typ string) *structs.TaskEvent {
-	for i := len(ts.Events) - 1; i >= 0; i-- {
-		if ts.Events[i].Type == typ {
-			return ts.Events[i]
-		}
-	}
-	return nil
 }

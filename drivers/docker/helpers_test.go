@@ -14,6 +14,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/internal/drivertest"
 	"github.com/drover-io/drover/internal/dockertest"
 	"github.com/drover-io/drover/structs"
 )
@@ -159,15 +160,10 @@ func removeTaskContainer(t *testing.T, cfg *drivers.TaskConfig) {
 	_, _ = c.ContainerRemove(ctx, containerName(cfg), client.ContainerRemoveOptions{Force: true})
 }
 
+// waitResult waits for the task's exit result.
 func waitResult(t *testing.T, d *Driver, id string) *drivers.ExitResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
-	defer cancel()
-	ch, err := d.WaitTask(ctx, id)
-	must.NoError(t, err)
-	res, ok := <-ch
-	must.True(t, ok, must.Sprintf("task %s did not exit within %s", id, exitTimeout))
-	return res
+	return drivertest.WaitResult(t, d, id, exitTimeout)
 }
 
 func readLog(t *testing.T, base string) string {

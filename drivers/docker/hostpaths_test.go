@@ -14,6 +14,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/beneath"
+	"github.com/drover-io/drover/internal/beneath/beneathtest"
 	"github.com/drover-io/drover/internal/dockertest"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
@@ -26,30 +27,6 @@ import (
 // its allocation directory to a directory of the machine the test made,
 // and a later run of the task, or a sibling, asks the driver for them.
 // Nothing outside the allocation may be read or written.
-
-// hostSentinel is a directory standing for one of the machine's (/ or
-// /etc), holding one file.
-func hostSentinel(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	must.NoError(t, os.WriteFile(filepath.Join(dir, "sentinel"), []byte("host"), 0o640))
-	return dir
-}
-
-// hostUnchanged fails t unless dir holds its sentinel alone, unchanged.
-func hostUnchanged(t *testing.T, dir string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	must.NoError(t, err)
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	must.Eq(t, []string{"sentinel"}, names, must.Sprintf("nothing may be made in %s", dir))
-	b, err := os.ReadFile(filepath.Join(dir, "sentinel"))
-	must.NoError(t, err)
-	must.Eq(t, "host", string(b))
-}
 
 // siblingConfig is a task of cfg's allocation (sharing its alloc/ and
 // logs) named name, running testapp with args.
@@ -129,7 +106,7 @@ func TestHostPaths_SiblingVolumeThroughLink(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
-	host := hostSentinel(t)
+	host := beneathtest.HostDir(t)
 
 	planter, _ := newTaskConfig(t, e.image.Ref,
 		"symlink", host, "/alloc/abs",
@@ -140,7 +117,7 @@ func TestHostPaths_SiblingVolumeThroughLink(t *testing.T) {
 		sib := siblingConfig(t, planter, "sidecar", "write", "/host/pwned", "by the sidecar", "cat", "/host/sentinel")
 		sib.Config["volumes"] = []any{src + ":/host"}
 		err := startRefused(t, d, sib)
-		hostUnchanged(t, host)
+		beneathtest.Unchanged(t, host)
 		must.StrNotContains(t, readLog(t, sib.StdoutPath), "host", must.Sprint("the host file was read"))
 		must.ErrorIs(t, err, beneath.ErrEscapes, must.Sprintf("volume %s", src))
 		must.ErrorContains(t, err, `config key "volumes": entry 0 ("`+src+`")`)
@@ -157,7 +134,7 @@ func TestHostPaths_RestartAfterAllocDirReplaced(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
-	host := hostSentinel(t)
+	host := beneathtest.HostDir(t)
 
 	cfg, _ := newTaskConfig(t, e.image.Ref, gated(
 		"rename", "/all/alloc", "/all/alloc.old",
@@ -170,7 +147,7 @@ func TestHostPaths_RestartAfterAllocDirReplaced(t *testing.T) {
 
 	next := rerun(cfg, "write", "/alloc/pwned", "by the next run", "cat", "/alloc/sentinel")
 	err := startRefused(t, d, next)
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 	must.ErrorIs(t, err, beneath.ErrSymlink)
 	must.ErrorContains(t, err, "the allocation's alloc directory")
 }
@@ -183,14 +160,14 @@ func TestHostPaths_LogLinksReplaced(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
 	d := newTestDriver(t, nil)
-	host := hostSentinel(t)
+	host := beneathtest.HostDir(t)
 
 	cfg, _ := newTaskConfig(t, e.image.Ref, gated("symlink", filepath.Join(host, "sentinel"), "/alloc/logs/web.stdout.0")...)
 	runGated(t, d, cfg)
 	next := rerun(cfg, "print", "second run")
 	runToEnd(t, d, next)
 	must.Eq(t, "second run\n", readLog(t, next.StdoutPath))
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 
 	planter := rerun(cfg, gated("rename", "/alloc/logs", "/alloc/logs.old", "symlink", host, "/alloc/logs")...)
 	planter.StdoutPath, planter.StderrPath = "", ""
@@ -198,7 +175,7 @@ func TestHostPaths_LogLinksReplaced(t *testing.T) {
 	runGated(t, d, planter)
 	sib := siblingConfig(t, cfg, "sidecar", "print", "sidecar output")
 	err := startRefused(t, d, sib)
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 	must.ErrorIs(t, err, beneath.ErrSymlink)
 	must.ErrorContains(t, err, "open log directory")
 }
@@ -280,7 +257,7 @@ func mountsUnder(t *testing.T, dir string) []string {
 func TestHostPaths_RecoverAfterLogDirReplaced(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, dockertest.ImageOptions{})
-	host := hostSentinel(t)
+	host := beneathtest.HostDir(t)
 	first := newTestDriver(t, nil)
 	cfg, _ := newTaskConfig(t, e.image.Ref, gated(
 		"rename", "/alloc/logs", "/alloc/logs.old",
@@ -294,7 +271,7 @@ func TestHostPaths_RecoverAfterLogDirReplaced(t *testing.T) {
 	waitfor.True(t, "output written while detached", func() bool { return engineLogHas(t, e, name, "written while detached") })
 
 	err := newTestDriver(t, nil).RecoverTask(h.Copy())
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 	must.ErrorIs(t, err, beneath.ErrSymlink)
 	running, _, _ := engineState(t, e, name)
 	must.False(t, running, must.Sprint("the container runs on unwatched"))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/beneath"
+	"github.com/drover-io/drover/internal/beneath/beneathtest"
 )
 
 // stagingTask is a task whose allocation directory the test lays out
@@ -83,7 +84,7 @@ func TestMounter_StagesWhatItOpened(t *testing.T) {
 func TestMounter_RefusesWhatIsNotTheAllocations(t *testing.T) {
 	m := newTestMounter(t, "")
 	cfg := stagingTask(t)
-	host := hostSentinel(t)
+	host := beneathtest.HostDir(t)
 	local := filepath.Join(cfg.TaskDir, "local")
 	must.NoError(t, os.Symlink(host, filepath.Join(local, "out")))
 	must.NoError(t, syscall.Mkfifo(filepath.Join(local, "fifo"), 0o644))
@@ -105,7 +106,7 @@ func TestMounter_RefusesWhatIsNotTheAllocations(t *testing.T) {
 		must.ErrorIs(t, err, os.ErrNotExist, must.Sprint(src))
 	}
 	must.NoError(t, os.Remove(filepath.Join(local, "hard")))
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 }
 
 func TestMounter_TaskDirectoriesFollowNoLink(t *testing.T) {

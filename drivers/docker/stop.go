@@ -122,11 +122,7 @@ func (d *Driver) SignalTask(taskID string, signal string) error {
 }
 
 func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return nil, err
-	}
-	return t.status(), nil
+	return drivers.StatusOf(&d.tasks, taskID)
 }
 
 // DestroyTask forgets the task and removes its container (unless the

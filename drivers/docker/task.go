@@ -163,25 +163,16 @@ func (t *task) exitTime(engine time.Time) time.Time {
 	return engine
 }
 
-func (t *task) status() *drivers.TaskStatus {
+// Status is the task's status as InspectTask reports it.
+func (t *task) Status() *drivers.TaskStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := &drivers.TaskStatus{
-		ID:          t.cfg.ID,
-		Name:        t.cfg.Name,
-		State:       drivers.TaskStateRunning,
-		StartedAt:   t.state.StartedAt,
-		CompletedAt: t.completedAt,
-		ExitResult:  t.result,
-		DriverAttributes: map[string]string{
-			"container_id": t.state.ContainerID,
-			"image":        t.state.Image,
-			"image_id":     t.state.ImageID,
-		},
-	}
-	if t.result != nil {
-		s.State = drivers.TaskStateExited
-	} else if t.state.PID > 0 {
+	s := drivers.RunStatus(t.cfg, t.state.StartedAt, t.completedAt, t.result, map[string]string{
+		"container_id": t.state.ContainerID,
+		"image":        t.state.Image,
+		"image_id":     t.state.ImageID,
+	})
+	if t.result == nil && t.state.PID > 0 {
 		// The container's first process leads its process group, which
 		// is how the client reads a task's processes.
 		s.DriverAttributes["pid"] = strconv.Itoa(t.state.PID)

@@ -177,11 +177,7 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 }
 
 func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return nil, err
-	}
-	return t.status(), nil
+	return drivers.StatusOf(&d.tasks, taskID)
 }
 
 func (d *Driver) DestroyTask(taskID string, force bool) error {

@@ -33,6 +33,15 @@ func newTaskConfig(t *testing.T, id string, conf map[string]any) *drivers.TaskCo
 	}
 }
 
+// startWeb returns a driver that has started task a/web with conf.
+func startWeb(t *testing.T, conf map[string]any) *Driver {
+	t.Helper()
+	d := New(nil)
+	_, err := d.StartTask(newTaskConfig(t, "a/web", conf))
+	must.NoError(t, err)
+	return d
+}
+
 // wait blocks until the task exits and returns its result.
 func wait(t *testing.T, d *Driver, id string) *drivers.ExitResult {
 	t.Helper()
@@ -108,9 +117,7 @@ func TestDriver_RunFor(t *testing.T) {
 
 func TestDriver_ExitErrMsg(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := New(nil)
-		_, err := d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1s", "exit_err_msg": "boom"}))
-		must.NoError(t, err)
+		d := startWeb(t, map[string]any{"run_for": "1s", "exit_err_msg": "boom"})
 		res := wait(t, d, "a/web")
 		must.EqError(t, res.Err, "boom")
 		must.False(t, res.Successful())
@@ -119,9 +126,7 @@ func TestDriver_ExitErrMsg(t *testing.T) {
 
 func TestDriver_InspectWhileRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := New(nil)
-		_, err := d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1h"}))
-		must.NoError(t, err)
+		d := startWeb(t, map[string]any{"run_for": "1h"})
 		time.Sleep(time.Minute)
 		st, err := d.InspectTask("a/web")
 		must.NoError(t, err)
@@ -253,9 +258,7 @@ func TestDriver_StopTask(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				d := New(nil)
-				_, err := d.StartTask(newTaskConfig(t, "a/web", tc.conf))
-				must.NoError(t, err)
+				d := startWeb(t, tc.conf)
 				ch, err := d.WaitTask(context.Background(), "a/web")
 				must.NoError(t, err)
 
@@ -336,9 +339,7 @@ func TestDriver_StdoutRepeat_StopsWithTask(t *testing.T) {
 
 func TestDriver_SignalTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := New(nil)
-		_, err := d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1h"}))
-		must.NoError(t, err)
+		d := startWeb(t, map[string]any{"run_for": "1h"})
 
 		must.NoError(t, d.SignalTask("a/web", "SIGHUP"))
 		must.NoError(t, d.SignalTask("a/web", "USR1"))
@@ -357,9 +358,7 @@ func TestDriver_SignalTask(t *testing.T) {
 
 func TestDriver_SignalError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := New(nil)
-		_, err := d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1h", "signal_error": "no signals here"}))
-		must.NoError(t, err)
+		d := startWeb(t, map[string]any{"run_for": "1h", "signal_error": "no signals here"})
 		must.EqError(t, d.SignalTask("a/web", "SIGHUP"), "no signals here")
 		must.NoError(t, d.DestroyTask("a/web", true))
 	})
@@ -367,9 +366,7 @@ func TestDriver_SignalError(t *testing.T) {
 
 func TestDriver_WaitTask_ContextCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := New(nil)
-		_, err := d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1h"}))
-		must.NoError(t, err)
+		d := startWeb(t, map[string]any{"run_for": "1h"})
 
 		ctx, cancel := context.WithCancel(context.Background())
 		ch, err := d.WaitTask(ctx, "a/web")
@@ -387,9 +384,7 @@ func TestDriver_WaitTask_ContextCancel(t *testing.T) {
 
 func TestDriver_DestroyTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := New(nil)
-		_, err := d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1h"}))
-		must.NoError(t, err)
+		d := startWeb(t, map[string]any{"run_for": "1h"})
 		ch, err := d.WaitTask(context.Background(), "a/web")
 		must.NoError(t, err)
 
@@ -410,10 +405,8 @@ func TestDriver_DestroyTask(t *testing.T) {
 
 func TestDriver_DuplicateID(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := New(nil)
+		d := startWeb(t, map[string]any{"run_for": "1h"})
 		_, err := d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1h"}))
-		must.NoError(t, err)
-		_, err = d.StartTask(newTaskConfig(t, "a/web", map[string]any{"run_for": "1h"}))
 		must.ErrorContains(t, err, `task "a/web" already exists`)
 		must.NoError(t, d.DestroyTask("a/web", true))
 	})

@@ -249,7 +249,8 @@ func (t *task) recordSignal(name string) {
 	t.signals = append(t.signals, name)
 }
 
-func (t *task) status() *drivers.TaskStatus {
+// Status is the task's status as InspectTask reports it.
+func (t *task) Status() *drivers.TaskStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return &drivers.TaskStatus{

@@ -311,11 +311,7 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 }
 
 func (d *Driver) InspectTask(taskID string) (*drivers.TaskStatus, error) {
-	t, err := d.tasks.Get(taskID)
-	if err != nil {
-		return nil, err
-	}
-	return t.status(), nil
+	return drivers.StatusOf(&d.tasks, taskID)
 }
 
 // DestroyTask forgets the task and deletes its state directory; force

@@ -2,7 +2,6 @@ package rawexec
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/internal/drivertest"
 	"github.com/drover-io/drover/internal/beneath"
 	"github.com/drover-io/drover/internal/waitfor"
 )
@@ -82,13 +82,7 @@ func cleanupTask(t *testing.T, h *drivers.TaskHandle) {
 // waitResult waits for the task's exit result.
 func waitResult(t *testing.T, d *Driver, id string) *drivers.ExitResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
-	defer cancel()
-	ch, err := d.WaitTask(ctx, id)
-	must.NoError(t, err)
-	res, ok := <-ch
-	must.True(t, ok, must.Sprintf("task %s did not exit within %s", id, exitTimeout))
-	return res
+	return drivertest.WaitResult(t, d, id, exitTimeout)
 }
 
 // groupMembers returns the pids of the live processes in process group

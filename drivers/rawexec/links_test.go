@@ -9,6 +9,7 @@ import (
 	"github.com/shoenig/test/wait"
 
 	"github.com/drover-io/drover/internal/beneath"
+	"github.com/drover-io/drover/internal/beneath/beneathtest"
 	"github.com/drover-io/drover/internal/waitfor"
 )
 
@@ -16,38 +17,18 @@ import (
 // task of the allocation can write alloc/logs: links left there must not
 // lead the agent or the supervisor (both root) to write elsewhere.
 
-// hostDir is a directory standing for one of the machine's, with one
-// file in it.
-func hostDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	must.NoError(t, os.WriteFile(filepath.Join(dir, "sentinel"), []byte("host"), 0o640))
-	return dir
-}
-
-// hostUnchanged fails t unless dir holds its sentinel alone, unchanged.
-func hostUnchanged(t *testing.T, dir string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	must.NoError(t, err)
-	must.SliceLen(t, 1, entries, must.Sprintf("nothing may be made in %s", dir))
-	b, err := os.ReadFile(filepath.Join(dir, "sentinel"))
-	must.NoError(t, err)
-	must.Eq(t, "host", string(b))
-}
-
 func TestDriver_StateDirLinkedOut(t *testing.T) {
-	host := hostDir(t)
+	host := beneathtest.HostDir(t)
 	cfg := newShellTask(t, "echo hi")
 	must.NoError(t, os.Symlink(host, filepath.Join(cfg.TaskDir, supervisorDirName)))
 
 	_, err := newTestDriver(t).StartTask(cfg)
 	must.ErrorIs(t, err, beneath.ErrSymlink)
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 }
 
 func TestDriver_LogDirLinkedOut(t *testing.T) {
-	host := hostDir(t)
+	host := beneathtest.HostDir(t)
 	cfg := newShellTask(t, "echo hi")
 	logs := filepath.Dir(cfg.StdoutPath)
 	must.NoError(t, os.RemoveAll(logs))
@@ -56,13 +37,13 @@ func TestDriver_LogDirLinkedOut(t *testing.T) {
 	_, err := newTestDriver(t).StartTask(cfg)
 	must.ErrorIs(t, err, beneath.ErrSymlink)
 	must.ErrorContains(t, err, "stdout: create log directory")
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 }
 
 // TestDriver_LogFileLinkedOut: a link in place of the task's log file
 // gets replaced by the log file; the file it named is left alone.
 func TestDriver_LogFileLinkedOut(t *testing.T) {
-	host := hostDir(t)
+	host := beneathtest.HostDir(t)
 	cfg := newShellTask(t, "echo hi")
 	must.NoError(t, os.Symlink(filepath.Join(host, "sentinel"), cfg.StdoutPath+".0"))
 
@@ -70,7 +51,7 @@ func TestDriver_LogFileLinkedOut(t *testing.T) {
 	startTask(t, d, cfg)
 	must.Eq(t, 0, waitResult(t, d, cfg.ID).ExitCode)
 	must.Eq(t, "hi\n", readLog(t, cfg.StdoutPath))
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 }
 
 // TestDriver_StateDirSwappedWhileRunning: the task, which may write its
@@ -80,7 +61,7 @@ func TestDriver_LogFileLinkedOut(t *testing.T) {
 // where the state was, reports the task lost: nothing is written through
 // the link.
 func TestDriver_StateDirSwappedWhileRunning(t *testing.T) {
-	host := hostDir(t)
+	host := beneathtest.HostDir(t)
 	cfg := newShellTask(t, "")
 	cfg.Config["args"] = []any{"-c", `mv .supervisor .gone && mkdir .supervisor && ln -s "$HOST" .supervisor/alloc1%2Fweb && exit 3`}
 	cfg.Env["HOST"] = host
@@ -89,7 +70,7 @@ func TestDriver_StateDirSwappedWhileRunning(t *testing.T) {
 	startTask(t, d, cfg)
 	res := waitResult(t, d, cfg.ID)
 	must.ErrorIs(t, res.Err, beneath.ErrSymlink)
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 	// What the supervisor recorded is in the directory it was handed.
 	st, err := readStatePath(filepath.Join(cfg.TaskDir, ".gone", "alloc1%2Fweb"))
 	must.NoError(t, err)
@@ -101,7 +82,7 @@ func TestDriver_StateDirSwappedWhileRunning(t *testing.T) {
 // nothing through the link, and kills the task rather than leave it
 // running unsupervised.
 func TestDriver_RecoverAfterStateDirSwapped(t *testing.T) {
-	host := hostDir(t)
+	host := beneathtest.HostDir(t)
 	cfg := newShellTask(t, "")
 	cfg.Config["args"] = []any{"-c", `while [ ! -e go ]; do sleep 0.05; done; mv .supervisor .gone && mkdir .supervisor && ln -s "$HOST" .supervisor/alloc1%2Fweb && touch swapped && sleep 100`}
 	cfg.Env["HOST"] = host
@@ -119,7 +100,7 @@ func TestDriver_RecoverAfterStateDirSwapped(t *testing.T) {
 	must.NoError(t, h.GetDriverState(&ds))
 	err := newTestDriver(t).RecoverTask(h.Copy())
 	must.ErrorIs(t, err, beneath.ErrSymlink)
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 	waitfor.True(t, "the task and its supervisor gone", func() bool {
 		return len(groupMembers(ds.PGID)) == 0 && !isSupervisor(ds.SupervisorPID, ds.StateDir)
 	}, wait.Timeout(exitTimeout))

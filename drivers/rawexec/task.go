@@ -87,24 +87,13 @@ func (t *task) signal(sig syscall.Signal) error {
 	return nil
 }
 
-func (t *task) status() *drivers.TaskStatus {
+// Status is the task's status as InspectTask reports it.
+func (t *task) Status() *drivers.TaskStatus {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := &drivers.TaskStatus{
-		ID:          t.cfg.ID,
-		Name:        t.cfg.Name,
-		State:       drivers.TaskStateRunning,
-		StartedAt:   t.state.StartedAt,
-		CompletedAt: t.completedAt,
-		ExitResult:  t.result,
-		DriverAttributes: map[string]string{
-			"pid":            strconv.Itoa(t.state.PID),
-			"pgid":           strconv.Itoa(t.state.PGID),
-			"supervisor_pid": strconv.Itoa(t.state.SupervisorPID),
-		},
-	}
-	if t.result != nil {
-		s.State = drivers.TaskStateExited
-	}
-	return s
+	return drivers.RunStatus(t.cfg, t.state.StartedAt, t.completedAt, t.result, map[string]string{
+		"pid":            strconv.Itoa(t.state.PID),
+		"pgid":           strconv.Itoa(t.state.PGID),
+		"supervisor_pid": strconv.Itoa(t.state.SupervisorPID),
+	})
 }

@@ -7,6 +7,7 @@ package agentproc
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -71,6 +72,24 @@ func Binary(tb testing.TB) string {
 		tb.Fatal(err)
 	}
 	return path
+}
+
+// Main is the TestMain of a package whose tests run agents: it builds the
+// binary before any test starts, so that a build failure is reported once
+// and no test's timing includes it, runs the tests and removes the binary.
+// With -short it builds nothing: every such test skips itself.
+func Main(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	if _, err := Build(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	RemoveBinary()
+	os.Exit(code)
 }
 
 // RemoveBinary deletes the binary Build made, if any. A TestMain calls it

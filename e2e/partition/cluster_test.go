@@ -78,24 +78,6 @@ server {
 }
 `
 
-const clientConfig = `
-name      = %q
-data_dir  = %q
-bind_addr = %q
-
-client {
-  enabled             = true
-  servers             = [%s]
-  registration_secret = %q
-}
-
-plugin "raw_exec" {
-  config {
-    enabled = true
-  }
-}
-`
-
 // startCluster makes the network, starts the four agents and waits until
 // the servers agree on a leader and the client's node is ready. Every
 // process and namespace is removed when the test ends.
@@ -116,13 +98,13 @@ func startCluster(t *testing.T) *cluster {
 	}
 	var join []string
 	for _, s := range c.servers {
-		join = append(join, strconv.Quote(s.rpcAddr()))
+		join = append(join, s.rpcAddr())
 	}
 	for _, s := range c.servers {
-		c.start(t, s, dir, fmt.Sprintf(serverConfig, s.name, filepath.Join(dir, s.name, "data"), s.host.IP, key, strings.Join(join, ", ")))
+		c.start(t, s, dir, fmt.Sprintf(serverConfig, s.name, filepath.Join(dir, s.name, "data"), s.host.IP, key, agentproc.HCLStrings(join)))
 	}
 	c.client = &member{name: "c0", host: n.AddHost("c0", netip.MustParseAddr("198.18.0.20"))}
-	c.start(t, c.client, dir, fmt.Sprintf(clientConfig, "c0", filepath.Join(dir, "c0", "data"), c.client.host.IP, strings.Join(join, ", "), secret))
+	c.start(t, c.client, dir, agentproc.ClientConfig("c0", filepath.Join(dir, "c0", "data"), c.client.host.IP.String(), join, secret))
 
 	c.waitLeader(t)
 	c.waitClientReady(t)

@@ -61,7 +61,7 @@ func TestTaskRunner_ArtifactOnLoopbackRefused(t *testing.T) {
 		t.Run(source, func(t *testing.T) {
 			task := testTask("web", map[string]any{"run_for": "1s"})
 			task.Artifacts = []*structs.TaskArtifact{{GetterSource: source, RelativeDest: "../alloc/data"}}
-			h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) { c.Artifact = nil })
+			h := newBatchHarness(t, task, func(c *Config) { c.Artifact = nil })
 			_, ev := h.waitFailedDownload()
 			must.StrHasPrefix(t, "artifact 0 ("+source+"): download: connection to ", ev.DownloadError)
 			must.StrHasSuffix(t, " (loopback) refused by the client's policy (the client's artifact address_denylist)", ev.DownloadError)
@@ -126,7 +126,7 @@ func TestTaskRunner_ArtifactFailureAtAnInternalAddressTellsNothing(t *testing.T)
 	for _, addr := range []string{closedAddr, notHTTP.Addr().String()} {
 		task := testTask("web", map[string]any{"run_for": "1s"})
 		task.Artifacts = []*structs.TaskArtifact{{GetterSource: "http://" + addr + "/x.bin"}}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) {
+		h := newBatchHarness(t, task, func(c *Config) {
 			c.Logger = hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})
 		})
 		_, ev := h.waitFailedDownload()

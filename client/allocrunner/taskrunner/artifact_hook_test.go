@@ -21,6 +21,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
@@ -343,10 +344,10 @@ func TestTaskRunner_ArtifactFailureFailsTask(t *testing.T) {
 	srv, _ := artifactServer(t, map[string][]byte{})
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/missing.bin"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h := newBatchHarness(t, task)
 	ts, ev := h.waitFailedDownload()
 	must.StrContains(t, ev.DownloadError, "404")
-	must.NotNil(t, lastEvent(ts, structs.TaskDownloadingArtifacts))
+	must.NotNil(t, tasktest.LastEvent(ts, structs.TaskDownloadingArtifacts))
 }
 
 // waitFailedDownload runs the task and waits for it to fail before it
@@ -358,7 +359,7 @@ func (h *harness) waitFailedDownload() (*structs.TaskState, *structs.TaskEvent) 
 	ts := h.waitDead()
 	must.True(h.t, ts.Failed)
 	must.True(h.t, ts.StartedAt.IsZero())
-	ev := lastEvent(ts, structs.TaskArtifactDownloadFailed)
+	ev := tasktest.LastEvent(ts, structs.TaskArtifactDownloadFailed)
 	must.NotNil(h.t, ev, must.Sprintf("events: %v", ts.Events))
 	return ts, ev
 }
@@ -374,7 +375,7 @@ func TestTaskRunner_ArtifactsFetchedOnce(t *testing.T) {
 	task := testTask("web", map[string]any{"run_for": "1ms", "exit_code": 1})
 	task.RestartPolicy = &structs.RestartPolicy{Attempts: 2, Interval: time.Hour, Delay: 0, Mode: structs.RestartPolicyModeFail}
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/payload.txt"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h := newBatchHarness(t, task)
 	h.run()
 	ts := h.waitDead()
 	must.Eq(t, uint64(2), ts.Restarts)
@@ -382,42 +383,39 @@ func TestTaskRunner_ArtifactsFetchedOnce(t *testing.T) {
 	must.Eq(t, "payload", readFile(t, filepath.Join(h.taskDir.LocalDir, "payload.txt")))
 }
 
-func TestTaskRunner_KillCutsSlowDownload(t *testing.T) {
+// runningSlowDownload runs a task whose one artifact's server never
+// answers, and returns once the download has begun.
+func runningSlowDownload(t *testing.T) *harness {
+	t.Helper()
 	arrived := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(arrived)
 		<-r.Context().Done()
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/huge.bin"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+	h := newBatchHarness(t, task)
 	h.run()
 	<-arrived
+	return h
+}
+
+func TestTaskRunner_KillCutsSlowDownload(t *testing.T) {
+	h := runningSlowDownload(t)
 	h.kill(nil)
 	ts := h.tr.TaskState()
 	must.Eq(t, structs.TaskStateDead, ts.State)
 	must.False(t, ts.Failed)
 	must.True(t, ts.StartedAt.IsZero())
-	must.Nil(t, lastEvent(ts, structs.TaskArtifactDownloadFailed))
+	must.Nil(t, tasktest.LastEvent(ts, structs.TaskArtifactDownloadFailed))
 }
 
 // The agent stopping cuts a download short too, and leaves the task to the
 // next agent: not started, not dead.
 func TestTaskRunner_ShutdownCutsSlowDownload(t *testing.T) {
-	arrived := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(arrived)
-		<-r.Context().Done()
-	}))
-	defer srv.Close()
-
-	task := testTask("web", map[string]any{"run_for": "1s"})
-	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/huge.bin"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
-	h.run()
-	<-arrived
+	h := runningSlowDownload(t)
 	h.tr.Shutdown()
 	ts := h.tr.TaskState()
 	must.NotEq(t, structs.TaskStateDead, ts.State)

@@ -149,7 +149,7 @@ func TestTaskRunner_DecompressionBombFailsTheTask(t *testing.T) {
 	})
 	task := testTask("web", map[string]any{"run_for": "1s"})
 	task.Artifacts = []*structs.TaskArtifact{{GetterSource: srv.URL + "/bomb.tar.gz"}}
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) {
+	h := newBatchHarness(t, task, func(c *Config) {
 		c.Artifact = &ArtifactConfig{DecompressionSizeLimit: 1_000_000, DecompressionFileCountLimit: 10, Addresses: loopbackAllowed(t)}
 	})
 	_, ev := h.waitFailedDownload()
@@ -160,7 +160,7 @@ func TestTaskRunner_DecompressionBombFailsTheTask(t *testing.T) {
 
 func TestTaskRunner_DefaultArtifactLimits(t *testing.T) {
 	task := testTask("web", nil)
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, task), func(c *Config) { c.Artifact = nil })
+	h := newBatchHarness(t, task, func(c *Config) { c.Artifact = nil })
 	var hook *artifactHook
 	for _, ph := range h.tr.prestartHooks {
 		if a, ok := ph.(*artifactHook); ok {

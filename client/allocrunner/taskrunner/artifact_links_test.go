@@ -14,6 +14,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/internal/beneath"
+	"github.com/drover-io/drover/internal/beneath/beneathtest"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -60,7 +61,7 @@ func TestFetchArtifact_ReplacesWhatTheTaskLeft(t *testing.T) {
 	}
 	for name, plantAt := range plantings {
 		t.Run(name, func(t *testing.T) {
-			host := hostSentinel(t)
+			host := beneathtest.HostDir(t)
 			td := newTaskDirEnv(t)
 			dest := filepath.Join(td.dir.LocalDir, "run.sh")
 			plantAt(t, dest, host)
@@ -71,7 +72,7 @@ func TestFetchArtifact_ReplacesWhatTheTaskLeft(t *testing.T) {
 			must.NoError(t, err)
 			must.True(t, fi.Mode().IsRegular(), must.Sprintf("%s is a regular file now, not %s", dest, fi.Mode()))
 			must.Eq(t, "artifact", readFile(t, dest))
-			hostUnchanged(t, host)
+			beneathtest.Unchanged(t, host)
 		})
 	}
 }
@@ -81,7 +82,7 @@ func TestFetchArtifact_ReplacesWhatTheTaskLeft(t *testing.T) {
 // download may land there, not even for a moment: the server looks for
 // it there while it sends the body.
 func TestFetchArtifact_TaskDirLinkedOut(t *testing.T) {
-	host := hostSentinel(t)
+	host := beneathtest.HostDir(t)
 	seen := make(chan []string, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("first half "))
@@ -104,7 +105,7 @@ func TestFetchArtifact_TaskDirLinkedOut(t *testing.T) {
 		t.Fatal("the server never served the artifact")
 	}
 	must.ErrorIs(t, err, beneath.ErrSymlink)
-	hostUnchanged(t, host)
+	beneathtest.Unchanged(t, host)
 }
 
 // waitForNewEntry returns the names in dir once it holds more than its
@@ -145,25 +146,4 @@ func newTaskDirEnv(t *testing.T) *taskDirEnv {
 	td := artifactTaskDir(t)
 	task := testTask("web", nil)
 	return &taskDirEnv{dir: td, env: buildTaskEnv(testAlloc(structs.JobTypeBatch, task), task, td, nil)}
-}
-
-// hostSentinel is a directory standing for one of the machine's, holding
-// one file.
-func hostSentinel(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	must.NoError(t, os.WriteFile(filepath.Join(dir, "sentinel"), []byte("host"), 0o640))
-	return dir
-}
-
-// hostUnchanged fails t unless dir holds its sentinel alone, as it was.
-func hostUnchanged(t *testing.T, dir string) {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	must.NoError(t, err)
-	must.SliceLen(t, 1, entries, must.Sprintf("nothing may be made in %s", dir))
-	must.Eq(t, "host", readFile(t, filepath.Join(dir, "sentinel")))
-	fi, err := os.Stat(filepath.Join(dir, "sentinel"))
-	must.NoError(t, err)
-	must.Eq(t, os.FileMode(0o640), fi.Mode())
 }

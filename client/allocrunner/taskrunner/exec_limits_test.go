@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -30,10 +31,10 @@ func TestTaskRunner_ExecLimitsAfterInterpolation(t *testing.T) {
 	ts := h.waitDead()
 	must.True(t, ts.Failed)
 	must.True(t, ts.StartedAt.IsZero())
-	ev := lastEvent(ts, structs.TaskSetupFailure)
+	ev := tasktest.LastEvent(ts, structs.TaskSetupFailure)
 	must.NotNil(t, ev, must.Sprintf("events: %v", ts.Events))
 	must.True(t, ev.FailsTask)
 	must.StrHasPrefix(t, "once interpolated, the task's arguments and environment are more than Linux starts a program with: arguments and environment take ", ev.SetupError)
 	must.StrContains(t, ev.SetupError, `more than 2093056 (Linux's ARG_MAX of 2 MiB less 4 KiB for the program's path); the largest: env "NOMAD_META_BIG" (102424 bytes), env "COPY00" (102416 bytes), env "COPY01" (102416 bytes)`)
-	must.Nil(t, lastEvent(ts, structs.TaskStarted))
+	must.Nil(t, tasktest.LastEvent(ts, structs.TaskStarted))
 }

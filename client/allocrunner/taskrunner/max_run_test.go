@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -26,8 +27,8 @@ func mustKilledForOwnLimit(t *testing.T, ts *structs.TaskState, want time.Time) 
 	must.True(t, ts.MaxRunExceeded)
 	must.False(t, ts.Failed, must.Sprint("a timeout is not a failure of the task"))
 	must.Eq(t, want, ts.FinishedAt)
-	killing := lastEvent(ts, structs.TaskKilling)
-	must.NotNil(t, killing, must.Sprintf("no Killing event: %v", eventTypes(ts)))
+	killing := tasktest.LastEvent(ts, structs.TaskKilling)
+	must.NotNil(t, killing, must.Sprintf("no Killing event: %v", tasktest.EventTypes(ts)))
 	must.Eq(t, structs.TaskTimeoutReasonMaxRunDuration, killing.DisplayMessage)
 	must.Eq(t, structs.TaskTimeoutReasonMaxRunDuration, killing.KillReason)
 }
@@ -50,7 +51,7 @@ func TestTaskRunner_MaxRunKillsAtItsDeadline(t *testing.T) {
 		ts = h.waitDead()
 		mustKilledForOwnLimit(t, ts, start.Add(10*time.Second))
 		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted,
-			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(ts))
+			structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(ts))
 	})
 }
 
@@ -59,7 +60,7 @@ func TestTaskRunner_MaxRunCountsFromTheStartGate(t *testing.T) {
 		// The task waits 5s for its turn in the lifecycle; that does not
 		// count.
 		gate := make(chan struct{})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second)), withGate(gate))
+		h := newBatchHarness(t, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second), withGate(gate))
 		h.tr = h.newRunner(withGate(gate))
 		start := time.Now()
 		h.run()
@@ -82,7 +83,7 @@ func TestTaskRunner_MaxRunSlowStartNeverRuns(t *testing.T) {
 		ts := h.waitDead()
 		mustKilledForOwnLimit(t, ts, start.Add(10*time.Second))
 		must.True(t, ts.StartedAt.IsZero())
-		must.Eq(t, 0, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(ts, structs.TaskStarted))
 	})
 }
 
@@ -91,7 +92,7 @@ func TestTaskRunner_MaxRunRestartsDoNotReset(t *testing.T) {
 		// Runs of 3s that fail, restarted after 1s: 0-3s, 4-7s, 8-11s.
 		task := limitedTask(map[string]any{"run_for": "3s", "exit_code": 1}, 10*time.Second)
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 5, Interval: time.Hour, Delay: time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		ts := h.waitDead()
@@ -148,7 +149,7 @@ func TestTaskRunner_MaxRunAcrossAgentRestarts(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := newHarness(t, testAlloc(structs.JobTypeBatch, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second)))
+				h := newBatchHarness(t, limitedTask(map[string]any{"run_for": "1h"}, 10*time.Second))
 				start := time.Now()
 				h.run()
 				time.Sleep(4 * time.Second)
@@ -161,7 +162,7 @@ func TestTaskRunner_MaxRunAcrossAgentRestarts(t *testing.T) {
 				ts := h.waitDead()
 				mustKilledForOwnLimit(t, ts, start.Add(tc.wantDead))
 				must.Eq(t, start, ts.RunnerStartedAt, must.Sprint("the anchor survives the restart"))
-				must.Eq(t, 1, countEvents(ts, structs.TaskStarted), must.Sprint("re-attached, not started again"))
+				must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted), must.Sprint("re-attached, not started again"))
 			})
 		})
 	}
@@ -179,8 +180,8 @@ func TestTaskRunner_MaxRunAfterAnotherKill(t *testing.T) {
 		h.kill(NewKillingEvent("stopped by the servers"))
 		ts := h.tr.TaskState()
 		must.False(t, ts.MaxRunExceeded)
-		must.Eq(t, 1, countEvents(ts, structs.TaskKilling))
-		must.Eq(t, "stopped by the servers", lastEvent(ts, structs.TaskKilling).DisplayMessage)
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskKilling))
+		must.Eq(t, "stopped by the servers", tasktest.LastEvent(ts, structs.TaskKilling).DisplayMessage)
 	})
 }
 

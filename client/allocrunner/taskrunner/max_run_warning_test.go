@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -32,8 +33,8 @@ func (h *harness) signals() []string {
 func mustWarnedAt(t *testing.T, ts *structs.TaskState, signal, reason string, want time.Time) {
 	t.Helper()
 	must.Eq(t, want, ts.MaxRunWarnedAt)
-	must.Eq(t, 1, countEvents(ts, structs.TaskSignaling))
-	ev := lastEvent(ts, structs.TaskSignaling)
+	must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskSignaling))
+	ev := tasktest.LastEvent(ts, structs.TaskSignaling)
 	must.Eq(t, want.UnixNano(), ev.Time)
 	must.Eq(t, signal, ev.TaskSignal)
 	must.Eq(t, reason, ev.TaskSignalReason)
@@ -162,7 +163,7 @@ func TestTaskRunner_MaxRunWarningAcrossAgentRestarts(t *testing.T) {
 					ts := h.waitDead()
 					mustKilledForOwnLimit(t, ts, start.Add(tc.back))
 					must.True(t, ts.MaxRunWarnedAt.IsZero())
-					must.Eq(t, 0, countEvents(ts, structs.TaskSignaling))
+					must.Eq(t, 0, tasktest.CountEvents(ts, structs.TaskSignaling))
 					return
 				}
 				must.Eq(t, []string{"SIGUSR1"}, h.signals(), must.Sprint("the warning goes once"))
@@ -204,7 +205,7 @@ func TestTaskRunner_MaxRunWarningNotToADeadTask(t *testing.T) {
 		ts := h.waitDead()
 		time.Sleep(time.Minute)
 		must.True(t, ts.MaxRunWarnedAt.IsZero())
-		must.Eq(t, 0, countEvents(h.tr.TaskState(), structs.TaskSignaling))
+		must.Eq(t, 0, tasktest.CountEvents(h.tr.TaskState(), structs.TaskSignaling))
 		must.False(t, h.tr.TaskState().MaxRunExceeded)
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/structs"
@@ -31,7 +32,7 @@ func (h *harness) replaceDriver() {
 func TestTaskRunner_RestoreReattachesRunningTask(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1m", "exit_code": 3})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		time.Sleep(10 * time.Second)
@@ -43,13 +44,13 @@ func TestTaskRunner_RestoreReattachesRunningTask(t *testing.T) {
 		synctest.Wait()
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStateRunning, ts.State)
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
 		must.Eq(t, taskID, h.tr.currentHandle().Config.ID)
 
 		ts = h.waitDead()
 		must.Eq(t, time.Minute, time.Since(start), must.Sprint("the task ran once, for its run_for"))
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
-		must.Eq(t, 3, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 3, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.True(t, ts.Failed)
 	})
 }
@@ -57,7 +58,7 @@ func TestTaskRunner_RestoreReattachesRunningTask(t *testing.T) {
 func TestTaskRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "30s", "exit_code": 4})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		time.Sleep(10 * time.Second)
@@ -70,9 +71,9 @@ func TestTaskRunner_RestoreTaskThatExitedWhileAgentWasDown(t *testing.T) {
 		must.NoError(t, h.tr.Restore())
 		h.run()
 		ts := h.waitDead()
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
-		must.Eq(t, 4, lastEvent(ts, structs.TaskTerminated).ExitCode)
-		must.MapNotContainsKey(t, lastEvent(ts, structs.TaskTerminated).Details, "exit_message")
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 4, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.MapNotContainsKey(t, tasktest.LastEvent(ts, structs.TaskTerminated).Details, "exit_message")
 		must.True(t, ts.Failed)
 		must.Eq(t, start.Add(30*time.Second), ts.FinishedAt,
 			must.Sprint("the task finished when it exited, not when the restarted agent learnt of it"))
@@ -83,7 +84,7 @@ func TestTaskRunner_RestoreUnrecoverableTaskAppliesRestartPolicy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1h"})
 		task.RestartPolicy.Attempts = 1
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		time.Sleep(10 * time.Second)
 		h.tr.Shutdown()
@@ -99,15 +100,15 @@ func TestTaskRunner_RestoreUnrecoverableTaskAppliesRestartPolicy(t *testing.T) {
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStateRunning, ts.State)
 		must.Eq(t, uint64(1), ts.Restarts)
-		must.StrContains(t, lastEvent(ts, structs.TaskTerminated).Message, "could not be re-attached")
-		must.Eq(t, 2, countEvents(ts, structs.TaskStarted))
+		must.StrContains(t, tasktest.LastEvent(ts, structs.TaskTerminated).Message, "could not be re-attached")
+		must.Eq(t, 2, tasktest.CountEvents(ts, structs.TaskStarted))
 		h.kill(nil)
 	})
 }
 
 func TestTaskRunner_RestoreDeadTaskDoesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1s"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1s"}))
 		h.run()
 		before := h.waitDead()
 
@@ -116,7 +117,7 @@ func TestTaskRunner_RestoreDeadTaskDoesNothing(t *testing.T) {
 		h.run()
 		after := h.waitDead()
 		must.Eq(t, before.Events, after.Events)
-		must.Eq(t, 1, countEvents(after, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(after, structs.TaskStarted))
 	})
 }
 
@@ -124,7 +125,7 @@ func TestTaskRunner_RestoreKeepsRestartCount(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 2, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		// Run 1 fails at 1s; run 2 starts at 11s and fails at 12s.
 		time.Sleep(15 * time.Second)

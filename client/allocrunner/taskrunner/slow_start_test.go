@@ -8,6 +8,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/structs"
@@ -39,7 +40,7 @@ func (d *pullingDriver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle,
 func (d *pullingDriver) AbortStart(string) { close(d.abort) }
 
 func pullingHarness(t *testing.T) (*harness, *pullingDriver) {
-	h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+	h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 	d := newPullingDriver()
 	h.catalog = drivers.NewCatalog(d)
 	h.tr = h.newRunner()
@@ -53,7 +54,7 @@ func TestTaskRunner_DriverEvents(t *testing.T) {
 		h, d := pullingHarness(t)
 		h.run()
 		synctest.Wait()
-		ev := lastEvent(h.tr.TaskState(), structs.TaskDriverMessage)
+		ev := tasktest.LastEvent(h.tr.TaskState(), structs.TaskDriverMessage)
 		must.NotNil(t, ev)
 		must.Eq(t, "Downloading image example", ev.DisplayMessage)
 		must.Eq(t, "Downloading image example", ev.DriverMessage)
@@ -79,8 +80,8 @@ func TestTaskRunner_ShutdownAbortsSlowStart(t *testing.T) {
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStatePending, ts.State)
 		must.False(t, ts.Failed)
-		must.Eq(t, 0, countEvents(ts, structs.TaskDriverFailure))
-		must.Eq(t, 0, countEvents(ts, structs.TaskNotRestarting))
+		must.Eq(t, 0, tasktest.CountEvents(ts, structs.TaskDriverFailure))
+		must.Eq(t, 0, tasktest.CountEvents(ts, structs.TaskNotRestarting))
 		local, _, err := h.db.GetTaskRunnerState(h.alloc.ID, "web")
 		must.NoError(t, err)
 		must.Nil(t, local.TaskHandle)

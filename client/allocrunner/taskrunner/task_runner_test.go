@@ -11,6 +11,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/structs"
@@ -19,15 +20,15 @@ import (
 func TestTaskRunner_BatchTaskCompletes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "10s", "stdout_string": "hello\n"})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		ts := h.waitDead()
 
 		must.Eq(t, 10*time.Second, time.Since(start))
 		must.False(t, ts.Failed)
-		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskTerminated}, eventTypes(ts))
-		must.Eq(t, 0, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted, structs.TaskTerminated}, tasktest.EventTypes(ts))
+		must.Eq(t, 0, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 		must.True(t, ts.StartedAt.Equal(start))
 		must.True(t, ts.FinishedAt.Equal(start.Add(10*time.Second)))
 
@@ -98,7 +99,7 @@ func TestTaskRunner_RestartPolicyModeFail(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 2})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 2, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		start := time.Now()
 		h.run()
 		ts := h.waitDead()
@@ -112,13 +113,13 @@ func TestTaskRunner_RestartPolicyModeFail(t *testing.T) {
 			structs.TaskTerminated, structs.TaskRestarting,
 			structs.TaskSetup, structs.TaskStarted, structs.TaskTerminated, structs.TaskRestarting,
 			structs.TaskSetup, structs.TaskStarted, structs.TaskTerminated, structs.TaskNotRestarting,
-		}, eventTypes(ts))
-		must.Eq(t, 10*time.Second, time.Duration(lastEvent(ts, structs.TaskRestarting).StartDelay))
-		nr := lastEvent(ts, structs.TaskNotRestarting)
+		}, tasktest.EventTypes(ts))
+		must.Eq(t, 10*time.Second, time.Duration(tasktest.LastEvent(ts, structs.TaskRestarting).StartDelay))
+		nr := tasktest.LastEvent(ts, structs.TaskNotRestarting)
 		must.NotNil(t, nr)
 		must.True(t, nr.FailsTask)
 		must.Eq(t, structs.TaskNotRestarting, ts.Events[len(ts.Events)-1].Type)
-		must.Eq(t, 2, lastEvent(ts, structs.TaskTerminated).ExitCode)
+		must.Eq(t, 2, tasktest.LastEvent(ts, structs.TaskTerminated).ExitCode)
 	})
 }
 
@@ -130,7 +131,7 @@ func TestTaskRunner_ServiceTaskExitingZeroIsRestarted(t *testing.T) {
 		h.run()
 		ts := h.waitDead()
 		must.Eq(t, uint64(1), ts.Restarts)
-		must.Eq(t, 2, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 2, tasktest.CountEvents(ts, structs.TaskStarted))
 		must.True(t, ts.Failed)
 	})
 }
@@ -139,7 +140,7 @@ func TestTaskRunner_RestartPolicyModeDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 1, Interval: time.Minute, Delay: 5 * time.Second, Mode: structs.RestartPolicyModeDelay}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 
 		// Run 1 ends at 1s (restart after 5s); run 2 ends at 7s, over the
@@ -148,13 +149,13 @@ func TestTaskRunner_RestartPolicyModeDelay(t *testing.T) {
 		time.Sleep(60 * time.Second)
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStatePending, ts.State)
-		must.Eq(t, 2, countEvents(ts, structs.TaskStarted))
-		must.Eq(t, 54*time.Second, time.Duration(lastEvent(ts, structs.TaskRestarting).StartDelay))
+		must.Eq(t, 2, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 54*time.Second, time.Duration(tasktest.LastEvent(ts, structs.TaskRestarting).StartDelay))
 
 		time.Sleep(1500 * time.Millisecond)
 		ts = h.tr.TaskState()
 		must.Eq(t, structs.TaskStateRunning, ts.State)
-		must.Eq(t, 3, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 3, tasktest.CountEvents(ts, structs.TaskStarted))
 		must.False(t, ts.Failed)
 		h.kill(nil)
 		must.False(t, h.tr.TaskState().Failed)
@@ -176,7 +177,7 @@ func TestTaskRunner_KillTimeoutEscalation(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				task := testTask("web", map[string]any{"run_for": "1h", "kill_after": c.killAfter})
 				task.KillSignal = "SIGTERM"
-				h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+				h := newBatchHarness(t, task)
 				h.run()
 				synctest.Wait()
 				must.Eq(t, structs.TaskStateRunning, h.tr.TaskState().State)
@@ -190,10 +191,10 @@ func TestTaskRunner_KillTimeoutEscalation(t *testing.T) {
 				must.Eq(t, structs.TaskStateDead, ts.State)
 				must.False(t, ts.Failed)
 				must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted,
-					structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(ts))
-				must.Eq(t, 5*time.Second, lastEvent(ts, structs.TaskKilling).KillTimeout)
-				must.Eq(t, int(c.wantSignal), lastEvent(ts, structs.TaskTerminated).Signal)
-				must.Eq(t, "", lastEvent(ts, structs.TaskKilled).KillError)
+					structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(ts))
+				must.Eq(t, 5*time.Second, tasktest.LastEvent(ts, structs.TaskKilling).KillTimeout)
+				must.Eq(t, int(c.wantSignal), tasktest.LastEvent(ts, structs.TaskTerminated).Signal)
+				must.Eq(t, "", tasktest.LastEvent(ts, structs.TaskKilled).KillError)
 				// The driver has released the run.
 				_, err := h.driver.InspectTask(taskID)
 				must.Error(t, err)
@@ -204,15 +205,15 @@ func TestTaskRunner_KillTimeoutEscalation(t *testing.T) {
 
 func TestTaskRunner_KillWithReason(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		h.run()
 		synctest.Wait()
 		h.kill(NewKillingEvent(structs.AllocTimeoutReasonMaxRunDuration))
 		ts := h.tr.TaskState()
-		killing := lastEvent(ts, structs.TaskKilling)
+		killing := tasktest.LastEvent(ts, structs.TaskKilling)
 		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, killing.DisplayMessage)
 		must.Eq(t, 5*time.Second, killing.KillTimeout)
-		must.Eq(t, 1, countEvents(ts, structs.TaskKilling))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskKilling))
 
 		// A second kill of a dead task changes nothing.
 		h.kill(NewLeaderDeadEvent())
@@ -222,19 +223,19 @@ func TestTaskRunner_KillWithReason(t *testing.T) {
 
 func TestTaskRunner_KillEventOtherThanKilling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		h.run()
 		synctest.Wait()
 		h.kill(NewLeaderDeadEvent())
 		ts := h.tr.TaskState()
 		must.Eq(t, []string{structs.TaskReceived, structs.TaskSetup, structs.TaskStarted,
-			structs.TaskLeaderDead, structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, eventTypes(ts))
+			structs.TaskLeaderDead, structs.TaskKilling, structs.TaskTerminated, structs.TaskKilled}, tasktest.EventTypes(ts))
 	})
 }
 
 func TestTaskRunner_KillCancelsSlowStart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h", "start_block_for": "10m"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h", "start_block_for": "10m"}))
 		h.run()
 		time.Sleep(time.Minute)
 		must.Eq(t, structs.TaskStatePending, h.tr.TaskState().State)
@@ -246,8 +247,8 @@ func TestTaskRunner_KillCancelsSlowStart(t *testing.T) {
 		must.Eq(t, structs.TaskStateDead, ts.State)
 		must.True(t, ts.StartedAt.IsZero())
 		must.False(t, ts.Failed)
-		must.Eq(t, 0, countEvents(ts, structs.TaskStarted))
-		must.Eq(t, 0, countEvents(ts, structs.TaskDriverFailure))
+		must.Eq(t, 0, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(ts, structs.TaskDriverFailure))
 	})
 }
 
@@ -255,7 +256,7 @@ func TestTaskRunner_KillDuringRestartDelay(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 3, Interval: time.Hour, Delay: time.Minute, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		time.Sleep(10 * time.Second)
 		must.Eq(t, structs.TaskStatePending, h.tr.TaskState().State)
@@ -266,48 +267,48 @@ func TestTaskRunner_KillDuringRestartDelay(t *testing.T) {
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStateDead, ts.State)
 		must.False(t, ts.Failed)
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
 		must.Eq(t, structs.TaskKilled, ts.Events[len(ts.Events)-1].Type)
 
 		// Long after the delay, nothing has started again.
 		time.Sleep(time.Hour)
-		must.Eq(t, 1, countEvents(h.tr.TaskState(), structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(h.tr.TaskState(), structs.TaskStarted))
 	})
 }
 
 func TestTaskRunner_KillBeforeStartGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1s"})), withGate(gate))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1s"}), withGate(gate))
 		h.run()
 		time.Sleep(time.Hour)
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStatePending, ts.State)
-		must.Eq(t, []string{structs.TaskReceived}, eventTypes(ts))
+		must.Eq(t, []string{structs.TaskReceived}, tasktest.EventTypes(ts))
 
 		h.kill(NewKillingEvent("stopped early"))
 		ts = h.tr.TaskState()
 		must.Eq(t, structs.TaskStateDead, ts.State)
 		must.True(t, ts.StartedAt.IsZero())
-		must.Eq(t, []string{structs.TaskReceived, structs.TaskKilling}, eventTypes(ts))
+		must.Eq(t, []string{structs.TaskReceived, structs.TaskKilling}, tasktest.EventTypes(ts))
 
 		close(gate)
 		synctest.Wait()
-		must.Eq(t, 0, countEvents(h.tr.TaskState(), structs.TaskStarted))
+		must.Eq(t, 0, tasktest.CountEvents(h.tr.TaskState(), structs.TaskStarted))
 	})
 }
 
 func TestTaskRunner_StartGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1s"})), withGate(gate))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1s"}), withGate(gate))
 		h.run()
 		time.Sleep(time.Minute)
 		must.Eq(t, structs.TaskStatePending, h.tr.TaskState().State)
 		close(gate)
 		ts := h.waitDead()
 		must.False(t, ts.Failed)
-		must.Eq(t, 1, countEvents(ts, structs.TaskStarted))
+		must.Eq(t, 1, tasktest.CountEvents(ts, structs.TaskStarted))
 	})
 }
 
@@ -337,7 +338,7 @@ func TestTaskRunner_ShutdownDelay(t *testing.T) {
 				start := time.Now()
 				h.kill(nil)
 				must.Eq(t, c.wantTook, time.Since(start))
-				must.NotNil(t, lastEvent(h.tr.TaskState(), c.wantEvent))
+				must.NotNil(t, tasktest.LastEvent(h.tr.TaskState(), c.wantEvent))
 			})
 		})
 	}
@@ -383,13 +384,13 @@ func TestTaskRunner_StartErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				h := newHarness(t, testAlloc(structs.JobTypeBatch, c.task))
+				h := newBatchHarness(t, c.task)
 				h.run()
 				ts := h.waitDead()
 				must.True(t, ts.Failed)
 				must.True(t, ts.StartedAt.IsZero())
 				must.Eq(t, uint64(c.wantRuns), ts.Restarts)
-				must.NotNil(t, lastEvent(ts, c.wantEvent))
+				must.NotNil(t, tasktest.LastEvent(ts, c.wantEvent))
 				must.Eq(t, structs.TaskNotRestarting, ts.Events[len(ts.Events)-1].Type)
 			})
 		})
@@ -398,7 +399,7 @@ func TestTaskRunner_StartErrors(t *testing.T) {
 
 func TestTaskRunner_Restart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		h.run()
 		synctest.Wait()
 		first := h.tr.currentHandle().Config.ID
@@ -408,8 +409,8 @@ func TestTaskRunner_Restart(t *testing.T) {
 		ts := h.tr.TaskState()
 		must.Eq(t, structs.TaskStateRunning, ts.State)
 		must.Eq(t, uint64(1), ts.Restarts)
-		must.Eq(t, 2, countEvents(ts, structs.TaskStarted))
-		must.Eq(t, "operator asked", lastEvent(ts, structs.TaskRestartSignal).RestartReason)
+		must.Eq(t, 2, tasktest.CountEvents(ts, structs.TaskStarted))
+		must.Eq(t, "operator asked", tasktest.LastEvent(ts, structs.TaskRestartSignal).RestartReason)
 		must.NotEq(t, first, h.tr.currentHandle().Config.ID)
 
 		h.kill(nil)
@@ -419,7 +420,7 @@ func TestTaskRunner_Restart(t *testing.T) {
 
 func TestTaskRunner_Signal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, testTask("web", map[string]any{"run_for": "1h"})))
+		h := newBatchHarness(t, testTask("web", map[string]any{"run_for": "1h"}))
 		must.ErrorIs(t, h.tr.Signal("SIGHUP", "reload"), ErrTaskNotRunning)
 		h.run()
 		synctest.Wait()
@@ -428,7 +429,7 @@ func TestTaskRunner_Signal(t *testing.T) {
 		got, err := h.driver.ReceivedSignals(h.tr.currentHandle().Config.ID)
 		must.NoError(t, err)
 		must.Eq(t, []string{"SIGHUP"}, got)
-		ev := lastEvent(h.tr.TaskState(), structs.TaskSignaling)
+		ev := tasktest.LastEvent(h.tr.TaskState(), structs.TaskSignaling)
 		must.Eq(t, "SIGHUP", ev.TaskSignal)
 		must.Eq(t, "reload", ev.TaskSignalReason)
 		h.kill(nil)
@@ -439,7 +440,7 @@ func TestTaskRunner_KeepsLastTenEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := testTask("web", map[string]any{"run_for": "1s", "exit_code": 1})
 		task.RestartPolicy = &structs.RestartPolicy{Attempts: 5, Interval: time.Hour, Delay: time.Second, Mode: structs.RestartPolicyModeFail}
-		h := newHarness(t, testAlloc(structs.JobTypeBatch, task))
+		h := newBatchHarness(t, task)
 		h.run()
 		ts := h.waitDead()
 		must.Len(t, maxTaskEvents, ts.Events)

@@ -10,6 +10,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/internal/tasktest"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
@@ -19,17 +20,7 @@ import (
 // testTask is a mock task with the given config, no restarts, and a 5s
 // kill_timeout.
 func testTask(name string, config map[string]any) *structs.Task {
-	return &structs.Task{
-		Name:        name,
-		Driver:      mock.DriverName,
-		Config:      config,
-		KillTimeout: 5 * time.Second,
-		Resources:   &structs.Resources{CPU: 100, MemoryMB: 64},
-		LogConfig:   structs.DefaultLogConfig(),
-		RestartPolicy: &structs.RestartPolicy{
-			Attempts: 0, Interval: time.Hour, Delay: 10 * time.Second, Mode: structs.RestartPolicyModeFail,
-		},
-	}
+	return tasktest.Task(name, mock.DriverName, config)
 }
 
 func testAlloc(jobType string, tasks ...*structs.Task) *structs.Allocation {
@@ -129,6 +120,12 @@ func newHarness(t *testing.T, alloc *structs.Allocation, opts ...harnessOpt) *ha
 	return h
 }
 
+// newBatchHarness is newHarness for a batch job of the one task.
+func newBatchHarness(t *testing.T, task *structs.Task, opts ...harnessOpt) *harness {
+	t.Helper()
+	return newHarness(t, testAlloc(structs.JobTypeBatch, task), opts...)
+}
+
 // newRunner makes a task runner over the harness's driver and state DB:
 // the first one, or the one an agent restart brings.
 func (h *harness) newRunner(opts ...harnessOpt) *TaskRunner {
@@ -172,33 +169,4 @@ func (h *harness) waitDead() *structs.TaskState {
 func (h *harness) kill(ev *structs.TaskEvent) {
 	h.t.Helper()
 	must.NoError(h.t, h.tr.Kill(context.Background(), ev))
-}
-
-// eventTypes lists the task's event types in order.
-func eventTypes(ts *structs.TaskState) []string {
-	out := make([]string, len(ts.Events))
-	for i, ev := range ts.Events {
-		out[i] = ev.Type
-	}
-	return out
-}
-
-// lastEvent returns the last event of the type, or nil.
-func lastEvent(ts *structs.TaskState, typ string) *structs.TaskEvent {
-	for i := len(ts.Events) - 1; i >= 0; i-- {
-		if ts.Events[i].Type == typ {
-			return ts.Events[i]
-		}
-	}
-	return nil
-}
-
-func countEvents(ts *structs.TaskState, typ string) int {
-	n := 0
-	for _, ev := range ts.Events {
-		if ev.Type == typ {
-			n++
-		}
-	}
-	return n
 }
