@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/drover-io/drover/api"
@@ -14,37 +13,16 @@ import (
 // aclPoliciesList serves GET /v1/acl/policies: every policy for a
 // management token, else those the caller's token names.
 func (s *HTTPServer) aclPoliciesList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := httpserver.ParseQueryOptions(r)
-	if err != nil {
-		return nil, err
-	}
-	policies, err := serveRead(s, w, r, opts, (*nomad.Server).ListACLPolicies)
-	if err != nil {
-		return nil, err
-	}
-	return convert.List(policies, convert.ACLPolicyStub), nil
+	return readList(s, w, r, (*nomad.Server).ListACLPolicies, convert.ACLPolicyStub)
 }
 
 // aclPolicyRead serves GET /v1/acl/policy/:name.
 func (s *HTTPServer) aclPolicyRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	name := r.PathValue("name")
-	if err := httpserver.CheckID("policy name", name); err != nil {
-		return nil, err
-	}
-	opts, err := httpserver.ParseQueryOptions(r)
+	key, opts, err := httpserver.PathQuery(r, "name", "policy name")
 	if err != nil {
 		return nil, err
 	}
-	p, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.ACLPolicy, nomad.QueryMeta, error) {
-		return srv.GetACLPolicy(ctx, name, q)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		return nil, httpserver.NotFound("ACL policy not found")
-	}
-	return convert.ACLPolicyToAPI(p), nil
+	return readOne(s, w, r, key, opts, (*nomad.Server).GetACLPolicy, "ACL policy not found", convert.ACLPolicyToAPI)
 }
 
 // aclPolicyWrite serves PUT and POST /v1/acl/policy/:name: create or

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/drover-io/drover/api"
@@ -13,33 +12,16 @@ import (
 
 // aclTokensList serves GET /v1/acl/tokens: every token, without secrets.
 func (s *HTTPServer) aclTokensList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := httpserver.ParseQueryOptions(r)
-	if err != nil {
-		return nil, err
-	}
-	tokens, err := serveRead(s, w, r, opts, (*nomad.Server).ListACLTokens)
-	if err != nil {
-		return nil, err
-	}
-	return convert.List(tokens, convert.ACLTokenStub), nil
+	return readList(s, w, r, (*nomad.Server).ListACLTokens, convert.ACLTokenStub)
 }
 
 // aclTokenRead serves GET /v1/acl/token/:accessor_id.
 func (s *HTTPServer) aclTokenRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := httpserver.IDQuery(r, "accessor ID")
+	key, opts, err := httpserver.IDQuery(r, "accessor ID")
 	if err != nil {
 		return nil, err
 	}
-	token, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.ACLToken, nomad.QueryMeta, error) {
-		return srv.GetACLToken(ctx, id, q)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if token == nil {
-		return nil, httpserver.NotFound("ACL token not found")
-	}
-	return convert.ACLTokenToAPI(token), nil
+	return readOne(s, w, r, key, opts, (*nomad.Server).GetACLToken, "ACL token not found", convert.ACLTokenToAPI)
 }
 
 // aclTokenSelf serves GET /v1/acl/token/self: the caller's own token.

@@ -1,13 +1,11 @@
 package agent
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
-	"github.com/drover-io/drover/structs"
 )
 
 // allocStopResponse is the answer to a stop, as Nomad's JSON has it.
@@ -53,20 +51,11 @@ func (s *HTTPServer) allocsList(w http.ResponseWriter, r *http.Request) (any, er
 // allocRead serves GET /v1/allocation/:id: the whole allocation with its
 // job.
 func (s *HTTPServer) allocRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := httpserver.IDQuery(r, "allocation ID")
+	key, opts, err := httpserver.IDQuery(r, "allocation ID")
 	if err != nil {
 		return nil, err
 	}
-	alloc, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.Allocation, nomad.QueryMeta, error) {
-		return srv.GetAlloc(ctx, id, q)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if alloc == nil {
-		return nil, httpserver.NotFound("alloc not found")
-	}
-	return convert.AllocToAPI(alloc), nil
+	return readOne(s, w, r, key, opts, (*nomad.Server).GetAlloc, "alloc not found", convert.AllocToAPI)
 }
 
 // allocStop serves PUT and POST /v1/allocation/:id/stop.

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/drover-io/drover/api"
-	"github.com/drover-io/drover/command/agent/convert"
 	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/nomad"
 	"github.com/drover-io/drover/structs"
@@ -20,15 +19,7 @@ const (
 // keyringList serves GET /v1/operator/keyring/keys: the metadata of every
 // root key, never their secrets. It is a blocking query.
 func (s *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := httpserver.ParseQueryOptions(r)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := serveRead(s, w, r, opts, (*nomad.Server).ListRootKeys)
-	if err != nil {
-		return nil, err
-	}
-	return convert.List(keys, rootKeyMetaToAPI), nil
+	return readList(s, w, r, (*nomad.Server).ListRootKeys, rootKeyMetaToAPI)
 }
 
 // keyringRotate serves PUT and POST /v1/operator/keyring/rotate: a new

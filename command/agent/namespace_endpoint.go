@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/drover-io/drover/api"
@@ -14,37 +13,16 @@ import (
 // namespacesList serves GET /v1/namespaces: the namespaces the caller's
 // token grants anything in.
 func (s *HTTPServer) namespacesList(w http.ResponseWriter, r *http.Request) (any, error) {
-	opts, err := httpserver.ParseQueryOptions(r)
-	if err != nil {
-		return nil, err
-	}
-	namespaces, err := serveRead(s, w, r, opts, (*nomad.Server).ListNamespaces)
-	if err != nil {
-		return nil, err
-	}
-	return convert.List(namespaces, convert.NamespaceToAPI), nil
+	return readList(s, w, r, (*nomad.Server).ListNamespaces, convert.NamespaceToAPI)
 }
 
 // namespaceRead serves GET /v1/namespace/:name.
 func (s *HTTPServer) namespaceRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	name := r.PathValue("name")
-	if err := httpserver.CheckID("namespace name", name); err != nil {
-		return nil, err
-	}
-	opts, err := httpserver.ParseQueryOptions(r)
+	key, opts, err := httpserver.PathQuery(r, "name", "namespace name")
 	if err != nil {
 		return nil, err
 	}
-	ns, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.Namespace, nomad.QueryMeta, error) {
-		return srv.GetNamespace(ctx, name, q)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if ns == nil {
-		return nil, httpserver.NotFound("namespace not found")
-	}
-	return convert.NamespaceToAPI(ns), nil
+	return readOne(s, w, r, key, opts, (*nomad.Server).GetNamespace, "namespace not found", convert.NamespaceToAPI)
 }
 
 // namespaceWrite serves PUT and POST /v1/namespace and

@@ -58,20 +58,11 @@ func (s *HTTPServer) nodesList(w http.ResponseWriter, r *http.Request) (any, err
 // nodeRead serves GET /v1/node/:id. Like Nomad's, it takes a whole node ID;
 // CLIs resolve prefixes through the list.
 func (s *HTTPServer) nodeRead(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := httpserver.IDQuery(r, "node ID")
+	key, opts, err := httpserver.IDQuery(r, "node ID")
 	if err != nil {
 		return nil, err
 	}
-	node, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (*structs.Node, nomad.QueryMeta, error) {
-		return srv.GetNode(ctx, id, q)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if node == nil {
-		return nil, httpserver.NotFound("node not found")
-	}
-	return convert.NodeToAPI(node), nil
+	return readOne(s, w, r, key, opts, (*nomad.Server).GetNode, "node not found", convert.NodeToAPI)
 }
 
 // nodeAllocations serves GET /v1/node/:id/allocations: the whole

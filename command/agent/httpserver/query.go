@@ -85,12 +85,17 @@ func ParseQueryOptions(r *http.Request) (QueryOptions, error) {
 // IDQuery reads a read request for one object: its ID from the URL, named
 // in errors by what ("job ID"), and the query options.
 func IDQuery(r *http.Request, what string) (string, QueryOptions, error) {
-	id := r.PathValue("id")
-	if err := CheckID(what, id); err != nil {
+	return PathQuery(r, "id", what)
+}
+
+// PathQuery is IDQuery for the path parameter param ("name", ...).
+func PathQuery(r *http.Request, param, what string) (string, QueryOptions, error) {
+	v := r.PathValue(param)
+	if err := CheckID(what, v); err != nil {
 		return "", QueryOptions{}, err
 	}
 	opts, err := ParseQueryOptions(r)
-	return id, opts, err
+	return v, opts, err
 }
 
 // ParseIndex reads ?index, a raft index; 0 when absent.
