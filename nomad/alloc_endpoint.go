@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/drover-io/drover/nomad/logentry"
@@ -48,18 +47,9 @@ func (s *Server) AllocStop(ctx context.Context, allocID string) (*AllocStopRespo
 }
 
 func (s *Server) allocStopLocal(ctx context.Context, req *AllocStopRequest) (*AllocStopResponse, error) {
-	if req.AllocID == "" {
-		return nil, invalidf("alloc stop: missing allocation ID")
-	}
-	if err := s.leaderBarrier(ctx); err != nil {
-		return nil, err
-	}
-	alloc, err := s.State().AllocByID(nil, req.AllocID)
+	alloc, err := s.leaderAlloc(ctx, "alloc stop", req.AllocID)
 	if err != nil {
 		return nil, err
-	}
-	if alloc == nil {
-		return nil, fmt.Errorf("allocation %q: %w", req.AllocID, ErrNotFound)
 	}
 	eval := allocJobEval(s.State(), alloc, structs.EvalTriggerAllocStop, time.Now().UnixNano())
 	entry := &logentry.AllocDesiredStatus{

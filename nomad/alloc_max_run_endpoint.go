@@ -41,21 +41,12 @@ func (s *Server) AllocSetMaxRunDuration(ctx context.Context, allocID string, bud
 }
 
 func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunRequest) (*AllocMaxRunResponse, error) {
-	if req.AllocID == "" {
-		return nil, invalidf("alloc max_run_duration: missing allocation ID")
-	}
 	if req.Budget <= 0 {
 		return nil, invalidf("alloc max_run_duration: MaxRunDuration must be greater than zero, got %s", req.Budget)
 	}
-	if err := s.leaderBarrier(ctx); err != nil {
-		return nil, err
-	}
-	alloc, err := s.State().AllocByID(nil, req.AllocID)
+	alloc, err := s.leaderAlloc(ctx, "alloc max_run_duration", req.AllocID)
 	if err != nil {
 		return nil, err
-	}
-	if alloc == nil {
-		return nil, fmt.Errorf("allocation %q: %w", req.AllocID, ErrNotFound)
 	}
 	override, err := maxRunOverrideFor(alloc, req.Budget)
 	if err != nil {

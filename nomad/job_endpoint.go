@@ -191,6 +191,11 @@ func (s *Server) leaderJob(ctx context.Context, what, namespace, jobID string) (
 	if err := s.leaderBarrier(ctx); err != nil {
 		return nil, err
 	}
+	return s.storedJob(namespace, jobID)
+}
+
+// storedJob is the job this server's state holds; ErrNotFound when none.
+func (s *Server) storedJob(namespace, jobID string) (*structs.Job, error) {
 	job, err := s.State().JobByID(nil, namespace, jobID)
 	if err != nil {
 		return nil, err
@@ -199,6 +204,26 @@ func (s *Server) leaderJob(ctx context.Context, what, namespace, jobID string) (
 		return nil, fmt.Errorf("job %q in namespace %q: %w", jobID, namespace, ErrNotFound)
 	}
 	return job, nil
+}
+
+// leaderAlloc is the existing allocation a write on the leader acts on,
+// read after the leader barrier; what names the write in errors, and an
+// allocation that does not exist is ErrNotFound.
+func (s *Server) leaderAlloc(ctx context.Context, what, allocID string) (*structs.Allocation, error) {
+	if allocID == "" {
+		return nil, invalidf("%s: missing allocation ID", what)
+	}
+	if err := s.leaderBarrier(ctx); err != nil {
+		return nil, err
+	}
+	alloc, err := s.State().AllocByID(nil, allocID)
+	if err != nil {
+		return nil, err
+	}
+	if alloc == nil {
+		return nil, fmt.Errorf("allocation %q: %w", allocID, ErrNotFound)
+	}
+	return alloc, nil
 }
 
 // DeregisterJob stops a job, or purges it, with an evaluation that stops its

@@ -2,7 +2,6 @@ package nomad
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/drover-io/drover/acl"
@@ -26,12 +25,9 @@ func (s *Server) JobEvaluate(ctx context.Context, namespace, jobID string) (*Job
 	if err := s.catchUpForRead(ctx); err != nil {
 		return nil, err
 	}
-	job, err := s.State().JobByID(nil, namespace, jobID)
+	job, err := s.storedJob(namespace, jobID)
 	if err != nil {
 		return nil, err
-	}
-	if job == nil {
-		return nil, fmt.Errorf("job %q in namespace %q: %w", jobID, namespace, ErrNotFound)
 	}
 	if job.IsPeriodic() {
 		return nil, invalidf("can't evaluate periodic job %q: force a launch instead (job periodic force)", jobID)
