@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/shoenig/test/must"
@@ -113,25 +114,27 @@ func TestRecord_AlteredStreamIsRefused(t *testing.T) {
 // A read that times out in the middle of a record (raft sets deadlines on
 // its connections) loses nothing: the next read goes on where it stopped.
 func TestRecord_ReadResumesAfterATimeout(t *testing.T) {
-	a, b := net.Pipe()
-	defer a.Close()
-	defer b.Close()
-	reader, err := sealConn(a, testRecvKey, testSendKey)
-	must.NoError(t, err)
-	records := sealRecords(t, []byte("after the pause"))
-	go func() {
-		_, _ = b.Write(records[0][:7])
-		time.Sleep(100 * time.Millisecond)
-		_, _ = b.Write(records[0][7:])
-	}()
-	must.NoError(t, reader.SetReadDeadline(time.Now().Add(20*time.Millisecond)))
-	_, err = reader.Read(make([]byte, 64))
-	must.ErrorIs(t, err, os.ErrDeadlineExceeded)
-	must.NoError(t, reader.SetReadDeadline(time.Now().Add(10*time.Second)))
-	buf := make([]byte, 64)
-	n, err := reader.Read(buf)
-	must.NoError(t, err)
-	must.Eq(t, "after the pause", string(buf[:n]))
+	synctest.Test(t, func(t *testing.T) {
+		a, b := net.Pipe()
+		defer a.Close()
+		defer b.Close()
+		reader, err := sealConn(a, testRecvKey, testSendKey)
+		must.NoError(t, err)
+		records := sealRecords(t, []byte("after the pause"))
+		go func() {
+			_, _ = b.Write(records[0][:7])
+			time.Sleep(100 * time.Millisecond)
+			_, _ = b.Write(records[0][7:])
+		}()
+		must.NoError(t, reader.SetReadDeadline(time.Now().Add(20*time.Millisecond)))
+		_, err = reader.Read(make([]byte, 64))
+		must.ErrorIs(t, err, os.ErrDeadlineExceeded)
+		must.NoError(t, reader.SetReadDeadline(time.Now().Add(10*time.Second)))
+		buf := make([]byte, 64)
+		n, err := reader.Read(buf)
+		must.NoError(t, err)
+		must.Eq(t, "after the pause", string(buf[:n]))
+	})
 }
 
 // A write that failed left a record cut in two: nothing more is written.
