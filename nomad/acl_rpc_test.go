@@ -55,6 +55,12 @@ node { policy = "read" }`)
 		{"Alloc.Stop", func(secret string) any {
 			return &AllocStopRequest{AuthRequest: AuthRequest{secret}, AllocID: alloc.ID}
 		}, &AllocStopResponse{}},
+		{"Alloc.SetMaxRunDuration", func(secret string) any {
+			return &AllocMaxRunRequest{AuthRequest: AuthRequest{secret}, AllocID: alloc.ID, Budget: time.Second}
+		}, &AllocMaxRunResponse{}},
+		{"Job.Revert", func(secret string) any {
+			return &JobRevertRequest{AuthRequest: AuthRequest{secret}, Namespace: "default", JobID: "existing", JobVersion: 0}
+		}, &JobRegisterResponse{}},
 		{"Node.UpdateEligibility", func(secret string) any {
 			return &NodeUpdateEligibilityRequest{AuthRequest: AuthRequest{secret}, NodeID: node.ID, Eligibility: structs.NodeSchedulingIneligible}
 		}, &NodeUpdateResponse{}},

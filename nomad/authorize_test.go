@@ -87,3 +87,37 @@ func callerWith(t *testing.T, rules string) *acl.ACL {
 	must.NoError(t, err)
 	return acl.New(policy)
 }
+
+// TestRevertJob_checksTheVersionItRegisters: reverting needs what
+// registering the target version needs (submit-raw-exec for a raw_exec
+// task), and a caller without submit-job learns nothing of the job, not
+// even whether it exists.
+func TestRevertJob_checksTheVersionItRegisters(t *testing.T) {
+	s, _ := aclServer(t)
+	mustRegister(t, s, testJob("web")) // version 0: a raw_exec task
+	v1 := testJob("web")
+	v1.TaskGroups[0].Tasks[0].Driver = "mock_driver"
+	v1.TaskGroups[0].Tasks[0].Config = map[string]any{"run_for": "1s"}
+	mustRegister(t, s, v1)
+
+	writer := callerWith(t, `namespace "default" { policy = "write" }`)
+	raw := callerWith(t, `namespace "default" {
+  policy       = "write"
+  capabilities = ["submit-raw-exec"]
+}`)
+	reader := callerWith(t, `namespace "default" { policy = "read" }`)
+	revert := func(a *acl.ACL, id string) error {
+		_, err := s.RevertJob(auth.WithCaller(testCtx(t), a), &JobRevertRequest{Namespace: "default", JobID: id, JobVersion: 0})
+		return err
+	}
+
+	err := revert(writer, "web")
+	must.ErrorIs(t, err, ErrPermissionDenied)
+	must.ErrorContains(t, err, "submit-raw-exec")
+	must.ErrorIs(t, revert(reader, "no-such-job"), ErrPermissionDenied)
+	must.ErrorIs(t, revert(writer, "no-such-job"), ErrNotFound)
+	must.NoError(t, revert(raw, "web"))
+
+	_, err = s.PeriodicForceLaunch(auth.WithCaller(testCtx(t), reader), "default", "no-such-job")
+	must.ErrorIs(t, err, ErrPermissionDenied)
+}

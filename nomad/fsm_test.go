@@ -414,3 +414,26 @@ func pendingEvals(a Applied) []*structs.Evaluation {
 	}
 	return pending
 }
+
+// TestFSM_ListenersHearAFailedEntry: a listener is told of an entry that
+// failed, with its error, so that it can tell it from one that applied;
+// the rows are recorded only for a listener that asks for them.
+func TestFSM_ListenersHearAFailedEntry(t *testing.T) {
+	fsm := testFSM(t)
+	var heard []Applied
+	fsm.Listen(Listener{Apply: func(a Applied) { heard = append(heard, a) }})
+
+	resp := applyEntry(t, fsm, 1, &logentry.NodeUpdateStatus{NodeID: "missing", Status: structs.NodeStatusDown})
+	must.NotNil(t, resp)
+	mustApply(t, fsm, 2, &logentry.JobRegister{Job: testJob("example"), Eval: testEval("example")})
+
+	must.Len(t, 2, heard)
+	must.Error(t, heard[0].Err)
+	must.Eq(t, 1, heard[0].Index)
+	must.NoError(t, heard[1].Err)
+	must.Nil(t, heard[1].Changes, must.Sprint("no listener asked for the rows"))
+
+	fsm.Listen(Listener{Changes: true, Apply: func(Applied) {}})
+	mustApply(t, fsm, 3, &logentry.JobRegister{Job: testJob("other"), Eval: testEval("other")})
+	must.NotNil(t, heard[2].Changes)
+}
