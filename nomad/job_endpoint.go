@@ -191,11 +191,12 @@ func (s *Server) leaderJob(ctx context.Context, what, namespace, jobID string) (
 	if err := s.leaderBarrier(ctx); err != nil {
 		return nil, err
 	}
-	return s.storedJob(namespace, jobID)
+	return s.jobInState(namespace, jobID)
 }
 
-// storedJob is the job this server's state holds; ErrNotFound when none.
-func (s *Server) storedJob(namespace, jobID string) (*structs.Job, error) {
+// jobInState is the job this server's state holds now, with no barrier
+// (unlike storedNode); ErrNotFound when none.
+func (s *Server) jobInState(namespace, jobID string) (*structs.Job, error) {
 	job, err := s.State().JobByID(nil, namespace, jobID)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func (s *Server) JobEvaluate(ctx context.Context, namespace, jobID string) (*Job
 	if err := s.catchUpForRead(ctx); err != nil {
 		return nil, err
 	}
-	job, err := s.storedJob(namespace, jobID)
+	job, err := s.jobInState(namespace, jobID)
 	if err != nil {
 		return nil, err
 	}

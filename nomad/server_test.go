@@ -211,9 +211,9 @@ func TestServer_NodeWrites(t *testing.T) {
 
 	// An allocation on the node, then the node becomes ready: both the
 	// job with the allocation and the system job are evaluated.
-	storedJob, err := s.State().JobByID(nil, structs.DefaultNamespace, "example")
+	jobInState, err := s.State().JobByID(nil, structs.DefaultNamespace, "example")
 	must.NoError(t, err)
-	alloc := testAlloc(storedJob, node.ID)
+	alloc := testAlloc(jobInState, node.ID)
 	_, err = s.Apply(ctx, logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{alloc}})
 	must.NoError(t, err)
 	ready, err := s.NodeUpdateStatus(ctx, node.ID, structs.NodeStatusReady)
