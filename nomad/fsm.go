@@ -22,7 +22,7 @@ import (
 type FSM struct {
 	logger    hclog.Logger
 	state     atomic.Pointer[state.StateStore]
-	listeners atomic.Pointer[[]Listener]
+	listeners atomic.Pointer[listenerSet]
 	listenMu  sync.Mutex // serialises Listen's copy-on-write
 }
 
@@ -52,16 +52,31 @@ type Listener struct {
 	Restored func(index uint64)
 }
 
+// listenerSet is the FSM's listeners, and whether any asks for rows.
+type listenerSet struct {
+	all     []Listener
+	changes bool
+}
+
 // Listen adds l to the FSM's listeners.
 func (f *FSM) Listen(l Listener) {
 	f.listenMu.Lock()
 	defer f.listenMu.Unlock()
-	var next []Listener
+	next := &listenerSet{changes: l.Changes}
 	if cur := f.listeners.Load(); cur != nil {
-		next = append(next, *cur...)
+		next.all = append(next.all, cur.all...)
+		next.changes = next.changes || cur.changes
 	}
-	next = append(next, l)
-	f.listeners.Store(&next)
+	next.all = append(next.all, l)
+	f.listeners.Store(next)
+}
+
+// currentListeners is the listener set, empty before any Listen.
+func (f *FSM) currentListeners() *listenerSet {
+	if ls := f.listeners.Load(); ls != nil {
+		return ls
+	}
+	return &listenerSet{}
 }
 
 // eventListener publishes the events of each applied entry to b, and
@@ -114,14 +129,13 @@ func (f *FSM) Apply(l *raft.Log) any {
 		f.logger.Error("skipping raft log entry", "index", l.Index, "error", err)
 		return err
 	}
-	applied := f.applyEntry(entry, l.Index)
+	ls := f.currentListeners()
+	applied := f.applyEntry(entry, l.Index, ls.changes)
 	if applied.Err != nil {
 		f.logger.Error("apply raft log entry", "index", l.Index, "type", t, "error", applied.Err)
 	}
-	if ls := f.listeners.Load(); ls != nil {
-		for _, l := range *ls {
-			l.Apply(applied)
-		}
+	for _, l := range ls.all {
+		l.Apply(applied)
 	}
 	if applied.Err != nil {
 		return applied.Err
@@ -130,27 +144,16 @@ func (f *FSM) Apply(l *raft.Log) any {
 }
 
 // applyEntry writes entry to the state, recording the rows it writes when
-// a listener wants them.
-func (f *FSM) applyEntry(entry logentry.Entry, index uint64) Applied {
+// a listener wants them (withChanges).
+func (f *FSM) applyEntry(entry logentry.Entry, index uint64, withChanges bool) Applied {
 	st := f.State()
 	applied := Applied{Index: index, Entry: entry}
-	if !f.wantChanges() {
+	if !withChanges {
 		applied.Err = entry.ApplyTo(st, index)
 		return applied
 	}
 	applied.Changes, applied.Err = st.RecordChanges(func() error { return entry.ApplyTo(st, index) })
 	return applied
-}
-
-func (f *FSM) wantChanges() bool {
-	if ls := f.listeners.Load(); ls != nil {
-		for _, l := range *ls {
-			if l.Changes {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (f *FSM) recordApplied(index uint64) {
@@ -179,15 +182,15 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 	}
 	old := f.state.Swap(restored)
 	old.Abandon()
-	ls := f.listeners.Load()
-	if ls == nil {
+	ls := f.currentListeners()
+	if len(ls.all) == 0 {
 		return nil
 	}
 	index, err := restored.LatestIndex()
 	if err != nil {
 		return fmt.Errorf("read restored state's index: %w", err)
 	}
-	for _, l := range *ls {
+	for _, l := range ls.all {
 		if l.Restored != nil {
 			l.Restored(index)
 		}
