@@ -90,11 +90,11 @@ func (s *scheduler) newPlanContext(state State, eval *structs.Evaluation, run *e
 }
 
 // jobWantsAllocs reports whether the job should have allocations: it is
-// stored, not stopped, and not a periodic parent, whose children run in
-// its place.
+// stored, not stopped, and not a periodic or parameterized parent, whose
+// children run in its place.
 func (ctx *planContext) jobWantsAllocs() bool {
 	job := ctx.job
-	return job != nil && !job.Stop && !(job.IsPeriodic() && job.ParentID == "")
+	return job != nil && !job.Stop && !job.LaunchesChildren()
 }
 
 // placer returns the placer of a group of the current job.
