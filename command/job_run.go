@@ -29,7 +29,8 @@ Usage: drover job run [options] <path>
   registered.
 
   A periodic job is not evaluated at submission: the command prints when
-  it next launches instead.
+  it next launches instead. Nor is a parameterized job: it runs when
+  dispatched ("drover job dispatch").
 
   With -wait, a batch or sysbatch job is then followed until it is dead,
   each allocation's end printed as it happens, and the exit code says how

@@ -145,7 +145,9 @@ func TestDispatch_needsDispatchJob(t *testing.T) {
 	s, mgmt := aclServer(t)
 	_, err := s.RegisterJob(callerCtx(t, s, mgmt.SecretID), &JobRegisterRequest{Job: parameterizedJobOf("p", &structs.ParameterizedJobConfig{})})
 	must.NoError(t, err)
-	req := func() *JobDispatchRequest { return &JobDispatchRequest{Namespace: structs.DefaultNamespace, JobID: "p"} }
+	req := func() *JobDispatchRequest {
+		return &JobDispatchRequest{Namespace: structs.DefaultNamespace, JobID: "p"}
+	}
 
 	reader := clientToken(t, s, "reader", `namespace "default" { policy = "read" }`)
 	_, err = s.DispatchJob(callerCtx(t, s, reader.SecretID), req())
