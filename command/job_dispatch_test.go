@@ -95,6 +95,12 @@ func TestJobDispatch_detachPayloadMetaAndToken(t *testing.T) {
 	must.StrContains(t, out, "\nDispatched Jobs\nID")
 	must.StrContains(t, out, child.ID)
 	must.StrContains(t, out, "Children Job Summary")
+
+	// The job list marks the parameterized job, as Nomad's does.
+	code, out, errOut = runCLI(t, "", "job", "status", "-address", addr)
+	must.Eq(t, 0, code, must.Sprint(out, errOut))
+	must.RegexMatch(t, regexp.MustCompile(`(?m)^p\s+batch/parameterized\s`), out)
+	must.RegexMatch(t, regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(child.ID)+`\s+batch\s`), out)
 }
 
 func TestJobDispatch_refusals(t *testing.T) {

@@ -41,3 +41,16 @@ func (v *jobStatusView) showDispatched(job *api.Job) error {
 	v.Ui.Output(formatList(rows))
 	return nil
 }
+
+// jobTypeString is a job's type as Nomad's job list shows it: with
+// "/periodic" and "/parameterized" for a job that launches children.
+func jobTypeString(j *api.JobListStub) string {
+	t := j.Type
+	if j.Periodic {
+		t += "/periodic"
+	}
+	if j.ParameterizedJob {
+		t += "/parameterized"
+	}
+	return t
+}
