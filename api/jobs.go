@@ -27,23 +27,40 @@ type Job struct {
 	Reschedule  *ReschedulePolicy
 	Meta        map[string]string
 
+	// ParameterizedJob makes the job wait to be dispatched (the
+	// parameterized block).
+	ParameterizedJob *ParameterizedJobConfig `json:",omitempty"`
+	// Payload is the input of the dispatch that created the job.
+	Payload []byte `json:",omitempty"`
+
 	// Fields the server sets.
-	Stop              *bool
-	ParentID          *string
-	Dispatched        bool
-	Status            *string
-	StatusDescription *string
-	Stable            *bool
-	Version           *uint64
-	SubmitTime        *int64
-	CreateIndex       *uint64
-	ModifyIndex       *uint64
-	JobModifyIndex    *uint64
+	Stop       *bool
+	ParentID   *string
+	Dispatched bool
+	// DispatchIdempotencyToken is the token of the dispatch that created
+	// the job.
+	DispatchIdempotencyToken *string `json:",omitempty"`
+	// DispatchMaxRunDuration is Drover's: the max_run_duration the
+	// dispatch that created the job gave its groups.
+	DispatchMaxRunDuration *time.Duration `json:",omitempty"`
+	Status                 *string
+	StatusDescription      *string
+	Stable                 *bool
+	Version                *uint64
+	SubmitTime             *int64
+	CreateIndex            *uint64
+	ModifyIndex            *uint64
+	JobModifyIndex         *uint64
 }
 
 // IsPeriodic reports whether the job launches children on a schedule.
 func (j *Job) IsPeriodic() bool {
 	return j != nil && j.Periodic != nil && (j.Periodic.Enabled == nil || *j.Periodic.Enabled)
+}
+
+// IsParameterized reports whether the job waits to be dispatched.
+func (j *Job) IsParameterized() bool {
+	return j != nil && j.ParameterizedJob != nil && !j.Dispatched
 }
 
 // PeriodicConfig launches a job on a cron schedule.
@@ -116,7 +133,8 @@ type TaskGroupSummary struct {
 	Unknown  int
 }
 
-// JobChildrenSummary counts the children of a periodic job by status.
+// JobChildrenSummary counts the children of a periodic or parameterized
+// job by status.
 type JobChildrenSummary struct {
 	Pending int64
 	Running int64

@@ -59,6 +59,10 @@ type WriteOptions struct {
 	Region    string
 	Namespace string
 	AuthToken string
+	// IdempotencyToken makes a dispatch idempotent: a second with the
+	// same token returns the job the first created (query parameter
+	// idempotency_token, as Nomad's).
+	IdempotencyToken string
 
 	ctx context.Context
 }

@@ -82,6 +82,9 @@ func (r *request) applyWriteOptions(q *WriteOptions) {
 		return
 	}
 	r.setScope(q.Region, q.Namespace, q.AuthToken)
+	if q.IdempotencyToken != "" {
+		r.params.Set("idempotency_token", q.IdempotencyToken)
+	}
 	r.ctx = q.Context()
 }
 

@@ -65,6 +65,9 @@ type Task struct {
 	// Identity is the task's default workload identity: how the client
 	// hands the task the token the servers sign for it.
 	Identity *WorkloadIdentity `json:",omitempty"`
+	// DispatchPayload writes the dispatch's payload to a file of the
+	// task's local/ directory.
+	DispatchPayload *DispatchPayloadConfig `json:",omitempty"`
 }
 
 // WorkloadIdentity is a task's identity block. Drover signs the default

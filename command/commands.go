@@ -43,6 +43,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"job":                func() (cli.Command, error) { return &JobCommand{Meta: meta}, nil },
 		"job allocs":         func() (cli.Command, error) { return &JobAllocsCommand{Meta: meta}, nil },
+		"job dispatch":       func() (cli.Command, error) { return &JobDispatchCommand{Meta: meta}, nil },
 		"job history":        func() (cli.Command, error) { return &JobHistoryCommand{Meta: meta}, nil },
 		"job init":           func() (cli.Command, error) { return &JobInitCommand{Meta: meta}, nil },
 		"job inspect":        func() (cli.Command, error) { return &JobInspectCommand{Meta: meta}, nil },

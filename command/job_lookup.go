@@ -35,7 +35,7 @@ func jobListTable(jobs []*api.JobListStub) string {
 	rows := []string{"ID|Type|Priority|Status|Submit Date"}
 	for _, j := range jobs {
 		rows = append(rows, fmt.Sprintf("%s|%s|%d|%s|%s",
-			j.ID, j.Type, j.Priority, jobStatusString(j.Status, j.Stop), formatUnixNano(j.SubmitTime)))
+			j.ID, jobTypeString(j), j.Priority, jobStatusString(j.Status, j.Stop), formatUnixNano(j.SubmitTime)))
 	}
 	return formatList(rows)
 }

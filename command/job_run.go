@@ -29,7 +29,8 @@ Usage: drover job run [options] <path>
   registered.
 
   A periodic job is not evaluated at submission: the command prints when
-  it next launches instead.
+  it next launches instead. Nor is a parameterized job: it runs when
+  dispatched ("drover job dispatch").
 
   With -wait, a batch or sysbatch job is then followed until it is dead,
   each allocation's end printed as it happens, and the exit code says how
@@ -171,6 +172,8 @@ func checkWaitable(job *api.Job, detach bool, timeout time.Duration) error {
 		return errors.New("-wait and -detach exclude each other: -detach returns at once")
 	case timeout < 0:
 		return fmt.Errorf("-wait-timeout must not be negative, not %s", timeout)
+	case job.IsParameterized():
+		return errors.New("-wait does not apply to a parameterized job: it runs only when dispatched; wait for a dispatch with 'drover job dispatch -wait'")
 	case job.IsPeriodic():
 		return errors.New("-wait does not apply to a periodic job: it launches a new job at each run; wait for one with 'drover job periodic force' and 'drover job status'")
 	}
@@ -185,9 +188,9 @@ func checkWaitable(job *api.Job, detach bool, timeout time.Duration) error {
 	}
 }
 
-// runAndWait follows the evaluation the submission created, then the
-// job's allocations until the job is dead, both bounded by timeout when
-// it is not zero.
+// runAndWait follows the evaluation the submission created, if any (a
+// repeated dispatch creates none), then the job's allocations until the
+// job is dead, both bounded by timeout when it is not zero.
 func runAndWait(ctx context.Context, m *evalMonitor, job *api.Job, resp *api.JobRegisterResponse, timeout time.Duration) int {
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -195,6 +198,9 @@ func runAndWait(ctx context.Context, m *evalMonitor, job *api.Job, resp *api.Job
 		defer cancel()
 	}
 	w := newJobWaiter(m, deref(job.ID), deref(job.Namespace), resp.EvalCreateIndex)
+	if resp.EvalID == "" {
+		return w.wait(ctx)
+	}
 	if code := m.monitor(ctx, resp.EvalID); code != exitOK {
 		if code == exitInterrupted && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return w.stopped(ctx, "", ctx.Err())

@@ -114,7 +114,7 @@ func (v *jobStatusView) show(stub *api.JobListStub) int {
 		return exitError
 	}
 	rows := v.jobRows(job, stub.ParameterizedJob)
-	if job.IsPeriodic() && deref(job.ParentID) == "" {
+	if launchesPeriodically(job) {
 		skip, err := v.skippedLaunchRow(job)
 		if err != nil {
 			v.Ui.Error(apiErrorLine(v.client, "querying job evaluations", err))
@@ -130,7 +130,14 @@ func (v *jobStatusView) show(stub *api.JobListStub) int {
 		v.Ui.Error(apiErrorLine(v.client, "querying job summary", err))
 		return exitError
 	}
-	if job.IsPeriodic() && deref(job.ParentID) == "" {
+	if job.IsParameterized() {
+		if err := v.showDispatched(job); err != nil {
+			v.Ui.Error(apiErrorLine(v.client, "querying dispatched jobs", err))
+			return exitError
+		}
+		return exitOK
+	}
+	if launchesPeriodically(job) {
 		if err := v.showLaunches(job); err != nil {
 			v.Ui.Error(apiErrorLine(v.client, "querying periodic launches", err))
 			return exitError
@@ -162,7 +169,7 @@ func (v *jobStatusView) jobRows(job *api.Job, parameterized bool) []string {
 		"Periodic|" + strconv.FormatBool(job.IsPeriodic()),
 		"Parameterized|" + strconv.FormatBool(parameterized),
 	}
-	if job.IsPeriodic() && deref(job.ParentID) == "" {
+	if launchesPeriodically(job) {
 		rows = append(rows, "Next Periodic Launch|"+v.nextLaunchText(job))
 	}
 	return rows

@@ -23,8 +23,11 @@ func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 		relative = "not reached: allocation " + alloc.ClientStatus
 	}
 	budget := exactDuration(alloc.MaxRunDuration)
-	if alloc.MaxRunScope == "allocation" {
+	switch alloc.MaxRunScope {
+	case "allocation":
 		budget += " (changed for this allocation)"
+	case "dispatch":
+		budget += " (set by dispatch)"
 	}
 	return []string{
 		"Max Run Duration|" + budget,

@@ -270,3 +270,10 @@ func TestFormatAllocStatus_ExactBudgets(t *testing.T) {
 		})
 	}
 }
+
+func TestMaxRunRows_SetByDispatch(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	alloc := &api.Allocation{ClientStatus: "running", MaxRunDeadline: now.Add(30 * time.Second).UnixNano(),
+		MaxRunDuration: 30 * time.Second, MaxRunScope: "dispatch"}
+	must.Eq(t, "Max Run Duration|30s (set by dispatch)", maxRunRows(alloc, now)[0])
+}

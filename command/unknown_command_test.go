@@ -21,7 +21,7 @@ Run 'drover -h' for the list of commands.
 Run 'drover -h' for the list of commands.
 `},
 		{"job stauts -verbose example", `unknown command "job stauts", did you mean "job status"?
-The subcommands of "drover job" are: allocs, history, init, inspect, periodic, plan, run, status, stop, validate.
+The subcommands of "drover job" are: allocs, dispatch, history, init, inspect, periodic, plan, run, status, stop, validate.
 Run 'drover job -h' for what they do.
 `},
 		{"node s", `unknown command "node s", did you mean "node status"?

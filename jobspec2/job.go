@@ -17,6 +17,7 @@ var jobSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
+		{Type: "parameterized"},
 	},
 }
 
@@ -43,6 +44,9 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 	}
 	if b := d.single(blocksOfType(content, "periodic")); b != nil {
 		job.Periodic = d.periodic(b)
+	}
+	if b := d.single(blocksOfType(content, "parameterized")); b != nil {
+		job.ParameterizedJob = d.parameterized(b)
 	}
 	if b := d.single(blocksOfType(content, "reschedule")); b != nil {
 		job.Reschedule = d.reschedule(b)

@@ -16,7 +16,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
 		{Type: "constraint"}, {Type: "lifecycle"}, {Type: "restart"},
 		{Type: "artifact"}, {Type: "logs"}, {Type: "max_run_warning"},
-		{Type: "identity"},
+		{Type: "identity"}, {Type: "dispatch_payload"},
 	},
 }
 
@@ -61,6 +61,9 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 	}
 	if b := d.single(blocksOfType(content, "identity")); b != nil {
 		t.Identity = d.identity(b)
+	}
+	if b := d.single(blocksOfType(content, "dispatch_payload")); b != nil {
+		t.DispatchPayload = d.dispatchPayload(b)
 	}
 	for _, b := range blocksOfType(content, "artifact") {
 		t.Artifacts = append(t.Artifacts, d.artifact(b))

@@ -69,6 +69,10 @@ func (s *Server) RegisterJob(ctx context.Context, req *JobRegisterRequest) (*Job
 	if req == nil || req.Job == nil {
 		return nil, invalidf("job register: no job")
 	}
+	if req.Job.Dispatched {
+		// As Nomad's: a dispatch makes a dispatched job, a register never.
+		return nil, invalidf("job %q: a job can't be registered with Dispatched set: dispatch its parameterized parent instead", req.Job.ID)
+	}
 	if err := s.checkSubmittedJob(ctx, req.Job); err != nil {
 		return nil, err
 	}
@@ -116,8 +120,9 @@ func (s *Server) registerJobLocal(ctx context.Context, req *JobRegisterRequest) 
 		JobModifyIndex:   req.JobModifyIndex,
 		NamespaceChecked: true,
 	}
-	if !job.IsPeriodic() {
-		// A periodic job only launches children; they get evaluations.
+	if !job.LaunchesChildren() {
+		// A periodic or parameterized job only launches children; they
+		// get evaluations.
 		entry.Eval = newJobEval(job, structs.EvalTriggerJobRegister, now)
 		if err := setEvalPriority(entry.Eval, req.EvalPriority); err != nil {
 			return nil, err
@@ -244,7 +249,7 @@ func (s *Server) deregisterJobLocal(ctx context.Context, req *JobDeregisterReque
 		return nil, err
 	}
 	entry := &logentry.JobDeregister{Namespace: req.Namespace, JobID: req.JobID, Purge: req.Purge}
-	if !job.IsPeriodic() {
+	if !job.LaunchesChildren() {
 		entry.Eval = newJobEval(job, structs.EvalTriggerJobDeregister, time.Now().UnixNano())
 		if err := setEvalPriority(entry.Eval, req.EvalPriority); err != nil {
 			return nil, err

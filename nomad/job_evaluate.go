@@ -32,6 +32,9 @@ func (s *Server) JobEvaluate(ctx context.Context, namespace, jobID string) (*Job
 	if job.IsPeriodic() {
 		return nil, invalidf("can't evaluate periodic job %q: force a launch instead (job periodic force)", jobID)
 	}
+	if job.IsParameterized() {
+		return nil, invalidf("can't evaluate parameterized job %q: dispatch it instead (job dispatch)", jobID)
+	}
 	eval := newJobEval(job, structs.EvalTriggerJobEval, time.Now().UnixNano())
 	eval.JobModifyIndex = job.JobModifyIndex
 	index, err := s.UpsertEvals(ctx, []*structs.Evaluation{eval})

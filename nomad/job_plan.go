@@ -89,7 +89,7 @@ func (s *Server) PlanJob(ctx context.Context, req *JobPlanRequest) (*JobPlanResp
 	if existing != nil {
 		resp.JobModifyIndex = existing.JobModifyIndex
 	}
-	if candidate.IsPeriodic() {
+	if candidate.LaunchesPeriodically() {
 		if resp.NextPeriodicLaunch, err = periodic.NextLaunch(candidate, now); err != nil {
 			return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
 		}

@@ -13,7 +13,7 @@ import (
 // Without it `job run` reports success and nothing happens. It is "" for
 // every other register.
 func rerunWarning(existing, job *structs.Job) (string, error) {
-	if existing == nil || existing.Stop || existing.Status != structs.JobStatusDead || job.IsPeriodic() {
+	if existing == nil || existing.Stop || existing.Status != structs.JobStatusDead || job.LaunchesChildren() {
 		return "", nil
 	}
 	if job.Type != structs.JobTypeBatch && job.Type != structs.JobTypeSysbatch {

@@ -337,7 +337,7 @@ func nodeEvals(st *state.StateStore, nodeID string, now int64) ([]*structs.Evalu
 		if job.Type != structs.JobTypeSystem && job.Type != structs.JobTypeSysbatch {
 			continue
 		}
-		if job.Stop || job.IsPeriodic() || seen[[2]string{job.Namespace, job.ID}] {
+		if job.Stop || job.LaunchesChildren() || seen[[2]string{job.Namespace, job.ID}] {
 			continue
 		}
 		evals = append(evals, newNodeEval(job.Namespace, job.ID, job.Priority, job.Type, nodeID, now))

@@ -119,7 +119,7 @@ func (s *Server) launchPeriodicChild(ctx context.Context, parent *structs.Job, a
 func (s *Server) restorePeriodic(ctx context.Context, jobs []*structs.Job) error {
 	now := time.Now()
 	for _, job := range jobs {
-		if !job.IsPeriodic() || job.Stop {
+		if !job.LaunchesPeriodically() || job.Stop {
 			continue
 		}
 		s.periodic.Add(job)
@@ -185,6 +185,9 @@ func (s *Server) periodicForceLocal(ctx context.Context, req *PeriodicForceReque
 	}
 	if !job.IsPeriodic() {
 		return nil, invalidf("job %q is not periodic", req.JobID)
+	}
+	if job.IsParameterized() {
+		return nil, invalidf("job %q is parameterized: it launches nothing until dispatched; force one of its dispatched children instead", req.JobID)
 	}
 	if job.Stop {
 		return nil, invalidf("periodic job %q is stopped", req.JobID)

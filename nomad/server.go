@@ -79,7 +79,10 @@ type Server struct {
 	planSubmitLatency *nomadrpc.LatencySamples
 	heartbeats        *heartbeat.Timers
 	periodic          *periodic.Dispatcher
-	jobStatus         *jobstatus.Updater
+	// dispatchMu keeps two dispatches with an idempotency token from
+	// both finding no earlier child (job_dispatch.go).
+	dispatchMu sync.Mutex
+	jobStatus  *jobstatus.Updater
 
 	// joinFailed receives the error once JoinMaxAttempts rounds found
 	// none of the join addresses.

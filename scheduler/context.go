@@ -90,11 +90,19 @@ func (s *scheduler) newPlanContext(state State, eval *structs.Evaluation, run *e
 }
 
 // jobWantsAllocs reports whether the job should have allocations: it is
-// stored, not stopped, and not a periodic parent, whose children run in
-// its place.
+// stored, not stopped, and not a periodic or parameterized parent, whose
+// children run in its place. A periodic launch runs even if it kept its
+// parent's schedule; a dispatched child that is periodic launches, as a
+// periodic parent does.
 func (ctx *planContext) jobWantsAllocs() bool {
 	job := ctx.job
-	return job != nil && !job.Stop && !(job.IsPeriodic() && job.ParentID == "")
+	if job == nil || job.Stop {
+		return false
+	}
+	if job.IsPeriodic() && job.ParentID != "" && !job.Dispatched {
+		return true
+	}
+	return !job.LaunchesChildren()
 }
 
 // placer returns the placer of a group of the current job.

@@ -125,3 +125,27 @@ func TestProcess_periodicParentRunsNothing(t *testing.T) {
 	child = h.runJob(child)
 	must.SliceLen(t, 2, h.allocs(child))
 }
+
+func TestProcess_parameterizedParentRunsNothing(t *testing.T) {
+	h := newHarness(t)
+	h.addNodes(3, nil)
+	parent := mockJob(structs.JobTypeBatch, 2)
+	parent.ParameterizedJob = &structs.ParameterizedJobConfig{Payload: structs.DispatchPayloadOptional}
+	parent = h.runJob(parent)
+	must.SliceEmpty(t, h.plans)
+	must.SliceEmpty(t, h.allocs(parent))
+
+	child := parent.Copy()
+	child.ID = parent.ID + "/dispatch-1700000000-0123abcd"
+	child.ParentID, child.Dispatched = parent.ID, true
+	child = h.runJob(child)
+	must.SliceLen(t, 2, h.allocs(child))
+
+	// A dispatched child of a periodic parameterized job launches; it is
+	// not placed itself.
+	periodic := child.Copy()
+	periodic.ID = parent.ID + "/dispatch-1700000001-0123abcd"
+	periodic.Periodic = &structs.PeriodicConfig{Enabled: true, Spec: "* * * * *", SpecType: structs.PeriodicSpecCron}
+	periodic = h.runJob(periodic)
+	must.SliceEmpty(t, h.allocs(periodic))
+}

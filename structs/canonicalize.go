@@ -41,6 +41,7 @@ func (j *Job) Canonicalize() {
 	}
 	canonicalizeConstraints(j.Constraints)
 	j.Periodic.canonicalize()
+	j.ParameterizedJob.canonicalize()
 	for _, tg := range j.TaskGroups {
 		tg.canonicalize(j)
 	}

@@ -20,6 +20,9 @@ func (j *Job) Copy() *Job {
 	c.Datacenters = slices.Clone(j.Datacenters)
 	c.Constraints = copyConstraints(j.Constraints)
 	c.Periodic = j.Periodic.Copy()
+	c.ParameterizedJob = j.ParameterizedJob.Copy()
+	c.Payload = slices.Clone(j.Payload)
+	c.DispatchMaxRunDuration = clonePtr(j.DispatchMaxRunDuration)
 	c.Reschedule = j.Reschedule.Copy()
 	c.Meta = maps.Clone(j.Meta)
 	c.TaskGroups = copyEach(j.TaskGroups, (*TaskGroup).Copy)
@@ -61,6 +64,7 @@ func (t *Task) Copy() *Task {
 	c.MaxRunDuration = clonePtr(t.MaxRunDuration)
 	c.MaxRunWarning = clonePtr(t.MaxRunWarning)
 	c.Identity = t.Identity.Copy()
+	c.DispatchPayload = clonePtr(t.DispatchPayload)
 	return &c
 }
 

@@ -29,6 +29,11 @@ const MaxRunScopeTask MaxRunScope = "task"
 // (Allocation.MaxRunOverride), counted from its CreateTime.
 const MaxRunScopeAllocation MaxRunScope = "allocation"
 
+// MaxRunScopeDispatch is the max_run_duration the dispatch that created
+// the job gave every group (Job.DispatchMaxRunDuration), counted from
+// the allocation's CreateTime as the group's.
+const MaxRunScopeDispatch MaxRunScope = "dispatch"
+
 // MaxRun is a max_run_duration budget as it applies to an allocation: what
 // the client enforces, the metrics report, the HTTP API shows and the CLI
 // prints. Every reader takes it from Allocation.MaxRun rather than working
@@ -79,6 +84,9 @@ func (a *Allocation) MaxRun() MaxRun {
 		return MaxRun{Exceeded: exceeded}
 	}
 	scope, budget := MaxRunScopeGroup, tg.MaxRunBudget()
+	if d := a.Job.DispatchMaxRunDuration; d != nil && *d == budget {
+		scope = MaxRunScopeDispatch
+	}
 	if a.MaxRunOverrideApplies() {
 		scope, budget = MaxRunScopeAllocation, a.MaxRunOverride.Budget
 	}

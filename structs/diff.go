@@ -89,6 +89,7 @@ func (j *Job) Diff(other *Job, contextual bool) (*JobDiff, error) {
 	d.Objects = appendObject(d.Objects, stringSetDiff("Datacenters", j.datacenters(), other.datacenters(), contextual))
 	d.Objects = append(d.Objects, constraintDiffs(j.constraints(), other.constraints(), contextual)...)
 	d.Objects = appendObject(d.Objects, objectDiff("Periodic", j.periodicFields(), other.periodicFields(), contextual))
+	d.Objects = appendObject(d.Objects, objectDiff("ParameterizedJob", j.parameterizedFields(), other.parameterizedFields(), contextual))
 	d.Objects = appendObject(d.Objects, objectDiff("ReschedulePolicy", j.rescheduleFields(), other.rescheduleFields(), contextual))
 	sortObjects(d.Objects)
 

@@ -177,6 +177,9 @@ func (t *Task) diffFields() map[string]string {
 		m["Identity.File"] = strconv.FormatBool(id.File)
 		m["Identity.TTL"] = durationField(id.TTL)
 	}
+	if d := t.DispatchPayload; d != nil {
+		m["DispatchPayload.File"] = d.File
+	}
 	addKeyed(m, "Env", t.Env)
 	addKeyed(m, "Meta", t.Meta)
 	return m

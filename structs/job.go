@@ -43,6 +43,10 @@ type Job struct {
 	Constraints []*Constraint
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
+	// ParameterizedJob makes the job a parameterized one: it is never
+	// placed itself, and each dispatch creates a child that runs
+	// (parameterized.go).
+	ParameterizedJob *ParameterizedJobConfig
 	// Reschedule is the job-wide reschedule block. Canonicalisation merges it
 	// into every group that has none; the groups' policies are what the
 	// scheduler reads. It is kept so that the job reads back as submitted.
@@ -52,17 +56,24 @@ type Job struct {
 	// Server-side state.
 	Stop     bool
 	ParentID string
-	// Dispatched is always false: Drover has no parameterized jobs. It is
-	// here so that the job's JSON has the wire shape.
-	Dispatched        bool
-	Status            string
-	StatusDescription string
-	Stable            bool
-	Version           uint64
-	SubmitTime        int64
-	CreateIndex       uint64
-	ModifyIndex       uint64
-	JobModifyIndex    uint64
+	// Dispatched marks the child a dispatch of a parameterized job
+	// created; Payload, DispatchIdempotencyToken and
+	// DispatchMaxRunDuration are that dispatch's.
+	Dispatched               bool
+	Payload                  []byte
+	DispatchIdempotencyToken string
+	// DispatchMaxRunDuration is Drover's: the max_run_duration the
+	// dispatch asked for every group of the child, which the groups
+	// carry; nil when the dispatch asked none.
+	DispatchMaxRunDuration *time.Duration
+	Status                 string
+	StatusDescription      string
+	Stable                 bool
+	Version                uint64
+	SubmitTime             int64
+	CreateIndex            uint64
+	ModifyIndex            uint64
+	JobModifyIndex         uint64
 }
 
 // LookupTaskGroup returns the group with the given name, or nil.
@@ -78,6 +89,26 @@ func (j *Job) LookupTaskGroup(name string) *TaskGroup {
 // IsPeriodic reports whether the job launches children on a schedule.
 func (j *Job) IsPeriodic() bool {
 	return j.Periodic != nil && j.Periodic.Enabled
+}
+
+// IsParameterized reports whether the job is a parameterized job that
+// waits to be dispatched; its dispatched children are not.
+func (j *Job) IsParameterized() bool {
+	return j.ParameterizedJob != nil && !j.Dispatched
+}
+
+// LaunchesChildren reports whether the job is never placed itself: a
+// periodic job or a parameterized one, whose children run in its place.
+func (j *Job) LaunchesChildren() bool {
+	return j.IsPeriodic() || j.IsParameterized()
+}
+
+// LaunchesPeriodically reports whether the periodic dispatcher launches
+// the job's children. A periodic parameterized job launches nothing
+// until it is dispatched: each dispatched child is then periodic with
+// the dispatch's inputs, as in Nomad.
+func (j *Job) LaunchesPeriodically() bool {
+	return j.IsPeriodic() && !j.IsParameterized()
 }
 
 // AllowsMaxRunDuration reports whether jobs of this type may bound their

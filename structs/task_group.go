@@ -107,6 +107,10 @@ type Task struct {
 	// client hands the task the token the servers sign for it. Nil means
 	// the defaults (WorkloadIdentity's zero value): no token is handed over.
 	Identity *WorkloadIdentity `json:",omitempty"`
+	// DispatchPayload writes the payload of the dispatch that created
+	// the job to a file of the task's local/ directory. Nil: the task
+	// gets no payload file.
+	DispatchPayload *DispatchPayloadConfig `json:",omitempty"`
 }
 
 // MaxRunWarning is a task's max_run_warning block: Signal goes to the task

@@ -28,6 +28,7 @@ func (j *Job) Validate() error {
 		}
 	}
 	j.Periodic.validate(&p, j.Type)
+	j.validateParameterized(&p)
 
 	if len(j.TaskGroups) == 0 {
 		p.add("", "Missing job task groups")
@@ -53,9 +54,10 @@ func (j *Job) Validate() error {
 func (j *Job) validateFields(p *problems) {
 	id := j.ID
 	if j.isDerivedChild() {
-		// A periodic launch is "<parent>/periodic-<unix>": the parent's
-		// ID was checked when the parent was registered, so only the
-		// suffix is checked here.
+		// A periodic launch is "<parent>/periodic-<unix>", a dispatch
+		// "<parent>/dispatch-<unix>-<hex>": the parent's ID was checked
+		// when the parent was registered, so only the suffix is checked
+		// here.
 		id = strings.TrimPrefix(j.ID, j.ParentID+"/")
 	}
 	if strings.TrimSpace(id) == "" {

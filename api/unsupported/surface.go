@@ -68,7 +68,6 @@ var routes = []Route{
 	{"GET", "/v1/evaluations/count", "Evaluations"},
 
 	{"GET", "/v1/job/:id/deployments", "Jobs"},
-	{"POST", "/v1/job/:id/dispatch", "Jobs"},
 	{"POST", "/v1/job/:id/stable", "Jobs"},
 	{"GET", "/v1/job/:id/scale", "Jobs"},
 	{"POST", "/v1/job/:id/scale", "Jobs"},
@@ -143,7 +142,6 @@ var commands = []Command{
 	{Name: "eval delete", What: "delete evaluations"},
 	{Name: "fmt", What: "format HCL files"},
 	{Name: "job deployments", What: "a job's deployments"},
-	{Name: "job dispatch", What: "dispatch a parameterized job"},
 	{Name: "job eval", What: "force an evaluation of a job"},
 	{Name: "job promote", What: "promote canaries"},
 	{Name: "job revert", What: "revert to an earlier version"},

@@ -60,4 +60,5 @@ var (
 	planJob       = []string{acl.CapSubmitJob, acl.CapPlanJob}
 	parseJob      = []string{acl.CapParseJob, acl.CapSubmitJob}
 	forcePeriodic = []string{acl.CapSubmitJob, acl.CapDispatchJob, acl.CapForcePeriodicJob}
+	dispatchJob   = []string{acl.CapDispatchJob}
 )

@@ -39,6 +39,7 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	t.handle("GET /v1/job/{id}/versions", ns(acl.CapReadJob), s.jobVersions)
 	t.handle("GET /v1/job/{id}/deployment", ns(acl.CapReadJob), s.jobDeployment)
 	write("/v1/job/{id}/periodic/force", byServer(ns(forcePeriodic...)), s.jobPeriodicForce)
+	write("/v1/job/{id}/dispatch", byServer(ns(dispatchJob...)), s.jobDispatch)
 	write("/v1/job/{id}/evaluate", byServer(ns(evaluateJob...)), s.jobEvaluate)
 	write("/v1/job/{id}/revert", byServer(ns(submitJob...)), s.jobRevert)
 	write(jobPlanPath, byServer(jobNS(planJob...)), s.jobPlan, httpserver.JobBody)

@@ -272,6 +272,8 @@ func (fx *routeFixture) body(rt httpserver.Route) any {
 		return map[string]any{"Job": job}
 	case "/v1/job/{id}/revert":
 		return map[string]any{"JobVersion": 0}
+	case "/v1/job/{id}/dispatch":
+		return map[string]any{"Meta": map[string]string{}}
 	case "/v1/allocation/{id}/max-run-duration":
 		return map[string]any{"MaxRunDuration": int64(time.Hour)}
 	case "/v1/node/{id}/eligibility":

@@ -27,9 +27,9 @@ func TestUnsupportedFields_RefusedOverHTTP(t *testing.T) {
 		mutate func(job, group, task map[string]any)
 		want   []string
 	}{
-		{"a parameterized job would run at once", func(job, _, _ map[string]any) {
-			job["ParameterizedJob"] = map[string]any{"Payload": "optional", "MetaRequired": []string{"input"}}
-		}, []string{`Job field "ParameterizedJob" is not supported by Drover: the job would run at once instead of waiting to be dispatched` + seeDifferences}},
+		{"a multiregion job would run in one region", func(job, _, _ map[string]any) {
+			job["Multiregion"] = map[string]any{"Regions": []any{map[string]any{"Name": "east"}}}
+		}, []string{`Job field "Multiregion" is not supported by Drover: the job would run in this region only` + seeDifferences}},
 		{"a rolling update that is not Nomad's default", func(_, group, _ map[string]any) {
 			group["Update"] = map[string]any{"MaxParallel": 2, "Canary": 1}
 		}, []string{`Job field "TaskGroups[0].Update" is not supported by Drover: a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments` + seeDifferences}},
@@ -111,9 +111,9 @@ func TestUnsupportedFields_NomadsClient(t *testing.T) {
 // the differences are listed.
 func TestUnsupportedFields_ParseNamesNomadBlocks(t *testing.T) {
 	a := testAgent(t)
-	hcl := "job \"web\" {\n  parameterized {\n    payload = \"required\"\n  }\n  group \"g\" {\n    task \"t\" {\n      driver = \"raw_exec\"\n      config {\n        command = \"/bin/true\"\n      }\n    }\n  }\n}\n"
+	hcl := "job \"web\" {\n  multiregion {\n    region \"east\" {}\n  }\n  group \"g\" {\n    task \"t\" {\n      driver = \"raw_exec\"\n      config {\n        command = \"/bin/true\"\n      }\n    }\n  }\n}\n"
 	resp := do(t, a, http.MethodPut, "/v1/jobs/parse", map[string]any{"JobHCL": hcl})
 	must.Eq(t, http.StatusBadRequest, resp.code, must.Sprint(resp))
-	must.Eq(t, `input.hcl:2,3-16: "parameterized" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs: the job would run at once instead of waiting to be dispatched.`+"\n",
+	must.Eq(t, `input.hcl:2,3-14: "multiregion" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs: the job would run in this region only.`+"\n",
 		string(resp.body))
 }

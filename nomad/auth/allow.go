@@ -104,3 +104,12 @@ func Management(a *acl.ACL) error {
 func Denied(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", nomadrpc.ErrPermissionDenied, fmt.Sprintf(format, args...))
 }
+
+// JobDispatch checks a dispatch of a parameterized job: dispatch-job in
+// the job's namespace, as Nomad's (policy "write" grants it).
+func JobDispatch(a *acl.ACL, namespace string) error {
+	if !a.AllowNamespaceOperation(namespace, acl.CapDispatchJob) {
+		return Denied("dispatching a job needs %s in namespace %q", acl.CapDispatchJob, namespace)
+	}
+	return nil
+}

@@ -69,3 +69,26 @@ func TestDeriveJobStatus(t *testing.T) {
 	must.NoError(t, err)
 	must.Eq(t, structs.JobStatusDead, got)
 }
+
+func TestDeriveJobStatus_parameterizedParent(t *testing.T) {
+	parent := fixture.Job("p")
+	parent.ParameterizedJob = &structs.ParameterizedJobConfig{Payload: structs.DispatchPayloadOptional}
+	got, err := deriveJobStatus(nil, parent)
+	must.NoError(t, err)
+	must.Eq(t, structs.JobStatusRunning, got, must.Sprint("a parameterized parent runs until stopped"))
+	parent.Stop = true
+	got, err = deriveJobStatus(nil, parent)
+	must.NoError(t, err)
+	must.Eq(t, structs.JobStatusDead, got)
+
+	// Its dispatched child is a job like any other: pending until placed.
+	st, err := state.NewStateStore()
+	must.NoError(t, err)
+	child := fixture.Job("p/dispatch-1-0123abcd")
+	child.ParentID, child.Dispatched = "p", true
+	child.ParameterizedJob = parent.ParameterizedJob
+	must.NoError(t, st.UpsertJob(10, child))
+	got, err = deriveJobStatus(st, child)
+	must.NoError(t, err)
+	must.Eq(t, structs.JobStatusPending, got)
+}

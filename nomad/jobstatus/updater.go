@@ -132,7 +132,8 @@ type jobStatusReader interface {
 }
 
 // deriveJobStatus derives a job's status as Nomad does:
-//   - a periodic parent runs until it is stopped, then it is dead;
+//   - a periodic or parameterized parent runs until it is stopped, then
+//     it is dead;
 //   - a job with an allocation that is not terminal is running;
 //   - a system job that is not stopped is running;
 //   - otherwise a job with a pending or blocked evaluation is pending;
@@ -143,7 +144,7 @@ type jobStatusReader interface {
 // Allocations and evaluations left from an earlier job of the same ID,
 // purged since, do not count.
 func deriveJobStatus(st jobStatusReader, job *structs.Job) (string, error) {
-	if job.IsPeriodic() {
+	if job.LaunchesChildren() {
 		if job.Stop {
 			return structs.JobStatusDead, nil
 		}

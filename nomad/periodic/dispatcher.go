@@ -76,7 +76,7 @@ func (d *Dispatcher) Add(job *structs.Job) {
 		return
 	}
 	key := periodicKey{job.Namespace, job.ID}
-	if !job.IsPeriodic() || job.Stop {
+	if !job.LaunchesPeriodically() || job.Stop {
 		if _, ok := d.tracked[key]; ok {
 			delete(d.tracked, key)
 			d.poke()

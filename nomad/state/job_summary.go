@@ -107,7 +107,7 @@ func (r *reader) countChildren(ws memdb.WatchSet, job *structs.Job, summary *str
 	if err != nil {
 		return err
 	}
-	if job.Periodic == nil && len(children) == 0 {
+	if job.Periodic == nil && job.ParameterizedJob == nil && len(children) == 0 {
 		return nil
 	}
 	counts := &structs.JobChildrenSummary{}

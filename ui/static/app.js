@@ -208,6 +208,16 @@
   // budget renders a max_run_duration in nanoseconds, exactly.
   function budget(ns) { return ns ? exact(ns) : '—'; }
 
+  // budgetSource says where an allocation's budget comes from when it is
+  // not its group's own, as alloc status does (MaxRunScope).
+  function budgetSource(a) {
+    switch (a.MaxRunScope) {
+      case 'dispatch': return ' (set by dispatch)';
+      case 'allocation': return ' (changed for this allocation)';
+      default: return null;
+    }
+  }
+
   // ---- pieces -----------------------------------------------------------------
 
   function badge(status) {
@@ -355,7 +365,7 @@
       fill(byID('created'), absolute(nsToMs(a.CreateTime)), ' (', ago(a.CreateTime), ')');
       fill(byID('modified'), absolute(nsToMs(a.ModifyTime)), ' (', ago(a.ModifyTime), ')');
       for (const row of document.querySelectorAll('.maxrun')) row.hidden = !a.MaxRunDeadline;
-      fill(byID('max-run-duration'), budget(a.MaxRunDuration));
+      fill(byID('max-run-duration'), budget(a.MaxRunDuration), budgetSource(a));
       setLive(byID('deadline'), (now) => deadlineText(a, now));
       setLive(byID('time-left'), (now) => timeLeftText(a, now));
       await renderTasks(a);

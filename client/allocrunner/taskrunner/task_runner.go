@@ -123,6 +123,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 	// task runs.
 	tr.prestartHooks = []prestartHook{
 		taskDirHook{},
+		dispatchPayloadHook{payload: jobPayload(cfg.Alloc)},
 		&artifactHook{config: artifacts, logger: tr.logger},
 		&identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID, done: tr.waitCh},
 	}

@@ -71,6 +71,7 @@ func JobFromAPI(in *api.Job) *structs.Job {
 		ModifyIndex:       Deref(in.ModifyIndex),
 		JobModifyIndex:    Deref(in.JobModifyIndex),
 	}
+	dispatchFromAPI(j, in)
 	rescheduleBase := j.Reschedule
 	if rescheduleBase == nil {
 		rescheduleBase = structs.DefaultReschedulePolicy(jobType)
@@ -142,6 +143,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 		KillSignal:    in.KillSignal,
 	}
 	t.MaxRunDuration = clonePtr(in.MaxRunDuration)
+	t.DispatchPayload = dispatchPayloadFromAPI(in.DispatchPayload)
 	if w := in.MaxRunWarning; w != nil {
 		t.MaxRunWarning = &structs.MaxRunWarning{Signal: w.Signal, Before: Deref(w.Before)}
 	}

@@ -41,6 +41,7 @@ func JobToAPI(j *structs.Job) *api.Job {
 		ModifyIndex:       new(j.ModifyIndex),
 		JobModifyIndex:    new(j.JobModifyIndex),
 	}
+	dispatchToAPI(out, j)
 	if j.TaskGroups != nil {
 		out.TaskGroups = make([]*api.TaskGroup, len(j.TaskGroups))
 		for i, tg := range j.TaskGroups {
@@ -100,6 +101,7 @@ func taskToAPI(t *structs.Task) *api.Task {
 		KillSignal:    t.KillSignal,
 	}
 	out.MaxRunDuration = clonePtr(t.MaxRunDuration)
+	out.DispatchPayload = dispatchPayloadToAPI(t.DispatchPayload)
 	if w := t.MaxRunWarning; w != nil {
 		out.MaxRunWarning = &api.MaxRunWarning{Signal: w.Signal, Before: new(w.Before)}
 	}
@@ -222,7 +224,7 @@ func JobStub(j *structs.Job, summary *structs.JobSummary) *api.JobListStub {
 		Type:              j.Type,
 		Priority:          j.Priority,
 		Periodic:          j.IsPeriodic(),
-		ParameterizedJob:  false, // Drover has no parameterized jobs
+		ParameterizedJob:  j.IsParameterized(),
 		Stop:              j.Stop,
 		Status:            j.Status,
 		StatusDescription: j.StatusDescription,
