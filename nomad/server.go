@@ -25,6 +25,7 @@ import (
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
+	"github.com/drover-io/drover/nomad/varlock"
 	"github.com/drover-io/drover/version"
 )
 
@@ -80,6 +81,7 @@ type Server struct {
 	heartbeats        *heartbeat.Timers
 	periodic          *periodic.Dispatcher
 	jobStatus         *jobstatus.Updater
+	varLocks          *varlock.Timers
 
 	// joinFailed receives the error once JoinMaxAttempts rounds found
 	// none of the join addresses.
@@ -236,6 +238,7 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 		"ACL":       &aclRPC{s},
 		"Namespace": &namespaceRPC{s},
 		"Keyring":   &keyringRPC{s},
+		"Variables": &variablesRPC{variablesReadRPC{s}},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {
@@ -270,6 +273,7 @@ func (s *Server) setupLeaderComponents() {
 		_, err := s.raftApply(context.Background(), logentry.MsgJobStatusUpdate, e)
 		return err
 	})
+	s.varLocks = varlock.New(s.expireVariableLock)
 	s.fsm.Listen(Listener{Apply: s.observeApply})
 }
 
