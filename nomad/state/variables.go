@@ -38,7 +38,7 @@ func variablesTable() *memdb.TableSchema {
 		Name: TableVariables,
 		Indexes: map[string]*memdb.IndexSchema{
 			indexID:    {Name: indexID, Unique: true, Indexer: namespaced("Path")},
-			indexKeyID: {Name: indexKeyID, Indexer: stringField("KeyID")},
+			indexKeyID: {Name: indexKeyID, AllowMissing: true, Indexer: stringField("KeyID")},
 		},
 	}
 }
