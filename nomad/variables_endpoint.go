@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/auth"
+	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
 
