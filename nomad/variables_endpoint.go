@@ -63,3 +63,16 @@ func defaultNamespace(namespace string) string {
 	}
 	return namespace
 }
+
+// WithCallerOf returns ctx carrying the identity of the holder of secret,
+// an ACL token's secret or a task's workload identity, as an RPC call of
+// the Variables endpoint resolves it: what a caller in the same process,
+// such as the template renderer of a client agent that also runs a
+// server, hands ReadVariable and ListVariables.
+func (s *Server) WithCallerOf(ctx context.Context, secret string) (context.Context, error) {
+	a, _, err := s.ResolveToken(ctx, secret)
+	if err != nil {
+		return nil, err
+	}
+	return auth.WithCaller(ctx, a), nil
+}

@@ -178,7 +178,8 @@ func TestVariables_workloadIdentity(t *testing.T) {
 		setVar(t, admin, s, newVar(p, map[string]string{"path": p}), nil)
 	}
 
-	ctx := callerCtx(t, s, jwt)
+	ctx, err := s.WithCallerOf(t.Context(), jwt)
+	must.NoError(t, err)
 	for _, p := range own {
 		must.Eq(t, p, readVar(t, ctx, s, p).Items["path"])
 	}
