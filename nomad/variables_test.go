@@ -400,3 +400,21 @@ func TestVariables_keyringRotation(t *testing.T) {
 	must.Eq(t, "old", a.Items["k"])
 	must.Eq(t, before.ModifyIndex, a.ModifyIndex, must.Sprint("re-encryption is not a change of the variable"))
 }
+
+// TestVariables_throughAFollower: a write made on a follower is sealed
+// and applied by the leader, and every server reads it.
+func TestVariables_throughAFollower(t *testing.T) {
+	c := startCluster(t, func(cfg *Config) { cfg.NumSchedulers = new(0) })
+	leader := c.waitForOneLeader(c.servers)
+	waitForRootKey(t, leader)
+	f := follower(c.servers)
+	zero := uint64(0)
+	resp := setVar(t, testCtx(t), f, newVar("cluster/v", map[string]string{"k": "through " + f.config.NodeName}), &zero)
+	must.Nil(t, resp.Conflict)
+	must.Positive(t, resp.Index)
+	again := setVar(t, testCtx(t), f, newVar("cluster/v", map[string]string{"k": "again"}), &zero)
+	must.NotNil(t, again.Conflict, must.Sprint("a forwarded check-and-set was not checked"))
+	for _, s := range c.servers {
+		must.Eq(t, "through "+f.config.NodeName, readVar(t, testCtx(t), s, "cluster/v").Items["k"])
+	}
+}

@@ -69,8 +69,6 @@ type VariablesListResponse struct {
 const (
 	VarOpSet         = "set"
 	VarOpDelete      = "delete"
-	VarOpDeleteCAS   = "delete-cas"
-	VarOpCAS         = "cas"
 	VarOpLockAcquire = "lock-acquire"
 	VarOpLockRelease = "lock-release"
 	VarOpLockRenew   = "lock-renew"
