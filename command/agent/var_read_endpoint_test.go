@@ -71,7 +71,9 @@ func TestVarRead_notFoundAndBlocking(t *testing.T) {
 	var first api.Variable
 	must.NoError(t, json.Unmarshal(resp.body, &first))
 	done := make(chan response, 1)
-	go func() { done <- do(t, a, http.MethodGet, fmt.Sprintf("/v1/var/w/x?index=%d&wait=30s", first.ModifyIndex), nil) }()
+	go func() {
+		done <- do(t, a, http.MethodGet, fmt.Sprintf("/v1/var/w/x?index=%d&wait=30s", first.ModifyIndex), nil)
+	}()
 	resp = do(t, a, http.MethodPut, "/v1/var/w/x", api.Variable{Items: api.VariableItems{"v": "2"}})
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	got := <-done
