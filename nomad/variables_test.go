@@ -16,6 +16,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/varlock"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -417,4 +418,52 @@ func TestVariables_throughAFollower(t *testing.T) {
 	for _, s := range c.servers {
 		must.Eq(t, "through "+f.config.NodeName, readVar(t, testCtx(t), s, "cluster/v").Items["k"])
 	}
+}
+
+// TestVariables_lostLockReleasedAndRearmed: the leader releases a lock
+// whose TTL and delay ran out (the timers themselves are varlock's, on a
+// fake clock), and a leader that restarts arms every lock it finds, so
+// that its holder can go on renewing it.
+func TestVariables_lostLockReleasedAndRearmed(t *testing.T) {
+	dir := t.TempDir()
+	cfg := unscheduledConfig(t, "locks")
+	cfg.DataDir, cfg.DevMode = dir, false
+	s := startServer(t, cfg)
+	waitForLeader(t, s)
+	waitForRootKey(t, s)
+	ctx := testCtx(t)
+	acquire := func(s *Server, path string) string {
+		v := newVar(path, nil)
+		v.Lock = &structs.VariableLock{TTL: structs.MinVariableLockTTL, LockDelay: structs.MinVariableLockTTL}
+		resp, err := s.ApplyVariable(testCtx(t), &VariablesApplyRequest{Op: structs.VarOpLockAcquire, Var: v})
+		must.NoError(t, err)
+		must.Nil(t, resp.Conflict)
+		return resp.Output.Lock.ID
+	}
+	lost := acquire(s, "lost")
+	kept := acquire(s, "kept")
+
+	s.expireVariableLock(varlock.Key{Namespace: structs.DefaultNamespace, Path: "lost"}, structs.GenerateUUID())
+	must.NotNil(t, readVar(t, ctx, s, "lost").Lock, must.Sprint("another lock's expiry released it"))
+	s.expireVariableLock(varlock.Key{Namespace: structs.DefaultNamespace, Path: "lost"}, lost)
+	must.Nil(t, readVar(t, ctx, s, "lost").Lock)
+
+	must.NoError(t, s.Shutdown())
+	cfg2 := unscheduledConfig(t, "locks")
+	cfg2.DataDir, cfg2.DevMode = dir, false
+	cfg2.RPCAddr = s.RPCAddr().(*net.TCPAddr)
+	s2 := startServer(t, cfg2)
+	waitForLeader(t, s2)
+	renew := newVar("kept", nil)
+	renew.Lock = &structs.VariableLock{ID: kept}
+	waitfor.NoError(t, "the restarted leader to arm the lock", func() error {
+		resp, err := s2.ApplyVariable(testCtx(t), &VariablesApplyRequest{Op: structs.VarOpLockRenew, Var: renew})
+		switch {
+		case err != nil:
+			return err
+		case resp.Conflict != nil:
+			return errors.New("renewal refused")
+		}
+		return nil
+	})
 }
