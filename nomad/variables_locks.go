@@ -2,6 +2,7 @@ package nomad
 
 import (
 	"context"
+	"time"
 
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/state"
@@ -35,8 +36,9 @@ func (s *Server) expireVariableLock(k varlock.Key, lockID string) {
 	ctx, cancel := context.WithTimeout(s.shutdownCtx, s.config.RaftApplyTimeout)
 	defer cancel()
 	w := &logentry.VariableWrite{VariableWrite: state.VariableWrite{
-		Op:     structs.VarOpLockRelease,
-		Var:    &structs.VariableEncrypted{VariableMetadata: structs.VariableMetadata{Namespace: k.Namespace, Path: k.Path}},
+		Op: structs.VarOpLockRelease,
+		Var: &structs.VariableEncrypted{VariableMetadata: structs.VariableMetadata{
+			Namespace: k.Namespace, Path: k.Path, ModifyTime: time.Now().UnixNano()}},
 		LockID: lockID,
 	}}
 	if _, err := s.raftApply(ctx, logentry.MsgVariableWrite, w); err != nil {

@@ -31,6 +31,9 @@ var (
 	ErrVariableLocked = errors.New("variable is locked")
 	// ErrRootKeyInUse: a root key still seals variables.
 	ErrRootKeyInUse = errors.New("the root key still encrypts variables")
+	// ErrNamespaceHasVariables: a namespace deleted still holds
+	// variables.
+	ErrNamespaceHasVariables = errors.New("namespace has variables")
 )
 
 func variablesTable() *memdb.TableSchema {
@@ -84,7 +87,9 @@ func (s *StateStore) ApplyVariableWrite(index uint64, w *VariableWrite) error {
 			return setVariable(txn, index, next, cur, w.Var.Lock)
 		case structs.VarOpLockRelease:
 			next := cur.Copy()
-			next.ModifyTime = w.Var.ModifyTime
+			if w.Var.ModifyTime != 0 {
+				next.ModifyTime = w.Var.ModifyTime
+			}
 			return setVariable(txn, index, next, cur, nil)
 		case structs.VarOpDelete:
 			if cur == nil {
@@ -186,6 +191,20 @@ func variableIn(txn *memdb.Txn, namespace, path string) (*structs.VariableEncryp
 		return nil, nil
 	}
 	return raw.(*structs.VariableEncrypted), nil
+}
+
+// namespaceHasVariables refuses the deletion of a namespace that still
+// holds variables.
+func namespaceHasVariables(txn *memdb.Txn, name string) error {
+	raw, err := txn.First(TableVariables, indexID+"_prefix", name, "")
+	if err != nil {
+		return fmt.Errorf("read variables of namespace %q: %w", name, err)
+	}
+	if raw != nil {
+		return fmt.Errorf("delete namespace %q: %w, such as %q: purge them first (var purge)",
+			name, ErrNamespaceHasVariables, raw.(*structs.VariableEncrypted).Path)
+	}
+	return nil
 }
 
 // rootKeyInUse refuses the removal of a key that still seals variables.

@@ -144,3 +144,16 @@ func TestVariables_listAndSnapshot(t *testing.T) {
 	must.NoError(t, err)
 	must.Eq(t, 20, idx)
 }
+
+func TestVariables_keepTheirNamespace(t *testing.T) {
+	s := newStore(t)
+	key := newRootKey(t)
+	must.NoError(t, s.UpsertNamespaces(2, []*structs.Namespace{{Name: "team"}}))
+	v := sealedVar(t, key, "a", structs.VariableItems{"k": "v"})
+	v.Namespace = "team"
+	must.NoError(t, set(t, s, 3, v, nil, ""))
+	must.ErrorIs(t, s.DeleteNamespaces(4, []string{"team"}), ErrNamespaceHasVariables)
+	del := &VariableWrite{Op: structs.VarOpDelete, Var: &structs.VariableEncrypted{VariableMetadata: v.Metadata()}}
+	must.NoError(t, s.ApplyVariableWrite(5, del))
+	must.NoError(t, s.DeleteNamespaces(6, []string{"team"}))
+}
