@@ -37,7 +37,8 @@ func TestVarRead_workloadIdentity(t *testing.T) {
 		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	}
 
-	_, token, _ := runningIdentityTask(t, a, mgmt, "ident")
+	allocID, token, _ := runningIdentityTask(t, a, mgmt, "ident")
+	t.Cleanup(func() { stopAndWait(t, a, mgmt, allocID) })
 	for _, path := range []string{"nomad/jobs/ident", "nomad/jobs/ident/g/worker"} {
 		resp := doAs(t, a, token, http.MethodGet, "/v1/var/"+path, nil)
 		must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
@@ -55,6 +56,17 @@ func TestVarRead_workloadIdentity(t *testing.T) {
 	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
 	must.StrContains(t, resp.String(), "nomad/jobs/ident")
 	must.StrNotContains(t, resp.String(), "nomad/jobs/other")
+}
+
+// stopAndWait stops the allocation and waits until its task is gone.
+func stopAndWait(t *testing.T, a *Agent, mgmt, allocID string) {
+	resp := doAs(t, a, mgmt, http.MethodPut, "/v1/allocation/"+allocID+"/stop", nil)
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	waitfor.True(t, "the allocation to stop", func() bool {
+		var alloc api.Allocation
+		resp := doAs(t, a, mgmt, http.MethodGet, "/v1/allocation/"+allocID, nil)
+		return json.Unmarshal(resp.body, &alloc) == nil && alloc.ClientStatus != "" && alloc.ClientStatus != "running" && alloc.ClientStatus != "pending"
+	})
 }
 
 func TestVarRead_notFoundAndBlocking(t *testing.T) {
