@@ -70,6 +70,10 @@ type Server struct {
 	// aclCache holds the ACLs compiled from policies, for ResolveToken.
 	aclCache aclCache
 
+	// varLocks are the leader's timers of variable locks, enabled while
+	// it leads (variables_locks.go).
+	varLocks *varlock.Timers
+
 	// The leader's components: created with the server, enabled while it
 	// leads.
 	evalBroker   *broker.EvalBroker
@@ -81,7 +85,6 @@ type Server struct {
 	heartbeats        *heartbeat.Timers
 	periodic          *periodic.Dispatcher
 	jobStatus         *jobstatus.Updater
-	varLocks          *varlock.Timers
 
 	// joinFailed receives the error once JoinMaxAttempts rounds found
 	// none of the join addresses.
