@@ -18,7 +18,10 @@ type ACL struct {
 	// read (see workload.go); such an ACL has no rules.
 	workload *Workload
 
-	namespaces  ruleSet
+	namespaces ruleSet
+	// variables holds the variables path rules of each namespace rule,
+	// by the rule's name (a namespace or a pattern).
+	variables   map[string]*ruleSet
 	hostVolumes ruleSet
 	nodePools   ruleSet
 	operator    capSet
@@ -49,6 +52,7 @@ func New(policies ...*Policy) *ACL {
 		}
 		for _, r := range p.Namespaces {
 			a.namespaces.add(r.Name, r.Capabilities)
+			a.addVariables(r.Name, r.Variables)
 		}
 		for _, r := range p.HostVolumes {
 			a.hostVolumes.add(r.Name, r.Capabilities)
@@ -66,6 +70,9 @@ func New(policies ...*Policy) *ACL {
 		a.mergeRule(rulePlugin, p.Plugin)
 	}
 	a.namespaces.sortGlobs()
+	for _, rs := range a.variables {
+		rs.sortGlobs()
+	}
 	a.hostVolumes.sortGlobs()
 	a.nodePools.sortGlobs()
 	return a
@@ -263,8 +270,15 @@ func (rs *ruleSet) sortGlobs() {
 // those of the closest pattern that matches it (ties go to the pattern
 // that sorts first), else none.
 func (rs *ruleSet) match(name string) capSet {
+	_, caps := rs.matchRule(name)
+	return caps
+}
+
+// matchRule returns the name or pattern of the rule that applies to name
+// and its capabilities, as match chooses it; "" and nil for none.
+func (rs *ruleSet) matchRule(name string) (string, capSet) {
 	if caps, ok := rs.exact[name]; ok {
-		return caps
+		return name, caps
 	}
 	var best *globRule
 	for i := range rs.globs {
@@ -279,9 +293,9 @@ func (rs *ruleSet) match(name string) capSet {
 		}
 	}
 	if best == nil {
-		return nil
+		return "", nil
 	}
-	return best.caps
+	return best.pattern, best.caps
 }
 
 // anyGrants reports whether some rule grants capability.

@@ -194,6 +194,36 @@ func operatorPolicyCapabilities(policy string) []string {
 	return nil
 }
 
-// Variables capabilities. Drover has no variables: a policy may carry a
-// variables block, checked, but it grants nothing.
-var variablesCapabilities = []string{"list", "read", "write", "destroy", "deny"}
+// Variables capabilities: what a namespace rule's variables path rule
+// grants on the variables at the paths it matches.
+const (
+	VariablesDeny    = "deny"
+	VariablesList    = "list"
+	VariablesRead    = "read"
+	VariablesWrite   = "write"
+	VariablesDestroy = "destroy"
+)
+
+var variablesCapabilities = []string{VariablesList, VariablesRead, VariablesWrite, VariablesDestroy, VariablesDeny}
+
+// impliedVariablesCapabilities: reading or writing a variable includes
+// listing it, as in Nomad.
+var impliedVariablesCapabilities = map[string][]string{
+	VariablesRead:  {VariablesList},
+	VariablesWrite: {VariablesList},
+}
+
+// variablesPolicyCapabilities is what a namespace rule's policy grants on
+// every variable path of the namespace, as in Nomad: read reads and
+// lists, write also writes and destroys.
+func variablesPolicyCapabilities(policy string) []string {
+	switch policy {
+	case PolicyDeny:
+		return []string{VariablesDeny}
+	case PolicyRead:
+		return []string{VariablesList, VariablesRead}
+	case PolicyWrite:
+		return []string{VariablesDestroy, VariablesList, VariablesRead, VariablesWrite}
+	}
+	return nil
+}

@@ -41,6 +41,9 @@ type Rule struct {
 	Name         string
 	Policy       string
 	Capabilities []string
+	// Variables are a namespace rule's variables path rules, its
+	// disposition's included.
+	Variables []*Rule `json:",omitempty"`
 }
 
 // The file* types mirror the policy language. gohcl rejects any block or
@@ -187,34 +190,44 @@ func (ns *fileNamespace) compile() (*Rule, error) {
 	if err := checkCapabilities(what, ns.Capabilities, namespaceCapabilities); err != nil {
 		return nil, err
 	}
-	if err := ns.Variables.check(what); err != nil {
+	vars, err := ns.Variables.compile(what)
+	if err != nil {
 		return nil, err
 	}
 	caps := slices.Concat(ns.Capabilities, namespacePolicyCapabilities(ns.Policy))
 	for _, c := range slices.Clone(caps) {
 		caps = append(caps, impliedCapabilities[c]...)
 	}
-	return &Rule{Name: ns.Name, Policy: ns.Policy, Capabilities: sortedSet(caps)}, nil
+	if expanded := variablesPolicyCapabilities(ns.Policy); expanded != nil {
+		vars = append(vars, &Rule{Name: "*", Policy: ns.Policy, Capabilities: expanded})
+	}
+	return &Rule{Name: ns.Name, Policy: ns.Policy, Capabilities: sortedSet(caps), Variables: vars}, nil
 }
 
-// check validates a variables block. Drover has no variables, so it grants
-// nothing, but a policy written for Nomad may carry one.
-func (v *fileVariables) check(what string) error {
+// compile checks a variables block and returns its path rules, each
+// capability with those it implies.
+func (v *fileVariables) compile(what string) ([]*Rule, error) {
 	if v == nil {
-		return nil
+		return nil, nil
 	}
 	if len(v.Paths) == 0 {
-		return fmt.Errorf("%s: variables block has no path blocks", what)
+		return nil, fmt.Errorf("%s: variables block has no path blocks", what)
 	}
+	rules := make([]*Rule, 0, len(v.Paths))
 	for _, p := range v.Paths {
 		if p.Path == "" || strings.HasPrefix(p.Path, "/") {
-			return fmt.Errorf("%s: variables path %q must be non-empty and must not start with /", what, p.Path)
+			return nil, fmt.Errorf("%s: variables path %q must be non-empty and must not start with /", what, p.Path)
 		}
 		if err := checkCapabilities(fmt.Sprintf("%s: variables path %q", what, p.Path), p.Capabilities, variablesCapabilities); err != nil {
-			return err
+			return nil, err
 		}
+		caps := slices.Clone(p.Capabilities)
+		for _, c := range p.Capabilities {
+			caps = append(caps, impliedVariablesCapabilities[c]...)
+		}
+		rules = append(rules, &Rule{Name: p.Path, Capabilities: sortedSet(caps)})
 	}
-	return nil
+	return rules, nil
 }
 
 func (l *fileLabeled) compile(kind string, valid []string, expand func(string) []string) (*Rule, error) {

@@ -2,13 +2,19 @@ package acl
 
 // Workload is who a workload identity speaks for: one task of one
 // allocation. Its ACL grants reading that allocation and its job, in its
-// namespace, and nothing else: none of the rules of policies, so every
-// other check refuses it.
+// namespace, and reading its job's variables (variables.go), and nothing
+// else: none of the rules of policies, so every other check refuses it.
 type Workload struct {
 	Namespace    string
 	JobID        string
 	AllocationID string
-	Task         string
+	// TaskGroup is the group of the allocation, which the identity's
+	// claims do not carry: the server fills it in from the allocation.
+	TaskGroup string
+	Task      string
+	// ParentJobID is the parent of a dispatched or periodic child job:
+	// its variables are the parent's, as in Nomad.
+	ParentJobID string
 }
 
 // NewWorkload returns the ACL of a workload identity.

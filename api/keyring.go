@@ -38,9 +38,8 @@ func (k *Keyring) List(q *QueryOptions) ([]*RootKeyMeta, *QueryMeta, error) {
 	return resp, qm, nil
 }
 
-// Rotate makes a new active root key and returns it. full asks for
-// Nomad's full rotation, which re-encrypts Variables: Drover has none, so
-// it is a rotation like any other.
+// Rotate makes a new active root key and returns it. full also
+// re-encrypts every variable with the new key before answering.
 func (k *Keyring) Rotate(full bool, q *WriteOptions) (*RootKeyMeta, *WriteMeta, error) {
 	var resp struct{ Key *RootKeyMeta }
 	var params url.Values

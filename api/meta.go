@@ -9,6 +9,8 @@ type QueryMeta struct {
 	LastContact time.Duration
 	KnownLeader bool
 	RequestTime time.Duration
+	// NextToken, from a paged list, is where the next page starts.
+	NextToken string
 }
 
 // WriteMeta is what the server says about a write.

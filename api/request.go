@@ -258,6 +258,7 @@ func parseQueryMeta(h http.Header, qm *QueryMeta) error {
 		return err
 	}
 	qm.LastIndex = index
+	qm.NextToken = h.Get("X-Nomad-NextToken")
 
 	if v := h.Get("X-Nomad-LastContact"); v != "" {
 		ms, err := strconv.ParseUint(v, 10, 63)

@@ -60,6 +60,12 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"namespace delete": func() (cli.Command, error) { return &NamespaceDeleteCommand{Meta: meta}, nil },
 		"namespace list":   func() (cli.Command, error) { return &NamespaceListCommand{Meta: meta}, nil },
 		"namespace status": func() (cli.Command, error) { return &NamespaceStatusCommand{Meta: meta}, nil },
+		"var":              func() (cli.Command, error) { return &VarCommand{Meta: meta}, nil },
+		"var get":          func() (cli.Command, error) { return &VarGetCommand{Meta: meta}, nil },
+		"var list":         func() (cli.Command, error) { return &VarListCommand{Meta: meta}, nil },
+		"var lock":         func() (cli.Command, error) { return &VarLockCommand{Meta: meta}, nil },
+		"var purge":        func() (cli.Command, error) { return &VarPurgeCommand{Meta: meta}, nil },
+		"var put":          func() (cli.Command, error) { return &VarPutCommand{Meta: meta}, nil },
 
 		"node":             func() (cli.Command, error) { return &NodeCommand{Meta: meta}, nil },
 		"node drain":       func() (cli.Command, error) { return &NodeDrainCommand{Meta: meta}, nil },

@@ -14,14 +14,15 @@ func (c *OperatorRootKeyringRotateCommand) Help() string {
 Usage: drover operator root keyring rotate [options]
 
   Makes a new root key, which becomes the active key at once: identities
-  are signed with it from then on. The key that was active turns inactive
-  and still verifies the identities it signed. It needs a management token.
+  are signed, and variables encrypted, with it from then on. The key that
+  was active turns inactive and still verifies the identities it signed
+  and decrypts the variables it encrypted. It needs a management token.
 ` + clientOptionsHelp + `
 Keyring Rotate Options:
 
   -full
-    Accepted for Nomad's scripts: a full rotation re-encrypts Variables in
-    Nomad, and Drover has none, so it is a rotation like any other.
+    Also re-encrypt every variable with the new key before answering, so
+    that the older keys encrypt nothing and may be removed.
 
   -verbose
     Show the full key ID.

@@ -12,9 +12,9 @@
 //   - broker: the eval broker, blocked evaluations, plan queue and the
 //     reaper of failed and redundant evaluations;
 //   - planeval: the check of a plan against the state;
-//   - heartbeat, periodic, drainer, jobstatus, maxrunstats: the leader's
-//     loops (maxrunstats runs on every server), each handed what it needs
-//     of the server, a function or a small interface;
+//   - heartbeat, periodic, drainer, jobstatus, maxrunstats, varlock: the
+//     leader's loops and timers (maxrunstats runs on every server), each
+//     handed what it needs of the server, a function or a small interface;
 //   - membership: the servers this server knows of;
 //   - auth: what each user's write needs of its caller, and the caller's
 //     identity as it travels in a request's context;
@@ -69,6 +69,18 @@
 // (read_jobs.go, read_allocs.go, read_evals.go, read_nodes.go, ...) only
 // say what to read. Server.State is for the server's own loops and for
 // tests, not for callers.
+//
+// # Variables
+//
+// Nomad Variables are sealed on the leader, with the keyring's active
+// root key, before their entry enters the log, and opened on the server
+// that answers a read (variables_keyring.go); the raft log, the state
+// store and snapshots hold them sealed. The Variables RPC endpoint serves
+// Read and List to clients too, each call checking its caller's token or
+// task identity (a client renders a task's templates with it), and Apply
+// to the servers that forward writes. A full keyring rotation re-encrypts
+// them (variables_rekey.go); the leader keeps the TTL timers of their
+// locks (package varlock).
 //
 // # Forming a cluster
 //

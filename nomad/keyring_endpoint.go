@@ -13,10 +13,13 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// RootKeyRotateRequest asks for a new active root key.
+// RootKeyRotateRequest asks for a new active root key. Full also
+// re-encrypts every variable with it, so that the older keys encrypt
+// nothing and may be removed.
 type RootKeyRotateRequest struct {
 	AuthRequest
 	WriteDeadline
+	Full bool `json:",omitempty"`
 }
 
 // RootKeyRotateResponse is the key a rotation made, and the index it was
@@ -52,9 +55,12 @@ func (s *Server) ListRootKeys(ctx context.Context, q QueryOptions) ([]*structs.R
 }
 
 // RotateRootKey makes a new root key the active one; the key that was
-// active turns inactive and keeps verifying what it signed.
+// active turns inactive and keeps verifying what it signed, and
+// decrypting the variables it encrypted, until a full rotation
+// re-encrypts them. A full rotation answers once every variable is
+// re-encrypted.
 func (s *Server) RotateRootKey(ctx context.Context, req *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
-	return userWrite(ctx, s, "Keyring.Rotate", req, management, func(ctx context.Context, _ *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
+	return userWrite(ctx, s, "Keyring.Rotate", req, management, func(ctx context.Context, req *RootKeyRotateRequest) (*RootKeyRotateResponse, error) {
 		key, err := structs.NewRootKey(time.Now())
 		if err != nil {
 			return nil, err
@@ -62,6 +68,13 @@ func (s *Server) RotateRootKey(ctx context.Context, req *RootKeyRotateRequest) (
 		index, err := s.raftApply(ctx, logentry.MsgRootKeyUpsert, &logentry.RootKeyUpsert{Key: key})
 		if err != nil {
 			return nil, err
+		}
+		if req.Full {
+			n, err := s.rekeyVariables(ctx, key)
+			if err != nil {
+				return nil, fmt.Errorf("root key %s is active, but re-encrypting the variables stopped after %d: %w (rotate with -full again)", key.KeyID, n, err)
+			}
+			s.logger.Info("re-encrypted variables with the new root key", "key_id", key.KeyID, "variables", n)
 		}
 		return &RootKeyRotateResponse{Key: key.Meta(), Index: index}, nil
 	})
@@ -91,6 +104,15 @@ func (s *Server) deleteRootKeyLocal(ctx context.Context, req *RootKeyDeleteReque
 	}
 	if key.Active() {
 		return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("root key %s: %w", req.KeyID, state.ErrActiveRootKey))
+	}
+	// Whatever force says: without its key a variable is lost.
+	sealed, err := s.State().VariablesByKeyID(nil, req.KeyID)
+	if err != nil {
+		return nil, err
+	}
+	if len(sealed) > 0 {
+		return nil, invalidf("root key %s still encrypts %d variables, such as %q in namespace %q: rotate with -full to re-encrypt them with the active key first",
+			req.KeyID, len(sealed), sealed[0].Path, sealed[0].Namespace)
 	}
 	if !req.Force {
 		if err := s.checkRootKeyUnused(key); err != nil {

@@ -136,12 +136,17 @@ func (s *Server) ResolveWorkloadIdentity(ctx context.Context, token string) (*ac
 	if alloc == nil || alloc.ClientTerminalStatus() || alloc.Namespace != claims.Namespace || alloc.JobID != claims.JobID {
 		return nil, permissionDenied("%v: its allocation %s no longer runs", structs.ErrInvalidIdentity, claims.AllocationID)
 	}
-	return acl.NewWorkload(acl.Workload{
+	w := acl.Workload{
 		Namespace:    claims.Namespace,
 		JobID:        claims.JobID,
 		AllocationID: claims.AllocationID,
+		TaskGroup:    alloc.TaskGroup,
 		Task:         claims.Task,
-	}), nil
+	}
+	if alloc.Job != nil {
+		w.ParentJobID = alloc.Job.ParentID
+	}
+	return acl.NewWorkload(w), nil
 }
 
 // errUnknownIdentityKey marks a token signed by a key this server does

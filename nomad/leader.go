@@ -134,6 +134,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	start("drainer", drainer.New(drainCluster{s}, s.logger).Run)
 	start("stats", s.emitLeaderStats)
 	start("keyring", s.initializeKeyring)
+	start("variable locks", s.runVariableLocks)
 	for i := range *s.config.NumSchedulers {
 		w := &worker{srv: s, logger: s.logger.Named("worker").With("worker", i)}
 		start("worker", w.run)

@@ -19,6 +19,9 @@ func (s *Server) newRPCServers() (nomadrpc.Servers, error) {
 		for name, rcvr := range map[string]any{
 			"Client": &clientRPC{srv: s, role: role},
 			"Denied": nomadrpc.Denied{},
+			// A client reads variables with a task's workload
+			// identity, which every call carries and proves.
+			"Variables": &variablesReadRPC{s},
 		} {
 			if err := srv.RegisterName(name, rcvr); err != nil {
 				return nil, fmt.Errorf("register RPC endpoint %s: %w", name, err)

@@ -25,6 +25,7 @@ import (
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
 	"github.com/drover-io/drover/nomad/stream"
+	"github.com/drover-io/drover/nomad/varlock"
 	"github.com/drover-io/drover/version"
 )
 
@@ -68,6 +69,10 @@ type Server struct {
 
 	// aclCache holds the ACLs compiled from policies, for ResolveToken.
 	aclCache aclCache
+
+	// varLocks are the leader's timers of variable locks, enabled while
+	// it leads (variables_locks.go).
+	varLocks *varlock.Timers
 
 	// The leader's components: created with the server, enabled while it
 	// leads.
@@ -239,6 +244,7 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 		"ACL":       &aclRPC{s},
 		"Namespace": &namespaceRPC{s},
 		"Keyring":   &keyringRPC{s},
+		"Variables": &variablesRPC{variablesReadRPC{s}},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {
@@ -273,6 +279,7 @@ func (s *Server) setupLeaderComponents() {
 		_, err := s.raftApply(context.Background(), logentry.MsgJobStatusUpdate, e)
 		return err
 	})
+	s.varLocks = varlock.New(s.expireVariableLock)
 	s.fsm.Listen(Listener{Apply: s.observeApply})
 }
 

@@ -20,8 +20,9 @@ var validKeyID = sync.OnceValue(func() *regexp.Regexp {
 func ValidRootKeyID(id string) bool { return validKeyID().MatchString(id) }
 
 // RootKeyAlgorithmEd25519 is the algorithm of Drover's root keys: each is an
-// Ed25519 key pair that signs workload identities (EdDSA). Drover has no
-// Variables to encrypt, so a root key only signs.
+// Ed25519 key pair that signs workload identities (EdDSA). The key that
+// encrypts variables (AES-256-GCM) is derived from the same seed
+// (variables_seal.go).
 const RootKeyAlgorithmEd25519 = "ed25519"
 
 // The states of a root key, as Nomad names them. One key of the keyring is

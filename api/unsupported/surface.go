@@ -120,11 +120,6 @@ var routes = []Route{
 	{"GET", "/v1/agent/schedulers", "Agent"},
 	{"GET", "/v1/agent/schedulers/config", "Agent"},
 	{"POST", "/v1/agent/schedulers/config", "Agent"},
-
-	{"GET", "/v1/vars", "Variables"},
-	{"GET", "/v1/var/:path", "Variables"},
-	{"PUT", "/v1/var/:path", "Variables"},
-	{"DELETE", "/v1/var/:path", "Variables"},
 }
 
 var commands = []Command{
@@ -170,7 +165,6 @@ var commands = []Command{
 	{Name: "service", Group: true, What: "Nomad services"},
 	{Name: "setup", Group: true, What: "set up Consul and Vault for Nomad"},
 	{Name: "system", Group: true, What: "garbage collection and summary reconciliation"},
-	{Name: "var", Group: true, What: "variables"},
 	{Name: "volume", Group: true, What: "CSI and host volumes"},
 }
 

@@ -89,6 +89,33 @@ func allNamespaceCapsBut(except ...string) []string {
 // that a route checking the wrong thing would let it in.
 var everything = namespaceRules(allNamespaceCapsBut()) + globalRulesBut("")
 
+// variablesRules grants caps on every variable path in every namespace,
+// and all the namespace capabilities: what a variables route checks is
+// the variables rule alone.
+func variablesRules(caps ...string) string {
+	quoted := make([]string, len(caps))
+	for i, c := range caps {
+		quoted[i] = fmt.Sprintf("%q", c)
+	}
+	return fmt.Sprintf("namespace \"*\" {\n  capabilities = [%s]\n  variables {\n    path \"*\" { capabilities = [%s] }\n  }\n}\n",
+		strings.Join(namespaceCapsQuoted(), ", "), strings.Join(quoted, ", "))
+}
+
+func namespaceCapsQuoted() []string {
+	var out []string
+	for _, c := range allNamespaceCapsBut() {
+		out = append(out, fmt.Sprintf("%q", c))
+	}
+	return out
+}
+
+// variablesCapsBut is every variables capability except deny and skip,
+// and except list when skip implies it.
+func variablesCapsBut(skip string) []string {
+	caps := []string{acl.VariablesRead, acl.VariablesWrite, acl.VariablesDestroy, acl.VariablesList}
+	return slices.DeleteFunc(caps, func(c string) bool { return c == skip })
+}
+
 // dispositionRules are the route test's rules for a route that needs the
 // disposition have of a global rule: the holder has just that, the lacker
 // everything else and only lack of that rule.

@@ -47,6 +47,14 @@ func evalNS(caps ...string) httpserver.Access {
 	return httpserver.Access{Kind: httpserver.AccessEvalNamespace, Caps: caps}
 }
 
+// variable needs the variables capability c on the variable {path}.
+func variable(c string) httpserver.Access {
+	return httpserver.Access{Kind: httpserver.AccessVariable, Caps: []string{c}}
+}
+
+// variablesList needs variables list on some path of the namespace.
+var variablesList = httpserver.Access{Kind: httpserver.AccessVariableList}
+
 // operatorCap needs the operator capability c (or management).
 func operatorCap(c string) httpserver.Access {
 	return httpserver.Access{Kind: httpserver.AccessOperatorCapability, Caps: []string{c}}

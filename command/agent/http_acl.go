@@ -150,6 +150,10 @@ func (s *HTTPServer) check(r *http.Request, need httpserver.Access, id *identity
 		ok = nomad.PolicyVisible(nomad.QueryOptions{ACL: a, Token: id.token}, r.PathValue("name"))
 	case httpserver.AccessListed:
 		ok = true
+	case httpserver.AccessVariable:
+		ok = a.AllowVariableOperation(httpserver.ParseNamespace(r.URL.Query()), r.PathValue("path"), need.Caps[0])
+	case httpserver.AccessVariableList:
+		ok = a.AllowVariableSearch(httpserver.ParseNamespace(r.URL.Query()))
 	default:
 		return fmt.Errorf("route %s %s has an unknown access rule %d", r.Method, r.URL.Path, need.Kind)
 	}

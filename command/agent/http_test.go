@@ -137,9 +137,9 @@ func TestUnsupportedRoutes_404SaysNomadsAndWhere(t *testing.T) {
 	must.Eq(t, http.StatusNotFound, resp.code)
 	must.Eq(t, "no such endpoint: GET /v1/deployments is a Nomad API route (Deployments) that Drover does not serve yet; see website/content/docs/differences.md\n", string(resp.body))
 
-	resp = do(t, a, http.MethodPut, "/v1/var/team/app/config", nil)
+	resp = do(t, a, http.MethodGet, "/v1/node/pool/team-a/jobs", nil)
 	must.Eq(t, http.StatusNotFound, resp.code)
-	must.StrContains(t, string(resp.body), "is a Nomad API route (Variables)")
+	must.StrContains(t, string(resp.body), "is a Nomad API route (Node pools)")
 
 	resp = do(t, a, http.MethodGet, "/v1/nothing", nil)
 	must.Eq(t, http.StatusNotFound, resp.code)

@@ -25,9 +25,9 @@ func (s *HTTPServer) keyringList(w http.ResponseWriter, r *http.Request) (any, e
 // keyringRotate serves PUT and POST /v1/operator/keyring/rotate: a new
 // active root key, answered as {"Key": ...}. Nomad's ?algo chooses the
 // cipher of Variables, which Drover does not have: only Drover's own
-// algorithm is taken. ?full re-encrypts Variables in Nomad: with none to
-// re-encrypt, a full rotation is a rotation. A prepublished key
-// (?publish_time) is not supported and is refused.
+// algorithm is taken. ?full also re-encrypts every variable with the new
+// key before answering. A prepublished key (?publish_time) is not
+// supported and is refused.
 func (s *HTTPServer) keyringRotate(w http.ResponseWriter, r *http.Request) (any, error) {
 	srv, err := s.requireServer()
 	if err != nil {
@@ -40,10 +40,11 @@ func (s *HTTPServer) keyringRotate(w http.ResponseWriter, r *http.Request) (any,
 	if q.Has("publish_time") {
 		return nil, httpserver.BadRequest("publish_time is not supported: a rotated key is published and becomes active at once")
 	}
-	if _, err := httpserver.ParseBoolParam(r, "full"); err != nil {
+	full, err := httpserver.ParseBoolParam(r, "full")
+	if err != nil {
 		return nil, err
 	}
-	resp, err := srv.RotateRootKey(r.Context(), &nomad.RootKeyRotateRequest{})
+	resp, err := srv.RotateRootKey(r.Context(), &nomad.RootKeyRotateRequest{Full: full})
 	if err != nil {
 		return nil, err
 	}

@@ -106,6 +106,11 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	write("/v1/acl/token/{id}", byServer(management), s.aclTokenUpdate)
 	t.handle("DELETE /v1/acl/token/{id}", byServer(management), s.aclTokenDelete)
 
+	t.handle("GET /v1/vars", byServer(variablesList), s.varsList)
+	t.handle("GET /v1/var/{path...}", byServer(variable(acl.VariablesRead)), s.varRead)
+	write("/v1/var/{path...}", byServer(variable(acl.VariablesWrite)), s.varWrite)
+	t.handle("DELETE /v1/var/{path...}", byServer(variable(acl.VariablesDestroy)), s.varDelete)
+
 	t.handle("GET /v1/namespaces", listed, s.namespacesList)
 	write("/v1/namespace", byServer(management), s.namespaceWrite)
 	t.handle("GET /v1/namespace/{name}", namespaceRead, s.namespaceRead)

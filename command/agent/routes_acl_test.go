@@ -15,6 +15,7 @@ import (
 	nomadapi "github.com/hashicorp/nomad/api"
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/config"
 	"github.com/drover-io/drover/command/agent/httpserver"
@@ -35,13 +36,15 @@ type routeFixture struct {
 	nodeID     string
 	// scratchToken is the accessor of a token the token routes may delete.
 	scratchToken string
+	// varPath is a variable's path.
+	varPath string
 
 	mu     sync.Mutex
 	tokens map[string][2]*api.ACLToken
 }
 
 func newRouteFixture(t *testing.T, a *Agent, mgmt string) *routeFixture {
-	fx := &routeFixture{t: t, a: a, mgmt: mgmt, tokens: map[string][2]*api.ACLToken{}}
+	fx := &routeFixture{t: t, a: a, mgmt: mgmt, tokens: map[string][2]*api.ACLToken{}, varPath: "route/test/var"}
 	srv := a.Server()
 	job := batchJobJSON("acl-job")
 	onMockDriver(job)
@@ -132,6 +135,12 @@ func (fx *routeFixture) rules(need httpserver.Access) (holding, lacking string) 
 	case httpserver.AccessOperatorCapability:
 		return fmt.Sprintf("operator { capabilities = [%q] }", need.Caps[0]),
 			namespaceRules(allNamespaceCapsBut()) + globalRulesBut("operator") + `operator { policy = "read" }`
+	case httpserver.AccessVariable:
+		return variablesRules(need.Caps[0]), variablesRules(variablesCapsBut(need.Caps[0])...) + globalRulesBut("")
+	case httpserver.AccessVariableList:
+		// Reading and writing include listing: the lacking token may
+		// only destroy.
+		return variablesRules(acl.VariablesList), variablesRules(acl.VariablesDestroy) + globalRulesBut("")
 	}
 	return "", everything
 }
@@ -157,6 +166,8 @@ func (fx *routeFixture) path(rt httpserver.Route, holding *api.ACLToken) string 
 		id = fx.scratchToken
 	case p == keyringKeyPath:
 		id = "00000000-0000-4000-8000-000000000000" // a key that is not there
+	case p == "/v1/var/{path...}":
+		return "/v1/var/" + fx.varPath
 	}
 	var name string
 	switch {
@@ -288,6 +299,8 @@ func (fx *routeFixture) body(rt httpserver.Route) any {
 		return map[string]any{"AccessorID": fx.scratchToken, "Name": "scratch", "Type": "client", "Policies": []string{"scratch"}}
 	case "/v1/namespace", "/v1/namespace/{name}":
 		return map[string]any{"Name": "scratch-ns"}
+	case "/v1/var/{path...}":
+		return map[string]any{"Path": fx.varPath, "Items": map[string]string{"k": "v"}}
 	case operatorSnapshotPath:
 		return []byte("not a snapshot archive")
 	}
@@ -473,7 +486,7 @@ func TestRoutes_documented(t *testing.T) {
 	a := testAgent(t)
 	live := map[string]string{}
 	for _, rt := range a.http.Routes() {
-		path := strings.NewReplacer("{id}", ":id", "{name}", ":name").Replace(rt.Path)
+		path := strings.NewReplacer("{id}", ":id", "{name}", ":name", "{path...}", ":path").Replace(rt.Path)
 		live[rt.Method+" "+path] = rt.Need.String()
 	}
 	for route, need := range live {

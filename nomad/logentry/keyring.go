@@ -37,7 +37,8 @@ func (e *RootKeyUpsert) ApplyTo(s *state.StateStore, index uint64) error {
 func (e *RootKeyUpsert) WrittenEvals() []*structs.Evaluation { return nil }
 
 // RootKeyDelete removes an inactive root key. The store refuses the
-// active key where the entry lands.
+// active key, and a key that still seals variables, where the entry
+// lands.
 type RootKeyDelete struct {
 	KeyID string
 }
@@ -53,7 +54,7 @@ func (e *RootKeyDelete) Validate() error {
 
 func (e *RootKeyDelete) ApplyTo(s *state.StateStore, index uint64) error {
 	err := s.DeleteRootKey(index, e.KeyID)
-	if errors.Is(err, state.ErrActiveRootKey) {
+	if errors.Is(err, state.ErrActiveRootKey) || errors.Is(err, state.ErrRootKeyInUse) {
 		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 	}
 	return err

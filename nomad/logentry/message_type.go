@@ -34,6 +34,9 @@ const (
 	MsgAllocMaxRunOverride    MessageType = 23
 	MsgRootKeyUpsert          MessageType = 24
 	MsgRootKeyDelete          MessageType = 25
+	// Variables take 30 on, apart from what other work adds after 25.
+	MsgVariableWrite  MessageType = 30
+	MsgVariablesRekey MessageType = 31
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -67,6 +70,8 @@ var messageTypes = map[MessageType]struct {
 	MsgAllocMaxRunOverride:    {"AllocMaxRunOverride", func() Entry { return new(AllocMaxRun) }},
 	MsgRootKeyUpsert:          {"RootKeyUpsert", func() Entry { return new(RootKeyUpsert) }},
 	MsgRootKeyDelete:          {"RootKeyDelete", func() Entry { return new(RootKeyDelete) }},
+	MsgVariableWrite:          {"VariableWrite", func() Entry { return new(VariableWrite) }},
+	MsgVariablesRekey:         {"VariablesRekey", func() Entry { return new(VariablesRekey) }},
 }
 
 func (t MessageType) String() string {

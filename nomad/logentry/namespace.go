@@ -58,7 +58,7 @@ func (e *NamespaceDelete) Validate() error {
 
 func (e *NamespaceDelete) ApplyTo(s *state.StateStore, index uint64) error {
 	err := s.DeleteNamespaces(index, e.Names)
-	if errors.Is(err, state.ErrNamespaceInUse) {
+	if errors.Is(err, state.ErrNamespaceInUse) || errors.Is(err, state.ErrNamespaceHasVariables) {
 		return nomadrpc.WithKind(nomadrpc.ErrInvalidRequest, err)
 	}
 	return err

@@ -16,6 +16,11 @@ import (
 // node's secret ID.
 const clientMethods = "Client."
 
+// workloadMethods are the other methods such a peer may call: the reads
+// of variables, each of which checks the caller's token or workload
+// identity, for the templates of a client's tasks.
+var workloadMethods = map[string]bool{"Variables.Read": true, "Variables.List": true}
+
 // Servers are the RPC servers of each role a connection can prove:
 // a server's connections reach every endpoint, the others the Client
 // endpoint alone, which knows whether its caller may register new nodes.
@@ -44,7 +49,7 @@ func (c *restrictedCodec) ReadRequestHeader(r *rpc.Request) error {
 	if err := c.ServerCodec.ReadRequestHeader(r); err != nil {
 		return err
 	}
-	if !strings.HasPrefix(r.ServiceMethod, clientMethods) {
+	if !strings.HasPrefix(r.ServiceMethod, clientMethods) && !workloadMethods[r.ServiceMethod] {
 		method := r.ServiceMethod
 		c.once.Do(func() {
 			c.logger.Warn("refused an RPC only servers may call", "method", method, "remote", c.remote, "role", c.role)

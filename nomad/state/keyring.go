@@ -72,7 +72,8 @@ func (s *StateStore) UpsertRootKey(index uint64, key *structs.RootKey, ifEmpty b
 }
 
 // DeleteRootKey removes an inactive root key. The active key cannot be
-// removed (ErrActiveRootKey); a key that is not stored is ErrNotFound.
+// removed (ErrActiveRootKey), nor one that still seals variables
+// (ErrRootKeyInUse); a key that is not stored is ErrNotFound.
 func (s *StateStore) DeleteRootKey(index uint64, keyID string) error {
 	return s.write(func(txn *memdb.Txn) error {
 		raw, err := txn.First(TableRootKeys, indexID, keyID)
@@ -84,6 +85,9 @@ func (s *StateStore) DeleteRootKey(index uint64, keyID string) error {
 		}
 		if raw.(*structs.RootKey).Active() {
 			return fmt.Errorf("root key %s: %w", keyID, ErrActiveRootKey)
+		}
+		if err := rootKeyInUse(txn, keyID); err != nil {
+			return err
 		}
 		if err := txn.Delete(TableRootKeys, raw); err != nil {
 			return fmt.Errorf("delete root key %s: %w", keyID, err)

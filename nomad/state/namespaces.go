@@ -86,6 +86,9 @@ func deleteNamespace(txn *memdb.Txn, name string) error {
 		return fmt.Errorf("delete namespace %q: %w, such as %q: purge them first (job stop -purge)",
 			name, ErrNamespaceInUse, job.(*structs.Job).ID)
 	}
+	if err := namespaceHasVariables(txn, name); err != nil {
+		return err
+	}
 	n, err := txn.DeleteAll(TableNamespaces, indexID, name)
 	if err != nil {
 		return fmt.Errorf("delete namespace %q: %w", name, err)

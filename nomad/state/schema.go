@@ -122,7 +122,8 @@ func schema() *memdb.DBSchema {
 				indexID: {Name: indexID, Unique: true, Indexer: stringField("Name")},
 			},
 		},
-		TableRootKeys: rootKeysTable(),
+		TableRootKeys:  rootKeysTable(),
+		TableVariables: variablesTable(),
 		TableIndex: {
 			Name: TableIndex,
 			Indexes: map[string]*memdb.IndexSchema{

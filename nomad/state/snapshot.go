@@ -85,6 +85,7 @@ var persistedTables = []struct{ table, record string }{
 	{TableACLTokens, recordACLToken},
 	{TableNamespaces, recordNamespace},
 	{TableRootKeys, recordRootKey},
+	{TableVariables, recordVariable},
 	{TableIndex, recordIndex},
 }
 
@@ -276,6 +277,8 @@ func (rs *restoring) record(txn *memdb.Txn, rec record) error {
 		return insertDecoded[structs.Namespace](txn, TableNamespaces, rec.Value)
 	case recordRootKey:
 		return insertDecoded[structs.RootKey](txn, TableRootKeys, rec.Value)
+	case recordVariable:
+		return insertDecoded[structs.VariableEncrypted](txn, TableVariables, rec.Value)
 	case recordIndex:
 		return insertDecoded[indexEntry](txn, TableIndex, rec.Value)
 	default:

@@ -58,6 +58,12 @@ const (
 	// AccessListed: any caller whose token resolves; what the answer lists
 	// is filtered to what the caller may see.
 	AccessListed
+	// AccessVariable: the variables capability caps[0] on the variable
+	// {path} in the request's namespace.
+	AccessVariable
+	// AccessVariableList: variables list on some path of the request's
+	// namespace; the list is filtered to the paths the caller may list.
+	AccessVariableList
 )
 
 // String says what the route needs, as errors and the ACL concepts page
@@ -74,6 +80,7 @@ func (a Access) String() string {
 		AccessTokenOwner:     "management, or the token itself",
 		AccessPolicyHolder:   "management, or a token holding the policy",
 		AccessListed:         "any (filtered)",
+		AccessVariableList:   "variables:list (filtered)",
 	}
 	caps := "namespace:" + strings.Join(a.Caps, " or ")
 	switch a.Kind {
@@ -87,6 +94,8 @@ func (a Access) String() string {
 		return caps + " (the evaluation's namespace)"
 	case AccessOperatorCapability:
 		return "management, or operator:" + a.Caps[0]
+	case AccessVariable:
+		return "variables:" + a.Caps[0] + " (the variable's path)"
 	}
 	if name, ok := names[a.Kind]; ok {
 		return name
