@@ -29,7 +29,8 @@ type ParseConfig struct {
 	Strict     bool     // error on variables given but not declared (like Nomad: default true from the CLI)
 
 	// AllowFS enables the functions that read local files (file,
-	// fileexists), relative to the jobspec's directory. Leave it false when
+	// filebase64, fileexists, fileset, abspath, ...), relative to the
+	// jobspec's directory. Leave it false when
 	// parsing specs from untrusted sources, such as an HTTP request.
 	AllowFS bool
 
@@ -152,7 +153,7 @@ func (p *parser) parse(body *hclsyntax.Body) *api.Job {
 
 	jobBlock := p.jobBlock(body, content)
 
-	functions := guardFunctions(functionTable(p.baseDir(), p.cfg.AllowFS), p.budget)
+	functions := guardFunctions(functionTable(p.baseDir(), p.cfg.AllowFS, p.limits.MaxEvalWork), p.budget)
 	vars, diags := collectVariables(content.Blocks, p.cfg, functions, p.layout, p.budget)
 	p.diags = append(p.diags, diags...)
 

@@ -91,8 +91,13 @@ func Schema() map[string]BlockSchema {
 }
 
 // Functions lists, sorted, the functions every jobspec may call. The ones
-// that read local files (file, fileexists) are left out: they exist only
-// when ParseConfig.AllowFS is set.
+// that read local files are left out: FileFunctions lists them.
 func Functions() []string {
-	return slices.Sorted(maps.Keys(functionTable(".", false)))
+	return slices.Sorted(maps.Keys(functionTable(".", false, 0)))
+}
+
+// FileFunctions lists, sorted, the functions that exist only when
+// ParseConfig.AllowFS is set: those of the local file system.
+func FileFunctions() []string {
+	return slices.Sorted(maps.Keys(fileFunctions(".", 0)))
 }
