@@ -159,7 +159,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 		p.add(where, "ephemeral_disk size must be between %d and %d MB, got %d", MinEphemeralDiskMB, MaxEphemeralDiskMB, d.SizeMB)
 	}
 	validateMetaKeys(p, where, tg.Meta)
-	validateRestart(p, where, tg.RestartPolicy)
+	validateRestart(p, where, tg.RestartPolicy, true)
 	if tg.ReschedulePolicy != nil {
 		if !Reschedules(jobType) {
 			p.add(where, "Job type %q does not allow reschedule", jobType)
@@ -219,7 +219,9 @@ func (t *Task) validate(p *problems, where string) {
 	validateDuration(p, where, "shutdown_delay", t.ShutdownDelay)
 	validateMetaKeys(p, where, t.Meta)
 	validateEnv(p, where, t.Env)
-	validateRestart(p, where, t.RestartPolicy)
+	// As in Nomad, a task's own restart block is not held to fit its
+	// attempts in its interval: only the group's is.
+	validateRestart(p, where, t.RestartPolicy, false)
 	t.Resources.validate(p, where)
 	t.LogConfig.validate(p, where)
 	t.Identity.validate(p, where)
