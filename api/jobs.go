@@ -22,6 +22,7 @@ type Job struct {
 	Datacenters []string
 	NodePool    *string
 	Constraints []*Constraint
+	Affinities  []*Affinity
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
 	Reschedule  *ReschedulePolicy
@@ -71,6 +72,16 @@ type Constraint struct {
 	LTarget string
 	RTarget string
 	Operand string
+}
+
+// Affinity makes the scheduler prefer (a positive Weight) or avoid (a
+// negative one) the nodes that match it, without filtering any out.
+// Weight is -100..100 and not zero; nil means 50.
+type Affinity struct {
+	LTarget string
+	RTarget string
+	Operand string
+	Weight  *int8
 }
 
 // JobListStub is the summary of a job that GET /v1/jobs returns.

@@ -17,7 +17,7 @@ var jobSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
 		{Type: "task", LabelNames: []string{"name"}},
-		{Type: "constraint"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
+		{Type: "constraint"}, {Type: "affinity"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
 	},
 }
 
@@ -38,6 +38,7 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 		NodePool:    d.string(attrs["node_pool"]),
 		Meta:        d.stringMap(content, "meta"),
 		Constraints: d.constraints(blocksOfType(content, "constraint")),
+		Affinities:  d.affinities(blocksOfType(content, "affinity")),
 	}
 	if job.Name == nil {
 		job.Name = &id

@@ -39,6 +39,7 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"restart":         restartSchema,
 	"ephemeral_disk":  ephemeralDiskSchema,
 	"constraint":      constraintSchema,
+	"affinity":        affinitySchema,
 	"resources":       resourcesSchema,
 	"lifecycle":       lifecycleSchema,
 	"logs":            logsSchema,

@@ -38,6 +38,9 @@ type groupChecker struct {
 
 	ask resources
 
+	// affinity scores nodes by the group's affinities; nil without any.
+	affinity *affinityScorer
+
 	cache   []uint16
 	reasons []string
 }
@@ -56,6 +59,7 @@ func newGroupChecker(job *structs.Job, tg *structs.TaskGroup, nodeCount int) *gr
 			c.drivers = append(c.drivers, task.Driver)
 		}
 	}
+	c.affinity = newAffinityScorer(job, tg)
 	c.addConstraints(job.Constraints, distinctScopeJob)
 	c.addConstraints(tg.Constraints, distinctScopeGroup)
 	for _, task := range tg.Tasks {

@@ -40,6 +40,7 @@ func (j *Job) Canonicalize() {
 		j.Meta = nil
 	}
 	canonicalizeConstraints(j.Constraints)
+	canonicalizeAffinities(j.Affinities)
 	j.Periodic.canonicalize()
 	for _, tg := range j.TaskGroups {
 		tg.canonicalize(j)
@@ -66,6 +67,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 		tg.Meta = nil
 	}
 	canonicalizeConstraints(tg.Constraints)
+	canonicalizeAffinities(tg.Affinities)
 	for _, t := range tg.Tasks {
 		t.canonicalize(tg)
 	}
@@ -104,6 +106,7 @@ func (t *Task) canonicalize(tg *TaskGroup) {
 		t.Meta = nil
 	}
 	canonicalizeConstraints(t.Constraints)
+	canonicalizeAffinities(t.Affinities)
 }
 
 // canonicalize fills CPU and memory one by one. CPU stays zero when cores

@@ -19,6 +19,7 @@ func (j *Job) Copy() *Job {
 	c := *j
 	c.Datacenters = slices.Clone(j.Datacenters)
 	c.Constraints = copyConstraints(j.Constraints)
+	c.Affinities = copyAffinities(j.Affinities)
 	c.Periodic = j.Periodic.Copy()
 	c.Reschedule = j.Reschedule.Copy()
 	c.Meta = maps.Clone(j.Meta)
@@ -33,6 +34,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	}
 	c := *tg
 	c.Constraints = copyConstraints(tg.Constraints)
+	c.Affinities = copyAffinities(tg.Affinities)
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
 	c.RestartPolicy = tg.RestartPolicy.Copy()
 	c.ReschedulePolicy = tg.ReschedulePolicy.Copy()
@@ -52,6 +54,7 @@ func (t *Task) Copy() *Task {
 	c.Lifecycle = clonePtr(t.Lifecycle)
 	c.Config = CopyConfig(t.Config)
 	c.Constraints = copyConstraints(t.Constraints)
+	c.Affinities = copyAffinities(t.Affinities)
 	c.Env = maps.Clone(t.Env)
 	c.Resources = clonePtr(t.Resources)
 	c.RestartPolicy = t.RestartPolicy.Copy()

@@ -41,6 +41,7 @@ type Job struct {
 	Datacenters []string
 	NodePool    string
 	Constraints []*Constraint
+	Affinities  []*Affinity
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
 	// Reschedule is the job-wide reschedule block. Canonicalisation merges it

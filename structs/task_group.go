@@ -7,6 +7,7 @@ type TaskGroup struct {
 	Name             string
 	Count            int
 	Constraints      []*Constraint
+	Affinities       []*Affinity
 	Tasks            []*Task
 	RestartPolicy    *RestartPolicy
 	ReschedulePolicy *ReschedulePolicy
@@ -79,6 +80,7 @@ type Task struct {
 	Lifecycle     *TaskLifecycle
 	Config        map[string]any
 	Constraints   []*Constraint
+	Affinities    []*Affinity
 	Env           map[string]string
 	Resources     *Resources
 	RestartPolicy *RestartPolicy

@@ -20,6 +20,7 @@ func (j *Job) Validate() error {
 	}
 	j.validateFields(&p)
 	validateConstraints(&p, "Job", j.Constraints)
+	validateAffinities(&p, "Job", j.Affinities)
 	if j.Reschedule != nil {
 		if !Reschedules(j.Type) {
 			p.add("", "Job type %q does not allow reschedule", j.Type)
@@ -168,6 +169,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 		}
 	}
 	validateConstraints(p, where, tg.Constraints)
+	validateAffinities(p, where, tg.Affinities)
 	tg.validateTasks(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
 }
@@ -229,6 +231,7 @@ func (t *Task) validate(p *problems, where string) {
 		a.validate(p, fmt.Sprintf("%s artifact #%d", where, i+1))
 	}
 	validateConstraints(p, where, t.Constraints)
+	validateAffinities(p, where, t.Affinities)
 }
 
 // nameProblems lists what is wrong with a name that ends up in paths, URLs
