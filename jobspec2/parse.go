@@ -163,7 +163,7 @@ func (p *parser) parse(body *hclsyntax.Body) *api.Job {
 	}
 	// The decoder continues the parser's diagnostics, so it knows when
 	// earlier errors explain an unknown value.
-	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), ctx: ctx, layout: p.layout, budget: p.budget, diags: p.diags, checkDrivers: p.cfg.CheckDrivers}
+	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), src: p.src, ctx: ctx, layout: p.layout, budget: p.budget, diags: p.diags, checkDrivers: p.cfg.CheckDrivers}
 	ctx.Variables["local"] = d.locals(blocksOfType(content, "locals"))
 
 	var job *api.Job

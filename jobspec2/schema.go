@@ -40,6 +40,7 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"ephemeral_disk":  ephemeralDiskSchema,
 	"constraint":      constraintSchema,
 	"affinity":        affinitySchema,
+	"dynamic":         dynamicSchema,
 	"resources":       resourcesSchema,
 	"lifecycle":       lifecycleSchema,
 	"logs":            logsSchema,
@@ -51,8 +52,9 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 }
 
 // freeformBlocks are the block types whose bodies the parser reads as
-// arguments of any name (freeform, stringMap, locals, declareVariables).
-var freeformBlocks = []string{"config", "env", "headers", "locals", "meta", "options", "variables"}
+// arguments of any name (freeform, stringMap, locals, declareVariables);
+// a dynamic block's content is the body of the blocks it generates.
+var freeformBlocks = []string{"config", "content", "env", "headers", "locals", "meta", "options", "variables"}
 
 // Schema describes every block type of the jobspec language: its labels,
 // the arguments and nested blocks it accepts. The top level of a file is
@@ -83,6 +85,13 @@ func Schema() map[string]BlockSchema {
 	for _, typ := range freeformBlocks {
 		out[typ] = BlockSchema{Attributes: []string{}, Blocks: []string{}, Freeform: true}
 	}
+	// A dynamic block may stand anywhere inside the job; it is expanded
+	// before a body is decoded, so no schema names it. It is listed in
+	// the job, the outermost block it may appear in.
+	job := out["job"]
+	job.Blocks = slices.Insert(job.Blocks, slices.Index(job.Blocks, "group"), dynamicBlockType)
+	out["job"] = job
+	labels[dynamicBlockType] = []string{"type"}
 	for typ, l := range labels {
 		bs := out[typ]
 		bs.Labels = l
