@@ -97,6 +97,9 @@ func ParseWithContext(ctx context.Context, cfg *ParseConfig) (*api.Job, error) {
 	}
 	layout.restore(p.diags, name)
 	if err := asError(p.diags); err != nil {
+		if job != nil && onlyNomadOnly(p.diags) {
+			err.(*Error).Job = job
+		}
 		return nil, err
 	}
 	return job, nil
