@@ -15,6 +15,7 @@ type TaskGroup struct {
 	Count            *int
 	Constraints      []*Constraint
 	Affinities       []*Affinity
+	Spreads          []*Spread
 	Tasks            []*Task
 	RestartPolicy    *RestartPolicy
 	ReschedulePolicy *ReschedulePolicy

@@ -17,7 +17,7 @@ var jobSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
 		{Type: "task", LabelNames: []string{"name"}},
-		{Type: "constraint"}, {Type: "affinity"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
+		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
 	},
 }
 
@@ -39,6 +39,7 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 		Meta:        d.stringMap(content, "meta"),
 		Constraints: d.constraints(blocksOfType(content, "constraint")),
 		Affinities:  d.affinities(blocksOfType(content, "affinity")),
+		Spreads:     d.spreads(blocksOfType(content, "spread")),
 	}
 	if job.Name == nil {
 		job.Name = &id

@@ -41,6 +41,8 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"constraint":      constraintSchema,
 	"affinity":        affinitySchema,
 	"dynamic":         dynamicSchema,
+	"spread":          spreadSchema,
+	"target":          spreadTargetSchema,
 	"resources":       resourcesSchema,
 	"lifecycle":       lifecycleSchema,
 	"logs":            logsSchema,

@@ -63,10 +63,10 @@ func (s *affinityScorer) score(node *structs.Node) (score float64, matched bool)
 }
 
 // affinityLimit is how many fitting nodes a placement scores: with
-// affinities every candidate, since the node they prefer may be any of
-// them; otherwise limit.
+// affinities or spreads every candidate, since the node they prefer may
+// be any of them; otherwise limit.
 func (c *groupChecker) affinityLimit(limit, candidates int) int {
-	if c.affinity != nil {
+	if c.affinity != nil || c.spread != nil {
 		return max(limit, candidates)
 	}
 	return limit

@@ -40,6 +40,8 @@ type groupChecker struct {
 
 	// affinity scores nodes by the group's affinities; nil without any.
 	affinity *affinityScorer
+	// spread scores nodes by the group's spreads; nil without any.
+	spread *spreadScorer
 
 	cache   []uint16
 	reasons []string
@@ -60,6 +62,7 @@ func newGroupChecker(job *structs.Job, tg *structs.TaskGroup, nodeCount int) *gr
 		}
 	}
 	c.affinity = newAffinityScorer(job, tg)
+	c.spread = newSpreadScorer(job, tg)
 	c.addConstraints(job.Constraints, distinctScopeJob)
 	c.addConstraints(tg.Constraints, distinctScopeGroup)
 	for _, task := range tg.Tasks {

@@ -20,6 +20,7 @@ func (j *Job) Copy() *Job {
 	c.Datacenters = slices.Clone(j.Datacenters)
 	c.Constraints = copyConstraints(j.Constraints)
 	c.Affinities = copyAffinities(j.Affinities)
+	c.Spreads = copySpreads(j.Spreads)
 	c.Periodic = j.Periodic.Copy()
 	c.Reschedule = j.Reschedule.Copy()
 	c.Meta = maps.Clone(j.Meta)
@@ -35,6 +36,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c := *tg
 	c.Constraints = copyConstraints(tg.Constraints)
 	c.Affinities = copyAffinities(tg.Affinities)
+	c.Spreads = copySpreads(tg.Spreads)
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
 	c.RestartPolicy = tg.RestartPolicy.Copy()
 	c.ReschedulePolicy = tg.ReschedulePolicy.Copy()

@@ -89,6 +89,7 @@ func (j *Job) Diff(other *Job, contextual bool) (*JobDiff, error) {
 	d.Objects = appendObject(d.Objects, stringSetDiff("Datacenters", j.datacenters(), other.datacenters(), contextual))
 	d.Objects = append(d.Objects, constraintDiffs(j.constraints(), other.constraints(), contextual)...)
 	d.Objects = append(d.Objects, affinityDiffs(jobAffinities(j), jobAffinities(other), contextual)...)
+	d.Objects = append(d.Objects, spreadDiffs(jobSpreads(j), jobSpreads(other), contextual)...)
 	d.Objects = appendObject(d.Objects, objectDiff("Periodic", j.periodicFields(), other.periodicFields(), contextual))
 	d.Objects = appendObject(d.Objects, objectDiff("ReschedulePolicy", j.rescheduleFields(), other.rescheduleFields(), contextual))
 	sortObjects(d.Objects)
@@ -110,6 +111,7 @@ func (tg *TaskGroup) diff(other *TaskGroup, contextual bool) *TaskGroupDiff {
 	d.Objects = appendObject(d.Objects, objectDiff("ReschedulePolicy", tg.rescheduleFields(), other.rescheduleFields(), contextual))
 	d.Objects = append(d.Objects, constraintDiffs(tg.constraints(), other.constraints(), contextual)...)
 	d.Objects = append(d.Objects, affinityDiffs(groupAffinities(tg), groupAffinities(other), contextual)...)
+	d.Objects = append(d.Objects, spreadDiffs(groupSpreads(tg), groupSpreads(other), contextual)...)
 	sortObjects(d.Objects)
 
 	for _, name := range unionNames(tg.taskNames(), other.taskNames()) {

@@ -42,6 +42,7 @@ type Job struct {
 	NodePool    string
 	Constraints []*Constraint
 	Affinities  []*Affinity
+	Spreads     []*Spread
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
 	// Reschedule is the job-wide reschedule block. Canonicalisation merges it

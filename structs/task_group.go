@@ -8,6 +8,7 @@ type TaskGroup struct {
 	Count            int
 	Constraints      []*Constraint
 	Affinities       []*Affinity
+	Spreads          []*Spread
 	Tasks            []*Task
 	RestartPolicy    *RestartPolicy
 	ReschedulePolicy *ReschedulePolicy

@@ -21,6 +21,7 @@ func (j *Job) Validate() error {
 	j.validateFields(&p)
 	validateConstraints(&p, "Job", j.Constraints)
 	validateAffinities(&p, "Job", j.Affinities)
+	validateSpreads(&p, "Job", j.Spreads)
 	if j.Reschedule != nil {
 		if !Reschedules(j.Type) {
 			p.add("", "Job type %q does not allow reschedule", j.Type)
@@ -170,6 +171,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	}
 	validateConstraints(p, where, tg.Constraints)
 	validateAffinities(p, where, tg.Affinities)
+	validateSpreads(p, where, tg.Spreads)
 	tg.validateTasks(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
 }

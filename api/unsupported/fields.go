@@ -10,7 +10,6 @@ const (
 
 // Reasons shared by several fields.
 const (
-	reasonSpread     = "allocations would not be spread over the values it names"
 	reasonUpdate     = "a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments"
 	reasonMigrate    = "a node drain would not pace the allocations it moves"
 	reasonService    = "no service would be registered and no check would run, nor restart a task"
@@ -25,7 +24,6 @@ const (
 // form it has.
 var fields = []Field{
 	// The job.
-	{JSON: "Spreads", HCL: []string{"job.spread"}, Block: true, Decision: Refuse, Reason: reasonSpread},
 	{JSON: "Update", HCL: []string{"job.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
 	{JSON: "Migrate", HCL: []string{"job.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
 	{JSON: "Multiregion", HCL: []string{"job.multiregion"}, Block: true, Decision: Refuse,
@@ -47,7 +45,6 @@ var fields = []Field{
 		Reason: "a label on a job version: it changes nothing that runs"},
 
 	// The group.
-	{JSON: "TaskGroups[].Spreads", HCL: []string{"group.spread"}, Block: true, Decision: Refuse, Reason: reasonSpread},
 	{JSON: "TaskGroups[].Update", HCL: []string{"group.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
 	{JSON: "TaskGroups[].Migrate", HCL: []string{"group.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
 	{JSON: "TaskGroups[].Networks", HCL: []string{"group.network"}, Block: true, Decision: Refuse,
