@@ -112,6 +112,7 @@ func TestFunctions_BcryptCostBudgeted(t *testing.T) {
 func TestFunctions_RSADecrypt(t *testing.T) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	must.NoError(t, err)
+	//lint:ignore SA1019 rsadecrypt, Nomad's function, decrypts PKCS #1 v1.5: the test encrypts the same way.
 	ct, err := rsa.EncryptPKCS1v15(rand.Reader, &key.PublicKey, []byte("the secret"))
 	must.NoError(t, err)
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
