@@ -2,6 +2,8 @@ package scheduler
 
 import (
 	"math"
+	"reflect"
+	"slices"
 
 	"github.com/drover-io/drover/structs"
 )
@@ -70,4 +72,34 @@ func (c *groupChecker) affinityLimit(limit, candidates int) int {
 		return max(limit, candidates)
 	}
 	return limit
+}
+
+// preferencesChanged reports whether the affinities or spreads that
+// apply to group differ between two versions of a job. As in Nomad, an
+// allocation placed by other preferences is replaced rather than updated
+// in place: where it runs was chosen for what the job asked before.
+func preferencesChanged(old, next *structs.Job, group string) bool {
+	if old == nil || next == nil {
+		return old != next
+	}
+	oldTG, nextTG := old.LookupTaskGroup(group), next.LookupTaskGroup(group)
+	if oldTG == nil || nextTG == nil {
+		return oldTG != nextTG
+	}
+	return !reflect.DeepEqual(groupAffinities(old, oldTG), groupAffinities(next, nextTG)) ||
+		!reflect.DeepEqual(groupSpreads(old, oldTG), groupSpreads(next, nextTG))
+}
+
+// groupAffinities are the affinities that apply to a group, in order:
+// the job's, the group's, then each task's.
+func groupAffinities(job *structs.Job, tg *structs.TaskGroup) []*structs.Affinity {
+	out := slices.Concat(job.Affinities, tg.Affinities)
+	for _, t := range tg.Tasks {
+		out = append(out, t.Affinities...)
+	}
+	return out
+}
+
+func groupSpreads(job *structs.Job, tg *structs.TaskGroup) []*structs.Spread {
+	return slices.Concat(job.Spreads, tg.Spreads)
 }
