@@ -21,9 +21,10 @@ import (
 
 // functionTable returns the functions a jobspec may call: Nomad's HCL2
 // functions, taken from the libraries Nomad takes them from (go-cty's
-// stdlib, go-cty-funcs, go-cty-yaml). The file functions are present only
-// when allowFS is set; they resolve relative paths against baseDir and
-// read at most maxRead bytes of a file.
+// stdlib, go-cty-funcs, go-cty-yaml). The file functions work only when
+// allowFS is set, and otherwise fail with an error that says so; they
+// resolve relative paths against baseDir and read at most maxRead bytes
+// of a file.
 func functionTable(baseDir string, allowFS bool, maxRead int64) map[string]function.Function {
 	funcs := map[string]function.Function{
 		"abs":                    stdlib.AbsoluteFunc,
@@ -114,6 +115,10 @@ func functionTable(baseDir string, allowFS bool, maxRead int64) map[string]funct
 	}
 	if allowFS {
 		maps.Copy(funcs, fileFunctions(baseDir, maxRead))
+	} else {
+		for name, f := range fileFunctions(baseDir, maxRead) {
+			funcs[name] = withoutFS(name, f)
+		}
 	}
 	return funcs
 }

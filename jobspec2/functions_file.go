@@ -36,6 +36,23 @@ func fileFunctions(baseDir string, maxRead int64) map[string]function.Function {
 	}
 }
 
+// withoutFS is a file function where the local file system may not be
+// read, as in POST /v1/jobs/parse: a call fails, saying why, before it
+// reads anything.
+func withoutFS(name string, f function.Function) function.Function {
+	return function.New(&function.Spec{
+		Description: f.Description(),
+		Params:      f.Params(),
+		VarParam:    f.VarParam(),
+		Type: func([]cty.Value) (cty.Type, error) {
+			return cty.NilType, fmt.Errorf("%s() reads the local file system, which only the CLI (drover job run, plan, validate) lets a jobspec do; POST /v1/jobs/parse never reads the server's files", name)
+		},
+		Impl: func([]cty.Value, cty.Type) (cty.Value, error) {
+			return cty.NilVal, fmt.Errorf("%s() may not read the local file system here", name)
+		},
+	})
+}
+
 // readFileFunc builds a function of one path argument that returns what
 // content makes of the file's bytes.
 func readFileFunc(baseDir string, maxRead int64, description string, content func(path string, raw []byte) (string, error)) function.Function {

@@ -176,10 +176,14 @@ func TestFunctions_Files(t *testing.T) {
 		})
 	}
 
-	// Without AllowFS, as on the server, none of them exists.
+	// Without AllowFS, as on the server, each one fails saying why.
 	for _, fn := range FileFunctions() {
-		_, err := evalMeta(t, ParseConfig{Path: cfg.Path}, fn+`("x")`)
-		must.ErrorContains(t, err, "Call to unknown function", must.Sprint(fn))
+		args := `"x"`
+		if fn == "fileset" {
+			args = `".", "*"`
+		}
+		_, err := evalMeta(t, ParseConfig{Path: cfg.Path}, fn+`(`+args+`)`)
+		must.ErrorContains(t, err, fn+"() reads the local file system, which only the CLI", must.Sprint(fn))
 	}
 }
 

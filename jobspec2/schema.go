@@ -105,7 +105,15 @@ func Schema() map[string]BlockSchema {
 // Functions lists, sorted, the functions every jobspec may call. The ones
 // that read local files are left out: FileFunctions lists them.
 func Functions() []string {
-	return slices.Sorted(maps.Keys(functionTable(".", false, 0)))
+	fs := FileFunctions()
+	var out []string
+	for name := range functionTable(".", false, 0) {
+		if !slices.Contains(fs, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // FileFunctions lists, sorted, the functions that exist only when
