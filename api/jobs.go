@@ -22,6 +22,8 @@ type Job struct {
 	Datacenters []string
 	NodePool    *string
 	Constraints []*Constraint
+	Affinities  []*Affinity
+	Spreads     []*Spread
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
 	Reschedule  *ReschedulePolicy
@@ -88,6 +90,32 @@ type Constraint struct {
 	LTarget string
 	RTarget string
 	Operand string
+}
+
+// Affinity makes the scheduler prefer (a positive Weight) or avoid (a
+// negative one) the nodes that match it, without filtering any out.
+// Weight is -100..100 and not zero; nil means 50.
+type Affinity struct {
+	LTarget string
+	RTarget string
+	Operand string
+	Weight  *int8
+}
+
+// Spread asks the scheduler to spread a group's allocations over the
+// values of a node attribute: evenly, or as SpreadTarget's percentages
+// say. Weight is 1..100; nil means 50.
+type Spread struct {
+	Attribute    string
+	Weight       *int8
+	SpreadTarget []*SpreadTarget
+}
+
+// SpreadTarget is the share of a group's allocations a spread wants on the
+// nodes whose attribute is Value.
+type SpreadTarget struct {
+	Value   string
+	Percent uint8
 }
 
 // JobListStub is the summary of a job that GET /v1/jobs returns.

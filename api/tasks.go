@@ -14,6 +14,8 @@ type TaskGroup struct {
 	Name             *string
 	Count            *int
 	Constraints      []*Constraint
+	Affinities       []*Affinity
+	Spreads          []*Spread
 	Tasks            []*Task
 	RestartPolicy    *RestartPolicy
 	ReschedulePolicy *ReschedulePolicy
@@ -45,6 +47,7 @@ type Task struct {
 	Lifecycle     *TaskLifecycle
 	Config        map[string]any
 	Constraints   []*Constraint
+	Affinities    []*Affinity
 	Env           map[string]string
 	Resources     *Resources
 	RestartPolicy *RestartPolicy

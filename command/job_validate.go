@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent"
 	"github.com/drover-io/drover/jobcheck"
+	"github.com/drover-io/drover/jobspec2"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -46,17 +48,33 @@ func (c *JobValidateCommand) Run(args []string) int {
 	apiJob, err := parseJobspec(fs.Arg(0), c.Stdin, jf)
 	if err != nil {
 		c.Ui.Error(err.Error())
+		// When the only problems are Nomad blocks Drover lacks, the rest
+		// of the job is whole: its own problems are listed too.
+		var perr *jobspec2.Error
+		if errors.As(err, &perr) && perr.Job != nil {
+			c.reportInvalid(perr.Job)
+		}
 		return 1
 	}
-	if err := jobcheck.Submitted(agent.CanonicalJob(apiJob), structs.JobLimits{}); err != nil {
-		c.Ui.Error("Job validation errors:")
-		for _, e := range validationProblems(err) {
-			c.Ui.Error("  * " + e)
-		}
+	if c.reportInvalid(apiJob) {
 		return 1
 	}
 	c.Ui.Output("Job validation successful")
 	return 0
+}
+
+// reportInvalid validates the job as the server would and lists each
+// problem; it reports whether there were any.
+func (c *JobValidateCommand) reportInvalid(apiJob *api.Job) bool {
+	err := jobcheck.Submitted(agent.CanonicalJob(apiJob), structs.JobLimits{})
+	if err == nil {
+		return false
+	}
+	c.Ui.Error("Job validation errors:")
+	for _, e := range validationProblems(err) {
+		c.Ui.Error("  * " + e)
+	}
+	return true
 }
 
 // validationProblems flattens a multi-error into one line per problem.

@@ -15,7 +15,13 @@ type decoder struct {
 	ctx    *hcl.EvalContext
 	layout *layoutFix // set when line breaks were added to the jobspec
 	budget *budget    // bounds the work of every evaluation; nil: none
-	diags  hcl.Diagnostics
+	src    []byte     // the source parsed; nil: no dynamic blocks (variable files)
+
+	// enclosing are, for each dynamic block generated inside another
+	// one's content, the iterators of the dynamic blocks around it, from
+	// the outermost: its content, parsed anew, sees them too.
+	enclosing map[*hclsyntax.Block][]*iterSubst
+	diags     hcl.Diagnostics
 
 	// checkDrivers: see ParseConfig.CheckDrivers.
 	checkDrivers bool
@@ -49,6 +55,9 @@ func (d *decoder) add(diags ...*hcl.Diagnostic) {
 // content applies schema to body, reporting unknown arguments and blocks;
 // Nomad's that Drover lacks are named as such (explainNomadOnly).
 func (d *decoder) content(body hcl.Body, schema *hcl.BodySchema) *hcl.BodyContent {
+	if syn, ok := body.(*hclsyntax.Body); ok {
+		d.expandDynamic(syn)
+	}
 	content, diags := body.Content(schema)
 	explainNomadOnly(body, schema, diags)
 	d.add(diags...)

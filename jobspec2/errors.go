@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/drover-io/drover/api"
 )
 
 // Error carries every problem found while parsing a jobspec. Its text lists
@@ -13,6 +15,13 @@ import (
 // way hcl formats ranges.
 type Error struct {
 	Diagnostics hcl.Diagnostics
+
+	// Job is the job without the Nomad blocks and arguments Drover does
+	// not support, when those are the only problems: everything else
+	// was decoded, so checks of the job as a whole (validation) can
+	// still run and report their problems in the same run. Nil
+	// otherwise.
+	Job *api.Job
 }
 
 func (e *Error) Error() string {

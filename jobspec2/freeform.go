@@ -23,6 +23,7 @@ func (d *decoder) freeform(body hcl.Body) map[string]any {
 			"This block must be written in HCL native syntax."))
 		return nil
 	}
+	d.expandDynamic(syn)
 	out := make(map[string]any, len(syn.Attributes)+len(syn.Blocks))
 	attrs := make(hcl.Attributes, len(syn.Attributes))
 	for name, attr := range syn.Attributes {

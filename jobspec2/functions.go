@@ -4,33 +4,47 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
 	"unicode/utf8"
 
+	"github.com/hashicorp/go-cty-funcs/cidr"
+	"github.com/hashicorp/go-cty-funcs/crypto"
+	"github.com/hashicorp/go-cty-funcs/encoding"
+	"github.com/hashicorp/go-cty-funcs/uuid"
 	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	ctyyaml "github.com/zclconf/go-cty-yaml"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
 
-// functionTable returns the functions a jobspec may call. The file functions
-// are present only when allowFS is set; they resolve relative paths against
-// baseDir.
-func functionTable(baseDir string, allowFS bool) map[string]function.Function {
+// functionTable returns the functions a jobspec may call: Nomad's HCL2
+// functions, taken from the libraries Nomad takes them from (go-cty's
+// stdlib, go-cty-funcs, go-cty-yaml). The file functions work only when
+// allowFS is set, and otherwise fail with an error that says so; they
+// resolve relative paths against baseDir and read at most maxRead bytes
+// of a file.
+func functionTable(baseDir string, allowFS bool, maxRead int64) map[string]function.Function {
 	funcs := map[string]function.Function{
 		"abs":                    stdlib.AbsoluteFunc,
 		"base64decode":           base64DecodeFunc,
 		"base64encode":           base64EncodeFunc,
+		"bcrypt":                 crypto.BcryptFunc,
 		"can":                    tryfunc.CanFunc,
 		"ceil":                   stdlib.CeilFunc,
 		"chomp":                  stdlib.ChompFunc,
 		"chunklist":              stdlib.ChunklistFunc,
+		"cidrhost":               cidr.HostFunc,
+		"cidrnetmask":            cidr.NetmaskFunc,
+		"cidrsubnet":             cidr.SubnetFunc,
+		"cidrsubnets":            cidr.SubnetsFunc,
 		"coalesce":               stdlib.CoalesceFunc,
 		"coalescelist":           stdlib.CoalesceListFunc,
 		"compact":                stdlib.CompactFunc,
 		"concat":                 stdlib.ConcatFunc,
 		"contains":               stdlib.ContainsFunc,
+		"convert":                typeexpr.ConvertFunc,
 		"csvdecode":              stdlib.CSVDecodeFunc,
 		"distinct":               stdlib.DistinctFunc,
 		"element":                stdlib.ElementFunc,
@@ -40,6 +54,7 @@ func functionTable(baseDir string, allowFS bool) map[string]function.Function {
 		"formatdate":             stdlib.FormatDateFunc,
 		"formatlist":             stdlib.FormatListFunc,
 		"indent":                 stdlib.IndentFunc,
+		"index":                  stdlib.IndexFunc,
 		"join":                   stdlib.JoinFunc,
 		"jsondecode":             stdlib.JSONDecodeFunc,
 		"jsonencode":             stdlib.JSONEncodeFunc,
@@ -49,21 +64,26 @@ func functionTable(baseDir string, allowFS bool) map[string]function.Function {
 		"lookup":                 stdlib.LookupFunc,
 		"lower":                  stdlib.LowerFunc,
 		"max":                    stdlib.MaxFunc,
+		"md5":                    crypto.Md5Func,
 		"merge":                  stdlib.MergeFunc,
 		"min":                    stdlib.MinFunc,
 		"parseint":               stdlib.ParseIntFunc,
 		"pow":                    stdlib.PowFunc,
 		"range":                  stdlib.RangeFunc,
 		"regex":                  stdlib.RegexFunc,
-		"regexall":               stdlib.RegexAllFunc,
 		"regex_replace":          stdlib.RegexReplaceFunc,
+		"regexall":               stdlib.RegexAllFunc,
 		"replace":                stdlib.ReplaceFunc,
 		"reverse":                stdlib.ReverseListFunc,
+		"rsadecrypt":             crypto.RsaDecryptFunc,
 		"setintersection":        stdlib.SetIntersectionFunc,
 		"setproduct":             stdlib.SetProductFunc,
 		"setsubtract":            stdlib.SetSubtractFunc,
 		"setsymmetricdifference": stdlib.SetSymmetricDifferenceFunc,
 		"setunion":               stdlib.SetUnionFunc,
+		"sha1":                   crypto.Sha1Func,
+		"sha256":                 crypto.Sha256Func,
+		"sha512":                 crypto.Sha512Func,
 		"signum":                 stdlib.SignumFunc,
 		"slice":                  stdlib.SliceFunc,
 		"sort":                   stdlib.SortFunc,
@@ -85,12 +105,20 @@ func functionTable(baseDir string, allowFS bool) map[string]function.Function {
 		"trimsuffix":             stdlib.TrimSuffixFunc,
 		"try":                    tryfunc.TryFunc,
 		"upper":                  stdlib.UpperFunc,
+		"urlencode":              encoding.URLEncodeFunc,
+		"uuidv4":                 uuid.V4Func,
+		"uuidv5":                 uuid.V5Func,
 		"values":                 stdlib.ValuesFunc,
+		"yamldecode":             ctyyaml.YAMLDecodeFunc,
+		"yamlencode":             ctyyaml.YAMLEncodeFunc,
 		"zipmap":                 stdlib.ZipmapFunc,
 	}
 	if allowFS {
-		funcs["file"] = fileFunc(baseDir)
-		funcs["fileexists"] = fileExistsFunc(baseDir)
+		maps.Copy(funcs, fileFunctions(baseDir, maxRead))
+	} else {
+		for name, f := range fileFunctions(baseDir, maxRead) {
+			funcs[name] = withoutFS(name, f)
+		}
 	}
 	return funcs
 }
@@ -146,46 +174,3 @@ var base64DecodeFunc = function.New(&function.Spec{
 		return cty.StringVal(string(raw)), nil
 	},
 })
-
-func fileFunc(baseDir string) function.Function {
-	return function.New(&function.Spec{
-		Description: "Reads a UTF-8 text file; relative paths start at the jobspec's directory.",
-		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
-		Type:        function.StaticReturnType(cty.String),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			raw, err := os.ReadFile(resolvePath(baseDir, args[0].AsString()))
-			if err != nil {
-				return cty.NilVal, err
-			}
-			if !utf8.Valid(raw) {
-				return cty.NilVal, fmt.Errorf("%s is not valid UTF-8 text", args[0].AsString())
-			}
-			return cty.StringVal(string(raw)), nil
-		},
-	})
-}
-
-func fileExistsFunc(baseDir string) function.Function {
-	return function.New(&function.Spec{
-		Description: "Reports whether a regular file exists; relative paths start at the jobspec's directory.",
-		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
-		Type:        function.StaticReturnType(cty.Bool),
-		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			info, err := os.Stat(resolvePath(baseDir, args[0].AsString()))
-			switch {
-			case errors.Is(err, os.ErrNotExist):
-				return cty.False, nil
-			case err != nil:
-				return cty.NilVal, err
-			}
-			return cty.BoolVal(info.Mode().IsRegular()), nil
-		},
-	})
-}
-
-func resolvePath(baseDir, path string) string {
-	if filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(baseDir, path)
-}

@@ -81,6 +81,8 @@ var buildCosts = map[string]func(args []cty.Value, l Limits) (int64, error){
 	"distinct":      distinctCost,
 	"parseint":      parseIntCost,
 	"jsondecode":    jsonDecodeCost,
+	"bcrypt":        bcryptCost,
+	"rsadecrypt":    rsaDecryptCost,
 }
 
 // typeChecks run before a function's type is worked out, for functions
@@ -91,6 +93,7 @@ var typeChecks = map[string]func(args []cty.Value, l Limits) error{
 		_, err := jsonDecodeCost(args, l)
 		return err
 	},
+	"yamldecode": yamlDecodeCheck,
 }
 
 // costCap keeps estimates from overflowing: anything at or above it is

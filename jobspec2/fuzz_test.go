@@ -37,6 +37,12 @@ func FuzzParse(f *testing.F) {
 		{src: "locals {\n  a = \"xx\"\n  b = \"${local.a}${local.a}\"\n  c = local[\"b\"]\n}\njob \"l\" { meta = { a = local.c, b = length(keys(local)) } }"},
 		{src: "job \"f\" { meta = { a = format(\"%9999999d\", 1), b = indent(99999999, \"x\\ny\"), c = \"${1e100000}\" } }"},
 		{src: "job \"j\" { meta = { a = jsonencode(jsondecode(\"[[[[[[[[[[1]]]]]]]]]]\")), b = regexall(\"(a)(b)?\", \"abab\") } }"},
+		// Dynamic blocks, nested and generating labelled blocks; a task
+		// outside a group; affinity, spread; Nomad's other functions.
+		{src: "job \"y\" {\n  dynamic \"group\" {\n    for_each = {a = 1, b = 2}\n    labels = [group.key]\n    content {\n      count = group.value\n      dynamic \"task\" {\n        for_each = [group.key]\n        labels = [task.value]\n        content {\n          driver = \"raw_exec\"\n          config {\n            dynamic \"m\" {\n              for_each = [1]\n              iterator = group\n              content { x = group.value }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n"},
+		{src: "job \"y\" {\n  dynamic \"constraint\" {\n    for_each = range(3)\n    content { attribute = \"${meta.r}\"\n value = constraint.value }\n  }\n  dynamic {\n  }\n  dynamic \"x\" \"y\" { for_each = 1 }\n}\n"},
+		{src: "job \"t\" {\n  task \"solo\" { driver = \"raw_exec\" }\n  affinity {\n    attribute = node.class\n    value = \"c\"\n    weight = -100\n  }\n  spread {\n    attribute = \"${meta.rack}\"\n    target \"r1\" { percent = 50 }\n  }\n}\n"},
+		{src: "job \"f\" { meta = { a = uuidv5(\"dns\", \"x\"), b = cidrsubnet(\"10.0.0.0/8\", 8, 2), c = yamlencode(yamldecode(\"a: [1, {b: c}]\")), d = sha256(md5(\"x\")), e = jsonencode(convert([1], list(string))) } }"},
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s.src), s.vars)

@@ -14,7 +14,7 @@ var groupSchema = &hcl.BodySchema{
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
-		{Type: "constraint"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
+		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
 		{Type: "ephemeral_disk"},
 	},
 }
@@ -32,6 +32,8 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 		Name:           &name,
 		Count:          d.int(attrs["count"]),
 		Constraints:    d.constraints(blocksOfType(content, "constraint")),
+		Affinities:     d.affinities(blocksOfType(content, "affinity")),
+		Spreads:        d.spreads(blocksOfType(content, "spread")),
 		Meta:           d.stringMap(content, "meta"),
 		ShutdownDelay:  d.duration(attrs["shutdown_delay"]),
 		MaxRunDuration: d.duration(attrs["max_run_duration"]),

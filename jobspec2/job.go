@@ -16,7 +16,8 @@ var jobSchema = &hcl.BodySchema{
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
-		{Type: "constraint"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
+		{Type: "task", LabelNames: []string{"name"}},
+		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
 		{Type: "parameterized"},
 	},
 }
@@ -38,6 +39,8 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 		NodePool:    d.string(attrs["node_pool"]),
 		Meta:        d.stringMap(content, "meta"),
 		Constraints: d.constraints(blocksOfType(content, "constraint")),
+		Affinities:  d.affinities(blocksOfType(content, "affinity")),
+		Spreads:     d.spreads(blocksOfType(content, "spread")),
 	}
 	if job.Name == nil {
 		job.Name = &id
@@ -53,6 +56,7 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 	}
 
 	names := map[string]hcl.Range{}
+	job.TaskGroups = d.loneTasks(blocksOfType(content, "task"), names)
 	for _, gb := range blocksOfType(content, "group") {
 		name := label(gb)
 		if prev, dup := names[name]; dup {
@@ -93,4 +97,22 @@ func (d *decoder) periodic(block *hcl.Block) *api.PeriodicConfig {
 			"A periodic block needs cron = \"...\" or crons = [...]."))
 	}
 	return p
+}
+
+// loneTasks makes a group of each task written directly in the job, as
+// Nomad does: named after the task, holding it alone, before the groups
+// the job declares. names records each group's definition.
+func (d *decoder) loneTasks(blocks hcl.Blocks, names map[string]hcl.Range) []*api.TaskGroup {
+	var groups []*api.TaskGroup
+	for _, tb := range blocks {
+		name := label(tb)
+		if prev, dup := names[name]; dup {
+			d.add(errorAt(tb.DefRange, "Duplicate group",
+				fmt.Sprintf("Task %q outside any group makes a group of its name, already defined at %s.", name, d.at(prev))))
+			continue
+		}
+		names[name] = tb.DefRange
+		groups = append(groups, &api.TaskGroup{Name: &name, Tasks: []*api.Task{d.task(tb)}})
+	}
+	return groups
 }

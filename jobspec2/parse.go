@@ -29,7 +29,8 @@ type ParseConfig struct {
 	Strict     bool     // error on variables given but not declared (like Nomad: default true from the CLI)
 
 	// AllowFS enables the functions that read local files (file,
-	// fileexists), relative to the jobspec's directory. Leave it false when
+	// filebase64, fileexists, fileset, abspath, ...), relative to the
+	// jobspec's directory. Leave it false when
 	// parsing specs from untrusted sources, such as an HTTP request.
 	AllowFS bool
 
@@ -96,6 +97,9 @@ func ParseWithContext(ctx context.Context, cfg *ParseConfig) (*api.Job, error) {
 	}
 	layout.restore(p.diags, name)
 	if err := asError(p.diags); err != nil {
+		if job != nil && onlyNomadOnly(p.diags) {
+			err.(*Error).Job = job
+		}
 		return nil, err
 	}
 	return job, nil
@@ -152,7 +156,7 @@ func (p *parser) parse(body *hclsyntax.Body) *api.Job {
 
 	jobBlock := p.jobBlock(body, content)
 
-	functions := guardFunctions(functionTable(p.baseDir(), p.cfg.AllowFS), p.budget)
+	functions := guardFunctions(functionTable(p.baseDir(), p.cfg.AllowFS, p.limits.MaxEvalWork), p.budget)
 	vars, diags := collectVariables(content.Blocks, p.cfg, functions, p.layout, p.budget)
 	p.diags = append(p.diags, diags...)
 
@@ -162,7 +166,7 @@ func (p *parser) parse(body *hclsyntax.Body) *api.Job {
 	}
 	// The decoder continues the parser's diagnostics, so it knows when
 	// earlier errors explain an unknown value.
-	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), ctx: ctx, layout: p.layout, budget: p.budget, diags: p.diags, checkDrivers: p.cfg.CheckDrivers}
+	d := &decoder{refs: newRefKeeper(p.src, "var", "local"), src: p.src, ctx: ctx, layout: p.layout, budget: p.budget, diags: p.diags, checkDrivers: p.cfg.CheckDrivers}
 	ctx.Variables["local"] = d.locals(blocksOfType(content, "locals"))
 
 	var job *api.Job

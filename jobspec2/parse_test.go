@@ -274,3 +274,31 @@ func TestParse_NilConfig(t *testing.T) {
 	_, err := ParseWithConfig(nil)
 	must.Error(t, err)
 }
+
+// TestParse_TaskInJob: a task written directly in the job becomes a group
+// of its own name, before the declared groups, as in Nomad.
+func TestParse_TaskInJob(t *testing.T) {
+	job := mustParseString(t, `job "j" {
+  group "g" {
+    task "a" { driver = "raw_exec" }
+  }
+  task "solo" {
+    driver = "raw_exec"
+    config { command = "/bin/true" }
+  }
+}`)
+	must.SliceLen(t, 2, job.TaskGroups)
+	must.Eq(t, "solo", *job.TaskGroups[0].Name)
+	must.SliceLen(t, 1, job.TaskGroups[0].Tasks)
+	must.Eq(t, "solo", job.TaskGroups[0].Tasks[0].Name)
+	must.Eq(t, "/bin/true", job.TaskGroups[0].Tasks[0].Config["command"])
+	must.Eq(t, "g", *job.TaskGroups[1].Name)
+
+	_, err := parseString(t, `job "j" {
+  group "solo" {
+    task "a" { driver = "raw_exec" }
+  }
+  task "solo" { driver = "raw_exec" }
+}`)
+	must.ErrorContains(t, err, "job.hcl:2,3-15: Duplicate group")
+}

@@ -139,6 +139,12 @@ func eachChild(expr hclsyntax.Expression, bound map[string]bool, fn func(*hclsyn
 		visit(&e.Source)
 	case *hclsyntax.FunctionCallExpr:
 		for i := range e.Args {
+			if i == 1 && e.Name == "convert" {
+				// convert's second argument is a type, such as
+				// list(string), that the function reads as syntax:
+				// it refers to nothing and must stay as written.
+				continue
+			}
 			visit(&e.Args[i])
 		}
 	case *hclsyntax.ConditionalExpr:

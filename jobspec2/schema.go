@@ -41,6 +41,10 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"restart":          restartSchema,
 	"ephemeral_disk":   ephemeralDiskSchema,
 	"constraint":       constraintSchema,
+	"affinity":         affinitySchema,
+	"dynamic":          dynamicSchema,
+	"spread":           spreadSchema,
+	"target":           spreadTargetSchema,
 	"resources":        resourcesSchema,
 	"lifecycle":        lifecycleSchema,
 	"logs":             logsSchema,
@@ -52,8 +56,9 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 }
 
 // freeformBlocks are the block types whose bodies the parser reads as
-// arguments of any name (freeform, stringMap, locals, declareVariables).
-var freeformBlocks = []string{"config", "env", "headers", "locals", "meta", "options", "variables"}
+// arguments of any name (freeform, stringMap, locals, declareVariables);
+// a dynamic block's content is the body of the blocks it generates.
+var freeformBlocks = []string{"config", "content", "env", "headers", "locals", "meta", "options", "variables"}
 
 // Schema describes every block type of the jobspec language: its labels,
 // the arguments and nested blocks it accepts. The top level of a file is
@@ -84,6 +89,13 @@ func Schema() map[string]BlockSchema {
 	for _, typ := range freeformBlocks {
 		out[typ] = BlockSchema{Attributes: []string{}, Blocks: []string{}, Freeform: true}
 	}
+	// A dynamic block may stand anywhere inside the job; it is expanded
+	// before a body is decoded, so no schema names it. It is listed in
+	// the job, the outermost block it may appear in.
+	job := out["job"]
+	job.Blocks = slices.Insert(job.Blocks, slices.Index(job.Blocks, "group"), dynamicBlockType)
+	out["job"] = job
+	labels[dynamicBlockType] = []string{"type"}
 	for typ, l := range labels {
 		bs := out[typ]
 		bs.Labels = l
@@ -93,8 +105,21 @@ func Schema() map[string]BlockSchema {
 }
 
 // Functions lists, sorted, the functions every jobspec may call. The ones
-// that read local files (file, fileexists) are left out: they exist only
-// when ParseConfig.AllowFS is set.
+// that read local files are left out: FileFunctions lists them.
 func Functions() []string {
-	return slices.Sorted(maps.Keys(functionTable(".", false)))
+	fs := FileFunctions()
+	var out []string
+	for name := range functionTable(".", false, 0) {
+		if !slices.Contains(fs, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// FileFunctions lists, sorted, the functions that exist only when
+// ParseConfig.AllowFS is set: those of the local file system.
+func FileFunctions() []string {
+	return slices.Sorted(maps.Keys(fileFunctions(".", 0)))
 }

@@ -14,7 +14,7 @@ var taskSchema = &hcl.BodySchema{
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
-		{Type: "constraint"}, {Type: "lifecycle"}, {Type: "restart"},
+		{Type: "constraint"}, {Type: "affinity"}, {Type: "lifecycle"}, {Type: "restart"},
 		{Type: "artifact"}, {Type: "logs"}, {Type: "max_run_warning"},
 		{Type: "identity"}, {Type: "dispatch_payload"},
 	},
@@ -31,6 +31,7 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 		Env:           d.stringMap(content, "env"),
 		Meta:          d.stringMap(content, "meta"),
 		Constraints:   d.constraints(blocksOfType(content, "constraint")),
+		Affinities:    d.affinities(blocksOfType(content, "affinity")),
 		KillTimeout:   d.duration(attrs["kill_timeout"]),
 		KillSignal:    d.stringValue(attrs["kill_signal"]),
 		ShutdownDelay: d.durationValue(attrs["shutdown_delay"]),

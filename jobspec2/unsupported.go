@@ -60,7 +60,23 @@ func explainNomadOnly(body hcl.Body, schema *hcl.BodySchema, diags hcl.Diagnosti
 		}
 		d.Summary = fmt.Sprintf("%q is a Nomad %s that Drover does not support yet", name, kind)
 		d.Detail = nomadOnlyDetail(field)
+		d.Extra = nomadOnly{}
 	}
+}
+
+// nomadOnly marks, in a diagnostic's Extra, a Nomad block or argument
+// that the parser left out of the job: the rest of the job is whole.
+type nomadOnly struct{}
+
+// onlyNomadOnly reports whether every error of diags is a Nomad block or
+// argument left out.
+func onlyNomadOnly(diags hcl.Diagnostics) bool {
+	for _, d := range diags {
+		if _, ok := d.Extra.(nomadOnly); d.Severity == hcl.DiagError && !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // nomadOnlyDetail says why a Nomad block or argument is an error: running

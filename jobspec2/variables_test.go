@@ -290,5 +290,5 @@ job "f" {
 	must.Eq(t, map[string]string{"cmd": "/bin/date", "exists": "false"}, job.Meta)
 
 	_, err = ParseWithConfig(&ParseConfig{Path: jobPath})
-	must.ErrorContains(t, err, "Call to unknown function")
+	must.ErrorContains(t, err, "file() reads the local file system")
 }

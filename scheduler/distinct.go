@@ -116,6 +116,12 @@ func (j *jobAllocs) property(key propertyKey) *propertyCount {
 	return count
 }
 
+// propertyValues is how many allocations of the key's group (or job)
+// each value of its property holds.
+func (j *jobAllocs) propertyValues(key propertyKey) map[string]int {
+	return j.property(key).values
+}
+
 // distinctProperty is a distinct_property constraint: at most limit
 // allocations of the job (or of one group) per value of a node property.
 type distinctProperty struct {

@@ -13,7 +13,10 @@
 // constraints, once per node, group and evaluation; keeps a per-node index
 // of the resources that allocations hold; and ranks a bounded sample of
 // the nodes that fit by how tightly the allocation packs them, so that the
-// work per placement does not grow with the size of the cluster.
+// work per placement does not grow with the size of the cluster. A group
+// with affinities or spreads (affinity.go, spread.go) has every fitting
+// node ranked, their scores averaged with the packing score, as Nomad's
+// ranking does.
 //
 // # What the server provides
 //

@@ -38,6 +38,11 @@ type groupChecker struct {
 
 	ask resources
 
+	// affinity scores nodes by the group's affinities; nil without any.
+	affinity *affinityScorer
+	// spread scores nodes by the group's spreads; nil without any.
+	spread *spreadScorer
+
 	cache   []uint16
 	reasons []string
 }
@@ -56,6 +61,8 @@ func newGroupChecker(job *structs.Job, tg *structs.TaskGroup, nodeCount int) *gr
 			c.drivers = append(c.drivers, task.Driver)
 		}
 	}
+	c.affinity = newAffinityScorer(job, tg)
+	c.spread = newSpreadScorer(job, tg)
 	c.addConstraints(job.Constraints, distinctScopeJob)
 	c.addConstraints(tg.Constraints, distinctScopeGroup)
 	for _, task := range tg.Tasks {

@@ -37,7 +37,7 @@ func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, a
 	ctx.later = append(ctx.later, ch.later...)
 
 	opts := selectOptions{
-		limit:  scoreLimit(ctx.job.Type, len(ctx.nodes.candidates)),
+		limit:  p.checker.affinityLimit(scoreLimit(ctx.job.Type, len(ctx.nodes.candidates)), len(ctx.nodes.candidates)),
 		spread: ctx.job.Type == structs.JobTypeService,
 	}
 	for _, r := range ch.replacements {

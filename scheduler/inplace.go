@@ -15,7 +15,8 @@ import (
 // meta, max_run_duration, restart and reschedule policies, kill timeout
 // and signal, shutdown delay) the client applies to the running
 // allocation. Placement (datacenters, pool, constraints) is not judged
-// here: an in-place update also needs the node to remain feasible.
+// here: an in-place update also needs the node to remain feasible, and
+// the same affinities and spreads (preferencesChanged).
 func needsNewAlloc(old, next *structs.TaskGroup) bool {
 	if old == nil || next == nil || len(old.Tasks) != len(next.Tasks) {
 		return true
@@ -98,7 +99,7 @@ func sameVersion(allocJob, job *structs.Job) bool {
 // current one without replacing it, if its tasks are unchanged and its
 // node can still run the group. It reports whether it did.
 func (ctx *planContext) tryInPlace(alloc *structs.Allocation, p *groupPlacer) bool {
-	if needsNewAlloc(alloc.LookupTaskGroup(), p.checker.tg) {
+	if needsNewAlloc(alloc.LookupTaskGroup(), p.checker.tg) || preferencesChanged(alloc.Job, ctx.job, alloc.TaskGroup) {
 		return false
 	}
 	node, pos := ctx.nodes.node(alloc.NodeID)

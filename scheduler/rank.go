@@ -114,6 +114,18 @@ func (ctx *planContext) rankNode(p *groupPlacer, pos int, node *structs.Node, op
 	binPack := capacity.binPackScore(used, c.ask)
 	scoreNode(m, node, scorerBinPack, binPack)
 	total, scorers := binPack, 1.0
+	if c.affinity != nil {
+		if affinity, matched := c.affinity.score(node); matched {
+			scoreNode(m, node, scorerNodeAffinity, affinity)
+			total, scorers = total+affinity, scorers+1
+		}
+	}
+	if c.spread != nil {
+		if spread, scored := c.spread.score(node, ctx.jobAllocs.propertyValues); scored {
+			scoreNode(m, node, scorerSpread, spread)
+			total, scorers = total+spread, scorers+1
+		}
+	}
 	if opts.spread {
 		if n := ctx.jobAllocs.perNodeGroup[nodeGroup{node.ID, c.tg.Name}]; n > 0 {
 			penalty := -float64(n+1) / float64(max(c.tg.Count, 1))

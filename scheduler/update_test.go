@@ -87,6 +87,14 @@ func TestUpdate_destructive(t *testing.T) {
 		{"driver", structs.JobTypeBatch, func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Driver = "raw_exec" }},
 		{"group meta", structs.JobTypeService, func(j *structs.Job) { j.TaskGroups[0].Meta = map[string]string{"x": "y"} }},
 		{"system task config", structs.JobTypeSystem, func(j *structs.Job) { j.TaskGroups[0].Tasks[0].Config = map[string]any{"run_for": "1h"} }},
+		// As in Nomad: where an allocation runs was chosen by them.
+		{"job affinity", structs.JobTypeService, func(j *structs.Job) { j.Affinities = []*structs.Affinity{rackAffinity("r1", 50)} }},
+		{"task affinity", structs.JobTypeBatch, func(j *structs.Job) {
+			j.TaskGroups[0].Tasks[0].Affinities = []*structs.Affinity{rackAffinity("r1", -50)}
+		}},
+		{"group spread", structs.JobTypeService, func(j *structs.Job) {
+			j.TaskGroups[0].Spreads = []*structs.Spread{{Attribute: "${meta.rack}", Weight: 50}}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -40,6 +40,7 @@ func (j *Job) Canonicalize() {
 		j.Meta = nil
 	}
 	canonicalizeConstraints(j.Constraints)
+	canonicalizeAffinities(j.Affinities)
 	j.Periodic.canonicalize()
 	j.ParameterizedJob.canonicalize()
 	for _, tg := range j.TaskGroups {
@@ -67,6 +68,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 		tg.Meta = nil
 	}
 	canonicalizeConstraints(tg.Constraints)
+	canonicalizeAffinities(tg.Affinities)
 	for _, t := range tg.Tasks {
 		t.canonicalize(tg)
 	}
@@ -105,6 +107,7 @@ func (t *Task) canonicalize(tg *TaskGroup) {
 		t.Meta = nil
 	}
 	canonicalizeConstraints(t.Constraints)
+	canonicalizeAffinities(t.Affinities)
 }
 
 // canonicalize fills CPU and memory one by one. CPU stays zero when cores

@@ -19,6 +19,8 @@ func (j *Job) Copy() *Job {
 	c := *j
 	c.Datacenters = slices.Clone(j.Datacenters)
 	c.Constraints = copyConstraints(j.Constraints)
+	c.Affinities = copyAffinities(j.Affinities)
+	c.Spreads = copySpreads(j.Spreads)
 	c.Periodic = j.Periodic.Copy()
 	c.ParameterizedJob = j.ParameterizedJob.Copy()
 	c.Payload = slices.Clone(j.Payload)
@@ -36,6 +38,8 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	}
 	c := *tg
 	c.Constraints = copyConstraints(tg.Constraints)
+	c.Affinities = copyAffinities(tg.Affinities)
+	c.Spreads = copySpreads(tg.Spreads)
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
 	c.RestartPolicy = tg.RestartPolicy.Copy()
 	c.ReschedulePolicy = tg.ReschedulePolicy.Copy()
@@ -55,6 +59,7 @@ func (t *Task) Copy() *Task {
 	c.Lifecycle = clonePtr(t.Lifecycle)
 	c.Config = CopyConfig(t.Config)
 	c.Constraints = copyConstraints(t.Constraints)
+	c.Affinities = copyAffinities(t.Affinities)
 	c.Env = maps.Clone(t.Env)
 	c.Resources = clonePtr(t.Resources)
 	c.RestartPolicy = t.RestartPolicy.Copy()

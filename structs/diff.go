@@ -88,6 +88,8 @@ func (j *Job) Diff(other *Job, contextual bool) (*JobDiff, error) {
 	d.Fields = fieldDiffs(j.diffFields(), other.diffFields(), false)
 	d.Objects = appendObject(d.Objects, stringSetDiff("Datacenters", j.datacenters(), other.datacenters(), contextual))
 	d.Objects = append(d.Objects, constraintDiffs(j.constraints(), other.constraints(), contextual)...)
+	d.Objects = append(d.Objects, affinityDiffs(jobAffinities(j), jobAffinities(other), contextual)...)
+	d.Objects = append(d.Objects, spreadDiffs(jobSpreads(j), jobSpreads(other), contextual)...)
 	d.Objects = appendObject(d.Objects, objectDiff("Periodic", j.periodicFields(), other.periodicFields(), contextual))
 	d.Objects = appendObject(d.Objects, objectDiff("ParameterizedJob", j.parameterizedFields(), other.parameterizedFields(), contextual))
 	d.Objects = appendObject(d.Objects, objectDiff("ReschedulePolicy", j.rescheduleFields(), other.rescheduleFields(), contextual))
@@ -109,6 +111,8 @@ func (tg *TaskGroup) diff(other *TaskGroup, contextual bool) *TaskGroupDiff {
 	d.Objects = appendObject(d.Objects, objectDiff("RestartPolicy", tg.restartFields(), other.restartFields(), contextual))
 	d.Objects = appendObject(d.Objects, objectDiff("ReschedulePolicy", tg.rescheduleFields(), other.rescheduleFields(), contextual))
 	d.Objects = append(d.Objects, constraintDiffs(tg.constraints(), other.constraints(), contextual)...)
+	d.Objects = append(d.Objects, affinityDiffs(groupAffinities(tg), groupAffinities(other), contextual)...)
+	d.Objects = append(d.Objects, spreadDiffs(groupSpreads(tg), groupSpreads(other), contextual)...)
 	sortObjects(d.Objects)
 
 	for _, name := range unionNames(tg.taskNames(), other.taskNames()) {
@@ -129,6 +133,7 @@ func (t *Task) diff(other *Task, contextual bool) *TaskDiff {
 	d.Objects = appendObject(d.Objects, objectDiff("LogConfig", t.logConfigFields(), other.logConfigFields(), contextual))
 	d.Objects = appendObject(d.Objects, objectDiff("RestartPolicy", t.restartFields(), other.restartFields(), contextual))
 	d.Objects = append(d.Objects, constraintDiffs(t.constraints(), other.constraints(), contextual)...)
+	d.Objects = append(d.Objects, affinityDiffs(taskAffinities(t), taskAffinities(other), contextual)...)
 	d.Objects = append(d.Objects, objectSetDiff("Artifact", t.artifactFields(), other.artifactFields(), contextual)...)
 	sortObjects(d.Objects)
 	d.Type = diffType(t == nil, other == nil, len(d.Fields) > 0 || len(d.Objects) > 0)

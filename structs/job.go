@@ -41,6 +41,8 @@ type Job struct {
 	Datacenters []string
 	NodePool    string
 	Constraints []*Constraint
+	Affinities  []*Affinity
+	Spreads     []*Spread
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
 	// ParameterizedJob makes the job a parameterized one: it is never

@@ -20,6 +20,8 @@ func (j *Job) Validate() error {
 	}
 	j.validateFields(&p)
 	validateConstraints(&p, "Job", j.Constraints)
+	validateAffinities(&p, "Job", j.Affinities)
+	validateSpreads(&p, "Job", j.Spreads)
 	if j.Reschedule != nil {
 		if !Reschedules(j.Type) {
 			p.add("", "Job type %q does not allow reschedule", j.Type)
@@ -161,7 +163,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 		p.add(where, "ephemeral_disk size must be between %d and %d MB, got %d", MinEphemeralDiskMB, MaxEphemeralDiskMB, d.SizeMB)
 	}
 	validateMetaKeys(p, where, tg.Meta)
-	validateRestart(p, where, tg.RestartPolicy)
+	validateRestart(p, where, tg.RestartPolicy, true)
 	if tg.ReschedulePolicy != nil {
 		if !Reschedules(jobType) {
 			p.add(where, "Job type %q does not allow reschedule", jobType)
@@ -170,6 +172,8 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 		}
 	}
 	validateConstraints(p, where, tg.Constraints)
+	validateAffinities(p, where, tg.Affinities)
+	validateSpreads(p, where, tg.Spreads)
 	tg.validateTasks(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
 }
@@ -221,7 +225,9 @@ func (t *Task) validate(p *problems, where string) {
 	validateDuration(p, where, "shutdown_delay", t.ShutdownDelay)
 	validateMetaKeys(p, where, t.Meta)
 	validateEnv(p, where, t.Env)
-	validateRestart(p, where, t.RestartPolicy)
+	// As in Nomad, a task's own restart block is not held to fit its
+	// attempts in its interval: only the group's is.
+	validateRestart(p, where, t.RestartPolicy, false)
 	t.Resources.validate(p, where)
 	t.LogConfig.validate(p, where)
 	t.Identity.validate(p, where)
@@ -229,6 +235,7 @@ func (t *Task) validate(p *problems, where string) {
 		a.validate(p, fmt.Sprintf("%s artifact #%d", where, i+1))
 	}
 	validateConstraints(p, where, t.Constraints)
+	validateAffinities(p, where, t.Affinities)
 }
 
 // nameProblems lists what is wrong with a name that ends up in paths, URLs

@@ -45,8 +45,8 @@ func validateMetaKeys(p *problems, where string, meta map[string]string) {
 }
 
 // validateRestart checks a restart block; nil is fine (canonicalisation
-// fills it).
-func validateRestart(p *problems, where string, r *RestartPolicy) {
+// fills it). fit holds attempts × delay to the interval.
+func validateRestart(p *problems, where string, r *RestartPolicy, fit bool) {
 	if r == nil {
 		return
 	}
@@ -59,7 +59,7 @@ func validateRestart(p *problems, where string, r *RestartPolicy) {
 		p.add(where, "restart mode must be %q or %q, got %q", RestartPolicyModeFail, RestartPolicyModeDelay, r.Mode)
 	}
 	// attempts × delay > interval, without the product overflowing.
-	if r.Attempts > 0 && r.Interval > 0 && r.Delay > 0 &&
+	if fit && r.Attempts > 0 && r.Interval > 0 && r.Delay > 0 &&
 		r.Delay > r.Interval/time.Duration(r.Attempts) {
 		p.add(where, "restart attempts (%d) times delay (%s) must fit in interval (%s)", r.Attempts, r.Delay, r.Interval)
 	}

@@ -411,6 +411,18 @@ func TestValidate_reportsEveryProblemAtOnce(t *testing.T) {
 	must.True(t, errors.As(err, &syntaxErr), must.Sprint("the regexp's own error is wrapped"))
 }
 
+// TestValidate_taskRestartNeedNotFit: as in Nomad, only a group's restart
+// block must fit its attempts times its delay in its interval; a task's
+// own may restart more slowly than its interval counts.
+func TestValidate_taskRestartNeedNotFit(t *testing.T) {
+	j := validJob("service")
+	j.TaskGroups[0].Tasks[0].RestartPolicy = &RestartPolicy{Attempts: 10, Delay: 15 * time.Second, Interval: 2 * time.Minute, Mode: "delay"}
+	must.NoError(t, j.Validate())
+
+	j.TaskGroups[0].RestartPolicy = &RestartPolicy{Attempts: 10, Delay: 15 * time.Second, Interval: 2 * time.Minute, Mode: "delay"}
+	must.ErrorContains(t, j.Validate(), "must fit in interval")
+}
+
 func TestValidationError_singleError(t *testing.T) {
 	err := (&Job{}).Validate()
 	must.Error(t, err)

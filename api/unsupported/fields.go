@@ -10,8 +10,6 @@ const (
 
 // Reasons shared by several fields.
 const (
-	reasonAffinity   = "allocations would not prefer the nodes it names"
-	reasonSpread     = "allocations would not be spread over the values it names"
 	reasonUpdate     = "a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments"
 	reasonMigrate    = "a node drain would not pace the allocations it moves"
 	reasonService    = "no service would be registered and no check would run, nor restart a task"
@@ -26,8 +24,6 @@ const (
 // form it has.
 var fields = []Field{
 	// The job.
-	{JSON: "Affinities", HCL: []string{"job.affinity"}, Block: true, Decision: Refuse, Reason: reasonAffinity},
-	{JSON: "Spreads", HCL: []string{"job.spread"}, Block: true, Decision: Refuse, Reason: reasonSpread},
 	{JSON: "Update", HCL: []string{"job.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
 	{JSON: "Migrate", HCL: []string{"job.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
 	{JSON: "Multiregion", HCL: []string{"job.multiregion"}, Block: true, Decision: Refuse,
@@ -43,8 +39,6 @@ var fields = []Field{
 		Reason: "a label on a job version: it changes nothing that runs"},
 
 	// The group.
-	{JSON: "TaskGroups[].Affinities", HCL: []string{"group.affinity"}, Block: true, Decision: Refuse, Reason: reasonAffinity},
-	{JSON: "TaskGroups[].Spreads", HCL: []string{"group.spread"}, Block: true, Decision: Refuse, Reason: reasonSpread},
 	{JSON: "TaskGroups[].Update", HCL: []string{"group.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
 	{JSON: "TaskGroups[].Migrate", HCL: []string{"group.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
 	{JSON: "TaskGroups[].Networks", HCL: []string{"group.network"}, Block: true, Decision: Refuse,
@@ -69,7 +63,6 @@ var fields = []Field{
 	{JSON: "TaskGroups[].RestartPolicy.RenderTemplates", HCL: []string{"restart.render_templates"}, Decision: Warn, Reason: reasonRender},
 
 	// The task.
-	{JSON: "TaskGroups[].Tasks[].Affinities", HCL: []string{"task.affinity"}, Block: true, Decision: Refuse, Reason: reasonAffinity},
 	{JSON: "TaskGroups[].Tasks[].Services", HCL: []string{"task.service"}, Block: true, Decision: Refuse, Reason: reasonService},
 	{JSON: "TaskGroups[].Tasks[].Templates", HCL: []string{"task.template"}, Block: true, Decision: Refuse,
 		Reason: "the files and environment variables it renders would not exist"},

@@ -13,8 +13,8 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
-// Nomad's job JSON has many fields Drover does not implement (Affinities,
-// Spreads, Update, Services, Networks, Vault, Templates, ...). Go's JSON
+// Nomad's job JSON has many fields Drover does not implement (Update,
+// Services, Networks, Vault, Templates, ...). Go's JSON
 // decoder drops them silently; instead, these helpers find them by walking
 // the raw JSON alongside the api type it was decoded into, and
 // api/unsupported's table decides each one: refused when running the job

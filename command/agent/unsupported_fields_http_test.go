@@ -34,13 +34,11 @@ func TestUnsupportedFields_RefusedOverHTTP(t *testing.T) {
 			group["Update"] = map[string]any{"MaxParallel": 2, "Canary": 1}
 		}, []string{`Job field "TaskGroups[0].Update" is not supported by Drover: a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments` + seeDifferences}},
 		{"every refused field and every other problem at once", func(job, group, task map[string]any) {
-			job["Spreads"] = []any{map[string]any{"Attribute": "${node.datacenter}"}}
 			group["Volumes"] = map[string]any{"data": map[string]any{"Type": "host", "Source": "data"}}
 			task["Templates"] = []any{map[string]any{"EmbeddedTmpl": "{{ key \"x\" }}", "DestPath": "local/x"}}
 			task["Vault"] = map[string]any{"Role": "app"}
 			job["Priority"] = 1000
 		}, []string{
-			`Job field "Spreads" is not supported by Drover: allocations would not be spread over the values it names` + seeDifferences,
 			`Job field "TaskGroups[0].Tasks[0].Templates" is not supported by Drover: the files and environment variables it renders would not exist` + seeDifferences,
 			`Job field "TaskGroups[0].Tasks[0].Vault" is not supported by Drover: the task would run without its Vault token and secrets` + seeDifferences,
 			`Job field "TaskGroups[0].Volumes" is not supported by Drover: the tasks would run without the volumes it claims` + seeDifferences,

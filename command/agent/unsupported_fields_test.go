@@ -47,7 +47,6 @@ func TestCheckUnsupported(t *testing.T) {
 	got := checkUnsupported([]byte(body), reflect.TypeFor[api.JobRegisterRequest]())
 	const see = "; see website/content/docs/differences.md"
 	must.Eq(t, []string{
-		`Job field "Affinities" is not supported by Drover: allocations would not prefer the nodes it names` + see,
 		`Job field "TaskGroups[0].EphemeralDisk.Migrate" is not supported by Drover: a replacement allocation on another node would not get the previous one's data` + see,
 		`Job field "TaskGroups[0].Services" is not supported by Drover: no service would be registered and no check would run, nor restart a task` + see,
 		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover: the task would get none of the ports it asks for` + see,
