@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/drivers/configschema"
 )
 
 func TestParseTaskConfig_EveryKey(t *testing.T) {
@@ -137,4 +139,86 @@ func TestParsePluginConfig_Errors(t *testing.T) {
 	must.ErrorContains(t, err, `block "gc": unsupported config key(s) "dangling_containers"`)
 	must.ErrorContains(t, err, `block "volumes": unsupported config key(s) "selinuxlabel"`)
 	must.ErrorContains(t, err, `block "volumes": config key "enabled": want a boolean`)
+}
+
+func TestParseTaskConfig_ContainerKeys(t *testing.T) {
+	c, err := parseTaskConfig(map[string]any{
+		"image":              "redis",
+		"dns_servers":        []any{"10.0.0.2", "fd00::53"},
+		"dns_search_domains": []any{"svc.internal"},
+		"dns_options":        []any{"ndots:1"},
+		"extra_hosts":        []any{"db:10.0.0.9", "gw:host-gateway", "v6:fd00::9"},
+		"hostname":           "cache",
+		"sysctl":             []any{map[string]any{"net.ipv4.tcp_syncookies": 0}},
+		"security_opt":       []any{"no-new-privileges"},
+		"readonly_rootfs":    true,
+		"ipc_mode":           "none",
+		"pid_mode":           "private",
+		"network_aliases":    []any{"cache"},
+		"devices":            []any{map[string]any{"host_path": "/dev/fuse"}},
+		// The block form, then the list form: both are read, in order.
+		"mount": []any{map[string]any{"type": "bind", "source": "local", "target": "/conf", "readonly": true,
+			"bind_options": []any{map[string]any{"propagation": "rslave"}}}},
+		"mounts": []any{map[string]any{"type": "volume", "target": "/v", "source": "vol",
+			"volume_options": []any{map[string]any{"no_copy": true, "labels": map[string]any{"a": "b"},
+				"driver_config": map[string]any{"name": "local", "options": map[string]any{"type": "tmpfs"}}}}}},
+		"logging": []any{map[string]any{"driver": "journald", "config": []any{map[string]any{"tag": "cache"}}}},
+	})
+	must.NoError(t, err)
+	must.Eq(t, []string{"10.0.0.2", "fd00::53"}, c.DNSServers)
+	must.Eq(t, []string{"svc.internal"}, c.DNSSearchDomains)
+	must.Eq(t, []string{"ndots:1"}, c.DNSOptions)
+	must.Eq(t, []string{"db:10.0.0.9", "gw:host-gateway", "v6:fd00::9"}, c.ExtraHosts)
+	must.Eq(t, "cache", c.Hostname)
+	must.Eq(t, map[string]string{"net.ipv4.tcp_syncookies": "0"}, c.Sysctls)
+	must.Eq(t, []string{"no-new-privileges"}, c.SecurityOpt)
+	must.True(t, c.ReadonlyRootfs)
+	must.Eq(t, "none", c.IPCMode)
+	must.Eq(t, "private", c.PIDMode)
+	must.Eq(t, []string{"cache"}, c.NetworkAliases)
+	must.Eq(t, []configschema.DockerDevice{{HostPath: "/dev/fuse", ContainerPath: "/dev/fuse", CgroupPermissions: "rwm"}}, c.Devices,
+		must.Sprint("the container path and the permissions default as in Nomad"))
+	must.Eq(t, []mountSpec{
+		{Type: "bind", Source: "local", Target: "/conf", ReadOnly: true, Propagation: "rslave"},
+		{Type: "volume", Source: "vol", Target: "/v", NoCopy: true, Labels: map[string]string{"a": "b"},
+			Driver: "local", DriverOptions: map[string]string{"type": "tmpfs"}},
+	}, c.Mounts)
+	must.Eq(t, &loggingConfig{Type: "journald", Config: map[string]string{"tag": "cache"}}, c.Logging,
+		must.Sprint("driver is Nomad's older name for type"))
+}
+
+func TestParseTaskConfig_ContainerKeyErrors(t *testing.T) {
+	_, err := parseTaskConfig(map[string]any{
+		"image":       "redis",
+		"dns_servers": []any{"dns.example"},
+		"extra_hosts": []any{"db=10.0.0.9", "db:ten"},
+		"ipc_mode":    "global",
+		"pid_mode":    "container:",
+		"devices":     []any{map[string]any{"container_path": "/dev/x"}, map[string]any{"host_path": "/dev/fuse", "cgroup_permissions": "rwx"}},
+		"mount": []any{
+			map[string]any{"type": "tmpfs", "source": "x", "target": "/t"},
+			map[string]any{"type": "nfs", "target": "/n"},
+			map[string]any{"target": "rel"},
+			map[string]any{"type": "volume", "target": "/v", "bind_options": map[string]any{"propagation": "shared"}},
+			map[string]any{"type": "bind", "source": "a", "target": "/b", "readonly": "yes"},
+		},
+		"mounts": map[string]any{"target": "/x", "size": 1},
+	})
+	for _, want := range []string{
+		`config key "dns_servers": entry 0: "dns.example" is not an IP address`,
+		`config key "extra_hosts": entry 0: "db=10.0.0.9" is not name:address`,
+		`entry 1: "db:ten": "ten" is not an IP address`,
+		`config key "ipc_mode": "global" is none of`,
+		`config key "pid_mode": "container:" is none of`,
+		`config key "devices": entry 0: host_path "" is not an absolute path`,
+		`entry 1: cgroup_permissions "rwx" is not made of r, w and m`,
+		`config key "mount": entry 0: a tmpfs mount takes no source, got "x"`,
+		`entry 1: type "nfs" is none of "bind", "volume", "tmpfs"`,
+		`entry 2: target "rel" is not an absolute path`,
+		`entry 3: bind_options are for bind mounts, not "volume"`,
+		`entry 4: config key "readonly": want a boolean`,
+		`config key "mounts": entry 0: unsupported config key(s) "size"`,
+	} {
+		must.ErrorContains(t, err, want)
+	}
 }
