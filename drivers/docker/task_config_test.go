@@ -112,6 +112,7 @@ func TestParsePluginConfig(t *testing.T) {
 		"endpoint":              "tcp://127.0.0.1:2375",
 		"allow_privileged":      true,
 		"allow_caps":            []any{"CAP_NET_ADMIN", "chown"},
+		"allow_sysctls":         []any{"net.core.*", "kernel.msgmax"},
 		"volumes":               []any{map[string]any{"enabled": true}},
 		"pull_activity_timeout": "30s",
 		"gc":                    map[string]any{"image": false, "image_delay": "1m", "container": false},
@@ -120,6 +121,7 @@ func TestParsePluginConfig(t *testing.T) {
 	must.Eq(t, "tcp://127.0.0.1:2375", c.Endpoint)
 	must.True(t, c.AllowPrivileged)
 	must.Eq(t, []string{"net_admin", "chown"}, c.AllowCaps)
+	must.Eq(t, []string{"net.core.*", "kernel.msgmax"}, c.AllowSysctls)
 	must.True(t, c.VolumesEnabled)
 	must.Eq(t, 30*time.Second, c.PullActivityTimeout)
 	must.Eq(t, GCConfig{Image: false, ImageDelay: time.Minute, Container: false}, c.GC)
