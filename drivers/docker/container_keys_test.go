@@ -65,6 +65,8 @@ func TestContainerKeys_ReachTheContainer(t *testing.T) {
 		"shm_size":           2 << 20,
 		"init":               true,
 		"work_dir":           "/local",
+		"entrypoint":         []any{"/testapp", "print", "from the entrypoint"},
+		"labels":             map[string]any{dockertest.TestLabel: "1", "team": "a"},
 		"ulimit":             map[string]any{"nofile": "256:512"},
 		"logging":            []any{map[string]any{"type": "local", "config": []any{map[string]any{"max-size": "1m"}}}},
 		"mount": []any{
@@ -81,7 +83,7 @@ func TestContainerKeys_ReachTheContainer(t *testing.T) {
 	for _, want := range []string{
 		"nameserver 192.0.2.53", "search example.internal", "options ndots:2",
 		"192.0.2.10\tdb.internal", "keys-test\n", "0\n", "NoNewPrivs:\t1",
-		"in tmpfs", "bound from local",
+		"in tmpfs", "bound from local", "from the entrypoint",
 	} {
 		must.StrContains(t, out, want)
 	}
@@ -105,6 +107,9 @@ func TestContainerKeys_ReachTheContainer(t *testing.T) {
 	must.Eq(t, int64(2<<20), h.ShmSize)
 	must.True(t, *h.Init)
 	must.Eq(t, "/local", c.Config.WorkingDir)
+	must.Eq(t, []string{"/testapp", "print", "from the entrypoint"}, c.Config.Entrypoint)
+	must.Eq(t, "a", c.Config.Labels["team"])
+	must.Eq(t, cfg.AllocID, c.Config.Labels[labelAllocID], must.Sprint("beside the driver's own"))
 	must.Eq(t, "local", h.LogConfig.Type)
 	must.Eq(t, map[string]string{"max-size": "1m"}, h.LogConfig.Config)
 	byTarget := map[string]mount.Mount{}
