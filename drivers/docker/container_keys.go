@@ -2,6 +2,7 @@ package docker
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 
@@ -51,13 +52,24 @@ func applyContainerKeys(ccfg *container.Config, host *container.HostConfig, conf
 			host.Mounts = append(host.Mounts, engineMount(m))
 		}
 	}
-	if l := conf.Logging; l != nil && l.Type != "" {
+	if l := conf.Logging; l != nil {
 		if !slices.Contains(logTypes, l.Type) {
 			return nil, fmt.Errorf(`config key "logging": type %q is not supported: Drover allows the log drivers that keep the output on the node (%v)`, l.Type, logTypes)
 		}
-		host.LogConfig = container.LogConfig{Type: l.Type, Config: l.Config}
+		host.LogConfig = taskLogConfig(host.LogConfig, l)
 	}
 	return networkingConfig(conf)
+}
+
+// taskLogConfig is the task's log driver. The file drivers keep the
+// driver's bounds (def) on the node's disk unless the task sets its own.
+func taskLogConfig(def container.LogConfig, l *loggingConfig) container.LogConfig {
+	out := container.LogConfig{Type: l.Type, Config: map[string]string{}}
+	if l.Type == "json-file" || l.Type == "local" {
+		maps.Copy(out.Config, def.Config)
+	}
+	maps.Copy(out.Config, l.Config)
+	return out
 }
 
 // engineMount is a volume or tmpfs mount.

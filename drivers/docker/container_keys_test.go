@@ -111,7 +111,8 @@ func TestContainerKeys_ReachTheContainer(t *testing.T) {
 	must.Eq(t, "a", c.Config.Labels["team"])
 	must.Eq(t, cfg.AllocID, c.Config.Labels[labelAllocID], must.Sprint("beside the driver's own"))
 	must.Eq(t, "local", h.LogConfig.Type)
-	must.Eq(t, map[string]string{"max-size": "1m"}, h.LogConfig.Config)
+	must.Eq(t, map[string]string{"max-size": "1m", "max-file": "2"}, h.LogConfig.Config,
+		must.Sprint("the driver's bound on the number of files holds"))
 	byTarget := map[string]mount.Mount{}
 	for _, m := range h.Mounts {
 		byTarget[m.Target] = m

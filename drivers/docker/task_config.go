@@ -165,6 +165,10 @@ func readContainerKeys(r *taskconfig.Reader, c *taskConfig) {
 			// Nomad's older name for it.
 			c.Logging.Type = l.String("driver")
 		}
+		if c.Logging.Type == "" {
+			// The default driver, as in Nomad, with the task's options.
+			c.Logging.Type = "json-file"
+		}
 	}
 }
 

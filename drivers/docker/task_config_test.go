@@ -187,6 +187,16 @@ func TestParseTaskConfig_ContainerKeys(t *testing.T) {
 	}, c.Mounts)
 	must.Eq(t, &loggingConfig{Type: "journald", Config: map[string]string{"tag": "cache"}}, c.Logging,
 		must.Sprint("driver is Nomad's older name for type"))
+
+	c, err = parseTaskConfig(map[string]any{"image": "redis", "logging": map[string]any{"config": map[string]any{"max-size": "5m"}}})
+	must.NoError(t, err)
+	must.Eq(t, &loggingConfig{Type: "json-file", Config: map[string]string{"max-size": "5m"}}, c.Logging)
+	opts, _, err := createOptions(specTask(), c, DefaultPluginConfig())
+	must.NoError(t, err)
+	must.Eq(t, map[string]string{"max-size": "5m", "max-file": "2"}, opts.HostConfig.LogConfig.Config)
+	c.Logging.Type = "syslog"
+	_, _, err = createOptions(specTask(), c, DefaultPluginConfig())
+	must.ErrorContains(t, err, `config key "logging": type "syslog" is not supported`)
 }
 
 func TestParseTaskConfig_ContainerKeyErrors(t *testing.T) {
