@@ -63,12 +63,11 @@ func containerBinds(cfg *drivers.TaskConfig, conf *taskConfig, volumesEnabled bo
 		}
 		binds = append(binds, b)
 	}
-	for i, m := range conf.Mounts {
+	for _, m := range conf.Mounts {
 		if m.Type != "bind" {
 			continue
 		}
-		what := fmt.Sprintf(`config key "mount": entry %d`, i)
-		b, err := userBind(cfg, m.Source, m.Target, m.ReadOnly, m.Propagation, what, volumesEnabled)
+		b, err := userBind(cfg, m.Source, m.Target, m.ReadOnly, m.Propagation, m.what, volumesEnabled)
 		if err != nil {
 			return nil, err
 		}

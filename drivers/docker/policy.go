@@ -35,9 +35,9 @@ func checkPolicy(conf *taskConfig, plugin *PluginConfig) error {
 		for i, d := range conf.Devices {
 			errs = append(errs, fmt.Errorf(`config key "devices": entry %d: host device %q is not allowed on this node (%s)`, i, d.HostPath, optVolumes))
 		}
-		for i, m := range conf.Mounts {
+		for _, m := range conf.Mounts {
 			if m.Type == "volume" && (m.Source != "" || m.Driver != "") {
-				errs = append(errs, fmt.Errorf(`config key "mount": entry %d: named volume %q outlives the allocation, which is not allowed on this node (%s)`, i, m.Source, optVolumes))
+				errs = append(errs, fmt.Errorf(`%s: named volume %q outlives the allocation, which is not allowed on this node (%s)`, m.what, m.Source, optVolumes))
 			}
 		}
 	}

@@ -30,6 +30,8 @@ func TestPolicy_RefusesNamingKeyAndOption(t *testing.T) {
 		{"device", map[string]any{"devices": []any{map[string]any{"host_path": "/dev/fuse"}}}, `config key "devices": entry 0: host device "/dev/fuse"`, enableVolumes},
 		{"named volume", map[string]any{"mount": []any{map[string]any{"type": "volume", "source": "pgdata", "target": "/data"}}}, `config key "mount": entry 0: named volume "pgdata"`, enableVolumes},
 		{"host bind mount", map[string]any{"mount": []any{map[string]any{"type": "bind", "source": "/etc", "target": "/etc2"}}}, `config key "mount": entry 0: host path "/etc"`, enableVolumes},
+		{"host bind in mounts", map[string]any{"mounts": []any{map[string]any{"type": "tmpfs", "target": "/t"}, map[string]any{"type": "bind", "source": "/etc", "target": "/etc2"}}},
+			`config key "mounts": entry 1: host path "/etc"`, enableVolumes},
 		{"host volume", map[string]any{"volumes": []any{"/etc:/etc2"}}, `config key "volumes": entry 0: host path "/etc"`, enableVolumes},
 	}
 	for _, tc := range cases {

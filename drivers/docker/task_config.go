@@ -74,7 +74,11 @@ type authConfig struct {
 }
 
 // mountSpec is one `mount` block or `mounts` entry.
-type mountSpec = configschema.DockerMount
+type mountSpec struct {
+	configschema.DockerMount
+	// what names it in errors: its key and its place there.
+	what string
+}
 
 // volumeSpec is one `volumes` entry, "source:target[:ro|rw]".
 type volumeSpec = configschema.DockerVolume
@@ -155,7 +159,9 @@ func readContainerKeys(r *taskconfig.Reader, c *taskConfig) {
 		if r.Has(key) {
 			mounts, err := configschema.ParseDockerMounts(r.Raw(key))
 			r.Fail(keyError(key, err))
-			c.Mounts = append(c.Mounts, mounts...)
+			for i, m := range mounts {
+				c.Mounts = append(c.Mounts, mountSpec{m, fmt.Sprintf("config key %q: entry %d", key, i)})
+			}
 		}
 	}
 	if r.Has("logging") {

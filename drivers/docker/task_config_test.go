@@ -181,9 +181,9 @@ func TestParseTaskConfig_ContainerKeys(t *testing.T) {
 	must.Eq(t, []configschema.DockerDevice{{HostPath: "/dev/fuse", ContainerPath: "/dev/fuse", CgroupPermissions: "rwm"}}, c.Devices,
 		must.Sprint("the container path and the permissions default as in Nomad"))
 	must.Eq(t, []mountSpec{
-		{Type: "bind", Source: "local", Target: "/conf", ReadOnly: true, Propagation: "rslave"},
-		{Type: "volume", Source: "vol", Target: "/v", NoCopy: true, Labels: map[string]string{"a": "b"},
-			Driver: "local", DriverOptions: map[string]string{"type": "tmpfs"}},
+		{configschema.DockerMount{Type: "bind", Source: "local", Target: "/conf", ReadOnly: true, Propagation: "rslave"}, `config key "mount": entry 0`},
+		{configschema.DockerMount{Type: "volume", Source: "vol", Target: "/v", NoCopy: true, Labels: map[string]string{"a": "b"},
+			Driver: "local", DriverOptions: map[string]string{"type": "tmpfs"}}, `config key "mounts": entry 0`},
 	}, c.Mounts)
 	must.Eq(t, &loggingConfig{Type: "journald", Config: map[string]string{"tag": "cache"}}, c.Logging,
 		must.Sprint("driver is Nomad's older name for type"))
