@@ -72,3 +72,55 @@ func TestCheckDrivers_OffByDefault(t *testing.T) {
 	_, err := parseString(t, "job \"j\" {\n  group \"g\" {\n    task \"t\" {\n      driver = \"exce\"\n      config {\n        comand = 1\n      }\n    }\n  }\n}\n")
 	must.NoError(t, err)
 }
+
+// TestCheckDrivers_DockerBlocksInEitherForm: Nomad's docker keys that
+// are blocks are accepted as repeated blocks and as a list of objects,
+// and a problem in one is reported at its key.
+func TestCheckDrivers_DockerBlocksInEitherForm(t *testing.T) {
+	must.NoError(t, parseCheckingDrivers(`job "j" {
+  group "g" {
+    task "d" {
+      driver = "docker"
+      config {
+        image = "busybox"
+        mount {
+          type   = "bind"
+          source = "local"
+          target = "/etc/app"
+        }
+        mount {
+          type   = "tmpfs"
+          target = "/scratch"
+          tmpfs_options { size = 1000000 }
+        }
+        mounts = [{ type = "volume", target = "/cache", volume_options = { no_copy = true } }]
+        devices { host_path = "/dev/fuse" }
+        logging {
+          type = "journald"
+          config { tag = "d" }
+        }
+        dns_servers = ["10.0.0.2"]
+        extra_hosts = ["db:10.0.0.9"]
+        sysctl      = { "net.ipv4.tcp_syncookies" = "1" }
+      }
+    }
+  }
+}
+`))
+	err := parseCheckingDrivers(`job "j" {
+  group "g" {
+    task "d" {
+      driver = "docker"
+      config {
+        image = "busybox"
+        mount {
+          type   = "nfs"
+          target = "/n"
+        }
+      }
+    }
+  }
+}
+`)
+	must.Eq(t, `job.hcl:7,9-14: Invalid docker config; Task "d": config key "mount": entry 0: type "nfs" is none of "bind", "volume", "tmpfs".`, err.Error())
+}

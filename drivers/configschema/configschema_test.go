@@ -49,12 +49,13 @@ func TestDocker_Checks(t *testing.T) {
 }
 
 // TestDocker_NoOtherHostPaths: Nomad's docker keys that hand the engine
-// host paths are refused. One added must go through the driver's binds
-// (drivers/docker binds.go and mounter), so that a path inside the
-// allocation is resolved beneath it and never by the engine; the
+// host paths, other than volumes, mount and devices, are refused. One
+// added must go through the driver's binds (drivers/docker binds.go and
+// mounter), so that a path inside the allocation is resolved beneath it
+// and never by the engine, or through its policy (policy.go); the
 // security model's docs list what a task reaches.
 func TestDocker_NoOtherHostPaths(t *testing.T) {
-	for _, key := range []string{"mount", "mounts", "devices", "volume_driver", "storage_opt"} {
+	for _, key := range []string{"volume_driver", "storage_opt", "userns_mode", "uts_mode", "cgroupns"} {
 		_, err := configschema.Docker.Read(map[string]any{"image": "redis", key: []any{map[string]any{"source": "/"}}})
 		must.ErrorContains(t, err, `unsupported config key "`+key+`"`)
 	}

@@ -17,7 +17,7 @@ import (
 // Docker is the docker driver's config, with Nomad's key names.
 var Docker = &taskconfig.Schema{
 	Driver: "docker",
-	Keys: []taskconfig.Key{
+	Keys: slices.Concat([]taskconfig.Key{
 		{Name: "image", Type: taskconfig.String, Required: true, Check: checkImage},
 		{Name: "force_pull", Type: taskconfig.Bool},
 		{Name: "image_pull_timeout", Type: taskconfig.Duration, Check: positive},
@@ -39,7 +39,7 @@ var Docker = &taskconfig.Schema{
 		{Name: "ulimit", Type: taskconfig.StringMap, Check: checkUlimits},
 		{Name: "shm_size", Type: taskconfig.Int, Check: taskconfig.NonNegative},
 		{Name: "init", Type: taskconfig.Bool},
-	},
+	}, dockerContainerKeys),
 }
 
 // NormalizeImage returns the full reference of a docker image:

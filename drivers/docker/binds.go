@@ -23,14 +23,16 @@ type bindSpec struct {
 	followLinks bool
 	target      string
 	readOnly    bool
+	// propagation is the mount's bind_options.propagation, "" for the
+	// engine's default.
+	propagation string
 	// what names the mount in errors.
 	what string
 }
 
 // containerBinds mounts the task's directories where Nomad does, and the
-// task's volumes: a relative source is inside the task directory and
-// must stay in the allocation; an absolute one needs volumes enabled.
-func containerBinds(cfg *drivers.TaskConfig, volumes []volumeSpec, volumesEnabled bool) ([]bindSpec, error) {
+// task's volumes and bind mounts (see userBind).
+func containerBinds(cfg *drivers.TaskConfig, conf *taskConfig, volumesEnabled bool) ([]bindSpec, error) {
 	var binds []bindSpec
 	own := func(path, target, what string) error {
 		rel, err := filepath.Rel(cfg.AllocRoot(), path)
@@ -53,28 +55,58 @@ func containerBinds(cfg *drivers.TaskConfig, volumes []volumeSpec, volumesEnable
 			return nil, err
 		}
 	}
-	for i, v := range volumes {
-		b := bindSpec{source: v.Source, target: v.Target, readOnly: v.ReadOnly,
-			what: fmt.Sprintf(`config key "volumes": entry %d (%q)`, i, v.Source)}
-		if filepath.IsAbs(v.Source) {
-			if !volumesEnabled {
-				return nil, fmt.Errorf(`config key "volumes": entry %d: host path %q needs volumes enabled on this node (plugin "docker" config volumes { enabled = true })`, i, v.Source)
-			}
-			binds = append(binds, b)
+	for i, v := range conf.Volumes {
+		what := fmt.Sprintf(`config key "volumes": entry %d`, i)
+		b, err := userBind(cfg, v.Source, v.Target, v.ReadOnly, "", what, volumesEnabled)
+		if err != nil {
+			return nil, err
+		}
+		binds = append(binds, b)
+	}
+	for _, m := range conf.Mounts {
+		if m.Type != "bind" {
 			continue
 		}
-		// Relative to the task directory, and so to the allocation
-		// directory from the task's name on.
-		rel := filepath.Join(filepath.Base(cfg.TaskDir), v.Source)
-		if cfg.TaskDir == "" || !filepath.IsLocal(rel) {
-			return nil, fmt.Errorf(`config key "volumes": entry %d: %q leaves the allocation directory`, i, v.Source)
+		b, err := userBind(cfg, m.Source, m.Target, m.ReadOnly, m.Propagation, m.what, volumesEnabled)
+		if err != nil {
+			return nil, err
 		}
-		b.source, b.inAlloc, b.followLinks = rel, true, true
 		binds = append(binds, b)
 	}
 	return binds, nil
 }
 
-func bind(src, dst string, readOnly bool) mount.Mount {
-	return mount.Mount{Type: mount.TypeBind, Source: src, Target: dst, ReadOnly: readOnly}
+// userBind is a bind the job asks for, by a `volumes` entry or a `mount`
+// block. A relative source is inside the task directory, as in Nomad; it
+// and an absolute one inside the allocation directory (where
+// ${NOMAD_TASK_DIR} interpolation leads) must stay in the allocation, and
+// are resolved beneath it. Any other absolute source is a host path,
+// which needs volumes enabled.
+func userBind(cfg *drivers.TaskConfig, source, target string, readOnly bool, propagation, what string, volumesEnabled bool) (bindSpec, error) {
+	b := bindSpec{source: source, target: target, readOnly: readOnly, propagation: propagation,
+		what: fmt.Sprintf("%s (%q)", what, source)}
+	rel := filepath.Join(filepath.Base(cfg.TaskDir), source)
+	if filepath.IsAbs(source) {
+		r, err := filepath.Rel(cfg.AllocRoot(), filepath.Clean(source))
+		if cfg.TaskDir == "" || err != nil || !filepath.IsLocal(r) {
+			if !volumesEnabled {
+				return bindSpec{}, fmt.Errorf(`%s: host path %q is not allowed on this node (%s)`, what, source, optVolumes)
+			}
+			return b, nil
+		}
+		rel = r
+	}
+	if cfg.TaskDir == "" || !filepath.IsLocal(rel) {
+		return bindSpec{}, fmt.Errorf(`%s: %q leaves the allocation directory`, what, source)
+	}
+	b.source, b.inAlloc, b.followLinks = rel, true, true
+	return b, nil
+}
+
+func bind(src string, b bindSpec) mount.Mount {
+	m := mount.Mount{Type: mount.TypeBind, Source: src, Target: b.target, ReadOnly: b.readOnly}
+	if b.propagation != "" {
+		m.BindOptions = &mount.BindOptions{Propagation: mount.Propagation(b.propagation)}
+	}
+	return m
 }

@@ -3,7 +3,6 @@ package docker
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -88,17 +87,18 @@ func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConf
 	if conf.Init {
 		host.Init = &conf.Init
 	}
-	if conf.Privileged && !plugin.AllowPrivileged {
-		return client.ContainerCreateOptions{}, nil, fmt.Errorf(`config key "privileged": privileged containers are not allowed on this node (plugin "docker" config allow_privileged)`)
-	}
-	if err := checkCaps(conf.CapAdd, plugin.AllowCaps); err != nil {
+	if err := checkPolicy(conf, plugin); err != nil {
 		return client.ContainerCreateOptions{}, nil, err
 	}
-	binds, err := containerBinds(cfg, conf.Volumes, plugin.VolumesEnabled)
+	netcfg, err := applyContainerKeys(ccfg, host, conf)
 	if err != nil {
 		return client.ContainerCreateOptions{}, nil, err
 	}
-	return client.ContainerCreateOptions{Name: containerName(cfg), Config: ccfg, HostConfig: host}, binds, nil
+	binds, err := containerBinds(cfg, conf, plugin.VolumesEnabled)
+	if err != nil {
+		return client.ContainerCreateOptions{}, nil, err
+	}
+	return client.ContainerCreateOptions{Name: containerName(cfg), Config: ccfg, HostConfig: host, NetworkingConfig: netcfg}, binds, nil
 }
 
 // containerEnv is the task's environment with its directories as the
@@ -171,24 +171,6 @@ func engineLogConfig(cfg *drivers.TaskConfig) container.LogConfig {
 		Type:   "json-file",
 		Config: map[string]string{"max-size": strconv.Itoa(size) + "m", "max-file": "2"},
 	}
-}
-
-// checkCaps refuses a capability to add that the node does not allow.
-func checkCaps(add, allowed []string) error {
-	if slices.Contains(allowed, "all") {
-		return nil
-	}
-	var refused []string
-	for _, c := range normalizeCaps(add) {
-		if !slices.Contains(allowed, c) {
-			refused = append(refused, c)
-		}
-	}
-	if len(refused) > 0 {
-		return fmt.Errorf(`config key "cap_add": %s not allowed on this node (plugin "docker" config allow_caps: %s)`,
-			strings.Join(refused, ", "), strings.Join(allowed, ", "))
-	}
-	return nil
 }
 
 // pathMap rewrites host paths of the task's directories, which ${...}

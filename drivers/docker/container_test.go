@@ -91,7 +91,7 @@ func TestCreateOptions_RefusesWhatTheNodeDoesNotAllow(t *testing.T) {
 	}{
 		{"privileged", map[string]any{"privileged": true}, `privileged containers are not allowed on this node`},
 		{"cap_add", map[string]any{"cap_add": []any{"SYS_ADMIN", "chown"}}, `config key "cap_add": sys_admin not allowed on this node`},
-		{"host volume", map[string]any{"volumes": []any{"/etc:/host-etc"}}, `host path "/etc" needs volumes enabled`},
+		{"host volume", map[string]any{"volumes": []any{"/etc:/host-etc"}}, `config key "volumes": entry 0: host path "/etc" is not allowed on this node (plugin "docker" config volumes { enabled = true })`},
 		{"escaping volume", map[string]any{"volumes": []any{"../../../etc:/x"}}, `"../../../etc" leaves the allocation directory`},
 	}
 	for _, tc := range cases {

@@ -74,7 +74,7 @@ func (m *mounter) stage(cfg *drivers.TaskConfig, name string, binds []bindSpec) 
 	}
 	for i, b := range binds {
 		if !b.inAlloc {
-			mounts = append(mounts, bind(b.source, b.target, b.readOnly))
+			mounts = append(mounts, bind(b.source, b))
 			continue
 		}
 		if s == nil {
@@ -88,7 +88,7 @@ func (m *mounter) stage(cfg *drivers.TaskConfig, name string, binds []bindSpec) 
 			release()
 			return nil, nil, fmt.Errorf("%s: %w", b.what, err)
 		}
-		mounts = append(mounts, bind(source, b.target, b.readOnly))
+		mounts = append(mounts, bind(source, b))
 	}
 	return mounts, release, nil
 }

@@ -34,7 +34,7 @@ func stagingTask(t *testing.T) *drivers.TaskConfig {
 func volumeBinds(t *testing.T, cfg *drivers.TaskConfig, volumes ...string) []bindSpec {
 	t.Helper()
 	conf := specConfig(t, map[string]any{"volumes": toAny(volumes)})
-	binds, err := containerBinds(cfg, conf.Volumes, true)
+	binds, err := containerBinds(cfg, conf, true)
 	must.NoError(t, err)
 	return binds
 }
@@ -182,7 +182,7 @@ func BenchmarkMounter_StageRelease(b *testing.B) {
 	for _, dir := range []string{cfg.AllocDir, filepath.Join(cfg.TaskDir, "local"), filepath.Join(cfg.TaskDir, "secrets")} {
 		must.NoError(b, os.MkdirAll(dir, 0o755))
 	}
-	binds, err := containerBinds(cfg, nil, false)
+	binds, err := containerBinds(cfg, &taskConfig{}, false)
 	must.NoError(b, err)
 	for b.Loop() {
 		_, release, err := m.stage(cfg, "bench", binds)

@@ -22,6 +22,17 @@ var defaultAllowCaps = []string{
 	"net_bind_service", "setfcap", "setgid", "setpcap", "setuid", "sys_chroot",
 }
 
+// defaultAllowSysctls are the kernel settings a task may make with sysctl
+// when the plugin block does not say otherwise: namespaced ones that
+// cannot take from the node or other containers what is not theirs
+// (the set Kubernetes calls safe).
+var defaultAllowSysctls = []string{
+	"kernel.shm_rmid_forced",
+	"net.ipv4.ip_local_port_range", "net.ipv4.ip_local_reserved_ports", "net.ipv4.ip_unprivileged_port_start",
+	"net.ipv4.ping_group_range", "net.ipv4.tcp_syncookies",
+	"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_keepalive_intvl", "net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_fin_timeout",
+}
+
 // PluginConfig is the agent's configuration of the docker driver, the
 // `config` block of `plugin "docker" { ... }` with Nomad's key names.
 type PluginConfig struct {
@@ -37,6 +48,10 @@ type PluginConfig struct {
 	// AllowCaps are the capabilities (lower case, without "cap_") that
 	// cap_add may add; "all" allows any.
 	AllowCaps []string
+	// AllowSysctls are the kernel settings sysctl may make: names,
+	// prefixes ending in ".*", or "all" (Drover's; Nomad has no such
+	// limit).
+	AllowSysctls []string
 	// PullActivityTimeout abandons a pull that made no progress for that
 	// long.
 	PullActivityTimeout time.Duration
@@ -66,6 +81,7 @@ type GCConfig struct {
 func DefaultPluginConfig() *PluginConfig {
 	return &PluginConfig{
 		AllowCaps:           slices.Clone(defaultAllowCaps),
+		AllowSysctls:        slices.Clone(defaultAllowSysctls),
 		PullActivityTimeout: defaultPullActivityTimeout,
 		GC:                  GCConfig{Image: true, ImageDelay: defaultImageGCDelay, Container: true},
 		progressInterval:    defaultProgressInterval,
@@ -76,7 +92,7 @@ func DefaultPluginConfig() *PluginConfig {
 // not here (infra_image, logging, extra_labels, ...) is refused, since it
 // would change what runs.
 var pluginKeys = []string{
-	"endpoint", "allow_privileged", "allow_caps", "volumes", "pull_activity_timeout", "gc",
+	"endpoint", "allow_privileged", "allow_caps", "allow_sysctls", "volumes", "pull_activity_timeout", "gc",
 	// enabled is the agent's own switch, read before the driver is made.
 	"enabled",
 }
@@ -90,6 +106,9 @@ func ParsePluginConfig(raw map[string]any) (*PluginConfig, error) {
 	c.AllowPrivileged = r.Bool("allow_privileged")
 	if r.Has("allow_caps") {
 		c.AllowCaps = normalizeCaps(r.StringList("allow_caps"))
+	}
+	if r.Has("allow_sysctls") {
+		c.AllowSysctls = r.StringList("allow_sysctls")
 	}
 	if r.Has("volumes") {
 		c.VolumesEnabled = r.Child("volumes", "enabled").Bool("enabled")

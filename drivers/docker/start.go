@@ -81,7 +81,8 @@ func (d *Driver) start(t *task, conf *taskConfig, opts client.ContainerCreateOpt
 	if err != nil {
 		return nil, fmt.Errorf("task %q: %w", t.cfg.Name, err)
 	}
-	opts.HostConfig.Mounts = mounts
+	// The task's volume and tmpfs mounts follow its binds.
+	opts.HostConfig.Mounts = append(mounts, opts.HostConfig.Mounts...)
 	d.images.acquire(imageID)
 	st, err := d.createAndStart(ctx, opts)
 	release()

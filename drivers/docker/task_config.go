@@ -7,6 +7,7 @@ import (
 	units "github.com/docker/go-units"
 
 	"github.com/drover-io/drover/drivers/configschema"
+	"github.com/drover-io/drover/drivers/shared/taskconfig"
 )
 
 // defaultImagePullTimeout bounds a pull when the task gives no
@@ -37,6 +38,32 @@ type taskConfig struct {
 	Ulimits     []*units.Ulimit
 	ShmSize     int64
 	Init        bool
+
+	// What shapes the container beyond its image and command (see
+	// container_keys.go); the plugin config decides which a node allows
+	// (policy.go).
+	DNSServers       []string
+	DNSSearchDomains []string
+	DNSOptions       []string
+	ExtraHosts       []string
+	Hostname         string
+	Sysctls          map[string]string
+	SecurityOpt      []string
+	ReadonlyRootfs   bool
+	IPCMode          string
+	PIDMode          string
+	NetworkAliases   []string
+	Devices          []configschema.DockerDevice
+	// Mounts are the `mount` blocks, then the `mounts` entries.
+	Mounts  []mountSpec
+	Logging *loggingConfig
+}
+
+// loggingConfig is the `logging` block: the engine's log driver for the
+// container.
+type loggingConfig struct {
+	Type   string
+	Config map[string]string
 }
 
 // authConfig is the `auth` block: credentials for the image's registry.
@@ -44,6 +71,13 @@ type authConfig struct {
 	Username      string
 	Password      string
 	ServerAddress string
+}
+
+// mountSpec is one `mount` block or `mounts` entry.
+type mountSpec struct {
+	configschema.DockerMount
+	// what names it in errors: its key and its place there.
+	what string
 }
 
 // volumeSpec is one `volumes` entry, "source:target[:ro|rw]".
@@ -90,6 +124,7 @@ func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
 		r.Fail(err)
 		c.Volumes = append(c.Volumes, spec)
 	}
+	readContainerKeys(r, c)
 	ulimits := r.StringMap("ulimit")
 	for _, name := range sortedKeys(ulimits) {
 		u, err := configschema.DockerUlimit(name, ulimits[name])
@@ -100,4 +135,52 @@ func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// readContainerKeys reads the keys of configschema's dockerContainerKeys.
+func readContainerKeys(r *taskconfig.Reader, c *taskConfig) {
+	c.DNSServers = r.StringList("dns_servers")
+	c.DNSSearchDomains = r.StringList("dns_search_domains")
+	c.DNSOptions = r.StringList("dns_options")
+	c.ExtraHosts = r.StringList("extra_hosts")
+	c.Hostname = r.String("hostname")
+	c.Sysctls = r.StringMap("sysctl")
+	c.SecurityOpt = r.StringList("security_opt")
+	c.ReadonlyRootfs = r.Bool("readonly_rootfs")
+	c.IPCMode = r.String("ipc_mode")
+	c.PIDMode = r.String("pid_mode")
+	c.NetworkAliases = r.StringList("network_aliases")
+	if r.Has("devices") {
+		devices, err := configschema.ParseDockerDevices(r.Raw("devices"))
+		r.Fail(keyError("devices", err))
+		c.Devices = devices
+	}
+	for _, key := range []string{"mount", "mounts"} {
+		if r.Has(key) {
+			mounts, err := configschema.ParseDockerMounts(r.Raw(key))
+			r.Fail(keyError(key, err))
+			for i, m := range mounts {
+				c.Mounts = append(c.Mounts, mountSpec{m, fmt.Sprintf("config key %q: entry %d", key, i)})
+			}
+		}
+	}
+	if r.Has("logging") {
+		l := r.Nested("logging")
+		c.Logging = &loggingConfig{Type: l.String("type"), Config: l.StringMap("config")}
+		if c.Logging.Type == "" {
+			// Nomad's older name for it.
+			c.Logging.Type = l.String("driver")
+		}
+		if c.Logging.Type == "" {
+			// The default driver, as in Nomad, with the task's options.
+			c.Logging.Type = "json-file"
+		}
+	}
+}
+
+func keyError(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("config key %q: %w", key, err)
 }

@@ -17,6 +17,7 @@ plugin "docker" {
     endpoint              = "unix:///run/other/docker.sock"
     allow_privileged      = true
     pull_activity_timeout = "30s"
+    allow_sysctls         = ["net.core.*"]
     volumes {
       enabled = true
     }
@@ -36,6 +37,7 @@ plugin "docker" {
 	must.True(t, d.AllowPrivileged)
 	must.True(t, d.VolumesEnabled)
 	must.Eq(t, 30*time.Second, d.PullActivityTimeout)
+	must.Eq(t, []string{"net.core.*"}, d.AllowSysctls)
 	must.True(t, d.GC.Image)
 	must.Eq(t, time.Minute, d.GC.ImageDelay)
 	must.False(t, d.GC.Container)
