@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -58,14 +59,16 @@ const maxYAMLAliases = 8
 
 // yamlAlias matches an alias token: a * that starts a node, followed by
 // the anchor's name.
-var yamlAlias = regexp.MustCompile(`(?:^|[\s\[{,:-])\*[^\s\[\]{},]+`)
+var yamlAlias = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s\[{,:-])\*[^\s\[\]{},]+`)
+})
 
 // yamlDecodeCheck refuses YAML with more aliases than maxYAMLAliases, or
 // that may nest deeper than the limit: the decoder recurses once per
 // level.
 func yamlDecodeCheck(args []cty.Value, l Limits) error {
 	s, _ := knownString(args[0])
-	if n := len(yamlAlias.FindAllStringIndex(s, maxYAMLAliases+1)); n > maxYAMLAliases {
+	if n := len(yamlAlias().FindAllStringIndex(s, maxYAMLAliases+1)); n > maxYAMLAliases {
 		return fmt.Errorf("the YAML uses more than %d aliases (*name), the most yamldecode reads", maxYAMLAliases)
 	}
 	if jsonDepth(s, l.MaxDepth)+yamlBlockDepth(s) > l.MaxDepth {

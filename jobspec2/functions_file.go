@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-cty-funcs/filesystem"
@@ -89,7 +90,9 @@ func base64Content(_ string, raw []byte) (string, error) {
 // templateOpeners are the sequences HCL reads as the start of an
 // interpolation (${) or a directive (%{), with any run of $ or % before
 // the brace.
-var templateOpeners = regexp.MustCompile(`(\$+|%+)\{`)
+var templateOpeners = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\$+|%+)\{`)
+})
 
 // escapedContent doubles the $ or % that opens a template sequence, so
 // the text survives being pasted into a heredoc as it is.
@@ -98,7 +101,7 @@ func escapedContent(path string, raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return templateOpeners.ReplaceAllStringFunc(text, func(m string) string {
+	return templateOpeners().ReplaceAllStringFunc(text, func(m string) string {
 		return m[:1] + m
 	}), nil
 }
