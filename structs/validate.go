@@ -172,6 +172,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	validateConstraints(p, where, tg.Constraints)
 	tg.validateTasks(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
+	tg.validateNetworks(p, where)
 }
 
 // validateTasks checks the group's tasks, their names' uniqueness and that
