@@ -117,13 +117,14 @@ func (n *NetworkResource) ModeOrDefault() string {
 
 // PortMappings lists the ports of an allocation's networks, as Nomad's
 // AllocatedResources.Shared.Ports: the host port, the port it maps to
-// and the host address. A port without a To maps to its own value.
+// and the host address. A port without a To (or with Nomad's -1) maps to
+// its own value.
 func (a *Allocation) PortMappings() []AllocatedPortMapping {
 	var out []AllocatedPortMapping
 	for _, n := range a.Networks {
 		for _, p := range n.Ports() {
 			to := p.To
-			if to == 0 {
+			if to <= 0 {
 				to = p.Value
 			}
 			out = append(out, AllocatedPortMapping{Label: p.Label, Value: p.Value, To: to, HostIP: n.IP})

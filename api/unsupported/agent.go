@@ -110,10 +110,7 @@ var agentSettings = []AgentSetting{
 	{Path: "server.start_timeout", Why: "a server starts without a deadline"},
 
 	// The client block.
-	{Path: "client.network_interface", Why: whyNetwork},
 	{Path: "client.network_speed", Why: whyNetwork},
-	{Path: "client.min_dynamic_port", Why: whyNetwork},
-	{Path: "client.max_dynamic_port", Why: whyNetwork},
 	{Path: "client.host_network", Labels: 1, Why: whyNetwork},
 	{Path: "client.bridge_network_name", Why: whyNetwork},
 	{Path: "client.bridge_network_subnet", Why: whyNetwork},
@@ -125,7 +122,6 @@ var agentSettings = []AgentSetting{
 	{Path: "client.memory_total_mb", Why: whyResources},
 	{Path: "client.disk_total_mb", Why: whyResources},
 	{Path: "client.disk_free_mb", Why: whyResources},
-	{Path: "client.reserved", Why: whyResources},
 	{Path: "client.reservable_cores", Why: whyResources},
 	{Path: "client.cgroup_parent", Why: "Drover's drivers have no cgroup parent setting"},
 	{Path: "client.gc_interval", Why: whyGC},
