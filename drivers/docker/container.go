@@ -88,6 +88,12 @@ func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConf
 	if conf.Init {
 		host.Init = &conf.Init
 	}
+	if err := publishPorts(cfg, conf.Ports, ccfg, host); err != nil {
+		return client.ContainerCreateOptions{}, nil, err
+	}
+	if err := applyDNS(cfg.DNS, host); err != nil {
+		return client.ContainerCreateOptions{}, nil, err
+	}
 	if conf.Privileged && !plugin.AllowPrivileged {
 		return client.ContainerCreateOptions{}, nil, fmt.Errorf(`config key "privileged": privileged containers are not allowed on this node (plugin "docker" config allow_privileged)`)
 	}
