@@ -1,7 +1,10 @@
 package structs
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Network modes a group's network block may ask for. Only host is run
@@ -141,4 +144,35 @@ func (r *NodeResources) Copy() *NodeResources {
 	c := *r
 	c.Networks = CopyNetworks(r.Networks)
 	return &c
+}
+
+// addNetworkFields adds a group's networks to its flattened diff form,
+// each port under its label: "Network.Port[http].Static".
+func addNetworkFields(m map[string]string, networks []*NetworkResource) {
+	for i, n := range networks {
+		if n == nil {
+			continue
+		}
+		prefix := "Network"
+		if i > 0 {
+			prefix = fmt.Sprintf("Network[%d]", i)
+		}
+		m[prefix+".Mode"] = n.ModeOrDefault()
+		if n.Hostname != "" {
+			m[prefix+".Hostname"] = n.Hostname
+		}
+		if n.DNS != nil {
+			m[prefix+".DNS.Servers"] = strings.Join(n.DNS.Servers, ",")
+			m[prefix+".DNS.Searches"] = strings.Join(n.DNS.Searches, ",")
+			m[prefix+".DNS.Options"] = strings.Join(n.DNS.Options, ",")
+		}
+		for _, p := range n.ReservedPorts {
+			m[prefix+".Port["+p.Label+"].Static"] = strconv.Itoa(p.Value)
+			m[prefix+".Port["+p.Label+"].To"] = strconv.Itoa(p.To)
+		}
+		for _, p := range n.DynamicPorts {
+			m[prefix+".Port["+p.Label+"].Static"] = ""
+			m[prefix+".Port["+p.Label+"].To"] = strconv.Itoa(p.To)
+		}
+	}
 }
