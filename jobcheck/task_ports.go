@@ -37,7 +37,8 @@ func taskPortProblems(job *structs.Job) error {
 				if !ok || labels[label] || strings.Contains(label, "${") {
 					continue
 				}
-				errs = append(errs, fmt.Errorf("Task group %q task %q: docker config key %q: port %q is not a port of the group's network block", tg.Name, t.Name, "ports", label))
+				where := fmt.Sprintf("Task group %q task %q", tg.Name, t.Name)
+				errs = append(errs, fmt.Errorf("%s: docker config key %q: port %q is not a port of the group's network block", where, "ports", label))
 			}
 		}
 	}
