@@ -109,7 +109,7 @@ var fields = []Field{
 	{JSON: "TaskGroups[].Tasks[].LogConfig.Enabled", HCL: []string{"logs.enabled"}, Decision: Warn,
 		Reason: "the task runs the same; Drover keeps its logs unless logs { disabled = true }"},
 	{JSON: "TaskGroups[].Tasks[].Resources.Networks", HCL: []string{"resources.network"}, Block: true, Decision: Refuse,
-		Reason: "the task would get none of the ports it asks for"},
+		Reason: "the task would get none of the ports it asks for: give them in the group's network block, Nomad's current form"},
 	{JSON: "TaskGroups[].Tasks[].Resources.Devices", HCL: []string{"resources.device"}, Block: true, Decision: Refuse,
 		Reason: "the task would be placed without the devices (GPUs, ...) it asks for"},
 	{JSON: "TaskGroups[].Tasks[].Resources.NUMA", HCL: []string{"resources.numa"}, Block: true, Decision: Refuse,
