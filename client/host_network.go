@@ -13,7 +13,8 @@ import (
 type NetworkConfig struct {
 	// Interface names the interface whose address the node's ports are
 	// given on (Nomad's network_interface). Empty takes the host of
-	// HTTPAddr, or the loopback address when that is no IP.
+	// HTTPAddr, or, when that is no IP or 0.0.0.0, the address of the
+	// default route.
 	Interface string
 	// MinDynamicPort and MaxDynamicPort bound dynamic ports; zero means
 	// Nomad's defaults.
@@ -36,13 +37,35 @@ func hostNetwork(iface, httpAddr string) (*structs.NetworkResource, error) {
 	}
 	addr, err := netip.ParseAddr(host)
 	if err != nil || addr.IsUnspecified() {
-		addr = netip.MustParseAddr("127.0.0.1")
+		addr = defaultRouteAddr()
 	}
 	n := &structs.NetworkResource{Mode: structs.NetworkModeHost, IP: addr.String()}
 	if name, prefix, ok := interfaceOf(addr); ok {
 		n.Device, n.CIDR = name, prefix.String()
 	}
 	return n, nil
+}
+
+// defaultRouteAddr is the address the host sends from on its default
+// route, as Nomad picks the interface of the default route: a UDP
+// "connection" only asks the kernel for the route, and sends nothing.
+// Without a default route it is the loopback address.
+func defaultRouteAddr() netip.Addr {
+	loopback := netip.MustParseAddr("127.0.0.1")
+	c, err := net.Dial("udp4", "192.0.2.1:9") // TEST-NET-1: never answered
+	if err != nil {
+		return loopback
+	}
+	defer c.Close()
+	ua, ok := c.LocalAddr().(*net.UDPAddr)
+	if !ok {
+		return loopback
+	}
+	addr, ok := netip.AddrFromSlice(ua.IP)
+	if !ok || addr.IsUnspecified() {
+		return loopback
+	}
+	return addr.Unmap()
 }
 
 // interfaceNetwork is the first address of the named interface, IPv4
