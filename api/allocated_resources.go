@@ -27,7 +27,9 @@ type AllocatedMemoryResources struct {
 }
 
 // AllocatedSharedResources is what the group's tasks share: its
-// ephemeral_disk.
+// ephemeral_disk, its network and the ports assigned on the node.
 type AllocatedSharedResources struct {
-	DiskMB int64
+	DiskMB   int64
+	Networks []*NetworkResource
+	Ports    []PortMapping
 }

@@ -71,6 +71,11 @@ type NodeResources struct {
 	Cpu    NodeCpuResources
 	Memory NodeMemoryResources
 	Disk   NodeDiskResources
+	// Networks are the host's addresses ports are given on.
+	Networks []*NetworkResource
+	// MinDynamicPort and MaxDynamicPort bound the dynamic ports.
+	MinDynamicPort int
+	MaxDynamicPort int
 }
 
 // NodeCpuResources is a node's CPU capacity.
@@ -94,6 +99,8 @@ type NodeReservedResources struct {
 	Cpu    NodeReservedCpuResources
 	Memory NodeReservedMemoryResources
 	Disk   NodeReservedDiskResources
+	// Networks are the host ports kept back.
+	Networks NodeReservedNetworkResources
 }
 
 // NodeReservedCpuResources is CPU kept back from allocations.

@@ -30,6 +30,8 @@ type TaskGroup struct {
 	// EphemeralDisk is the disk the group's allocations share; the
 	// scheduler reserves its size on the node.
 	EphemeralDisk *EphemeralDisk `json:",omitempty"`
+	// Networks is the group's network block: its mode and ports.
+	Networks []*NetworkResource `json:",omitempty"`
 }
 
 // EphemeralDisk is a group's ephemeral_disk block. Drover reserves its

@@ -66,6 +66,9 @@ type Config struct {
 	// Servers is the way to the servers.
 	Servers ServerConn
 
+	// Network is what the node offers of its ports (host_network.go).
+	Network NetworkConfig
+
 	// DestroyOnShutdown stops every allocation when the client shuts down
 	// instead of leaving tasks running for the next agent; dev mode does
 	// that, as it keeps no state to re-attach from.

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,14 @@ func (c *Client) buildNode(id NodeIdentity) (*structs.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	hostNet, err := hostNetwork(cfg.Network.Interface, cfg.HTTPAddr)
+	if err != nil {
+		return nil, err
+	}
+	res.Resources.Networks = []*structs.NetworkResource{hostNet}
+	res.Resources.MinDynamicPort = cmp.Or(cfg.Network.MinDynamicPort, structs.DefaultMinDynamicPort)
+	res.Resources.MaxDynamicPort = cmp.Or(cfg.Network.MaxDynamicPort, structs.DefaultMaxDynamicPort)
+	reserved := cfg.Network.Reserved
 	node := &structs.Node{
 		ID:                    id.ID,
 		SecretID:              id.SecretID,
@@ -92,7 +101,7 @@ func (c *Client) buildNode(id NodeIdentity) (*structs.Node, error) {
 		TLSEnabled:            cfg.HTTPS,
 		Attributes:            res.Attributes,
 		NodeResources:         res.Resources,
-		ReservedResources:     &structs.NodeReservedResources{},
+		ReservedResources:     &reserved,
 		Meta:                  maps.Clone(cfg.Meta),
 		NodeClass:             cfg.NodeClass,
 		NodePool:              cfg.NodePool,

@@ -99,6 +99,7 @@ func formatAllocStatus(alloc *api.Allocation, short, verbose bool, now time.Time
 	if short {
 		return b.String()
 	}
+	b.WriteString(allocAddresses(alloc))
 	for _, name := range allocTaskNames(alloc) {
 		ts := alloc.TaskStates[name]
 		if ts == nil {

@@ -102,6 +102,10 @@ type TaskConfig struct {
 	LogMaxFileSizeMB int
 
 	Resources *structs.Resources
+	// Ports are the allocation's ports, which a driver that maps ports
+	// (docker's `ports`) publishes; DNS is the group network's dns block.
+	Ports []structs.AllocatedPortMapping `json:",omitempty"`
+	DNS   *structs.DNSConfig             `json:",omitempty"`
 
 	// EmitEvent, when set, records a driver's message about the task's
 	// progress (an image pull) as a task event. It is not persisted: a

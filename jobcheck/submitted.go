@@ -7,5 +7,5 @@ import "github.com/drover-io/drover/structs"
 // configs, and limits (the zero JobLimits checks none, as a client
 // without a server's configuration does).
 func Submitted(job *structs.Job, limits structs.JobLimits) error {
-	return structs.JoinValidation(job.Validate(), taskConfigProblems(job), job.CheckLimits(limits))
+	return structs.JoinValidation(job.Validate(), taskConfigProblems(job), taskPortProblems(job), job.CheckLimits(limits))
 }

@@ -32,13 +32,13 @@ func TestParse_ErrorsCarryPositions(t *testing.T) {
 			name: "unknown block",
 			src: `job "j" {
   group "g" {
-    network {
-      mode = "bridge"
+    volume "v" {
+      type = "host"
     }
   }
 }
 `,
-			want: []string{`job.hcl:3,5-12: "network" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs: the tasks would get none of the ports or the network mode it asks for.`},
+			want: []string{`job.hcl:3,5-11: "volume" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs: the tasks would run without the volumes it claims.`},
 		},
 		{
 			name: "count of the wrong type",

@@ -15,7 +15,7 @@ var groupSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
-		{Type: "ephemeral_disk"},
+		{Type: "ephemeral_disk"}, {Type: "network"},
 	},
 }
 
@@ -48,6 +48,9 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 	if b := d.single(blocksOfType(content, "ephemeral_disk")); b != nil {
 		attrs := d.content(b.Body, ephemeralDiskSchema).Attributes
 		tg.EphemeralDisk = &api.EphemeralDisk{SizeMB: d.int(attrs["size"])}
+	}
+	if b := d.single(blocksOfType(content, "network")); b != nil {
+		tg.Networks = []*api.NetworkResource{d.network(b)}
 	}
 
 	names := map[string]hcl.Range{}

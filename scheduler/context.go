@@ -197,6 +197,7 @@ func (ctx *planContext) newAlloc(p *groupPlacer, name string, node *structs.Node
 		TaskGroup:     tg.Name,
 		Resources:     total,
 		TaskResources: perTask,
+		Networks:      p.networks[node.ID],
 		Metrics:       metric,
 		DesiredStatus: structs.AllocDesiredStatusRun,
 		ClientStatus:  structs.AllocClientStatusPending,
@@ -207,6 +208,7 @@ func (ctx *planContext) newAlloc(p *groupPlacer, name string, node *structs.Node
 func (ctx *planContext) commitPlacement(p *groupPlacer, alloc *structs.Allocation) {
 	ctx.plan.AppendAlloc(alloc)
 	ctx.usage.place(alloc.NodeID, p.checker.ask)
+	ctx.usage.movePorts(alloc, 1)
 	ctx.jobAllocs.add(alloc.NodeID, alloc.TaskGroup, 1)
 }
 

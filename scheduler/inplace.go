@@ -27,6 +27,9 @@ func needsNewAlloc(old, next *structs.TaskGroup) bool {
 	if !equalPtr(old.EphemeralDisk, next.EphemeralDisk) {
 		return true // the allocation holds its disk on the node
 	}
+	if !reflect.DeepEqual(old.Networks, next.Networks) {
+		return true // the allocation holds its ports on the node
+	}
 	for _, nt := range next.Tasks {
 		ot := old.LookupTask(nt.Name)
 		if ot == nil || taskNeedsNewAlloc(ot, nt) {

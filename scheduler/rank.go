@@ -28,6 +28,10 @@ type groupPlacer struct {
 	// plan only takes capacity away.
 	failed   *structs.AllocMetric
 	failures int
+
+	// networks holds, per node, the ports the latest look at the node
+	// assigned the group there: what a placement on it gets.
+	networks map[string][]*structs.NetworkResource
 }
 
 // selectOptions tune the choice of a node for one placement.
@@ -111,6 +115,9 @@ func (ctx *planContext) rankNode(p *groupPlacer, pos int, node *structs.Node, op
 		exhaustNode(m, node, dimension)
 		return 0, false, nil
 	}
+	if !ctx.assignPorts(p, node, m) {
+		return 0, false, nil
+	}
 	binPack := capacity.binPackScore(used, c.ask)
 	scoreNode(m, node, scorerBinPack, binPack)
 	total, scorers := binPack, 1.0
@@ -162,6 +169,9 @@ func (ctx *planContext) fitsOn(p *groupPlacer, pos int, node *structs.Node, m *s
 	capacity := capacityOf(node)
 	if ok, dimension := capacity.fit(used, c.ask); !ok {
 		exhaustNode(m, node, dimension)
+		return false, true, nil
+	}
+	if !ctx.assignPorts(p, node, m) {
 		return false, true, nil
 	}
 	return true, true, nil

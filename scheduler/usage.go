@@ -13,6 +13,9 @@ type usageIndex struct {
 	state State
 	base  map[string]resources
 	delta map[string]resources
+	// basePorts and deltaPorts are the same for host ports (ports.go).
+	basePorts  map[string]nodePorts
+	deltaPorts map[string]nodePorts
 }
 
 func newUsageIndex(state State) *usageIndex {
@@ -20,6 +23,9 @@ func newUsageIndex(state State) *usageIndex {
 		state: state,
 		base:  make(map[string]resources),
 		delta: make(map[string]resources),
+
+		basePorts:  make(map[string]nodePorts),
+		deltaPorts: make(map[string]nodePorts),
 	}
 }
 
@@ -31,12 +37,15 @@ func (u *usageIndex) used(nodeID string) (resources, error) {
 		if err != nil {
 			return resources{}, fmt.Errorf("read allocations of node %q: %w", nodeID, err)
 		}
+		ports := nodePorts{}
 		for _, alloc := range allocs {
 			if holdsResources(alloc) {
 				base.add(allocResources(alloc))
+				ports.addAlloc(alloc, 1)
 			}
 		}
 		u.base[nodeID] = base
+		u.basePorts[nodeID] = ports
 	}
 	d := u.delta[nodeID]
 	base.add(d)
@@ -61,6 +70,7 @@ func (u *usageIndex) free(nodeID string, r resources) {
 func (u *usageIndex) freeAlloc(alloc *structs.Allocation) {
 	if holdsResources(alloc) {
 		u.free(alloc.NodeID, allocResources(alloc))
+		u.movePorts(alloc, -1)
 	}
 }
 
@@ -68,5 +78,6 @@ func (u *usageIndex) freeAlloc(alloc *structs.Allocation) {
 func (u *usageIndex) unfreeAlloc(alloc *structs.Allocation) {
 	if holdsResources(alloc) {
 		u.place(alloc.NodeID, allocResources(alloc))
+		u.movePorts(alloc, 1)
 	}
 }

@@ -59,6 +59,11 @@ type Allocation struct {
 	// (PUT /v1/allocation/:id/max-run-duration); nil when none is. Read it
 	// through MaxRun, which says when it applies.
 	MaxRunOverride *MaxRunOverride `json:",omitempty"`
+
+	// Networks are the group's networks as the scheduler assigned them on
+	// the node: the host's address and every port's host value. The wire
+	// shows them as AllocatedResources.Shared.Networks and Ports.
+	Networks []*NetworkResource `json:",omitempty"`
 }
 
 // MaxRunOverride is the budget of one allocation, changed while it runs:

@@ -47,6 +47,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.ShutdownDelay = clonePtr(tg.ShutdownDelay)
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
 	c.EphemeralDisk = clonePtr(tg.EphemeralDisk)
+	c.Networks = CopyNetworks(tg.Networks)
 	return &c
 }
 
@@ -126,6 +127,7 @@ func (a *Allocation) CopySkipJob() *Allocation {
 	c.RescheduleTracker = a.RescheduleTracker.Copy()
 	c.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
 	c.MaxRunOverride = clonePtr(a.MaxRunOverride)
+	c.Networks = CopyNetworks(a.Networks)
 	return &c
 }
 
@@ -204,7 +206,7 @@ func (n *Node) Copy() *Node {
 	}
 	c := *n
 	c.Attributes = maps.Clone(n.Attributes)
-	c.NodeResources = clonePtr(n.NodeResources)
+	c.NodeResources = n.NodeResources.Copy()
 	c.ReservedResources = clonePtr(n.ReservedResources)
 	c.Links = maps.Clone(n.Links)
 	c.Meta = maps.Clone(n.Meta)

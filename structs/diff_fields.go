@@ -100,6 +100,7 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	if tg.EphemeralDisk != nil {
 		m["EphemeralDisk.SizeMB"] = strconv.Itoa(tg.EphemeralDisk.SizeMB)
 	}
+	addNetworkFields(m, tg.Networks)
 	addKeyed(m, "Meta", tg.Meta)
 	return m
 }

@@ -64,6 +64,13 @@ type NodeResources struct {
 	Cpu    NodeCpuResources
 	Memory NodeMemoryResources
 	Disk   NodeDiskResources
+	// Networks are the host's addresses that ports are given on (the
+	// client's network_interface, or the agent's address).
+	Networks []*NetworkResource
+	// MinDynamicPort and MaxDynamicPort bound the ports the scheduler
+	// picks for dynamic ports on the node; zero means Nomad's defaults.
+	MinDynamicPort int
+	MaxDynamicPort int
 }
 
 // NodeCpuResources is a node's CPU capacity in MHz shares and cores.
@@ -87,6 +94,8 @@ type NodeReservedResources struct {
 	Cpu    NodeReservedCpuResources
 	Memory NodeReservedMemoryResources
 	Disk   NodeReservedDiskResources
+	// Networks are the host ports no allocation may be given.
+	Networks NodeReservedNetworkResources
 }
 
 // NodeReservedCpuResources is CPU kept back from allocations.

@@ -28,6 +28,9 @@ type TaskGroup struct {
 	// reserves none (Nomad's default of 300 MB applies only where its
 	// client fills it in).
 	EphemeralDisk *EphemeralDisk
+	// Networks is the group's network block (at most one): its mode and
+	// the ports its tasks are given on the node.
+	Networks []*NetworkResource `json:",omitempty"`
 }
 
 // EphemeralDisk is a group's ephemeral_disk: the scheduler reserves SizeMB

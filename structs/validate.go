@@ -176,6 +176,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	validateSpreads(p, where, tg.Spreads)
 	tg.validateTasks(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
+	tg.validateNetworks(p, where)
 }
 
 // validateTasks checks the group's tasks, their names' uniqueness and that

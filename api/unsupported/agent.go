@@ -37,8 +37,8 @@ const (
 	whyLog       = "the agent logs to its standard output and error; a service manager keeps them"
 	whyGC        = "Drover's garbage collection has no setting for it"
 	whyRaft      = "Drover's raft has no setting for it"
-	whyNetwork   = "Drover has no group networks or port allocation"
-	whyResources = "the client reserves nothing and reads its resources from the machine"
+	whyNetwork   = "Drover runs group networks in host mode only, on the client's one address: no bridge, CNI or named host networks"
+	whyResources = "the client reads its resources from the machine"
 )
 
 var agentSettings = []AgentSetting{
@@ -110,10 +110,7 @@ var agentSettings = []AgentSetting{
 	{Path: "server.start_timeout", Why: "a server starts without a deadline"},
 
 	// The client block.
-	{Path: "client.network_interface", Why: whyNetwork},
-	{Path: "client.network_speed", Why: whyNetwork},
-	{Path: "client.min_dynamic_port", Why: whyNetwork},
-	{Path: "client.max_dynamic_port", Why: whyNetwork},
+	{Path: "client.network_speed", Why: "Drover reserves no bandwidth, as Nomad no longer does"},
 	{Path: "client.host_network", Labels: 1, Why: whyNetwork},
 	{Path: "client.bridge_network_name", Why: whyNetwork},
 	{Path: "client.bridge_network_subnet", Why: whyNetwork},
@@ -125,7 +122,6 @@ var agentSettings = []AgentSetting{
 	{Path: "client.memory_total_mb", Why: whyResources},
 	{Path: "client.disk_total_mb", Why: whyResources},
 	{Path: "client.disk_free_mb", Why: whyResources},
-	{Path: "client.reserved", Why: whyResources},
 	{Path: "client.reservable_cores", Why: whyResources},
 	{Path: "client.cgroup_parent", Why: "Drover's drivers have no cgroup parent setting"},
 	{Path: "client.gc_interval", Why: whyGC},

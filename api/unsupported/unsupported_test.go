@@ -99,7 +99,8 @@ var hclBlockOf = map[string]string{
 	"RestartPolicy": "restart", "LogConfig": "logs", "Periodic": "periodic",
 	"Reschedule": "reschedule", "ReschedulePolicy": "reschedule", "Lifecycle": "lifecycle",
 	"Artifacts": "artifact", "Constraints": "constraint", "Identity": "identity",
-	"EphemeralDisk": "ephemeral_disk",
+	"EphemeralDisk": "ephemeral_disk", "Networks": "network", "ReservedPorts": "port",
+	"DynamicPorts": "port", "DNS": "dns",
 }
 
 // TestFields_CoverNomadsJob holds the table to Nomad's job type and

@@ -45,6 +45,12 @@ func (a *Agent) setupClient() error {
 		Drivers:    drv,
 		Artifact:   &cfg.Client.Artifact,
 		Servers:    conn,
+		Network: client.NetworkConfig{
+			Interface:      cfg.Client.Network.Interface,
+			MinDynamicPort: cfg.Client.Network.MinDynamicPort,
+			MaxDynamicPort: cfg.Client.Network.MaxDynamicPort,
+			Reserved:       cfg.Client.Network.Reserved.NodeReserved(),
+		},
 		// Without a state dir nothing could re-attach to the tasks, so
 		// they stop with the agent.
 		DestroyOnShutdown: stateDir == "",

@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(supervisorTestEnv) == "1" {
 		os.Exit(rawexec.SupervisorMain(os.Args[1:]))
 	}
+	if addr := os.Getenv(listenTestEnv); addr != "" {
+		os.Exit(listenMain(addr))
+	}
 	os.Exit(m.Run())
 }
 

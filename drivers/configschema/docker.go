@@ -32,6 +32,7 @@ var Docker = &taskconfig.Schema{
 		{Name: "work_dir", Type: taskconfig.String, Check: containerPath},
 		{Name: "labels", Type: taskconfig.StringMap},
 		{Name: "network_mode", Type: taskconfig.String},
+		{Name: "ports", Type: taskconfig.StringList},
 		{Name: "volumes", Type: taskconfig.StringList, Check: checkVolumes},
 		{Name: "privileged", Type: taskconfig.Bool},
 		{Name: "cap_add", Type: taskconfig.StringList},

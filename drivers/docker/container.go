@@ -90,6 +90,12 @@ func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConf
 	if err := checkPolicy(conf, plugin); err != nil {
 		return client.ContainerCreateOptions{}, nil, err
 	}
+	if err := publishPorts(cfg, conf.Ports, ccfg, host); err != nil {
+		return client.ContainerCreateOptions{}, nil, err
+	}
+	if err := applyDNS(cfg.DNS, host); err != nil {
+		return client.ContainerCreateOptions{}, nil, err
+	}
 	netcfg, err := applyContainerKeys(ccfg, host, conf)
 	if err != nil {
 		return client.ContainerCreateOptions{}, nil, err

@@ -31,8 +31,9 @@ func applyContainerKeys(ccfg *container.Config, host *container.HostConfig, conf
 		}
 		host.DNS = append(host.DNS, addr)
 	}
-	host.DNSSearch = conf.DNSSearchDomains
-	host.DNSOptions = conf.DNSOptions
+	// The group's dns block (applyDNS) came first; the task's keys add to it.
+	host.DNSSearch = append(host.DNSSearch, conf.DNSSearchDomains...)
+	host.DNSOptions = append(host.DNSOptions, conf.DNSOptions...)
 	host.ExtraHosts = conf.ExtraHosts
 	host.Sysctls = conf.Sysctls
 	host.SecurityOpt = conf.SecurityOpt

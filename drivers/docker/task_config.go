@@ -31,13 +31,15 @@ type taskConfig struct {
 	Labels     map[string]string
 
 	NetworkMode string
-	Volumes     []volumeSpec
-	Privileged  bool
-	CapAdd      []string
-	CapDrop     []string
-	Ulimits     []*units.Ulimit
-	ShmSize     int64
-	Init        bool
+	// Ports are the labels of the group's ports to publish (ports.go).
+	Ports      []string
+	Volumes    []volumeSpec
+	Privileged bool
+	CapAdd     []string
+	CapDrop    []string
+	Ulimits    []*units.Ulimit
+	ShmSize    int64
+	Init       bool
 
 	// What shapes the container beyond its image and command (see
 	// container_keys.go); the plugin config decides which a node allows
@@ -99,6 +101,7 @@ func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
 		WorkDir:          r.String("work_dir"),
 		Labels:           r.StringMap("labels"),
 		NetworkMode:      r.String("network_mode"),
+		Ports:            r.StringList("ports"),
 		Privileged:       r.Bool("privileged"),
 		CapAdd:           r.StringList("cap_add"),
 		CapDrop:          r.StringList("cap_drop"),

@@ -145,6 +145,9 @@ func evaluateNodePlan(v *View, plan *structs.Plan, nodeID string) (nodeVerdict, 
 	if dim, ok := capacityOfNode(node).fits(used); !ok {
 		return nodeVerdict{reason: fmt.Sprintf("node's %s is exhausted", dim)}, nil
 	}
+	if reason := portCollision(node, live); reason != "" {
+		return nodeVerdict{reason: reason}, nil
+	}
 	return nodeVerdict{ok: true}, nil
 }
 

@@ -24,6 +24,10 @@ func (tr *TaskRunner) driverConfig(alloc *structs.Allocation, task *structs.Task
 		AllocDir:      tr.taskDir.SharedDir,
 		TaskDir:       tr.taskDir.Dir,
 		Resources:     task.Resources,
+		Ports:         alloc.PortMappings(),
+	}
+	if len(alloc.Networks) > 0 {
+		cfg.DNS = alloc.Networks[0].Copy().DNS
 	}
 	if alloc.Job != nil {
 		cfg.JobName = alloc.Job.Name

@@ -105,6 +105,7 @@ func nomadVars(alloc *structs.Allocation, task *structs.Task, dir *allocdir.Task
 			vars[envCPUCores] = strconv.Itoa(r.Cores)
 		}
 	}
+	addPortVars(vars, alloc)
 	if m := alloc.TaskDeadline(task.Name); m.HasDeadline() {
 		vars[envMaxRunDeadline] = strconv.FormatInt(m.Deadline.Unix(), 10)
 		vars[envMaxRunDuration] = strconv.FormatInt(int64(m.Budget/time.Second), 10)

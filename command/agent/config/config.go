@@ -15,6 +15,7 @@ import (
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/structs"
 )
 
 // Default ports, the same as Nomad's.
@@ -135,6 +136,8 @@ type ClientConfig struct {
 	// RegistrationSecret, base64, lets a client agent without a server of
 	// its own register new nodes (see RegistrationSecret in nomad/rpc).
 	RegistrationSecret string
+	// Network is the node's ports and reservations (client_network.go).
+	Network ClientNetwork
 }
 
 // PluginConfig is one driver's plugin block.
@@ -187,6 +190,10 @@ func DefaultConfig() *Config {
 			Meta:     map[string]string{},
 			Options:  map[string]string{},
 			Artifact: *taskrunner.DefaultArtifactConfig(),
+			Network: ClientNetwork{
+				MinDynamicPort: structs.DefaultMinDynamicPort,
+				MaxDynamicPort: structs.DefaultMaxDynamicPort,
+			},
 		},
 		Plugins: map[string]*PluginConfig{},
 		ACL:     ACLConfig{TokenTTL: 30 * time.Second, PolicyTTL: 30 * time.Second},
@@ -294,6 +301,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Server.RetryMaxAttempts < 0 {
 		errs = append(errs, fmt.Errorf("server.server_join.retry_max must be 0 or more, not %d", c.Server.RetryMaxAttempts))
+	}
+	if c.Client.Enabled {
+		errs = append(errs, c.Client.Network.validate()...)
 	}
 	if _, err := c.DockerPluginConfig(); err != nil && c.Client.Enabled {
 		errs = append(errs, err)

@@ -51,7 +51,7 @@ http_api_response_headers = { "X-Frame-Options" = "DENY" }
 ports { serf = 4648 }
 client {
   enabled           = true
-  network_interface = "eth0"
+  network_speed     = 100
   meta { rack = "r1" }
   host_volume "data" { path = "/data" }
 }
@@ -60,7 +60,7 @@ client {
 	must.NoError(t, err)
 	must.Eq(t, map[string]string{"rack": "r1"}, cfg.Client.Meta)
 	must.Len(t, 1, cfg.Warnings)
-	must.StrContains(t, cfg.Warnings[0], "disable_update_check, http_api_response_headers, vault, keyring, ports.serf, client.network_interface, client.host_volume (see ")
+	must.StrContains(t, cfg.Warnings[0], "disable_update_check, http_api_response_headers, vault, keyring, ports.serf, client.network_speed, client.host_volume (see ")
 }
 
 // TestLoadConfig_EachNomadOnlySetting holds every row of the table to the

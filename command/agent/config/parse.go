@@ -119,6 +119,11 @@ type fileClient struct {
 	Artifact *fileArtifact `hcl:"artifact,block"`
 
 	RegistrationSecret *string `hcl:"registration_secret,optional"`
+	// The node's ports and reservations (client_network.go).
+	NetworkInterface *string       `hcl:"network_interface,optional"`
+	MinDynamicPort   *int          `hcl:"min_dynamic_port,optional"`
+	MaxDynamicPort   *int          `hcl:"max_dynamic_port,optional"`
+	Reserved         *fileReserved `hcl:"reserved,block"`
 	// Rest holds meta and options, which Nomad users write both as a block
 	// (meta { k = "v" }) and as an attribute (meta = { k = "v" }), and the
 	// Nomad settings Drover has no use for.
@@ -348,6 +353,9 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 		return err
 	}
 	setString(&c.RegistrationSecret, fc.RegistrationSecret)
+	if err := fc.applyNetwork(&c.Network); err != nil {
+		return err
+	}
 	if fc.settings == nil {
 		return nil
 	}

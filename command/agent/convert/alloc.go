@@ -135,6 +135,8 @@ func AllocatedResourcesToAPI(a *structs.Allocation) *api.AllocatedResources {
 	if tg := a.LookupTaskGroup(); tg != nil && tg.EphemeralDisk != nil {
 		out.Shared.DiskMB = int64(tg.EphemeralDisk.SizeMB)
 	}
+	out.Shared.Networks = NetworksToAPI(a.Networks)
+	out.Shared.Ports = portMappingsToAPI(a)
 	return out
 }
 

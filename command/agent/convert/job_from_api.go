@@ -111,6 +111,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 	}
 	tg.MaxRunOutcome = Deref(in.MaxRunOutcome)
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
+	tg.Networks = networksFromAPI(in.Networks)
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
 		restartBase = structs.DefaultRestartPolicy(jobType)

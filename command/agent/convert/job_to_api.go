@@ -72,6 +72,7 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 	if tg.MaxRunOutcome != "" {
 		out.MaxRunOutcome = new(tg.MaxRunOutcome)
 	}
+	out.Networks = NetworksToAPI(tg.Networks)
 	if tg.EphemeralDisk != nil {
 		out.EphemeralDisk = &api.EphemeralDisk{SizeMB: new(tg.EphemeralDisk.SizeMB)}
 	}

@@ -99,6 +99,10 @@ func nodeResourcesToAPI(r *structs.NodeResources) *api.NodeResources {
 		Cpu:    api.NodeCpuResources(r.Cpu),
 		Memory: api.NodeMemoryResources(r.Memory),
 		Disk:   api.NodeDiskResources(r.Disk),
+
+		Networks:       NetworksToAPI(r.Networks),
+		MinDynamicPort: r.MinDynamicPort,
+		MaxDynamicPort: r.MaxDynamicPort,
 	}
 }
 
@@ -110,6 +114,8 @@ func reservedResourcesToAPI(r *structs.NodeReservedResources) *api.NodeReservedR
 		Cpu:    api.NodeReservedCpuResources(r.Cpu),
 		Memory: api.NodeReservedMemoryResources(r.Memory),
 		Disk:   api.NodeReservedDiskResources(r.Disk),
+
+		Networks: api.NodeReservedNetworkResources(r.Networks),
 	}
 }
 

@@ -21,12 +21,14 @@
 //	trap SIGNAL CODE   from now on, exit with CODE on SIGNAL, printing "trapped SIGNAL"
 //	ignore SIGNAL      from now on, ignore SIGNAL (printing "ignored SIGNAL")
 //	alloc MIB          allocate and touch MIB mebibytes, then keep them
+//	serve PORT TEXT    from now on, answer each TCP connection to PORT with TEXT and close it
 //
 // It exits 0 after the last step. A bad script exits 100.
 package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -193,6 +195,11 @@ func step(args []string) (int, error) {
 			}
 		}()
 		return 2, nil
+	case "serve":
+		if err := need(2); err != nil {
+			return 0, err
+		}
+		return 3, serve(args[1], args[2])
 	case "alloc":
 		if err := need(1); err != nil {
 			return 0, err
@@ -223,4 +230,23 @@ func parseSignal(name string) (syscall.Signal, error) {
 		return s, nil
 	}
 	return 0, fmt.Errorf("unknown signal %q", name)
+}
+
+// serve answers connections to port with text, in the background.
+func serve(port, text string) error {
+	l, err := net.Listen("tcp", ":"+port)
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte(text))
+			_ = c.Close()
+		}
+	}()
+	return nil
 }

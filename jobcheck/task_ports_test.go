@@ -1,0 +1,25 @@
+package jobcheck
+
+import (
+	"testing"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/structs"
+)
+
+func TestSubmitted_dockerPortsNameTheGroupsPorts(t *testing.T) {
+	job := rawExecJob(nil)
+	tg := job.TaskGroups[0]
+	tg.Tasks[0] = &structs.Task{Name: "redis", Driver: "docker", Config: map[string]any{"image": "redis", "ports": []any{"db", "${NOMAD_META_port}"}}}
+	tg.Networks = []*structs.NetworkResource{{DynamicPorts: []structs.Port{{Label: "db", To: 6379}}}}
+	job.Canonicalize()
+	must.NoError(t, Submitted(job, structs.DefaultJobLimits()))
+
+	tg.Tasks[0].Config["ports"] = []any{"db", "dbb"}
+	must.ErrorContains(t, Submitted(job, structs.DefaultJobLimits()),
+		`Task group "g" task "redis": docker config key "ports": port "dbb" is not a port of the group's network block`)
+
+	tg.Networks = nil
+	must.ErrorContains(t, Submitted(job, structs.DefaultJobLimits()), `port "db" is not a port`)
+}
