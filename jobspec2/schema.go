@@ -52,6 +52,9 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"artifact":         artifactSchema,
 	"identity":         identitySchema,
 	"variable":         variableSchema,
+	"template":         templateSchema,
+	"change_script":    changeScriptSchema,
+	"wait":             templateWaitSchema,
 	"validation":       validationSchema,
 }
 

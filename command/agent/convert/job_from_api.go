@@ -164,6 +164,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 			t.Artifacts[i] = artifactFromAPI(a)
 		}
 	}
+	t.Templates = templatesFromAPI(in.Templates)
 	return t
 }
 
