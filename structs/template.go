@@ -71,6 +71,12 @@ type WaitConfig struct {
 	Max *time.Duration
 }
 
+// Task events of template rendering, as Nomad's.
+const (
+	TaskHookFailed  = "Task hook failed"
+	TaskHookMessage = "Task hook message"
+)
+
 // Template change modes.
 const (
 	TemplateChangeModeNoop    = "noop"

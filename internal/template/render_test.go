@@ -1,19 +1,21 @@
-package template
+package template_test
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/template"
+	"github.com/drover-io/drover/internal/template/templatetest"
 )
 
-func renderString(t *testing.T, text string, in *Input) (string, error) {
+func renderString(t *testing.T, text string, in *template.Input) (string, error) {
 	t.Helper()
-	tmpl, err := Parse("test", text, "{{", "}}", false)
+	tmpl, err := template.Parse("test", text, "{{", "}}", false)
 	if err != nil {
 		return "", err
 	}
@@ -25,7 +27,7 @@ func renderString(t *testing.T, text string, in *Input) (string, error) {
 }
 
 func TestRender_Functions(t *testing.T) {
-	in := &Input{
+	in := &template.Input{
 		Env: map[string]string{"NOMAD_TASK_NAME": "web", "EMPTY": ""},
 		ReadFile: func(path string) ([]byte, error) {
 			if path == "local/conf" {
@@ -76,7 +78,7 @@ func TestRender_Functions(t *testing.T) {
 }
 
 func TestRender_Timestamp(t *testing.T) {
-	got, err := renderString(t, `{{ timestamp }}|{{ timestamp "2006" }}|{{ timestamp "unix" }}`, &Input{})
+	got, err := renderString(t, `{{ timestamp }}|{{ timestamp "2006" }}|{{ timestamp "unix" }}`, &template.Input{})
 	must.NoError(t, err)
 	parts := strings.Split(got, "|")
 	ts, err := time.Parse(time.RFC3339, parts[0])
@@ -86,48 +88,48 @@ func TestRender_Timestamp(t *testing.T) {
 }
 
 func TestRender_FileMissing(t *testing.T) {
-	_, err := renderString(t, `{{ file "nope" }}`, &Input{ReadFile: func(string) ([]byte, error) { return nil, fs.ErrNotExist }})
+	_, err := renderString(t, `{{ file "nope" }}`, &template.Input{ReadFile: func(string) ([]byte, error) { return nil, fs.ErrNotExist }})
 	must.ErrorIs(t, err, fs.ErrNotExist)
 	must.ErrorContains(t, err, `file "nope"`)
 }
 
 func TestRender_MissingKey(t *testing.T) {
-	vars := newMemVars()
-	vars.put("default", "nomad/jobs/x", map[string]string{"present": "yes"})
-	in := &Input{Variables: vars, Namespace: "default"}
+	vars := templatetest.NewVariables()
+	vars.Put("default", "nomad/jobs/x", map[string]string{"present": "yes"})
+	in := &template.Input{Variables: vars, Namespace: "default"}
 	text := `{{ with nomadVar "nomad/jobs/x" }}{{ .present }}/{{ .absent }}{{ end }}|{{ $m := parseJSON "{}" }}{{ $m.gone }}`
 
-	lenient, err := Parse("t", text, "{{", "}}", false)
+	lenient, err := template.Parse("t", text, "{{", "}}", false)
 	must.NoError(t, err)
 	res, err := lenient.Render(t.Context(), in)
 	must.NoError(t, err)
 	must.Eq(t, "yes/<no value>|<no value>", string(res.Output))
 
-	strict, err := Parse("t", `{{ with nomadVar "nomad/jobs/x" }}{{ .present }}/{{ .absent }}{{ end }}`, "{{", "}}", true)
+	strict, err := template.Parse("t", `{{ with nomadVar "nomad/jobs/x" }}{{ .present }}/{{ .absent }}{{ end }}`, "{{", "}}", true)
 	must.NoError(t, err)
 	_, err = strict.Render(t.Context(), in)
 	must.ErrorContains(t, err, `map has no entry for key "absent"`)
 
-	strict, err = Parse("t", `{{ $m := parseJSON "{}" }}{{ $m.gone }}`, "{{", "}}", true)
+	strict, err = template.Parse("t", `{{ $m := parseJSON "{}" }}{{ $m.gone }}`, "{{", "}}", true)
 	must.NoError(t, err)
 	_, err = strict.Render(t.Context(), in)
 	must.ErrorContains(t, err, `map has no entry for key "gone"`)
 }
 
 func TestRender_Delimiters(t *testing.T) {
-	tmpl, err := Parse("t", `{{ literal }} [[ env "A" ]]`, "[[", "]]", false)
+	tmpl, err := template.Parse("t", `{{ literal }} [[ env "A" ]]`, "[[", "]]", false)
 	must.NoError(t, err)
-	res, err := tmpl.Render(t.Context(), &Input{Env: map[string]string{"A": "a"}})
+	res, err := tmpl.Render(t.Context(), &template.Input{Env: map[string]string{"A": "a"}})
 	must.NoError(t, err)
 	must.Eq(t, "{{ literal }} a", string(res.Output))
 }
 
 func TestRender_NomadVar(t *testing.T) {
-	vars := newMemVars()
-	vars.put("default", "nomad/jobs/app", map[string]string{"user": "u1", "pass": "p1"})
-	vars.put("other", "nomad/jobs/app", map[string]string{"user": "elsewhere"})
-	vars.put("default", "nomad/jobs/app/db", nil)
-	in := &Input{Variables: vars, Namespace: "default"}
+	vars := templatetest.NewVariables()
+	vars.Put("default", "nomad/jobs/app", map[string]string{"user": "u1", "pass": "p1"})
+	vars.Put("other", "nomad/jobs/app", map[string]string{"user": "elsewhere"})
+	vars.Put("default", "nomad/jobs/app/db", nil)
+	in := &template.Input{Variables: vars, Namespace: "default"}
 	text := `{{ with nomadVar "nomad/jobs/app" }}{{ .user }}:{{ .pass }}{{ end }}` +
 		`|{{ range $k, $v := nomadVar "nomad/jobs/app" }}{{ $k }}={{ $v }};{{ end }}` +
 		`|{{ (nomadVar "nomad/jobs/app@other").user }}` +
@@ -135,66 +137,53 @@ func TestRender_NomadVar(t *testing.T) {
 		`|{{ nomadVarExists "nomad/jobs/app" }}` +
 		`|{{ range nomadVarList "nomad/jobs/app" }}{{ .Path }};{{ end }}` +
 		`|{{ (nomadVar "nomad/jobs/app").Keys }}`
-	tmpl, err := Parse("t", text, "{{", "}}", false)
+	tmpl, err := template.Parse("t", text, "{{", "}}", false)
 	must.NoError(t, err)
 	res, err := tmpl.Render(t.Context(), in)
 	must.NoError(t, err)
 	must.Eq(t, "u1:p1|pass=p1;user=u1;|elsewhere|none|true|nomad/jobs/app;nomad/jobs/app/db;|[pass user]", string(res.Output))
 	must.SliceNotEmpty(t, res.Deps)
-	must.Eq(t, VarQuery{Namespace: "other", Path: "nomad/jobs/app"}, res.Deps[2].Query)
+	must.Eq(t, template.VarQuery{Namespace: "other", Path: "nomad/jobs/app"}, res.Deps[2].Query)
 }
 
 func TestRender_NomadVarWithoutSource(t *testing.T) {
-	_, err := renderString(t, `{{ nomadVar "x" }}`, &Input{})
-	must.ErrorIs(t, err, ErrNoVariables)
+	_, err := renderString(t, `{{ nomadVar "x" }}`, &template.Input{})
+	must.ErrorIs(t, err, template.ErrNoVariables)
 }
 
 func TestDep_WaitSeesAChange(t *testing.T) {
-	vars := newMemVars()
-	vars.put("default", "nomad/jobs/app", map[string]string{"v": "1"})
-	tmpl, err := Parse("t", `{{ (nomadVar "nomad/jobs/app").v }}`, "{{", "}}", false)
+	vars := templatetest.NewVariables()
+	vars.Put("default", "nomad/jobs/app", map[string]string{"v": "1"})
+	tmpl, err := template.Parse("t", `{{ (nomadVar "nomad/jobs/app").v }}`, "{{", "}}", false)
 	must.NoError(t, err)
-	res, err := tmpl.Render(t.Context(), &Input{Variables: vars, Namespace: "default"})
+	res, err := tmpl.Render(t.Context(), &template.Input{Variables: vars, Namespace: "default"})
 	must.NoError(t, err)
 	must.Len(t, 1, res.Deps)
 
 	done := make(chan error, 1)
 	go func() { done <- res.Deps[0].Wait(t.Context(), vars) }()
-	vars.put("default", "nomad/jobs/app", map[string]string{"v": "2"})
+	vars.Put("default", "nomad/jobs/app", map[string]string{"v": "2"})
 	must.NoError(t, <-done)
 
-	res, err = tmpl.Render(t.Context(), &Input{Variables: vars, Namespace: "default"})
+	res, err = tmpl.Render(t.Context(), &template.Input{Variables: vars, Namespace: "default"})
 	must.NoError(t, err)
 	must.Eq(t, "2", string(res.Output))
 }
 
 func TestRender_BlockingReadGivesUp(t *testing.T) {
-	tmpl, err := Parse("t", `{{ nomadVar "x" }}`, "{{", "}}", false)
+	tmpl, err := template.Parse("t", `{{ nomadVar "x" }}`, "{{", "}}", false)
 	must.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err = tmpl.Render(ctx, &Input{Variables: blockingVars{}})
+	_, err = tmpl.Render(ctx, &template.Input{Variables: templatetest.Unreachable{}})
 	must.ErrorIs(t, err, context.Canceled)
 }
 
-// blockingVars never answers before ctx is done: a server out of reach.
-type blockingVars struct{}
-
-func (blockingVars) ReadVariable(ctx context.Context, _ VarQuery) (*Variable, uint64, error) {
-	<-ctx.Done()
-	return nil, 0, ctx.Err()
-}
-
-func (blockingVars) ListVariables(ctx context.Context, _ VarQuery) ([]VariableMeta, uint64, error) {
-	<-ctx.Done()
-	return nil, 0, ctx.Err()
-}
-
 func TestRender_Bounds(t *testing.T) {
-	_, err := renderString(t, `{{ range loop 1000000 }}{{ end }}`, &Input{})
+	_, err := renderString(t, `{{ range loop 1000000 }}{{ end }}`, &template.Input{})
 	must.ErrorContains(t, err, "more than the 100000 allowed")
-	_, err = renderString(t, `{{ range loop 100000 }}{{ range loop 100000 }}xxxxxxxxxxxxxxxxxxxxxxxxxx{{ end }}{{ end }}`, &Input{})
-	must.True(t, errors.Is(err, errTooLarge), must.Sprint(err))
+	_, err = renderString(t, `{{ range loop 100000 }}{{ range loop 100000 }}xxxxxxxxxxxxxxxxxxxxxxxxxx{{ end }}{{ end }}`, &template.Input{})
+	must.ErrorContains(t, err, "larger than 16 MiB")
 }
 
 func TestCheck(t *testing.T) {
@@ -210,9 +199,9 @@ func TestCheck(t *testing.T) {
 		{`{{ env "x" `, `unclosed action`},
 	}
 	for _, tc := range cases {
-		err := Check(tc.text, "{{", "}}")
+		err := template.Check(tc.text, "{{", "}}")
 		must.ErrorContains(t, err, tc.want, must.Sprint(tc.text))
 	}
-	must.NoError(t, Check(`{{ env "A" }}{{ with nomadVar "x" }}{{ .k }}{{ end }}{{ $x := 1 }}{{ $x }}`, "{{", "}}"))
-	must.NoError(t, Check(`{{ not a template }}`, "[[", "]]"))
+	must.NoError(t, template.Check(`{{ env "A" }}{{ with nomadVar "x" }}{{ .k }}{{ end }}{{ $x := 1 }}{{ $x }}`, "{{", "}}"))
+	must.NoError(t, template.Check(`{{ not a template }}`, "[[", "]]"))
 }
