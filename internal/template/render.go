@@ -3,7 +3,6 @@ package template
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"text/template"
@@ -104,11 +103,4 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	}
 	l.left -= len(p)
 	return l.w.Write(p)
-}
-
-// IsFuncError reports whether err is a function a template cannot call
-// here.
-func IsFuncError(err error) bool {
-	var fe *FuncError
-	return errors.As(err, &fe)
 }
