@@ -194,8 +194,20 @@ func (r *templateRun) renderAll(ctx context.Context, first bool) ([]template.Dep
 }
 
 // readFile is the file function's reader: a regular file of the task's
-// directory (or the allocation's, ../alloc/...).
+// own directory, as Nomad's sandbox has it; the other tasks' directories
+// (their secrets/) are out of its reach.
 func (r *templateRun) readFile(p string) ([]byte, error) {
+	rel, err := taskPath(r.dir, p)
+	if err != nil {
+		return nil, err
+	}
+	own, err := filepath.Rel(r.dir.AllocDir, r.dir.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasPrefix(rel, own+string(filepath.Separator)) {
+		return nil, fmt.Errorf("%s is outside the task's directory", p)
+	}
 	return readInTaskDir(r.dir, p, maxTemplateSource)
 }
 
