@@ -102,7 +102,7 @@ func TestTemplateHook_failuresFailTheStart(t *testing.T) {
 			setup: func(t *testing.T, h *harness) {
 				must.NoError(t, os.Symlink("/etc/hostname", filepath.Join(h.taskDir.LocalDir, "link.tpl")))
 			}},
-		"file of another task": {tmpl: tmpl("local/d", `{{ file "../other/secrets/token" }}`), want: "is outside the task's directory"},
+		"file of another task":      {tmpl: tmpl("local/d", `{{ file "../other/secrets/token" }}`), want: "is outside the task's directory"},
 		"nomadVar without a source": {tmpl: tmpl("local/c", `{{ nomadVar "nomad/jobs/x" }}`), want: "this client cannot read Nomad variables"},
 	}
 	for name, tc := range cases {
