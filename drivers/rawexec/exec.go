@@ -63,11 +63,16 @@ func (d *Driver) ExecTask(ctx context.Context, taskID string, cmd []string, time
 }
 
 // cappedBuffer keeps the first drivers.MaxExecOutput bytes written to it.
-type cappedBuffer struct{ bytes.Buffer }
+// It embeds no bytes.Buffer: io.Copy would use the buffer's ReadFrom and
+// pass the cap by.
+type cappedBuffer struct{ buf bytes.Buffer }
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := drivers.MaxExecOutput - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(room, len(p))])
+	if room := drivers.MaxExecOutput - b.buf.Len(); room > 0 {
+		b.buf.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
 }
+
+// Bytes returns what was kept.
+func (b *cappedBuffer) Bytes() []byte { return b.buf.Bytes() }
