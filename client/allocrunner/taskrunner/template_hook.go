@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -226,14 +227,28 @@ func taskPath(dir *allocdir.TaskDir, p string) (string, error) {
 	return dir.Resolve(p)
 }
 
-// readInTaskDir reads a regular file of the allocation directory, at
-// most limit bytes, following no link (see package beneath): a link, a
-// named pipe or a device planted there is refused, never opened.
+// readInTaskDir reads a regular file of the allocation directory named
+// as a template names it, at most limit bytes (see readAllocFile).
 func readInTaskDir(dir *allocdir.TaskDir, p string, limit int64) ([]byte, error) {
 	rel, err := taskPath(dir, p)
 	if err != nil {
 		return nil, err
 	}
+	data, err := readAllocFile(dir, rel, limit)
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s is larger than %d bytes", p, limit)
+	}
+	return data, err
+}
+
+// errTooLarge is a file over what its reader takes.
+var errTooLarge = errors.New("file too large")
+
+// readAllocFile reads rel, a regular file relative to the allocation
+// directory, at most limit bytes, following no link (see package
+// beneath): a link, a named pipe or a device planted there is refused,
+// never opened.
+func readAllocFile(dir *allocdir.TaskDir, rel string, limit int64) ([]byte, error) {
 	root, err := beneath.Open(dir.AllocDir)
 	if err != nil {
 		return nil, err
@@ -249,7 +264,7 @@ func readInTaskDir(dir *allocdir.TaskDir, p string, limit int64) ([]byte, error)
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, limit)
+		return nil, errTooLarge
 	}
 	return data, nil
 }
@@ -360,6 +375,55 @@ func parseEnvFile(data []byte) (map[string]string, error) {
 // startWatch watches deps for the run until stopWatch or the runner's
 // end.
 func (h *templateHook) startWatch(run *templateRun, deps []template.Dep) {
+	h.goWatch(func(ctx context.Context) { h.watch(ctx, run, deps) })
+}
+
+// resume takes up the watch of a run the runner re-attached to after an
+// agent restart, on a goroutine of its own (a variable read may wait):
+// the templates are rendered again; a file whose content changed while
+// the agent was down is written and its change_mode applied, as for any
+// change; then the watch goes on.
+func (h *templateHook) resume() {
+	alloc, task := h.tr.snapshot()
+	if len(task.Templates) == 0 {
+		return
+	}
+	env := buildTaskEnv(h.tr.withOwnState(alloc), task, h.tr.taskDir, h.tr.node)
+	req := &prestartRequest{Task: task, TaskDir: h.tr.taskDir, Env: env}
+	h.goWatch(func(ctx context.Context) {
+		run, err := h.prepare(ctx, req)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.tr.emit(newEvent(structs.TaskHookFailed, "Template failed: "+err.Error()))
+			}
+			return
+		}
+		// What the files hold is what the run last saw.
+		for _, rt := range run.tmpls {
+			rt.output, _ = readAllocFile(run.dir, rt.dest, maxOutputFile)
+		}
+		changed, deps, err := h.settleAndRender(ctx, run)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.tr.emit(newEvent(structs.TaskHookFailed, "Template failed: "+err.Error()))
+			}
+			return
+		}
+		if len(changed) > 0 {
+			h.applyChanges(ctx, changed)
+		}
+		if run.watched() {
+			h.watch(ctx, run, deps)
+		}
+	})
+}
+
+// maxOutputFile bounds what resume reads back of a rendered file.
+const maxOutputFile = 16 << 20
+
+// goWatch runs fn on a goroutine until stopWatch or the runner's end
+// cancels its context.
+func (h *templateHook) goWatch(fn func(ctx context.Context)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.mu.Lock()
 	h.stop = cancel
@@ -375,7 +439,7 @@ func (h *templateHook) startWatch(run *templateRun, deps []template.Dep) {
 			case <-ctx.Done():
 			}
 		}()
-		h.watch(ctx, run, deps)
+		fn(ctx)
 	}()
 }
 
@@ -630,5 +694,15 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return true
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// resumeTemplates takes up the templates' watch of the run the runner
+// re-attached to.
+func (tr *TaskRunner) resumeTemplates() {
+	for _, hook := range tr.prestartHooks {
+		if h, ok := hook.(*templateHook); ok {
+			h.resume()
+		}
 	}
 }

@@ -330,3 +330,30 @@ func TestTemplateHook_changeModes(t *testing.T) {
 		must.Eq(t, "run\n", readFile(t, filepath.Join(h.taskDir.LocalDir, "runs.txt")))
 	})
 }
+
+// TestTemplateHook_resumesAfterAgentRestart: a task the runner re-attached
+// to after an agent restart gets what changed while the agent was down,
+// and its templates are watched again.
+func TestTemplateHook_resumesAfterAgentRestart(t *testing.T) {
+	vars := templatetest.NewVariables()
+	vars.Put("default", "nomad/jobs/app", map[string]string{"v": "1"})
+	task := testTask("web", map[string]any{"run_for": "1h"})
+	task.Templates = []*structs.Template{varTemplate(structs.TemplateChangeModeNoop)}
+	h := newBatchHarness(t, task, withVariables(vars))
+	h.run()
+	h.waitRunning()
+	path := filepath.Join(h.taskDir.LocalDir, "v.txt")
+	must.Eq(t, "v=1", readFile(t, path))
+
+	h.tr.Shutdown()
+	vars.Put("default", "nomad/jobs/app", map[string]string{"v": "2"})
+	h.tr = h.newRunner(withVariables(vars))
+	must.NoError(t, h.tr.Restore())
+	h.run()
+	defer h.kill(nil)
+	fileHas(t, path, "v=2")
+
+	vars.Put("default", "nomad/jobs/app", map[string]string{"v": "3"})
+	fileHas(t, path, "v=3")
+	must.Eq(t, 1, tasktest.CountEvents(h.tr.TaskState(), structs.TaskStarted))
+}
