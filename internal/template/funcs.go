@@ -149,11 +149,15 @@ func (r *render) nomadVar(path string) (VarItems, error) {
 		return nil, err
 	}
 	q := varQuery(path, r.in.Namespace)
-	v, index, err := src.ReadVariable(r.ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("nomadVar %q: %w", path, err)
+	v, ok := r.reads[q]
+	if !ok {
+		var index uint64
+		if v, index, err = src.ReadVariable(r.ctx, q); err != nil {
+			return nil, fmt.Errorf("nomadVar %q: %w", path, err)
+		}
+		r.reads[q] = v
+		r.deps = append(r.deps, Dep{Query: q, Index: index})
 	}
-	r.deps = append(r.deps, Dep{Query: q, Index: index})
 	if v == nil {
 		return nil, nil
 	}
@@ -180,10 +184,14 @@ func (r *render) nomadVarList(prefix ...string) ([]VariableMeta, error) {
 		return nil, errors.New("nomadVarList takes at most one prefix")
 	}
 	q := varQuery(strings.Join(prefix, ""), r.in.Namespace)
+	if list, ok := r.lists[q]; ok {
+		return list, nil
+	}
 	list, index, err := src.ListVariables(r.ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("nomadVarList %q: %w", q.Path, err)
 	}
+	r.lists[q] = list
 	r.deps = append(r.deps, Dep{List: true, Query: q, Index: index})
 	return list, nil
 }

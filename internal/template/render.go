@@ -57,12 +57,19 @@ type render struct {
 	deps    []Dep
 	scratch *scratch
 	tmpl    *template.Template
+	// reads and lists are the variables read so far: a template that
+	// reads one many times asks the servers once, and sees one answer.
+	reads map[VarQuery]*Variable
+	lists map[VarQuery][]VariableMeta
 }
 
 // Render renders the template once. It gives up when ctx is done (a
 // variable read that blocks, a long loop that writes).
 func (t *Template) Render(ctx context.Context, in *Input) (*Result, error) {
-	r := &render{ctx: ctx, in: in, scratch: &scratch{values: map[string]any{}}}
+	r := &render{
+		ctx: ctx, in: in, scratch: &scratch{values: map[string]any{}},
+		reads: map[VarQuery]*Variable{}, lists: map[VarQuery][]VariableMeta{},
+	}
 	tmpl := template.New(t.name).Delims(t.left, t.right).Funcs(r.funcs())
 	if t.errMissingKey {
 		tmpl = tmpl.Option("missingkey=error")

@@ -142,8 +142,12 @@ func TestRender_NomadVar(t *testing.T) {
 	res, err := tmpl.Render(t.Context(), in)
 	must.NoError(t, err)
 	must.Eq(t, "u1:p1|pass=p1;user=u1;|elsewhere|none|true|nomad/jobs/app;nomad/jobs/app/db;|[pass user]", string(res.Output))
-	must.SliceNotEmpty(t, res.Deps)
-	must.Eq(t, template.VarQuery{Namespace: "other", Path: "nomad/jobs/app"}, res.Deps[2].Query)
+	// Each variable is read once however often the template reads it.
+	must.Len(t, 4, res.Deps)
+	must.Eq(t, template.VarQuery{Namespace: "default", Path: "nomad/jobs/app"}, res.Deps[0].Query)
+	must.Eq(t, template.VarQuery{Namespace: "other", Path: "nomad/jobs/app"}, res.Deps[1].Query)
+	must.Eq(t, template.VarQuery{Namespace: "default", Path: "nomad/jobs/none"}, res.Deps[2].Query)
+	must.True(t, res.Deps[3].List)
 }
 
 func TestRender_NomadVarWithoutSource(t *testing.T) {
