@@ -73,6 +73,8 @@ type Task struct {
 	// DispatchPayload writes the dispatch's payload to a file of the
 	// task's local/ directory.
 	DispatchPayload *DispatchPayloadConfig `json:",omitempty"`
+	// Templates are the task's template blocks (template.go).
+	Templates []*Template `json:",omitempty"`
 }
 
 // WorkloadIdentity is a task's identity block. Drover signs the default

@@ -65,6 +65,7 @@ func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner,
 		Node:         c.node,
 		Artifact:     c.config.Artifact,
 		Identities:   identitySigner{c},
+		Variables:    variableSources{c},
 
 		MetricsCollectionInterval: c.config.MetricsInterval,
 	})

@@ -25,8 +25,8 @@ func TestJobValidate_ListsEveryParseProblem(t *testing.T) {
     weight    = 500
   }
   group "g" {
-    network {
-      mode = "bridge"
+    vault {
+      role = "app"
     }
     dynamic "constraint" {
       for_each = 3
@@ -37,7 +37,7 @@ func TestJobValidate_ListsEveryParseProblem(t *testing.T) {
       kill_timeout = "soon"
       config {
         image = "busybox:1"
-        ports = ["http"]
+        uts_mode = "host"
       }
       env {
         ID = nosuchfunc()
@@ -51,10 +51,10 @@ func TestJobValidate_ListsEveryParseProblem(t *testing.T) {
 	want := []string{
 		path + `:2,3-9: "update" is a Nomad block that Drover does not support yet`,
 		path + `:8,17-20: Invalid affinity weight`,
-		path + `:11,5-12: "network" is a Nomad block that Drover does not support yet`,
+		path + `:11,5-10: "vault" is a Nomad block that Drover does not support yet`,
 		path + `:15,18-19: Invalid dynamic for_each value`,
 		path + `:20,22-28: Invalid duration`,
-		path + `:23,9-14: Invalid docker config; Task "t": unsupported config key "ports"`,
+		path + `:23,9-17: Invalid docker config; Task "t": unsupported config key "uts_mode"`,
 		path + `:26,14-24: Call to unknown function`,
 	}
 	for _, w := range want {

@@ -25,9 +25,9 @@ func TestJobValidate_NamesNomadBlocks(t *testing.T) {
     task "t" {
       driver = "raw_exec"
       config { command = "/bin/true" }
-      template {
-        data        = "x"
-        destination = "local/x"
+      vault {
+        role = "app"
+        env  = true
       }
     }
   }
@@ -38,7 +38,7 @@ func TestJobValidate_NamesNomadBlocks(t *testing.T) {
 	for _, want := range []string{
 		path + `:2,3-9: "update" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
 		path + `:6,5-11: "volume" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
-		path + `:12,7-15: "template" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
+		path + `:12,7-12: "vault" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
 	} {
 		must.StrContains(t, errOut, want)
 	}

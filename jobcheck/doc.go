@@ -5,7 +5,8 @@
 // register, a plan or an Apply brings in with it, once, on the server the
 // request reaches; `drover job validate` and /v1/validate/job call it too.
 //
-// It reads the model (structs) and the drivers' config schemas
-// (drivers/configschema); it must not import the server, the agent or a
+// It reads the model (structs), the drivers' config schemas
+// (drivers/configschema) and the template language (internal/template,
+// whose Check refuses functions that need a Consul or Vault server); it must not import the server, the agent or a
 // driver's implementation.
 package jobcheck

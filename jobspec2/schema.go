@@ -55,6 +55,9 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"artifact":         artifactSchema,
 	"identity":         identitySchema,
 	"variable":         variableSchema,
+	"template":         templateSchema,
+	"change_script":    changeScriptSchema,
+	"wait":             templateWaitSchema,
 	"validation":       validationSchema,
 }
 

@@ -16,7 +16,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "lifecycle"}, {Type: "restart"},
 		{Type: "artifact"}, {Type: "logs"}, {Type: "max_run_warning"},
-		{Type: "identity"}, {Type: "dispatch_payload"},
+		{Type: "identity"}, {Type: "dispatch_payload"}, {Type: "template"},
 	},
 }
 
@@ -68,6 +68,9 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 	}
 	for _, b := range blocksOfType(content, "artifact") {
 		t.Artifacts = append(t.Artifacts, d.artifact(b))
+	}
+	for _, b := range blocksOfType(content, "template") {
+		t.Templates = append(t.Templates, d.template(b))
 	}
 	return t
 }

@@ -90,7 +90,7 @@ func TestUnsupported_Messages(t *testing.T) {
 		`job.hcl:13,5-26: "max_client_disconnect" is a Nomad argument that Drover does not support yet` + see +
 			`Ignoring it would change what runs: allocations on a disconnected node would be replaced at once, not after the time it allows.`,
 		`job.hcl:17,9-25: "render_templates" is a Nomad argument that Drover does not support yet` + see +
-			`Drover would ignore it, as it changes nothing the job does (it concerns templates only, which Drover refuses): remove it.`,
+			`Drover would ignore it, as it changes nothing the job does (Drover renders a task's templates before each of its runs, whatever it says): remove it.`,
 		`job.hcl:19,7-12: Unsupported block type; Blocks of type "bogus" are not expected here. Did you mean "logs"?`,
 	}, "\n"))
 }

@@ -97,6 +97,9 @@ func (t *Task) canonicalize(tg *TaskGroup) {
 	for _, a := range t.Artifacts {
 		a.canonicalize()
 	}
+	for _, tmpl := range t.Templates {
+		tmpl.canonicalize()
+	}
 	if len(t.Config) == 0 {
 		t.Config = nil
 	}

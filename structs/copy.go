@@ -71,6 +71,7 @@ func (t *Task) Copy() *Task {
 	c.MaxRunWarning = clonePtr(t.MaxRunWarning)
 	c.Identity = t.Identity.Copy()
 	c.DispatchPayload = clonePtr(t.DispatchPayload)
+	c.Templates = copyEach(t.Templates, (*Template).Copy)
 	return &c
 }
 

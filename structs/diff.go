@@ -135,6 +135,7 @@ func (t *Task) diff(other *Task, contextual bool) *TaskDiff {
 	d.Objects = append(d.Objects, constraintDiffs(t.constraints(), other.constraints(), contextual)...)
 	d.Objects = append(d.Objects, affinityDiffs(taskAffinities(t), taskAffinities(other), contextual)...)
 	d.Objects = append(d.Objects, objectSetDiff("Artifact", t.artifactFields(), other.artifactFields(), contextual)...)
+	d.Objects = append(d.Objects, objectSetDiff("Template", t.templateFields(), other.templateFields(), contextual)...)
 	sortObjects(d.Objects)
 	d.Type = diffType(t == nil, other == nil, len(d.Fields) > 0 || len(d.Objects) > 0)
 	return d

@@ -117,6 +117,8 @@ type Task struct {
 	// the job to a file of the task's local/ directory. Nil: the task
 	// gets no payload file.
 	DispatchPayload *DispatchPayloadConfig `json:",omitempty"`
+	// Templates are the task's template blocks (template.go).
+	Templates []*Template `json:",omitempty"`
 }
 
 // MaxRunWarning is a task's max_run_warning block: Signal goes to the task

@@ -235,6 +235,7 @@ func (t *Task) validate(p *problems, where string) {
 	for i, a := range t.Artifacts {
 		a.validate(p, fmt.Sprintf("%s artifact #%d", where, i+1))
 	}
+	t.validateTemplates(p, where)
 	validateConstraints(p, where, t.Constraints)
 	validateAffinities(p, where, t.Affinities)
 }

@@ -14,7 +14,7 @@ const (
 	reasonMigrate    = "a node drain would not pace the allocations it moves"
 	reasonService    = "no service would be registered and no check would run, nor restart a task"
 	reasonConsul     = "it configures Consul for services and templates only, which Drover refuses"
-	reasonRender     = "it concerns templates only, which Drover refuses"
+	reasonRender     = "Drover renders a task's templates before each of its runs, whatever it says"
 	reasonScaling    = "only an external autoscaler acts on it; the group runs its count either way"
 	reasonIdentities = "Drover signs the default identity only (Task.Identity, an identity block without a name): the task would not get the tokens of the named identities it asks for"
 )
@@ -68,8 +68,10 @@ var fields = []Field{
 
 	// The task.
 	{JSON: "TaskGroups[].Tasks[].Services", HCL: []string{"task.service"}, Block: true, Decision: Refuse, Reason: reasonService},
-	{JSON: "TaskGroups[].Tasks[].Templates", HCL: []string{"task.template"}, Block: true, Decision: Refuse,
-		Reason: "the files and environment variables it renders would not exist"},
+	{JSON: "TaskGroups[].Tasks[].Templates[].VaultGrace", HCL: []string{"template.vault_grace"}, Decision: Warn,
+		Reason: "Nomad itself has ignored it since 0.12"},
+	{JSON: "TaskGroups[].Tasks[].Templates[].ChangeScript.RunOnFirstRender", HCL: []string{"change_script.run_on_first_render"}, Decision: Refuse, Default: "false",
+		Reason: "the change script would not run after the first render, only after a change"},
 	{JSON: "TaskGroups[].Tasks[].Vault", HCL: []string{"task.vault", "group.vault", "job.vault"}, Block: true, Decision: Refuse,
 		Reason: "the task would run without its Vault token and secrets"},
 	{JSON: "TaskGroups[].Tasks[].Secrets", HCL: []string{"task.secret"}, Block: true, Decision: Refuse,

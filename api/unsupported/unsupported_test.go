@@ -101,6 +101,7 @@ var hclBlockOf = map[string]string{
 	"Artifacts": "artifact", "Constraints": "constraint", "Identity": "identity",
 	"EphemeralDisk": "ephemeral_disk", "Networks": "network", "ReservedPorts": "port",
 	"DynamicPorts": "port", "DNS": "dns",
+	"Templates": "template", "ChangeScript": "change_script", "Wait": "wait",
 }
 
 // TestFields_CoverNomadsJob holds the table to Nomad's job type and
@@ -181,6 +182,11 @@ func TestFields_DefaultsAreNomads(t *testing.T) {
 		"TaskGroups[].Update":  nomadapi.DefaultUpdateStrategy(),
 		"Migrate":              nomadapi.DefaultMigrateStrategy(),
 		"TaskGroups[].Migrate": nomadapi.DefaultMigrateStrategy(),
+		"TaskGroups[].Tasks[].Templates[].ChangeScript.RunOnFirstRender": func() bool {
+			cs := &nomadapi.ChangeScript{}
+			cs.Canonicalize()
+			return *cs.RunOnFirstRender
+		}(),
 	}
 	for path, nomadDefault := range cases {
 		f, ok := unsupported.LookupJSON(path)
@@ -227,9 +233,9 @@ func TestDecide(t *testing.T) {
 		must.Eq(t, tc.isDefault, isDefault, must.Sprint(tc.raw))
 	}
 
-	tmpl, ok := unsupported.LookupJSON("TaskGroups[0].Tasks[1].Templates")
+	mounts, ok := unsupported.LookupJSON("TaskGroups[0].Tasks[1].VolumeMounts")
 	must.True(t, ok)
-	d, _ := tmpl.Decide([]any{map[string]any{"EmbeddedTmpl": "x"}})
+	d, _ := mounts.Decide([]any{map[string]any{"Volume": "x"}})
 	must.Eq(t, unsupported.Refuse, d)
 }
 

@@ -137,6 +137,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 			Artifact:     cfg.Artifact,
 			MaxRunEvents: ar.maxRunMetrics,
 			Identities:   cfg.Identities,
+			Variables:    cfg.Variables,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("new alloc runner for %s: %w", alloc.ID, err)

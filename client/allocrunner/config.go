@@ -40,6 +40,9 @@ type Config struct {
 	// Identities signs the workload identities the tasks' identity blocks
 	// ask for. It may be nil.
 	Identities taskrunner.IdentitySigner
+	// Variables serves the Nomad variables the tasks' templates read; nil
+	// fails nomadVar and its kin.
+	Variables taskrunner.VariableSources
 }
 
 // DefaultMetricsCollectionInterval is the agent's default telemetry

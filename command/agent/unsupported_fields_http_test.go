@@ -39,10 +39,11 @@ func TestUnsupportedFields_RefusedOverHTTP(t *testing.T) {
 			task["Vault"] = map[string]any{"Role": "app"}
 			job["Priority"] = 1000
 		}, []string{
-			`Job field "TaskGroups[0].Tasks[0].Templates" is not supported by Drover: the files and environment variables it renders would not exist` + seeDifferences,
 			`Job field "TaskGroups[0].Tasks[0].Vault" is not supported by Drover: the task would run without its Vault token and secrets` + seeDifferences,
 			`Job field "TaskGroups[0].Volumes" is not supported by Drover: the tasks would run without the volumes it claims` + seeDifferences,
 			`Job priority must be between 1 and 100, got 1000`,
+			// A template is Drover's now; one that needs a Consul server is not.
+			`Task group "maxrun" task "maxrun" template #1 (local/x): function "key" needs a Consul server, and Drover's agent has no "consul" block to name one`,
 		}},
 	}
 	for _, tc := range cases {

@@ -34,7 +34,7 @@ func TestCheckUnsupported(t *testing.T) {
       "Tasks": [{
         "Name": "t",
         "Config": {"command": "/bin/true", "whatever": {"nested": 1}},
-        "Templates": [{"EmbeddedTmpl": "x"}],
+        "Templates": [{"EmbeddedTmpl": "x", "VaultGrace": 1000000000, "ChangeScript": {"Command": "c", "RunOnFirstRender": true}}],
         "Resources": {"CPU": 100, "Networks": [{"MBits": 10}]},
         "Artifacts": [{"GetterSource": "x", "GetterInsecure": true}]
       }]
@@ -49,12 +49,13 @@ func TestCheckUnsupported(t *testing.T) {
 	must.Eq(t, []string{
 		`Job field "TaskGroups[0].EphemeralDisk.Migrate" is not supported by Drover: a replacement allocation on another node would not get the previous one's data` + see,
 		`Job field "TaskGroups[0].Services" is not supported by Drover: no service would be registered and no check would run, nor restart a task` + see,
-		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover: the task would get none of the ports it asks for` + see,
-		`Job field "TaskGroups[0].Tasks[0].Templates" is not supported by Drover: the files and environment variables it renders would not exist` + see,
+		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover: the task would get none of the ports it asks for: give them in the group's network block, Nomad's current form` + see,
+		`Job field "TaskGroups[0].Tasks[0].Templates[0].ChangeScript.RunOnFirstRender" is not supported by Drover: the change script would not run after the first render, only after a change` + see,
 	}, errorStrings(got.refused))
 	must.Eq(t, []string{
 		`Request field "Bogus" is not supported by Drover and was ignored`,
 		`Job field "Bogus" is unknown to Drover and was ignored`,
+		`Job field "TaskGroups[0].Tasks[0].Templates[0].VaultGrace" is not supported by Drover and was ignored: Nomad itself has ignored it since 0.12`,
 		`Job field "UI" is not supported by Drover and was ignored: only Nomad's web UI shows it: a description and links`,
 		`Job field "Update" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
 	}, got.warnings)

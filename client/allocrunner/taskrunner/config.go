@@ -37,6 +37,9 @@ type Config struct {
 	// Identities signs the task's workload identity when its identity
 	// block asks for one. It may be nil: such a task then fails to start.
 	Identities IdentitySigner
+	// Variables serves the Nomad variables the task's templates read. It
+	// may be nil: nomadVar and its kin then fail the render.
+	Variables VariableSources
 }
 
 // MaxRunEvents is told what a task's own max_run_duration and its

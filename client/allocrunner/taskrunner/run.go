@@ -30,6 +30,9 @@ func (tr *TaskRunner) Run() {
 	if h == nil && !tr.awaitStartGate() {
 		return
 	}
+	if h != nil {
+		tr.resumeTemplates()
+	}
 	tr.beginMaxRun()
 	for {
 		if h == nil {

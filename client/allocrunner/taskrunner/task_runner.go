@@ -126,6 +126,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		dispatchPayloadHook{payload: jobPayload(cfg.Alloc)},
 		&artifactHook{config: artifacts, logger: tr.logger},
 		&identityHook{signer: cfg.Identities, allocID: cfg.Alloc.ID, done: tr.waitCh},
+		&templateHook{tr: tr, vars: cfg.Variables, logger: tr.logger},
 	}
 	tr.maxRun = newMaxRunWatch(tr)
 	tr.killCtx, tr.killCancel = context.WithCancel(context.Background())

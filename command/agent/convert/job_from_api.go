@@ -165,6 +165,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 			t.Artifacts[i] = artifactFromAPI(a)
 		}
 	}
+	t.Templates = templatesFromAPI(in.Templates)
 	return t
 }
 

@@ -123,6 +123,7 @@ func taskToAPI(t *structs.Task) *api.Task {
 			out.Artifacts[i] = artifactToAPI(a)
 		}
 	}
+	out.Templates = templatesToAPI(t.Templates)
 	return out
 }
 
