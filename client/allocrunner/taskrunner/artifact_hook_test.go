@@ -104,12 +104,20 @@ func loopbackAllowed(t *testing.T) *netguard.Policy {
 	return p
 }
 
-// testArtifactClients fetch under loopbackAllowed.
-func testArtifactClients(t *testing.T) *artifactClients {
+// testArtifactClients fetches under loopbackAllowed, with the default
+// limits.
+func testArtifactClients(t *testing.T) *artifactFetcher {
 	t.Helper()
-	c := newArtifactClients(loopbackAllowed(t))
-	t.Cleanup(c.closeIdle)
-	return c
+	return limitedFetcher(t, *DefaultArtifactConfig())
+}
+
+// limitedFetcher fetches under loopbackAllowed with the limits c sets.
+func limitedFetcher(t *testing.T, c ArtifactConfig) *artifactFetcher {
+	t.Helper()
+	c.Addresses = loopbackAllowed(t)
+	f := newArtifactFetcher(&c)
+	t.Cleanup(f.close)
+	return f
 }
 
 func artifactTaskDir(t *testing.T) *allocdir.TaskDir {
@@ -263,9 +271,12 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 		wantErr string
 		outside bool
 	}{
-		{name: "unsupported getter", art: &structs.TaskArtifact{GetterSource: "git::https://example.com/repo"}, wantErr: `getter "git::" is not supported`},
-		{name: "unsupported scheme", art: &structs.TaskArtifact{GetterSource: "s3://bucket/key"}, wantErr: `scheme "s3" is not supported`},
+		{name: "unsupported getter", art: &structs.TaskArtifact{GetterSource: "hg::https://example.com/repo"}, wantErr: `getter "hg::" is not supported`},
+		{name: "forced file getter", art: &structs.TaskArtifact{GetterSource: "file::/etc/passwd"}, wantErr: `getter "file::" is not supported`},
+		{name: "local path", art: &structs.TaskArtifact{GetterSource: "/etc/passwd"}, wantErr: `not a URL nor a source the client recognises`},
+		{name: "s3 without credentials", art: &structs.TaskArtifact{GetterSource: "s3::https://s3.amazonaws.com/bucket/key"}, wantErr: `needs its credentials`},
 		{name: "file scheme", art: &structs.TaskArtifact{GetterSource: "file:///etc/passwd"}, wantErr: `scheme "file" is not supported`},
+		{name: "git over file://", art: &structs.TaskArtifact{GetterSource: "git::file:///var/lib/repo"}, wantErr: `scheme "file" is not supported`},
 		{name: "not found", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/missing.txt"}, wantErr: "404"},
 		{name: "checksum mismatch", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			GetterOptions: map[string]string{"checksum": "sha256:" + sha256Hex([]byte("other"))}}, wantErr: "checksum mismatch"},
@@ -277,8 +288,8 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 			RelativeDest: "../../other"}, outside: true},
 		{name: "destination climbing out through the shared directory", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			RelativeDest: "../alloc/../../other"}, outside: true},
-		{name: "absolute destination", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
-			RelativeDest: "/etc"}, wantErr: "must be relative"},
+		{name: "absolute destination climbing out", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
+			RelativeDest: "/../../etc"}, outside: true},
 		{name: "tar entry climbing out", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/escape.tgz"}, outside: true},
 		{name: "absolute tar entry", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/absolute.tar"}, outside: true},
 		{name: "absolute symlink", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/link.tgz"}, outside: true},
