@@ -228,6 +228,11 @@ func place(root *os.Root, staged, dest string) ([]string, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("fetched artifact is a %s, neither a file nor a directory", fi.Mode().Type())
 	}
+	// Check the whole tree first: a tree that cannot be placed entire is
+	// not placed at all.
+	if err := checkTree(staged); err != nil {
+		return nil, err
+	}
 	var placed []string
 	err = filepath.WalkDir(staged, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -245,6 +250,41 @@ func place(root *os.Root, staged, dest string) ([]string, error) {
 		return placeEntry(root, p, rel, target, d)
 	})
 	return placed, err
+}
+
+// checkTree checks that every entry of a fetched tree can be placed:
+// directories, regular files, and links that point within the tree.
+func checkTree(staged string) error {
+	return filepath.WalkDir(staged, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(staged, p)
+		if err != nil {
+			return err
+		}
+		switch t := d.Type(); {
+		case t.IsDir(), t.IsRegular():
+			return nil
+		case t&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return checkLink(rel, link)
+		default:
+			return fmt.Errorf("entry %q: a %s is not placed", rel, t)
+		}
+	})
+}
+
+// checkLink refuses a link, at rel in a tree, whose target is absolute
+// or climbs out of the tree.
+func checkLink(rel, link string) error {
+	if filepath.IsAbs(link) || !filepath.IsLocal(filepath.Join(filepath.Dir(rel), link)) {
+		return fmt.Errorf("entry %q: link target %q: %w", rel, link, allocdir.ErrOutsideDir)
+	}
+	return nil
 }
 
 // placeEntry places one entry of a fetched tree at target.
@@ -272,8 +312,8 @@ func placeEntry(root *os.Root, p, rel, target string, d fs.DirEntry) error {
 			return err
 		}
 		// A link may point within the artifact only.
-		if filepath.IsAbs(link) || !filepath.IsLocal(filepath.Join(filepath.Dir(rel), link)) {
-			return fmt.Errorf("entry %q: link target %q: %w", rel, link, allocdir.ErrOutsideDir)
+		if err := checkLink(rel, link); err != nil {
+			return err
 		}
 		if err := root.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("replace %s: %w", target, err)
