@@ -76,16 +76,19 @@ func (x *Proxy) Close() error {
 	return err
 }
 
-func (x *Proxy) note(err error) {
+// note keeps err when it is the policy's refusal, the first one only,
+// and reports whether it was.
+func (x *Proxy) note(err error) bool {
 	var refused *RefusedError
 	if !errors.As(err, &refused) {
-		return
+		return false
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.refused == nil {
 		x.refused = refused
 	}
+	return true
 }
 
 func (x *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -104,8 +107,11 @@ func (x *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (x *Proxy) tunnel(w http.ResponseWriter, r *http.Request) {
 	upstream, err := x.dialer.DialContext(r.Context(), "tcp", r.Host)
 	if err != nil {
-		x.note(err)
-		http.Error(w, err.Error(), http.StatusForbidden)
+		status := http.StatusBadGateway
+		if x.note(err) {
+			status = http.StatusForbidden
+		}
+		http.Error(w, err.Error(), status)
 		return
 	}
 	hj, ok := w.(http.Hijacker)
@@ -185,8 +191,11 @@ func (x *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := x.transport.RoundTrip(out)
 	if err != nil {
-		x.note(err)
-		http.Error(w, err.Error(), http.StatusBadGateway)
+		status := http.StatusBadGateway
+		if x.note(err) {
+			status = http.StatusForbidden
+		}
+		http.Error(w, err.Error(), status)
 		return
 	}
 	defer resp.Body.Close()
