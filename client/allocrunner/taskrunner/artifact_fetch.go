@@ -111,7 +111,8 @@ var getterModes = map[string]getter.ClientMode{
 
 // getterSource is the source as go-getter takes it: the artifact's
 // options join the source's query, as Nomad passes them. In file mode an
-// archive stays packed unless the archive option says otherwise. In dir
+// archive of many files stays packed unless the archive option says
+// otherwise; a compressed file (.gz, .bz2, .zst) is decompressed. In dir
 // mode a plain http(s) file must be an archive: a directory cannot be
 // fetched over http.
 func getterSource(source string, opts map[string]string, mode string) (string, error) {
@@ -129,7 +130,7 @@ func getterSource(source string, opts map[string]string, mode string) (string, e
 	archive := q.Get(structs.ArtifactOptionArchive)
 	switch mode {
 	case structs.ArtifactModeFile:
-		if archive == "" {
+		if kind := archiveKinds[archiveByName(base)]; archive == "" && (kind == "zip" || kind.isTar()) {
 			q.Set(structs.ArtifactOptionArchive, structs.ArtifactArchiveNever)
 		}
 	case structs.ArtifactModeDir:

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
@@ -61,6 +62,26 @@ func makeTar(t *testing.T, gzipped bool, entries ...archiveEntry) []byte {
 		must.NoError(t, gz.Close())
 	}
 	return buf.Bytes()
+}
+
+// gzipped is body, gzip-compressed.
+func gzipped(t *testing.T, body string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err := zw.Write([]byte(body))
+	must.NoError(t, err)
+	must.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+// zstded is body, zstd-compressed.
+func zstded(t *testing.T, body []byte) []byte {
+	t.Helper()
+	zw, err := zstd.NewWriter(nil)
+	must.NoError(t, err)
+	defer zw.Close()
+	return zw.EncodeAll(body, nil)
 }
 
 func makeZip(t *testing.T, entries ...archiveEntry) []byte {
@@ -152,13 +173,15 @@ func TestFetchArtifact(t *testing.T) {
 		archiveEntry{name: "bin/link", symlink: true, link: "tool"},
 	)
 	srv, headers := artifactServer(t, map[string][]byte{
-		"/files/run.sh":      plain,
-		"/files/bundle.tgz":  tgz,
-		"/files/bundle.tar":  makeTar(t, false, archiveEntry{name: "a.txt", body: "A"}),
-		"/files/bundle.zip":  makeZip(t, archiveEntry{name: "z/one.txt", body: "one"}),
-		"/files/raw.tar.gz":  tgz,
-		"/files/weird-name":  plain,
-		"/files/noextension": tgz,
+		"/files/run.sh":         plain,
+		"/files/bundle.tgz":     tgz,
+		"/files/bundle.tar":     makeTar(t, false, archiveEntry{name: "a.txt", body: "A"}),
+		"/files/bundle.zip":     makeZip(t, archiveEntry{name: "z/one.txt", body: "one"}),
+		"/files/raw.tar.gz":     tgz,
+		"/files/weird-name":     plain,
+		"/files/noextension":    tgz,
+		"/files/notes.txt.gz":   gzipped(t, "notes"),
+		"/files/bundle.tar.zst": zstded(t, makeTar(t, false, archiveEntry{name: "z.txt", body: "zst"})),
 	})
 	md5sum := md5.Sum(plain)
 
@@ -233,6 +256,36 @@ func TestFetchArtifact(t *testing.T) {
 			},
 		},
 		{
+			name: "tar.zst in dir mode",
+			art:  &structs.TaskArtifact{GetterSource: srv.URL + "/files/bundle.tar.zst", GetterMode: structs.ArtifactModeDir, RelativeDest: "local/z"},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, "zst", readFile(t, filepath.Join(td.LocalDir, "z", "z.txt")))
+			},
+		},
+		{
+			name: "tgz in dir mode",
+			art:  &structs.TaskArtifact{GetterSource: srv.URL + "/files/bundle.tgz", GetterMode: structs.ArtifactModeDir},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, "read me", readFile(t, filepath.Join(td.LocalDir, "README")))
+			},
+		},
+		{
+			name: "gz file decompressed in file mode",
+			art: &structs.TaskArtifact{GetterSource: srv.URL + "/files/notes.txt.gz", GetterMode: structs.ArtifactModeFile,
+				RelativeDest: "local/notes.txt"},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, "notes", readFile(t, filepath.Join(td.LocalDir, "notes.txt")))
+			},
+		},
+		{
+			name: "filename option names the file",
+			art: &structs.TaskArtifact{GetterSource: srv.URL + "/files/weird-name",
+				GetterOptions: map[string]string{"filename": "run.sh"}},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, string(plain), readFile(t, filepath.Join(td.LocalDir, "run.sh")))
+			},
+		},
+		{
 			name: "file mode writes to the destination path",
 			art: &structs.TaskArtifact{GetterSource: srv.URL + "/files/bundle.tgz",
 				GetterMode: structs.ArtifactModeFile, RelativeDest: "local/copy.tgz"},
@@ -264,6 +317,7 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 		"/f/link.tgz":     makeTar(t, true, archiveEntry{name: "evil", symlink: true, link: "/etc"}),
 		"/f/uplink.tgz":   makeTar(t, true, archiveEntry{name: "a/evil", symlink: true, link: "../../.."}),
 		"/f/escape.zip":   makeZip(t, archiveEntry{name: "../escaped.txt", body: "x"}),
+		"/f/data.txt.gz":  gzipped(t, "data"),
 	})
 	cases := []struct {
 		name    string
@@ -297,6 +351,8 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 		{name: "zip entry climbing out", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/escape.zip"}, outside: true},
 		{name: "dir mode without archive", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			GetterMode: structs.ArtifactModeDir}, wantErr: "needs an archive"},
+		{name: "gz file in any mode", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt.gz"},
+			wantErr: `a gz file decompresses to one file: use mode "file"`},
 		{name: "bad archive option", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			GetterOptions: map[string]string{"archive": "rar"}}, wantErr: `archive option "rar"`},
 	}
