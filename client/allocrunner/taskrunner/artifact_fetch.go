@@ -219,12 +219,7 @@ func place(root *os.Root, staged, dest string) ([]string, error) {
 		return nil, fmt.Errorf("read fetched artifact: %w", err)
 	}
 	if fi.Mode().IsRegular() {
-		file, err := os.Open(staged)
-		if err != nil {
-			return nil, err
-		}
-		defer file.Close()
-		return []string{dest}, placeFile(root, file, dest, fi.Mode().Perm())
+		return []string{dest}, placeStaged(root, staged, dest, fi.Mode().Perm())
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("fetched artifact is a %s, neither a file nor a directory", fi.Mode().Type())
@@ -301,12 +296,7 @@ func placeEntry(root *os.Root, p, rel, target string, d fs.DirEntry) error {
 		}
 		return nil
 	case info.Mode().IsRegular():
-		file, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		return placeFile(root, file, target, info.Mode().Perm())
+		return placeStaged(root, p, target, info.Mode().Perm())
 	case info.Mode()&fs.ModeSymlink != 0:
 		link, err := os.Readlink(p)
 		if err != nil {
@@ -322,6 +312,31 @@ func placeEntry(root *os.Root, p, rel, target string, d fs.DirEntry) error {
 		return root.Symlink(link, target)
 	}
 	return fmt.Errorf("entry %q: a %s is not placed", rel, info.Mode().Type())
+}
+
+// placeStaged places the staged file src at dest, relative to root: by a
+// rename where the staging directory and dest share a filesystem, else
+// by a copy.
+func placeStaged(root *os.Root, src, dest string, perm fs.FileMode) error {
+	if !filepath.IsLocal(dest) {
+		return fmt.Errorf("destination %q: %w", dest, allocdir.ErrOutsideDir)
+	}
+	if err := root.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return fmt.Errorf("create destination: %w", err)
+	}
+	moved, err := moveInto(root, src, dest)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", dest, err)
+	}
+	if moved {
+		return nil
+	}
+	file, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	return placeFile(root, file, dest, perm)
 }
 
 // placeFile copies the download to dest, relative to root: into a new

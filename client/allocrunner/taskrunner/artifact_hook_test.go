@@ -32,7 +32,7 @@ type archiveEntry struct {
 	dir, symlink     bool
 }
 
-func makeTar(t *testing.T, gzipped bool, entries ...archiveEntry) []byte {
+func makeTar(t testing.TB, gzipped bool, entries ...archiveEntry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var tw *tar.Writer
