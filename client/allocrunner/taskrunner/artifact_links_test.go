@@ -133,3 +133,33 @@ func newTaskDirEnv(t *testing.T) *taskDirEnv {
 	task := testTask("web", nil)
 	return &taskDirEnv{dir: td, env: buildTaskEnv(testAlloc(structs.JobTypeBatch, task), task, td, nil)}
 }
+
+// chown gives every file, directory and link the artifact placed to the
+// task's user, and nothing else; without chown they stay the agent's.
+func TestFetchArtifact_Chown(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("changing a file's owner needs root; CI runs as root")
+	}
+	srv, _ := artifactServer(t, map[string][]byte{
+		"/f/app.tgz": makeTar(t, true, archiveEntry{name: "bin/tool", body: "tool"}, archiveEntry{name: "bin/link", symlink: true, link: "tool"}),
+	})
+	owner := &allocdir.Owner{UID: 4242, GID: 4343}
+	td := newTaskDirEnv(t)
+	must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
+		&structs.TaskArtifact{GetterSource: srv.URL + "/f/app.tgz", RelativeDest: "local/app", Chown: true}, td.env, td.dir, owner))
+	for _, p := range []string{"app", "app/bin", "app/bin/tool", "app/bin/link"} {
+		fi, err := os.Lstat(filepath.Join(td.dir.LocalDir, p))
+		must.NoError(t, err)
+		st := fi.Sys().(*syscall.Stat_t)
+		must.Eq(t, [2]uint32{4242, 4343}, [2]uint32{st.Uid, st.Gid}, must.Sprint(p))
+	}
+	fi, err := os.Stat(td.dir.LocalDir)
+	must.NoError(t, err)
+	must.Eq(t, uint32(0), fi.Sys().(*syscall.Stat_t).Uid, must.Sprint("local/ itself is not the artifact's"))
+
+	must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
+		&structs.TaskArtifact{GetterSource: srv.URL + "/f/app.tgz", RelativeDest: "local/plain"}, td.env, td.dir, owner))
+	fi, err = os.Lstat(filepath.Join(td.dir.LocalDir, "plain", "bin", "tool"))
+	must.NoError(t, err)
+	must.Eq(t, uint32(0), fi.Sys().(*syscall.Stat_t).Uid, must.Sprint("without chown"))
+}
