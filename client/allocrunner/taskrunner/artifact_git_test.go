@@ -224,3 +224,23 @@ func TestArtifactDetectors(t *testing.T) {
 		must.Error(t, err, must.Sprint(src))
 	}
 }
+
+// A task with a git artifact and an archive artifact runs once both are
+// in its directory: the hook drives go-getter for each source kind.
+func TestTaskRunner_GitAndArchiveArtifacts(t *testing.T) {
+	repo, _ := gitServer(t, nil)
+	zipped := makeZip(t, archiveEntry{name: "bin/app", body: "app"})
+	files, _ := artifactServer(t, map[string][]byte{"/app.zip": zipped})
+	task := testTask("web", map[string]any{"run_for": "1ms"})
+	task.Artifacts = []*structs.TaskArtifact{
+		{GetterSource: "git::" + repo.URL + "/repo.git", GetterOptions: map[string]string{"ref": "v1"}, RelativeDest: "local/repo"},
+		{GetterSource: files.URL + "/app.zip", RelativeDest: "${NOMAD_ALLOC_DIR}/data",
+			GetterOptions: map[string]string{"checksum": "sha256:" + sha256Hex(zipped)}},
+	}
+	h := newBatchHarness(t, task)
+	h.run()
+	ts := h.waitDead()
+	must.False(t, ts.Failed, must.Sprintf("%+v", ts.Events))
+	must.Eq(t, "one", readFile(t, filepath.Join(h.taskDir.LocalDir, "repo", "README")))
+	must.Eq(t, "app", readFile(t, filepath.Join(h.taskDir.SharedDir, "data", "bin", "app")))
+}
