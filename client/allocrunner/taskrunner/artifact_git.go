@@ -273,9 +273,15 @@ func (r *gitRunner) output(ctx context.Context, dir string, args ...string) (str
 	return string(out), err
 }
 
-// lastLines is the last n lines of s: git's reason is at the end.
+// lastLines is the last n lines of s, git's reason being at the end,
+// less git's progress lines, which name the client's staging directory.
 func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
+	var lines []string
+	for line := range strings.SplitSeq(strings.TrimSpace(s), "\n") {
+		if !strings.HasPrefix(line, "Cloning into ") {
+			lines = append(lines, line)
+		}
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

@@ -147,6 +147,7 @@ func TestFetchArtifact_GitRefused(t *testing.T) {
 		err := fetchArtifact(context.Background(), testArtifactClients(t),
 			&structs.TaskArtifact{GetterSource: "git::" + srv.URL + "/repo.git?ref=nope"}, td.env, td.dir, nil)
 		must.ErrorContains(t, err, `ref "nope": no branch, tag or commit of that name`)
+		must.StrNotContains(t, err.Error(), filepath.Dir(td.dir.AllocDir), must.Sprint("the client's paths stay its own"))
 	})
 
 	// The client's default policy keeps git off loopback: the guard
@@ -199,6 +200,7 @@ func TestFetchArtifact_GitRefused(t *testing.T) {
 		err := fetchArtifact(context.Background(), testArtifactClients(t),
 			&structs.TaskArtifact{GetterSource: "git::" + srv.URL + "/repo.git", RelativeDest: "local/repo"}, td.env, td.dir, nil)
 		must.ErrorContains(t, err, "git submodule")
+		must.StrNotContains(t, err.Error(), "Cloning into")
 		must.FileNotExists(t, filepath.Join(td.dir.LocalDir, "repo", "secret", "key"))
 	})
 }
