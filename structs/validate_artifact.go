@@ -53,7 +53,7 @@ var ArtifactArchiveKinds = []string{
 
 // artifactGetters are the getters a source may force ("git::...") or
 // name as its scheme, with what each fetches.
-var artifactGetters = map[string]bool{"http": true, "https": true, "git": true, "s3": true, "gcs": true}
+var artifactGetters = map[string]bool{"http": true, "https": true, "git": true, "s3": true}
 
 // absoluteTaskVars are the task environment's variables that hold
 // absolute paths, with where each is relative to the task directory: a
@@ -93,14 +93,14 @@ func interpolated(s string) bool { return strings.Contains(s, "${") }
 
 // supportedSources says what a source may be, for error messages.
 const supportedSources = "the client fetches http(s) URLs, git (git::URL, git@host:path, github.com/...), " +
-	"and s3 and gcs objects"
+	"and s3 objects with their credentials"
 
 // CheckArtifactSource checks that source, with the artifact's options,
 // is one the client fetches, as go-getter reads it: an http(s) URL, a
 // git repository (forced with git::, a git@host:path address, or a
-// github.com, gitlab.com path), an S3 object with its credentials, or a
-// GCS object. Local paths and the file and hg getters are refused: a job
-// must not read the client's own files. What is interpolated in it is
+// github.com, gitlab.com path), or an S3 object with its credentials.
+// Local paths and the file and hg getters are refused: a job must not
+// read the client's own files; gcs too (errGCS). What is interpolated in it is
 // not checked.
 func CheckArtifactSource(source string, opts map[string]string) error {
 	getter, rest, forced := strings.Cut(source, "::")
@@ -109,6 +109,9 @@ func CheckArtifactSource(source string, opts map[string]string) error {
 	}
 	if interpolated(getter) {
 		return nil
+	}
+	if strings.EqualFold(getter, "gcs") {
+		return errGCS
 	}
 	if forced && !artifactGetters[strings.ToLower(getter)] {
 		return fmt.Errorf("getter %q is not supported; %s", getter+"::", supportedSources)
@@ -125,7 +128,9 @@ func CheckArtifactSource(source string, opts map[string]string) error {
 	switch {
 	case getter == "git" && (scheme == "ssh" || scheme == "git"):
 	case scheme == "http" || scheme == "https":
-	case !forced && (scheme == "git" || scheme == "s3" || scheme == "gcs"):
+	case !forced && scheme == "gcs":
+		return errGCS
+	case !forced && (scheme == "git" || scheme == "s3"):
 		getter = scheme
 	default:
 		return fmt.Errorf("scheme %q is not supported; %s", scheme, supportedSources)
@@ -153,7 +158,7 @@ func CheckArtifactSource(source string, opts map[string]string) error {
 }
 
 // checkSchemelessSource checks a source without a scheme: one that
-// go-getter's detectors turn into a git, s3 or gcs URL.
+// go-getter's detectors turn into a git or s3 URL.
 func checkSchemelessSource(getter, src string) error {
 	host, _, _ := strings.Cut(src, "/")
 	switch {
@@ -176,11 +181,16 @@ func checkSchemelessSource(getter, src string) error {
 			q, _ = url.ParseQuery(query)
 		}
 		return checkS3Credentials(q, nil)
-	case (getter == "" || getter == "gcs") && strings.HasSuffix(host, "googleapis.com"):
-		return nil
+	case getter == "" && strings.HasSuffix(host, "googleapis.com"):
+		return errGCS
 	}
 	return fmt.Errorf("not a URL nor a source the client recognises; %s, such as \"https://example.com/file.tar.gz\" or \"git::https://example.com/repo.git?ref=v1\"", supportedSources)
 }
+
+// errGCS refuses a gcs source: go-getter's GCS getter takes no
+// credentials of the job's, only the client's own (its environment, its
+// metadata server), which a job must not borrow.
+var errGCS = fmt.Errorf("gcs sources are not supported: they are fetched with the client's own Google credentials, which the client does not lend a job; fetch the object over https with a signed URL")
 
 // checkS3Credentials checks that an s3 source carries its credentials,
 // in its query or its options: the client never lends a job its own.

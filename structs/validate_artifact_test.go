@@ -30,7 +30,6 @@ func TestValidate_artifacts(t *testing.T) {
 		{GetterSource: "s3::http://127.0.0.1:9000/bucket/key", GetterOptions: map[string]string{
 			"aws_access_key_id": "id", "aws_access_key_secret": "secret", "region": "eu-west-1"}},
 		{GetterSource: "bucket.s3-eu-west-1.amazonaws.com/key?aws_access_key_id=id&aws_access_key_secret=s"},
-		{GetterSource: "gcs::https://www.googleapis.com/storage/v1/bucket/object"},
 		{GetterSource: "https://example.com/f.tar.zst", GetterOptions: map[string]string{"archive": "tbz2", "filename": "x"}},
 		// Destinations as Nomad writes them.
 		{GetterSource: "https://example.com/f", RelativeDest: "${NOMAD_ALLOC_DIR}/data"},
@@ -59,6 +58,10 @@ func TestValidate_artifacts(t *testing.T) {
 			`source "s3://bucket/key": an s3 source needs its credentials, aws_access_key_id and aws_access_key_secret, in its query or options: the client does not lend a job its own`},
 		{TaskArtifact{GetterSource: "s3::https://s3.amazonaws.com/b/k?aws_profile=default"},
 			`source "s3::https://s3.amazonaws.com/b/k?aws_profile=default": aws_profile is not supported: it would read the client's own AWS credentials`},
+		{TaskArtifact{GetterSource: "gcs::https://www.googleapis.com/storage/v1/bucket/object"},
+			`source "gcs::https://www.googleapis.com/storage/v1/bucket/object": ` + errGCS.Error()},
+		{TaskArtifact{GetterSource: "www.googleapis.com/storage/v1/bucket/object"},
+			`source "www.googleapis.com/storage/v1/bucket/object": ` + errGCS.Error()},
 		{TaskArtifact{GetterSource: "hg::https://example.com/repo"},
 			`source "hg::https://example.com/repo": getter "hg::" is not supported; ` + supportedSources},
 		{TaskArtifact{GetterSource: "git::file:///srv/repo"},

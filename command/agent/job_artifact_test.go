@@ -59,9 +59,9 @@ func TestArtifact_RefusedAtRegister(t *testing.T) {
 		want     string
 	}{
 		{"file source", map[string]any{"GetterSource": "file:///etc/shadow"},
-			`source "file:///etc/shadow": scheme "file" is not supported; the client fetches http(s) URLs, git (git::URL, git@host:path, github.com/...), and s3 and gcs objects`},
+			`source "file:///etc/shadow": scheme "file" is not supported; the client fetches http(s) URLs, git (git::URL, git@host:path, github.com/...), and s3 objects with their credentials`},
 		{"hg getter", map[string]any{"GetterSource": "hg::https://example.com/repo"},
-			`source "hg::https://example.com/repo": getter "hg::" is not supported; the client fetches http(s) URLs, git (git::URL, git@host:path, github.com/...), and s3 and gcs objects`},
+			`source "hg::https://example.com/repo": getter "hg::" is not supported; the client fetches http(s) URLs, git (git::URL, git@host:path, github.com/...), and s3 objects with their credentials`},
 		{"s3 without credentials", map[string]any{"GetterSource": "s3::https://s3.amazonaws.com/bucket/key"},
 			`source "s3::https://s3.amazonaws.com/bucket/key": an s3 source needs its credentials, aws_access_key_id and aws_access_key_secret, in its query or options: the client does not lend a job its own`},
 		{"absolute destination climbing out", map[string]any{"GetterSource": "https://example.com/f", "RelativeDest": "/../../etc/cron.d"},

@@ -69,8 +69,8 @@ func (f *artifactFetcher) gitProxy() (*netguard.Proxy, error) {
 }
 
 // getters are the getters one artifact may use, keyed as go-getter's
-// Getters map is. The hg and file getters are left out: a job must not
-// read the client's own files. X-Terraform-Get redirects, which would let
+// Getters map is. The hg, file and gcs getters are left out: a job must
+// not read the client's own files nor borrow its Google credentials. X-Terraform-Get redirects, which would let
 // a server pick another getter, and ~/.netrc, the agent's credentials,
 // are off.
 func (f *artifactFetcher) getters(insecure bool, headers http.Header) map[string]getter.Getter {
@@ -91,19 +91,18 @@ func (f *artifactFetcher) getters(insecure bool, headers http.Header) map[string
 		"https": httpGetter,
 		"git":   &gitGetter{fetcher: f, timeout: f.config.GitTimeout, env: f.config.SetEnvironmentVariables},
 		"s3":    &checkedGetter{Getter: &getter.S3Getter{Timeout: f.config.S3Timeout}, policy: p, check: checkS3Source},
-		"gcs":   &checkedGetter{Getter: &getter.GCSGetter{Timeout: f.config.GCSTimeout}, policy: p},
 	}
 }
 
 // artifactDetectors turn a source without a scheme into a URL, as
-// go-getter's defaults do, less the file detector (a local path) and the
-// bitbucket one (which asks bitbucket's API, outside the policy).
+// go-getter's defaults do, less the file detector (a local path), the
+// bitbucket one (which asks bitbucket's API, outside the policy) and the
+// gcs one (see structs' errGCS).
 var artifactDetectors = []getter.Detector{
 	new(getter.GitHubDetector),
 	new(getter.GitLabDetector),
 	new(getter.GitDetector),
 	new(getter.S3Detector),
-	new(getter.GCSDetector),
 }
 
 // maxBodyTransport fails the read of a response body past max bytes
@@ -160,7 +159,7 @@ func (b *maxBody) Read(p []byte) (int, error) {
 }
 
 // checkedGetter is a go-getter getter whose connections the client's
-// dialer does not make (the AWS and Google SDKs bring their own): the
+// dialer does not make (the AWS SDK brings its own): the
 // addresses its host resolves to are checked against the policy before
 // it runs. A name that resolves differently a moment later escapes the
 // check; the docs say so.

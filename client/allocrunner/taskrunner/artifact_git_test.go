@@ -206,22 +206,21 @@ func TestFetchArtifact_GitRefused(t *testing.T) {
 }
 
 // Sources without a scheme are detected as go-getter detects them, less
-// the local path and bitbucket detectors.
+// the local path, bitbucket and gcs detectors.
 func TestArtifactDetectors(t *testing.T) {
 	cases := map[string]string{
-		"github.com/hashicorp/nomad":                      "git::https://github.com/hashicorp/nomad.git",
-		"github.com/hashicorp/nomad?ref=v1.9.0":           "git::https://github.com/hashicorp/nomad.git?ref=v1.9.0",
-		"git@github.com:hashicorp/nomad.git":              "git::ssh://git@github.com/hashicorp/nomad.git",
-		"gitlab.com/group/project":                        "git::https://gitlab.com/group/project.git",
-		"bucket.s3.amazonaws.com/key":                     "s3::https://s3.amazonaws.com/bucket/key",
-		"www.googleapis.com/storage/v1/bucket/object.tgz": "gcs::https://www.googleapis.com/storage/v1/bucket/object.tgz",
+		"github.com/hashicorp/nomad":            "git::https://github.com/hashicorp/nomad.git",
+		"github.com/hashicorp/nomad?ref=v1.9.0": "git::https://github.com/hashicorp/nomad.git?ref=v1.9.0",
+		"git@github.com:hashicorp/nomad.git":    "git::ssh://git@github.com/hashicorp/nomad.git",
+		"gitlab.com/group/project":              "git::https://gitlab.com/group/project.git",
+		"bucket.s3.amazonaws.com/key":           "s3::https://s3.amazonaws.com/bucket/key",
 	}
 	for src, want := range cases {
 		got, err := getter.Detect(src, t.TempDir(), artifactDetectors)
 		must.NoError(t, err, must.Sprint(src))
 		must.Eq(t, want, got, must.Sprint(src))
 	}
-	for _, src := range []string{"./local/file", "/etc/passwd", "bitbucket.org/owner/repo"} {
+	for _, src := range []string{"./local/file", "/etc/passwd", "bitbucket.org/owner/repo", "www.googleapis.com/storage/v1/bucket/object"} {
 		_, err := getter.Detect(src, t.TempDir(), artifactDetectors)
 		must.Error(t, err, must.Sprint(src))
 	}

@@ -38,9 +38,9 @@ type ArtifactConfig struct {
 	// is no bound.
 	HTTPReadTimeout time.Duration
 	HTTPMaxSize     int64
-	// GitTimeout, S3Timeout and GCSTimeout bound a clone and an object
-	// download (git_timeout, s3_timeout, gcs_timeout). Zero is no bound.
-	GitTimeout, S3Timeout, GCSTimeout time.Duration
+	// GitTimeout and S3Timeout bound a clone and an object download
+	// (git_timeout, s3_timeout). Zero is no bound.
+	GitTimeout, S3Timeout time.Duration
 	// SetEnvironmentVariables names the agent's environment variables
 	// that git gets (set_environment_variables); it gets a minimal
 	// environment besides.
@@ -58,7 +58,6 @@ func DefaultArtifactConfig() *ArtifactConfig {
 		HTTPMaxSize:                 DefaultHTTPMaxSize,
 		GitTimeout:                  DefaultFetchTimeout,
 		S3Timeout:                   DefaultFetchTimeout,
-		GCSTimeout:                  DefaultFetchTimeout,
 	}
 }
 

@@ -195,6 +195,6 @@ func TestTaskRunner_DefaultArtifactLimits(t *testing.T) {
 	must.NotNil(t, hook)
 	must.Eq(t, DefaultArtifactConfig(), hook.config)
 	must.Eq(t, &ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096, Addresses: netguard.DefaultPolicy(),
-		HTTPReadTimeout: 30 * time.Minute, HTTPMaxSize: 100_000_000_000, GitTimeout: 30 * time.Minute, S3Timeout: 30 * time.Minute, GCSTimeout: 30 * time.Minute}, hook.config,
+		HTTPReadTimeout: 30 * time.Minute, HTTPMaxSize: 100_000_000_000, GitTimeout: 30 * time.Minute, S3Timeout: 30 * time.Minute}, hook.config,
 		must.Sprint("Nomad's defaults: 100GB and 4096, 30m, 100GB; the default address policy"))
 }

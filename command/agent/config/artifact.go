@@ -26,16 +26,15 @@ import (
 //	    http_max_size                  = "100GB"
 //	    git_timeout                    = "30m"
 //	    s3_timeout                     = "30m"
-//	    gcs_timeout                    = "30m"
 //	    set_environment_variables      = "SSH_AUTH_SOCK,HTTPS_PROXY"
 //	    address_denylist  = ["loopback", "link_local", "metadata", "unspecified", "multicast"]
 //	    address_allowlist = []
 //	  }
 //	}
 //
-// Nomad's hg_timeout, disable_filesystem_isolation and
+// Nomad's hg_timeout, gcs_timeout, disable_filesystem_isolation and
 // filesystem_isolation_extra_paths are refused by name: Drover fetches no
-// hg sources and runs no sandbox process to configure.
+// hg or gcs sources and runs no sandbox process to configure.
 type fileArtifact struct {
 	DecompressionSizeLimit      *hcl.Attribute `hcl:"decompression_size_limit,optional"`
 	DecompressionFileCountLimit *int           `hcl:"decompression_file_count_limit,optional"`
@@ -43,12 +42,12 @@ type fileArtifact struct {
 	HTTPMaxSize                 *hcl.Attribute `hcl:"http_max_size,optional"`
 	GitTimeout                  *hcl.Attribute `hcl:"git_timeout,optional"`
 	S3Timeout                   *hcl.Attribute `hcl:"s3_timeout,optional"`
-	GCSTimeout                  *hcl.Attribute `hcl:"gcs_timeout,optional"`
 	SetEnvironmentVariables     *string        `hcl:"set_environment_variables,optional"`
 	AddressDenylist             *[]string      `hcl:"address_denylist,optional"`
 	AddressAllowlist            *[]string      `hcl:"address_allowlist,optional"`
 
 	HgTimeout                     *hcl.Attribute `hcl:"hg_timeout,optional"`
+	GCSTimeout                    *hcl.Attribute `hcl:"gcs_timeout,optional"`
 	DisableFilesystemIsolation    *hcl.Attribute `hcl:"disable_filesystem_isolation,optional"`
 	FilesystemIsolationExtraPaths *hcl.Attribute `hcl:"filesystem_isolation_extra_paths,optional"`
 }
@@ -62,6 +61,7 @@ func (fa *fileArtifact) refusedKeys() error {
 		why  string
 	}{
 		{fa.HgTimeout, "Drover fetches no hg (Mercurial) sources"},
+		{fa.GCSTimeout, "Drover fetches no gcs sources, which would use the client's own Google credentials"},
 		{fa.DisableFilesystemIsolation, isolation},
 		{fa.FilesystemIsolationExtraPaths, isolation},
 	} {
@@ -119,7 +119,6 @@ func (fa *fileArtifact) applyTo(c *taskrunner.ArtifactConfig) error {
 		setDuration(&c.HTTPReadTimeout, fa.HTTPReadTimeout),
 		setDuration(&c.GitTimeout, fa.GitTimeout),
 		setDuration(&c.S3Timeout, fa.S3Timeout),
-		setDuration(&c.GCSTimeout, fa.GCSTimeout),
 	); err != nil {
 		return err
 	}

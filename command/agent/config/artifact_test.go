@@ -17,7 +17,7 @@ func TestClientArtifactConfig(t *testing.T) {
 	def := netguard.DefaultPolicy()
 	must.Eq(t, *taskrunner.DefaultArtifactConfig(), DefaultConfig().Client.Artifact)
 	must.Eq(t, taskrunner.ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096, Addresses: def,
-		HTTPReadTimeout: 30 * time.Minute, HTTPMaxSize: 100_000_000_000, GitTimeout: 30 * time.Minute, S3Timeout: 30 * time.Minute, GCSTimeout: 30 * time.Minute},
+		HTTPReadTimeout: 30 * time.Minute, HTTPMaxSize: 100_000_000_000, GitTimeout: 30 * time.Minute, S3Timeout: 30 * time.Minute},
 		DefaultConfig().Client.Artifact)
 	// d is the default configuration with f applied.
 	d := func(f func(*taskrunner.ArtifactConfig)) taskrunner.ArtifactConfig {
@@ -58,11 +58,10 @@ func TestClientArtifactConfig(t *testing.T) {
     http_max_size             = "2GiB"
     git_timeout               = "90s"
     s3_timeout                = "1m"
-    gcs_timeout               = "2m"
     set_environment_variables = "SSH_AUTH_SOCK, HTTPS_PROXY"
   }
 }`, d(func(c *taskrunner.ArtifactConfig) {
-			c.HTTPReadTimeout, c.HTTPMaxSize, c.GitTimeout, c.S3Timeout, c.GCSTimeout = 5*time.Minute, 2<<30, 90*time.Second, time.Minute, 2*time.Minute
+			c.HTTPReadTimeout, c.HTTPMaxSize, c.GitTimeout, c.S3Timeout = 5*time.Minute, 2<<30, 90*time.Second, time.Minute
 			c.SetEnvironmentVariables = []string{"SSH_AUTH_SOCK", "HTTPS_PROXY"}
 		})},
 		{"private refused but one store", `client {
@@ -136,6 +135,11 @@ func TestClientArtifactConfig_Errors(t *testing.T) {
     hg_timeout = "1m"
   }
 }`: `a.hcl:3,18: client artifact hg_timeout is not supported: Drover fetches no hg (Mercurial) sources`,
+		`client {
+  artifact {
+    gcs_timeout = "1m"
+  }
+}`: `a.hcl:3,19: client artifact gcs_timeout is not supported: Drover fetches no gcs sources`,
 		`client {
   artifact {
     address_denylist = ["internal"]
