@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	getter "github.com/hashicorp/go-getter"
+	getter "github.com/hashicorp/go-getter/v2"
 )
 
 // archiveDecompressor is a go-getter Decompressor that unpacks with

@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	getter "github.com/hashicorp/go-getter"
+	getter "github.com/hashicorp/go-getter/v2"
 
 	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/internal/netguard"
@@ -75,17 +75,12 @@ func fetchArtifact(ctx context.Context, f *artifactFetcher, art *structs.TaskArt
 		headers.Set(k, env.replace(v))
 	}
 	client := &getter.Client{
-		Ctx:             ctx,
-		Src:             src,
-		Dst:             staged,
-		Pwd:             stage,
-		Mode:            getterModes[mode],
-		Detectors:       artifactDetectors,
 		Getters:         f.getters(art.GetterInsecure, headers),
 		Decompressors:   artifactDecompressors(f.config),
 		DisableSymlinks: true,
 	}
-	if err := client.Get(); err != nil {
+	req := &getter.Request{Src: src, Dst: staged, Pwd: stage, GetMode: getterModes[mode]}
+	if _, err := client.Get(ctx, req); err != nil {
 		return fetchError(err, opts[structs.ArtifactOptionChecksum])
 	}
 	placed, err := place(root, staged, dest)
@@ -103,10 +98,10 @@ func fetchArtifact(ctx context.Context, f *artifactFetcher, art *structs.TaskArt
 }
 
 // getterModes are go-getter's modes for the artifact's.
-var getterModes = map[string]getter.ClientMode{
-	structs.ArtifactModeAny:  getter.ClientModeAny,
-	structs.ArtifactModeFile: getter.ClientModeFile,
-	structs.ArtifactModeDir:  getter.ClientModeDir,
+var getterModes = map[string]getter.Mode{
+	structs.ArtifactModeAny:  getter.ModeAny,
+	structs.ArtifactModeFile: getter.ModeFile,
+	structs.ArtifactModeDir:  getter.ModeDir,
 }
 
 // getterSource is the source as go-getter takes it: the artifact's

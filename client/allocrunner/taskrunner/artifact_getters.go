@@ -9,25 +9,26 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"sync"
 
-	getter "github.com/hashicorp/go-getter"
+	getter "github.com/hashicorp/go-getter/v2"
 
 	"github.com/drover-io/drover/internal/netguard"
 )
 
 // artifactFetcher holds what one task's artifacts are fetched with: the
 // client's artifact configuration and the HTTP clients bound to its
-// address policy, kept across the task's artifacts for their connections.
+// address policy, kept across the task's artifacts for their connections:
+// verified and insecure for http(s) sources, s3 for the S3 client, which
+// http_max_size does not bound (it is Nomad's limit for http only).
 // go-getter drives each fetch (source detection, forced getters, subdirs,
 // checksums, modes, archives); the getters and decompressors it is given
 // are Drover's choice, so that every connection goes through the policy
 // and every archive is unpacked within the limits.
 type artifactFetcher struct {
-	config             *ArtifactConfig
-	verified, insecure *http.Client
+	config                 *ArtifactConfig
+	verified, insecure, s3 *http.Client
 
 	proxyOnce sync.Once
 	proxy     *netguard.Proxy
@@ -46,6 +47,7 @@ func newArtifactFetcher(config *ArtifactConfig) *artifactFetcher {
 			inner: p.Transport(nil, http.ProxyFromEnvironment), max: limit}},
 		insecure: &http.Client{Transport: &maxBodyTransport{
 			inner: p.Transport(&tls.Config{InsecureSkipVerify: true}, http.ProxyFromEnvironment), max: limit}},
+		s3: &http.Client{Transport: p.Transport(nil, http.ProxyFromEnvironment)},
 	}
 }
 
@@ -54,6 +56,7 @@ func newArtifactFetcher(config *ArtifactConfig) *artifactFetcher {
 func (f *artifactFetcher) close() {
 	f.verified.CloseIdleConnections()
 	f.insecure.CloseIdleConnections()
+	f.s3.CloseIdleConnections()
 	if f.proxy != nil {
 		_ = f.proxy.Close()
 	}
@@ -68,41 +71,28 @@ func (f *artifactFetcher) gitProxy() (*netguard.Proxy, error) {
 	return f.proxy, f.proxyErr
 }
 
-// getters are the getters one artifact may use, keyed as go-getter's
-// Getters map is. The hg, file and gcs getters are left out: a job must
-// not read the client's own files nor borrow its Google credentials. X-Terraform-Get redirects, which would let
-// a server pick another getter, and ~/.netrc, the agent's credentials,
-// are off.
-func (f *artifactFetcher) getters(insecure bool, headers http.Header) map[string]getter.Getter {
+// getters are the getters one artifact may use, in the order go-getter
+// asks each whether a source is its own. Only these three: go-getter's
+// file, hg and smb getters would read the client's own files or mounts,
+// and its gcs and s3 modules the client's own cloud credentials.
+// X-Terraform-Get redirects, which would let a server pick another
+// getter, and ~/.netrc, the agent's credentials, are off.
+func (f *artifactFetcher) getters(insecure bool, headers http.Header) []getter.Getter {
 	client := f.verified
 	if insecure {
 		client = f.insecure
 	}
-	httpGetter := &getter.HttpGetter{
-		Client:                client,
-		Header:                headers,
-		ReadTimeout:           f.config.HTTPReadTimeout,
-		DoNotCheckHeadFirst:   true,
-		XTerraformGetDisabled: true,
+	return []getter.Getter{
+		&gitGetter{fetcher: f, timeout: f.config.GitTimeout, env: f.config.SetEnvironmentVariables},
+		&s3Getter{client: f.s3, timeout: f.config.S3Timeout},
+		&getter.HttpGetter{
+			Client:                client,
+			Header:                headers,
+			ReadTimeout:           f.config.HTTPReadTimeout,
+			DoNotCheckHeadFirst:   true,
+			XTerraformGetDisabled: true,
+		},
 	}
-	p := f.config.addresses()
-	return map[string]getter.Getter{
-		"http":  httpGetter,
-		"https": httpGetter,
-		"git":   &gitGetter{fetcher: f, timeout: f.config.GitTimeout, env: f.config.SetEnvironmentVariables},
-		"s3":    &checkedGetter{Getter: &getter.S3Getter{Timeout: f.config.S3Timeout}, policy: p, check: checkS3Source},
-	}
-}
-
-// artifactDetectors turn a source without a scheme into a URL, as
-// go-getter's defaults do, less the file detector (a local path), the
-// bitbucket one (which asks bitbucket's API, outside the policy) and the
-// gcs one (see structs' errGCS).
-var artifactDetectors = []getter.Detector{
-	new(getter.GitHubDetector),
-	new(getter.GitLabDetector),
-	new(getter.GitDetector),
-	new(getter.S3Detector),
 }
 
 // maxBodyTransport fails the read of a response body past max bytes
@@ -156,72 +146,6 @@ func (b *maxBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	return n, err
-}
-
-// checkedGetter is a go-getter getter whose connections the client's
-// dialer does not make (the AWS SDK brings its own): the
-// addresses its host resolves to are checked against the policy before
-// it runs. A name that resolves differently a moment later escapes the
-// check; the docs say so.
-type checkedGetter struct {
-	getter.Getter
-	policy *netguard.Policy
-	// check, when set, vets the source before anything else.
-	check func(*url.URL) error
-	ctx   context.Context
-}
-
-func (g *checkedGetter) SetClient(c *getter.Client) {
-	g.ctx = c.Ctx
-	g.Getter.SetClient(c)
-}
-
-func (g *checkedGetter) vet(u *url.URL) error {
-	if g.check != nil {
-		if err := g.check(u); err != nil {
-			return err
-		}
-	}
-	ctx := g.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return checkHost(ctx, g.policy, u.Hostname(), defaultPort(u.Scheme, u.Port()))
-}
-
-func (g *checkedGetter) Get(dst string, u *url.URL) error {
-	if err := g.vet(u); err != nil {
-		return err
-	}
-	return g.Getter.Get(dst, u)
-}
-
-func (g *checkedGetter) GetFile(dst string, u *url.URL) error {
-	if err := g.vet(u); err != nil {
-		return err
-	}
-	return g.Getter.GetFile(dst, u)
-}
-
-func (g *checkedGetter) ClientMode(u *url.URL) (getter.ClientMode, error) {
-	if err := g.vet(u); err != nil {
-		return getter.ClientModeInvalid, err
-	}
-	return g.Getter.ClientMode(u)
-}
-
-// checkS3Source refuses an s3 source without its own credentials: the
-// S3 getter would otherwise use the agent's (its environment, profile or
-// instance role).
-func checkS3Source(u *url.URL) error {
-	q := u.Query()
-	if q.Get("aws_profile") != "" {
-		return errors.New("aws_profile is not supported: it would read the client's own AWS credentials")
-	}
-	if q.Get("aws_access_key_id") == "" || q.Get("aws_access_key_secret") == "" {
-		return errors.New("an s3 source needs aws_access_key_id and aws_access_key_secret: the client does not lend a job its own credentials")
-	}
-	return nil
 }
 
 // checkHost checks every address host resolves to, at port, against p.

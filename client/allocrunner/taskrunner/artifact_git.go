@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	getter "github.com/hashicorp/go-getter"
+	getter "github.com/hashicorp/go-getter/v2"
 
 	"github.com/drover-io/drover/internal/netguard"
 )
@@ -34,28 +34,58 @@ type gitGetter struct {
 	fetcher *artifactFetcher
 	timeout time.Duration
 	// env are the names of the agent's environment variables git gets.
-	env    []string
-	client *getter.Client
+	env []string
 }
 
-func (g *gitGetter) SetClient(c *getter.Client) { g.client = c }
-
-func (g *gitGetter) ClientMode(*url.URL) (getter.ClientMode, error) {
-	return getter.ClientModeDir, nil
+// gitDetectors turn a source without a scheme into a git URL, as
+// go-getter's git getter does, less the bitbucket detector, which asks
+// bitbucket's API, outside the address policy.
+var gitDetectors = []getter.Detector{
+	new(getter.GitHubDetector),
+	new(getter.GitLabDetector),
+	new(getter.GitDetector),
 }
 
-// GetFile clones the repository that holds the file u names, beside dst,
-// and moves that one file to dst.
-func (g *gitGetter) GetFile(dst string, u *url.URL) error {
+// Detect claims a source forced to git (git::...), a URL of the ssh or
+// git scheme, and a source without a scheme the detectors read as git
+// (github.com/org/repo, git@host:path).
+func (g *gitGetter) Detect(req *getter.Request) (bool, error) {
+	if req.Forced != "" && req.Forced != "git" {
+		return false, nil
+	}
+	if u, err := url.Parse(req.Src); err == nil && u.Scheme != "" {
+		return req.Forced == "git" || u.Scheme == "ssh" || u.Scheme == "git", nil
+	}
+	for _, d := range gitDetectors {
+		src, ok, err := d.Detect(req.Src, req.Pwd)
+		if err != nil {
+			return true, err
+		}
+		if rest, isGit := strings.CutPrefix(src, "git::"); ok && isGit {
+			req.Src = rest
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (g *gitGetter) Mode(context.Context, *url.URL) (getter.Mode, error) {
+	return getter.ModeDir, nil
+}
+
+// GetFile clones the repository that holds the file the source names,
+// beside req.Dst, and moves that one file to req.Dst.
+func (g *gitGetter) GetFile(ctx context.Context, req *getter.Request) error {
+	dst := req.Dst
 	tmp, err := os.MkdirTemp(filepath.Dir(dst), ".git-clone-*")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	repo := *u
+	repo := *req.URL()
 	name := filepath.Base(repo.Path)
 	repo.Path = filepath.Dir(repo.Path)
-	if err := g.Get(filepath.Join(tmp, "repo"), &repo); err != nil {
+	if err := g.clone(ctx, filepath.Join(tmp, "repo"), &repo); err != nil {
 		return err
 	}
 	src := filepath.Join(tmp, "repo", name)
@@ -63,6 +93,11 @@ func (g *gitGetter) GetFile(dst string, u *url.URL) error {
 		return fmt.Errorf("%s is not a file of the repository", name)
 	}
 	return os.Rename(src, dst)
+}
+
+// Get clones the repository into req.Dst.
+func (g *gitGetter) Get(ctx context.Context, req *getter.Request) error {
+	return g.clone(ctx, req.Dst, req.URL())
 }
 
 // gitRemote is a repository to clone, as its source and options say.
@@ -107,11 +142,8 @@ func parseGitRemote(u *url.URL) (*gitRemote, error) {
 	return r, nil
 }
 
-func (g *gitGetter) Get(dst string, u *url.URL) error {
-	ctx := context.Background()
-	if g.client != nil && g.client.Ctx != nil {
-		ctx = g.client.Ctx
-	}
+// clone clones the repository u names, at its ref and depth, into dst.
+func (g *gitGetter) clone(ctx context.Context, dst string, u *url.URL) error {
 	if g.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, g.timeout)

@@ -2,6 +2,7 @@ package taskrunner
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -12,7 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	getter "github.com/hashicorp/go-getter"
+	getter "github.com/hashicorp/go-getter/v2"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
@@ -205,24 +206,45 @@ func TestFetchArtifact_GitRefused(t *testing.T) {
 	})
 }
 
-// Sources without a scheme are detected as go-getter detects them, less
-// the local path, bitbucket and gcs detectors.
-func TestArtifactDetectors(t *testing.T) {
-	cases := map[string]string{
-		"github.com/hashicorp/nomad":            "git::https://github.com/hashicorp/nomad.git",
-		"github.com/hashicorp/nomad?ref=v1.9.0": "git::https://github.com/hashicorp/nomad.git?ref=v1.9.0",
-		"git@github.com:hashicorp/nomad.git":    "git::ssh://git@github.com/hashicorp/nomad.git",
-		"gitlab.com/group/project":              "git::https://gitlab.com/group/project.git",
-		"bucket.s3.amazonaws.com/key":           "s3::https://s3.amazonaws.com/bucket/key",
+// Sources are claimed as go-getter's getters claim them, less the local
+// path, bitbucket and gcs detectors: each by one getter, which reads it
+// as the URL it fetches.
+func TestArtifactGetters_Detect(t *testing.T) {
+	f := testArtifactClients(t)
+	detect := func(src string) (string, string, error) {
+		req := &getter.Request{Src: src, Pwd: t.TempDir()}
+		for _, g := range f.getters(false, nil) {
+			ok, err := getter.Detect(req, g)
+			if err != nil || ok {
+				return fmt.Sprintf("%T", g), req.Src, err
+			}
+		}
+		return "", "", fmt.Errorf("no getter claims %q", src)
+	}
+	const git, s3, http = "*taskrunner.gitGetter", "*taskrunner.s3Getter", "*getter.HttpGetter"
+	cases := map[string][2]string{
+		"github.com/hashicorp/nomad":                    {git, "https://github.com/hashicorp/nomad.git"},
+		"github.com/hashicorp/nomad?ref=v1.9.0":         {git, "https://github.com/hashicorp/nomad.git?ref=v1.9.0"},
+		"git@github.com:hashicorp/nomad.git":            {git, "ssh://git@github.com/hashicorp/nomad.git"},
+		"gitlab.com/group/project":                      {git, "https://gitlab.com/group/project.git"},
+		"git::https://example.com/repo.git?ref=v1":      {git, "https://example.com/repo.git?ref=v1"},
+		"git::github.com/org/repo":                      {git, "https://github.com/org/repo.git"},
+		"ssh://git@example.com/repo.git":                {git, "ssh://git@example.com/repo.git"},
+		"bucket.s3.amazonaws.com/key":                   {s3, "https://bucket.s3.amazonaws.com/key"},
+		"s3::http://127.0.0.1:9000/bucket/key":          {s3, "http://127.0.0.1:9000/bucket/key"},
+		"https://bucket.s3.amazonaws.com/key":           {http, "https://bucket.s3.amazonaws.com/key"},
+		"https://example.com/app.tar.gz?archive=tar.gz": {http, "https://example.com/app.tar.gz?archive=tar.gz"},
+		"https::https://example.com/app.tar.gz":         {http, "https://example.com/app.tar.gz"},
 	}
 	for src, want := range cases {
-		got, err := getter.Detect(src, t.TempDir(), artifactDetectors)
+		kind, got, err := detect(src)
 		must.NoError(t, err, must.Sprint(src))
-		must.Eq(t, want, got, must.Sprint(src))
+		must.Eq(t, want, [2]string{kind, got}, must.Sprint(src))
 	}
-	for _, src := range []string{"./local/file", "/etc/passwd", "bitbucket.org/owner/repo", "www.googleapis.com/storage/v1/bucket/object"} {
-		_, err := getter.Detect(src, t.TempDir(), artifactDetectors)
-		must.Error(t, err, must.Sprint(src))
+	for _, src := range []string{"./local/file", "/etc/passwd", "file:///etc/passwd", "hg::https://example.com/repo",
+		"bitbucket.org/owner/repo", "www.googleapis.com/storage/v1/bucket/object", "gcs::https://www.googleapis.com/storage/v1/b/o"} {
+		kind, _, err := detect(src)
+		must.Error(t, err, must.Sprintf("%s claimed by %s", src, kind))
 	}
 }
 
