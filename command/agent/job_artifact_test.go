@@ -59,15 +59,17 @@ func TestArtifact_RefusedAtRegister(t *testing.T) {
 		want     string
 	}{
 		{"file source", map[string]any{"GetterSource": "file:///etc/shadow"},
-			`source "file:///etc/shadow": scheme "file" is not supported; the client fetches http and https URLs only`},
-		{"git getter", map[string]any{"GetterSource": "git::https://example.com/repo.git"},
-			`source "git::https://example.com/repo.git": getter "git::" is not supported; the client fetches http and https URLs only`},
-		{"absolute destination", map[string]any{"GetterSource": "https://example.com/f", "RelativeDest": "/etc/cron.d"},
-			`destination "/etc/cron.d" must be relative to the task directory ("local/...", "../alloc/...")`},
+			`source "file:///etc/shadow": scheme "file" is not supported; the client fetches http(s) URLs, git (git::URL, git@host:path, github.com/...), and s3 objects with their credentials`},
+		{"hg getter", map[string]any{"GetterSource": "hg::https://example.com/repo"},
+			`source "hg::https://example.com/repo": getter "hg::" is not supported; the client fetches http(s) URLs, git (git::URL, git@host:path, github.com/...), and s3 objects with their credentials`},
+		{"s3 without credentials", map[string]any{"GetterSource": "s3::https://s3.amazonaws.com/bucket/key"},
+			`source "s3::https://s3.amazonaws.com/bucket/key": an s3 source needs its credentials, aws_access_key_id and aws_access_key_secret, in its query or options: the client does not lend a job its own`},
+		{"absolute destination climbing out", map[string]any{"GetterSource": "https://example.com/f", "RelativeDest": "/../../etc/cron.d"},
+			`destination "/../../etc/cron.d" escapes the allocation directory`},
 		{"destination leaving the allocation", map[string]any{"GetterSource": "https://example.com/f", "RelativeDest": "../../../etc"},
 			`destination "../../../etc" escapes the allocation directory`},
-		{"option the client ignores", map[string]any{"GetterSource": "https://example.com/f", "GetterOptions": map[string]string{"sshkey": "x"}},
-			`options: "sshkey" is not supported; the client reads checksum and archive only`},
+		{"option the client does not know", map[string]any{"GetterSource": "https://example.com/f", "GetterOptions": map[string]string{"sshkeys": "x"}},
+			`options: "sshkeys" is not supported; the client reads checksum, archive, ref, depth, sshkey, filename and the s3 options aws_access_key_id, aws_access_key_secret, aws_access_token, region, version`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

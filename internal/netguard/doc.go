@@ -10,4 +10,8 @@
 // one way when checked and another when dialed (DNS rebinding) gains
 // nothing. Transport also keeps the failures of connections to internal
 // addresses from telling a job author what answers on which port.
+//
+// Programs the client runs on a job author's behalf (git) connect on
+// their own: Proxy is a loopback HTTP proxy, pointed at by them, that
+// makes their connections under the same policy.
 package netguard

@@ -3,6 +3,7 @@ package taskrunner
 import (
 	"archive/tar"
 	"archive/zip"
+	"compress/bzip2"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -12,49 +13,60 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/drover-io/drover/client/allocdir"
-	"github.com/drover-io/drover/structs"
 )
 
-// archiveKind is how a downloaded artifact is unpacked.
+// archiveKind is how a downloaded artifact is unpacked: named as
+// go-getter names its decompressors, by the file's extension.
 type archiveKind string
 
-const (
-	archiveNone  archiveKind = ""
-	archiveTar   archiveKind = "tar"
-	archiveTarGz archiveKind = "tar.gz"
-	archiveZip   archiveKind = "zip"
-)
-
-// archiveKindOf picks the kind from the `archive` option when set ("false"
-// disables unpacking; "tar", "tar.gz", "tgz" or "zip" name the kind), else
-// from the extension of the source path.
-func archiveKindOf(srcPath, opt string) (archiveKind, error) {
-	kind, err := structs.ParseArtifactArchive(opt)
-	if err != nil {
-		return archiveNone, err
-	}
-	switch kind {
-	case structs.ArtifactArchiveNever:
-		return archiveNone, nil
-	case structs.ArtifactArchiveTar:
-		return archiveTar, nil
-	case structs.ArtifactArchiveTarGz:
-		return archiveTarGz, nil
-	case structs.ArtifactArchiveZip:
-		return archiveZip, nil
-	}
-	name := strings.ToLower(srcPath)
-	switch {
-	case strings.HasSuffix(name, ".tar.gz"), strings.HasSuffix(name, ".tgz"):
-		return archiveTarGz, nil
-	case strings.HasSuffix(name, ".tar"):
-		return archiveTar, nil
-	case strings.HasSuffix(name, ".zip"):
-		return archiveZip, nil
-	}
-	return archiveNone, nil
+// The kinds the client unpacks. A tar in any compression and a zip
+// unpack to a directory; a single compressed file to one file. xz is
+// not among them: its header sets the decoder's dictionary size, up to
+// gigabytes of memory, whatever the limits.
+var archiveKinds = map[string]archiveKind{
+	"tar": "tar", "tar.gz": "tar.gz", "tgz": "tar.gz", "tar.bz2": "tar.bz2", "tbz2": "tar.bz2",
+	"tar.zst": "tar.zst", "tzst": "tar.zst", "zip": "zip",
+	"gz": "gz", "bz2": "bz2", "zst": "zst",
 }
+
+// isTar reports whether the kind unpacks to a directory.
+func (k archiveKind) isTar() bool { return strings.HasPrefix(string(k), "tar") }
+
+// decompress wraps r, compressed as the kind says (its last part: gz,
+// bz2, zst), in a reader of its uncompressed bytes. close releases the
+// decoder.
+func (k archiveKind) decompress(r io.Reader) (out io.Reader, closeFn func(), err error) {
+	switch k {
+	case "tar", "zip":
+		return r, func() {}, nil
+	case "tar.gz", "gz":
+		gz, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return gz, func() { gz.Close() }, nil
+	case "tar.bz2", "bz2":
+		return bzip2.NewReader(r), func() {}, nil
+	case "tar.zst", "zst":
+		// A frame may ask for a window of up to gigabytes: refuse more
+		// than a real archive needs.
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxWindow(zstdMaxWindow), zstd.WithDecoderMaxMemory(zstdMaxWindow))
+		if err != nil {
+			return nil, nil, err
+		}
+		return zr, zr.Close, nil
+	}
+	return nil, nil, fmt.Errorf("unknown archive kind %q", k)
+}
+
+// zstdMaxWindow bounds a zstd decoder's memory (zstd's own default
+// largest window for decoders is 8 MiB; this allows what `zstd --long`
+// makes).
+const zstdMaxWindow = 128 << 20
 
 // unpackInto unpacks the archive f into dest, a directory relative to
 // root. Entries that would land outside dest are refused, and every write
@@ -75,13 +87,13 @@ func unpackInto(root *os.Root, dest string, f *os.File, kind archiveKind, limits
 		limits = DefaultArtifactConfig()
 	}
 	u := &unpacker{root: destRoot, limits: limits}
-	switch kind {
-	case archiveZip:
+	switch {
+	case kind == "zip":
 		err = u.zip(f)
-	case archiveTarGz, archiveTar:
-		err = u.tarFile(f, kind == archiveTarGz)
+	case kind.isTar():
+		err = u.tarFile(f, kind)
 	default:
-		err = fmt.Errorf("unknown archive kind %q", kind)
+		err = fmt.Errorf("a %s file decompresses to one file, not a directory", kind)
 	}
 	if err != nil {
 		u.undo()
@@ -171,19 +183,15 @@ func (u *unpacker) undo() {
 	}
 }
 
-func (u *unpacker) tarFile(f *os.File, gzipped bool) error {
+func (u *unpacker) tarFile(f *os.File, kind archiveKind) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	var r io.Reader = f
-	if gzipped {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return err
-		}
-		defer gz.Close()
-		r = gz
+	r, closeFn, err := kind.decompress(f)
+	if err != nil {
+		return err
 	}
+	defer closeFn()
 	// The tar stream itself counts against the byte budget: headers and
 	// padding of a million empty entries are bytes unpacked too.
 	tr := tar.NewReader(u.limited(r))

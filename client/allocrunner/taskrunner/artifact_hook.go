@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/netguard"
 )
@@ -25,10 +26,16 @@ func (h *artifactHook) Prestart(ctx context.Context, req *prestartRequest) (bool
 		return true, nil
 	}
 	req.Emit(downloadingArtifactsEvent())
-	clients := newArtifactClients(h.config.addresses())
-	defer clients.closeIdle()
+	fetcher := newArtifactFetcher(h.config)
+	defer fetcher.close()
+	var owner *allocdir.Owner
+	if o, ok, err := taskOwner(req.Task.User); err != nil {
+		return false, err
+	} else if ok {
+		owner = &o
+	}
 	for i, art := range req.Task.Artifacts {
-		if err := fetchArtifact(ctx, clients, art, req.Env, req.TaskDir, h.config); err != nil {
+		if err := fetchArtifact(ctx, fetcher, art, req.Env, req.TaskDir, owner); err != nil {
 			source := req.Env.replace(art.GetterSource)
 			// What the job's author is not told, the operator is.
 			if unreachable := (*netguard.UnreachableError)(nil); errors.As(err, &unreachable) {

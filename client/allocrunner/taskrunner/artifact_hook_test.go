@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
@@ -31,7 +32,7 @@ type archiveEntry struct {
 	dir, symlink     bool
 }
 
-func makeTar(t *testing.T, gzipped bool, entries ...archiveEntry) []byte {
+func makeTar(t testing.TB, gzipped bool, entries ...archiveEntry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	var tw *tar.Writer
@@ -61,6 +62,26 @@ func makeTar(t *testing.T, gzipped bool, entries ...archiveEntry) []byte {
 		must.NoError(t, gz.Close())
 	}
 	return buf.Bytes()
+}
+
+// gzipped is body, gzip-compressed.
+func gzipped(t *testing.T, body string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err := zw.Write([]byte(body))
+	must.NoError(t, err)
+	must.NoError(t, zw.Close())
+	return buf.Bytes()
+}
+
+// zstded is body, zstd-compressed.
+func zstded(t *testing.T, body []byte) []byte {
+	t.Helper()
+	zw, err := zstd.NewWriter(nil)
+	must.NoError(t, err)
+	defer zw.Close()
+	return zw.EncodeAll(body, nil)
 }
 
 func makeZip(t *testing.T, entries ...archiveEntry) []byte {
@@ -104,12 +125,20 @@ func loopbackAllowed(t *testing.T) *netguard.Policy {
 	return p
 }
 
-// testArtifactClients fetch under loopbackAllowed.
-func testArtifactClients(t *testing.T) *artifactClients {
+// testArtifactClients fetches under loopbackAllowed, with the default
+// limits.
+func testArtifactClients(t *testing.T) *artifactFetcher {
 	t.Helper()
-	c := newArtifactClients(loopbackAllowed(t))
-	t.Cleanup(c.closeIdle)
-	return c
+	return limitedFetcher(t, *DefaultArtifactConfig())
+}
+
+// limitedFetcher fetches under loopbackAllowed with the limits c sets.
+func limitedFetcher(t *testing.T, c ArtifactConfig) *artifactFetcher {
+	t.Helper()
+	c.Addresses = loopbackAllowed(t)
+	f := newArtifactFetcher(&c)
+	t.Cleanup(f.close)
+	return f
 }
 
 func artifactTaskDir(t *testing.T) *allocdir.TaskDir {
@@ -144,13 +173,15 @@ func TestFetchArtifact(t *testing.T) {
 		archiveEntry{name: "bin/link", symlink: true, link: "tool"},
 	)
 	srv, headers := artifactServer(t, map[string][]byte{
-		"/files/run.sh":      plain,
-		"/files/bundle.tgz":  tgz,
-		"/files/bundle.tar":  makeTar(t, false, archiveEntry{name: "a.txt", body: "A"}),
-		"/files/bundle.zip":  makeZip(t, archiveEntry{name: "z/one.txt", body: "one"}),
-		"/files/raw.tar.gz":  tgz,
-		"/files/weird-name":  plain,
-		"/files/noextension": tgz,
+		"/files/run.sh":         plain,
+		"/files/bundle.tgz":     tgz,
+		"/files/bundle.tar":     makeTar(t, false, archiveEntry{name: "a.txt", body: "A"}),
+		"/files/bundle.zip":     makeZip(t, archiveEntry{name: "z/one.txt", body: "one"}),
+		"/files/raw.tar.gz":     tgz,
+		"/files/weird-name":     plain,
+		"/files/noextension":    tgz,
+		"/files/notes.txt.gz":   gzipped(t, "notes"),
+		"/files/bundle.tar.zst": zstded(t, makeTar(t, false, archiveEntry{name: "z.txt", body: "zst"})),
 	})
 	md5sum := md5.Sum(plain)
 
@@ -225,6 +256,36 @@ func TestFetchArtifact(t *testing.T) {
 			},
 		},
 		{
+			name: "tar.zst in dir mode",
+			art:  &structs.TaskArtifact{GetterSource: srv.URL + "/files/bundle.tar.zst", GetterMode: structs.ArtifactModeDir, RelativeDest: "local/z"},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, "zst", readFile(t, filepath.Join(td.LocalDir, "z", "z.txt")))
+			},
+		},
+		{
+			name: "tgz in dir mode",
+			art:  &structs.TaskArtifact{GetterSource: srv.URL + "/files/bundle.tgz", GetterMode: structs.ArtifactModeDir},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, "read me", readFile(t, filepath.Join(td.LocalDir, "README")))
+			},
+		},
+		{
+			name: "gz file decompressed in file mode",
+			art: &structs.TaskArtifact{GetterSource: srv.URL + "/files/notes.txt.gz", GetterMode: structs.ArtifactModeFile,
+				RelativeDest: "local/notes.txt"},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, "notes", readFile(t, filepath.Join(td.LocalDir, "notes.txt")))
+			},
+		},
+		{
+			name: "filename option names the file",
+			art: &structs.TaskArtifact{GetterSource: srv.URL + "/files/weird-name",
+				GetterOptions: map[string]string{"filename": "run.sh"}},
+			check: func(t *testing.T, td *allocdir.TaskDir) {
+				must.Eq(t, string(plain), readFile(t, filepath.Join(td.LocalDir, "run.sh")))
+			},
+		},
+		{
 			name: "file mode writes to the destination path",
 			art: &structs.TaskArtifact{GetterSource: srv.URL + "/files/bundle.tgz",
 				GetterMode: structs.ArtifactModeFile, RelativeDest: "local/copy.tgz"},
@@ -256,6 +317,7 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 		"/f/link.tgz":     makeTar(t, true, archiveEntry{name: "evil", symlink: true, link: "/etc"}),
 		"/f/uplink.tgz":   makeTar(t, true, archiveEntry{name: "a/evil", symlink: true, link: "../../.."}),
 		"/f/escape.zip":   makeZip(t, archiveEntry{name: "../escaped.txt", body: "x"}),
+		"/f/data.txt.gz":  gzipped(t, "data"),
 	})
 	cases := []struct {
 		name    string
@@ -263,9 +325,12 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 		wantErr string
 		outside bool
 	}{
-		{name: "unsupported getter", art: &structs.TaskArtifact{GetterSource: "git::https://example.com/repo"}, wantErr: `getter "git::" is not supported`},
-		{name: "unsupported scheme", art: &structs.TaskArtifact{GetterSource: "s3://bucket/key"}, wantErr: `scheme "s3" is not supported`},
+		{name: "unsupported getter", art: &structs.TaskArtifact{GetterSource: "hg::https://example.com/repo"}, wantErr: `getter "hg::" is not supported`},
+		{name: "forced file getter", art: &structs.TaskArtifact{GetterSource: "file::/etc/passwd"}, wantErr: `getter "file::" is not supported`},
+		{name: "local path", art: &structs.TaskArtifact{GetterSource: "/etc/passwd"}, wantErr: `not a URL nor a source the client recognises`},
+		{name: "s3 without credentials", art: &structs.TaskArtifact{GetterSource: "s3::https://s3.amazonaws.com/bucket/key"}, wantErr: `needs its credentials`},
 		{name: "file scheme", art: &structs.TaskArtifact{GetterSource: "file:///etc/passwd"}, wantErr: `scheme "file" is not supported`},
+		{name: "git over file://", art: &structs.TaskArtifact{GetterSource: "git::file:///var/lib/repo"}, wantErr: `scheme "file" is not supported`},
 		{name: "not found", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/missing.txt"}, wantErr: "404"},
 		{name: "checksum mismatch", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			GetterOptions: map[string]string{"checksum": "sha256:" + sha256Hex([]byte("other"))}}, wantErr: "checksum mismatch"},
@@ -277,8 +342,8 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 			RelativeDest: "../../other"}, outside: true},
 		{name: "destination climbing out through the shared directory", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			RelativeDest: "../alloc/../../other"}, outside: true},
-		{name: "absolute destination", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
-			RelativeDest: "/etc"}, wantErr: "must be relative"},
+		{name: "absolute destination climbing out", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
+			RelativeDest: "/../../etc"}, outside: true},
 		{name: "tar entry climbing out", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/escape.tgz"}, outside: true},
 		{name: "absolute tar entry", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/absolute.tar"}, outside: true},
 		{name: "absolute symlink", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/link.tgz"}, outside: true},
@@ -286,6 +351,8 @@ func TestFetchArtifact_Rejects(t *testing.T) {
 		{name: "zip entry climbing out", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/escape.zip"}, outside: true},
 		{name: "dir mode without archive", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			GetterMode: structs.ArtifactModeDir}, wantErr: "needs an archive"},
+		{name: "gz file in any mode", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt.gz"},
+			wantErr: `a gz file decompresses to one file: use mode "file"`},
 		{name: "bad archive option", art: &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt",
 			GetterOptions: map[string]string{"archive": "rar"}}, wantErr: `archive option "rar"`},
 	}

@@ -2,16 +2,20 @@ package taskrunner
 
 import (
 	"errors"
+	"time"
 
 	"github.com/drover-io/drover/internal/netguard"
 )
 
-// Defaults of the client's artifact limits, Nomad's: far above any real
+// Defaults of the client's artifact limits, Nomad's (its timeouts are
+// 30 minutes): far above any real
 // artifact, low enough that a decompression bomb stops before it fills a
 // disk of today or exhausts its inodes.
 const (
 	DefaultDecompressionSizeLimit      int64 = 100_000_000_000 // "100GB"
 	DefaultDecompressionFileCountLimit int   = 4096
+	DefaultHTTPMaxSize                 int64 = 100_000_000_000 // "100GB"
+	DefaultFetchTimeout                      = 30 * time.Minute
 )
 
 // ArtifactConfig bounds where the client fetches artifacts from and what
@@ -28,6 +32,19 @@ type ArtifactConfig struct {
 	// (address_denylist and address_allowlist). Nil is
 	// netguard.DefaultPolicy.
 	Addresses *netguard.Policy
+
+	// HTTPReadTimeout bounds the download of one http(s) artifact
+	// (http_read_timeout); HTTPMaxSize its size (http_max_size). Zero
+	// is no bound.
+	HTTPReadTimeout time.Duration
+	HTTPMaxSize     int64
+	// GitTimeout and S3Timeout bound a clone and an object download
+	// (git_timeout, s3_timeout). Zero is no bound.
+	GitTimeout, S3Timeout time.Duration
+	// SetEnvironmentVariables names the agent's environment variables
+	// that git gets (set_environment_variables); it gets a minimal
+	// environment besides.
+	SetEnvironmentVariables []string
 }
 
 // DefaultArtifactConfig returns the limits a client has unless its
@@ -37,6 +54,10 @@ func DefaultArtifactConfig() *ArtifactConfig {
 		DecompressionSizeLimit:      DefaultDecompressionSizeLimit,
 		DecompressionFileCountLimit: DefaultDecompressionFileCountLimit,
 		Addresses:                   netguard.DefaultPolicy(),
+		HTTPReadTimeout:             DefaultFetchTimeout,
+		HTTPMaxSize:                 DefaultHTTPMaxSize,
+		GitTimeout:                  DefaultFetchTimeout,
+		S3Timeout:                   DefaultFetchTimeout,
 	}
 }
 

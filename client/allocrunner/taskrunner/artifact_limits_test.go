@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/client/allocdir"
 	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
@@ -57,13 +59,37 @@ func TestFetchArtifact_DestinationInTheAllocationDirectory(t *testing.T) {
 	must.Eq(t, "tool", readFile(t, filepath.Join(td.SharedDir, "tools", "bin", "tool")))
 }
 
-func TestFetchArtifact_AbsoluteInterpolatedDestination(t *testing.T) {
+// Destinations as Nomad resolves them: its directory variables name
+// their directories, an absolute path is within the task directory, and
+// a variable holding a host path inside the allocation directory is
+// kept.
+func TestFetchArtifact_NomadDestinations(t *testing.T) {
 	srv, _ := artifactServer(t, map[string][]byte{"/f/data.txt": []byte("x")})
 	td := artifactTaskDir(t)
-	env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
-	err := fetchArtifact(context.Background(), testArtifactClients(t),
-		&structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt", RelativeDest: "${NOMAD_ALLOC_DIR}/data"}, env, td, nil)
-	must.ErrorContains(t, err, "must be relative to the task directory")
+	task := testTask("web", nil)
+	task.Env = map[string]string{"SHARED": "${NOMAD_ALLOC_DIR}/data", "ELSEWHERE": "/srv/x"}
+	env := buildTaskEnv(testAlloc(structs.JobTypeBatch, task), task, td, nil)
+	cases := map[string]string{
+		"${NOMAD_ALLOC_DIR}/data":   filepath.Join(td.SharedDir, "data", "data.txt"),
+		"${NOMAD_ALLOC_DIR}":        filepath.Join(td.SharedDir, "data.txt"),
+		"${NOMAD_TASK_DIR}/conf":    filepath.Join(td.LocalDir, "conf", "data.txt"),
+		"${NOMAD_SECRETS_DIR}":      filepath.Join(td.SecretsDir, "data.txt"),
+		"/local/abs":                filepath.Join(td.LocalDir, "abs", "data.txt"),
+		"/etc":                      filepath.Join(td.Dir, "etc", "data.txt"),
+		"${SHARED}/viaenv":          filepath.Join(td.SharedDir, "data", "viaenv", "data.txt"),
+		"${ELSEWHERE}":              filepath.Join(td.Dir, "srv", "x", "data.txt"),
+		"local/../../alloc/data/up": filepath.Join(td.SharedDir, "data", "up", "data.txt"),
+	}
+	for dest, want := range cases {
+		must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
+			&structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt", RelativeDest: dest}, env, td, nil), must.Sprint(dest))
+		must.Eq(t, "x", readFile(t, want), must.Sprint(dest))
+	}
+	for _, dest := range []string{"${NOMAD_ALLOC_DIR}/../../x", "/../../x", "../../x"} {
+		err := fetchArtifact(context.Background(), testArtifactClients(t),
+			&structs.TaskArtifact{GetterSource: srv.URL + "/f/data.txt", RelativeDest: dest}, env, td, nil)
+		must.ErrorIs(t, err, allocdir.ErrOutsideDir, must.Sprint(dest))
+	}
 }
 
 func TestFetchArtifact_DecompressionLimits(t *testing.T) {
@@ -109,14 +135,13 @@ func TestFetchArtifact_DecompressionLimits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			td := artifactTaskDir(t)
 			env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
-			limits := c.limits
-			err := fetchArtifact(context.Background(), testArtifactClients(t),
-				&structs.TaskArtifact{GetterSource: srv.URL + c.source, RelativeDest: "local/out"}, env, td, &limits)
+			err := fetchArtifact(context.Background(), limitedFetcher(t, c.limits),
+				&structs.TaskArtifact{GetterSource: srv.URL + c.source, RelativeDest: "local/out"}, env, td, nil)
 			must.ErrorIs(t, err, ErrArchiveLimit)
 			must.EqError(t, err, c.wantErr)
-			// What was unpacked before the limit is gone again, the
-			// destination directory (made before unpacking) aside.
-			must.SliceEmpty(t, treeOf(t, filepath.Join(td.LocalDir, "out")))
+			// Nothing of it reaches the task directory: the unpack is
+			// staged, and what it had unpacked is gone again.
+			must.FileNotExists(t, filepath.Join(td.LocalDir, "out"))
 		})
 	}
 
@@ -124,16 +149,16 @@ func TestFetchArtifact_DecompressionLimits(t *testing.T) {
 		td := artifactTaskDir(t)
 		env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
 		limits := ArtifactConfig{DecompressionSizeLimit: 10, DecompressionFileCountLimit: 2}
-		must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
-			&structs.TaskArtifact{GetterSource: srv.URL + "/f/exact.zip"}, env, td, &limits))
+		must.NoError(t, fetchArtifact(context.Background(), limitedFetcher(t, limits),
+			&structs.TaskArtifact{GetterSource: srv.URL + "/f/exact.zip"}, env, td, nil))
 		must.Eq(t, "67890", readFile(t, filepath.Join(td.LocalDir, "two")))
 	})
 
 	t.Run("zero is no limit", func(t *testing.T) {
 		td := artifactTaskDir(t)
 		env := buildTaskEnv(testAlloc(structs.JobTypeBatch, testTask("web", nil)), testTask("web", nil), td, nil)
-		must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
-			&structs.TaskArtifact{GetterSource: srv.URL + "/f/bomb.tgz"}, env, td, &ArtifactConfig{}))
+		must.NoError(t, fetchArtifact(context.Background(), limitedFetcher(t, ArtifactConfig{}),
+			&structs.TaskArtifact{GetterSource: srv.URL + "/f/bomb.tgz"}, env, td, nil))
 		fi, err := os.Stat(filepath.Join(td.LocalDir, "b"))
 		must.NoError(t, err)
 		must.Eq(t, int64(4*mb), fi.Size())
@@ -169,6 +194,7 @@ func TestTaskRunner_DefaultArtifactLimits(t *testing.T) {
 	}
 	must.NotNil(t, hook)
 	must.Eq(t, DefaultArtifactConfig(), hook.config)
-	must.Eq(t, &ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096, Addresses: netguard.DefaultPolicy()}, hook.config,
-		must.Sprint("Nomad's defaults: 100GB and 4096; the default address policy"))
+	must.Eq(t, &ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096, Addresses: netguard.DefaultPolicy(),
+		HTTPReadTimeout: 30 * time.Minute, HTTPMaxSize: 100_000_000_000, GitTimeout: 30 * time.Minute, S3Timeout: 30 * time.Minute}, hook.config,
+		must.Sprint("Nomad's defaults: 100GB and 4096, 30m, 100GB; the default address policy"))
 }

@@ -2,8 +2,6 @@ package taskrunner
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -13,7 +11,6 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/client/allocdir"
-	"github.com/drover-io/drover/internal/beneath"
 	"github.com/drover-io/drover/internal/beneath/beneathtest"
 	"github.com/drover-io/drover/structs"
 )
@@ -78,61 +75,50 @@ func TestFetchArtifact_ReplacesWhatTheTaskLeft(t *testing.T) {
 }
 
 // TestFetchArtifact_TaskDirLinkedOut: a sibling task replaced this task's
-// directory with a link to a directory of the machine. Nothing of the
-// download may land there, not even for a moment: the server looks for
-// it there while it sends the body.
+// directory with a link to a directory of the machine. The download is
+// staged where no task reaches, so an artifact bound elsewhere in the
+// allocation is placed there; one bound through the link is refused once
+// the link is resolved, and nothing lands in the machine's directory
+// either way.
 func TestFetchArtifact_TaskDirLinkedOut(t *testing.T) {
 	host := beneathtest.HostDir(t)
-	seen := make(chan []string, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte("first half "))
-		w.(http.Flusher).Flush()
-		seen <- waitForNewEntry(r.Context(), host)
-		w.Write([]byte("second half"))
-	}))
-	defer srv.Close()
-
+	srv, _ := artifactServer(t, map[string][]byte{"/f/data.bin": []byte("artifact")})
 	td := newTaskDirEnv(t)
 	must.NoError(t, os.RemoveAll(td.dir.Dir))
 	must.NoError(t, os.Symlink(host, td.dir.Dir))
 
-	// The destination itself is fine: only the download's way is not.
 	err := fetchWithin(t, &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.bin", RelativeDest: "../alloc/data"}, td)
-	select {
-	case names := <-seen:
-		must.Eq(t, []string{"sentinel"}, names, must.Sprint("the download was made in the directory the link names"))
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server never served the artifact")
-	}
-	must.ErrorIs(t, err, beneath.ErrSymlink)
+	must.NoError(t, err)
+	must.Eq(t, "artifact", readFile(t, filepath.Join(td.dir.SharedDir, "data", "data.bin")))
 	beneathtest.Unchanged(t, host)
+
+	for _, dest := range []string{"local/", "${NOMAD_TASK_DIR}/x", "/local/x"} {
+		err = fetchWithin(t, &structs.TaskArtifact{GetterSource: srv.URL + "/f/data.bin", RelativeDest: dest}, td)
+		must.ErrorContains(t, err, "path escapes from parent", must.Sprint(dest))
+		beneathtest.Unchanged(t, host)
+	}
 }
 
-// waitForNewEntry returns the names in dir once it holds more than its
-// sentinel, or when ctx ends (the client gave up on the download), or
-// after a bound.
-func waitForNewEntry(ctx context.Context, dir string) []string {
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		entries, _ := os.ReadDir(dir)
-		names := make([]string, 0, len(entries))
-		for _, e := range entries {
-			names = append(names, e.Name())
-		}
-		if len(names) > 1 {
-			return names
-		}
-		select {
-		case <-ctx.Done():
-			return names
-		case <-deadline.C:
-			return names
-		case <-tick.C:
-		}
+// Links a task left inside its directory are followed as far as they
+// stay in the allocation directory, and refused where they lead out.
+func TestFetchArtifact_DestinationLinks(t *testing.T) {
+	host := beneathtest.HostDir(t)
+	srv, _ := artifactServer(t, map[string][]byte{
+		"/f/data.bin": []byte("artifact"),
+		"/f/app.tgz":  makeTar(t, true, archiveEntry{name: "bin/tool", body: "tool"}),
+	})
+	td := newTaskDirEnv(t)
+	must.NoError(t, os.Symlink(host, filepath.Join(td.dir.LocalDir, "out")))
+	must.NoError(t, os.Symlink("../../alloc/data", filepath.Join(td.dir.LocalDir, "shared")))
+
+	for _, src := range []string{"/f/data.bin", "/f/app.tgz"} {
+		err := fetchWithin(t, &structs.TaskArtifact{GetterSource: srv.URL + src, RelativeDest: "local/out"}, td)
+		must.ErrorContains(t, err, "path escapes from parent", must.Sprint(src))
+		beneathtest.Unchanged(t, host)
 	}
+
+	must.NoError(t, fetchWithin(t, &structs.TaskArtifact{GetterSource: srv.URL + "/f/app.tgz", RelativeDest: "local/shared/app"}, td))
+	must.Eq(t, "tool", readFile(t, filepath.Join(td.dir.SharedDir, "data", "app", "bin", "tool")))
 }
 
 // taskDirEnv is a built task directory and its task's environment.
@@ -146,4 +132,34 @@ func newTaskDirEnv(t *testing.T) *taskDirEnv {
 	td := artifactTaskDir(t)
 	task := testTask("web", nil)
 	return &taskDirEnv{dir: td, env: buildTaskEnv(testAlloc(structs.JobTypeBatch, task), task, td, nil)}
+}
+
+// chown gives every file, directory and link the artifact placed to the
+// task's user, and nothing else; without chown they stay the agent's.
+func TestFetchArtifact_Chown(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("changing a file's owner needs root; CI runs as root")
+	}
+	srv, _ := artifactServer(t, map[string][]byte{
+		"/f/app.tgz": makeTar(t, true, archiveEntry{name: "bin/tool", body: "tool"}, archiveEntry{name: "bin/link", symlink: true, link: "tool"}),
+	})
+	owner := &allocdir.Owner{UID: 4242, GID: 4343}
+	td := newTaskDirEnv(t)
+	must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
+		&structs.TaskArtifact{GetterSource: srv.URL + "/f/app.tgz", RelativeDest: "local/app", Chown: true}, td.env, td.dir, owner))
+	for _, p := range []string{"app", "app/bin", "app/bin/tool", "app/bin/link"} {
+		fi, err := os.Lstat(filepath.Join(td.dir.LocalDir, p))
+		must.NoError(t, err)
+		st := fi.Sys().(*syscall.Stat_t)
+		must.Eq(t, [2]uint32{4242, 4343}, [2]uint32{st.Uid, st.Gid}, must.Sprint(p))
+	}
+	fi, err := os.Stat(td.dir.LocalDir)
+	must.NoError(t, err)
+	must.Eq(t, uint32(0), fi.Sys().(*syscall.Stat_t).Uid, must.Sprint("local/ itself is not the artifact's"))
+
+	must.NoError(t, fetchArtifact(context.Background(), testArtifactClients(t),
+		&structs.TaskArtifact{GetterSource: srv.URL + "/f/app.tgz", RelativeDest: "local/plain"}, td.env, td.dir, owner))
+	fi, err = os.Lstat(filepath.Join(td.dir.LocalDir, "plain", "bin", "tool"))
+	must.NoError(t, err)
+	must.Eq(t, uint32(0), fi.Sys().(*syscall.Stat_t).Uid, must.Sprint("without chown"))
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -14,21 +15,61 @@ import (
 )
 
 // fileArtifact is the client block's artifact block, Nomad's names for
-// the limits and Drover's for the address policy, which Nomad has not:
+// the limits, timeouts and git's environment, and Drover's for the
+// address policy, which Nomad has not:
 //
 //	client {
 //	  artifact {
 //	    decompression_size_limit       = "100GB"
 //	    decompression_file_count_limit = 4096
+//	    http_read_timeout              = "30m"
+//	    http_max_size                  = "100GB"
+//	    git_timeout                    = "30m"
+//	    s3_timeout                     = "30m"
+//	    set_environment_variables      = "SSH_AUTH_SOCK,HTTPS_PROXY"
 //	    address_denylist  = ["loopback", "link_local", "metadata", "unspecified", "multicast"]
 //	    address_allowlist = []
 //	  }
 //	}
+//
+// Nomad's hg_timeout, gcs_timeout, disable_filesystem_isolation and
+// filesystem_isolation_extra_paths are refused by name: Drover fetches no
+// hg or gcs sources and runs no sandbox process to configure.
 type fileArtifact struct {
 	DecompressionSizeLimit      *hcl.Attribute `hcl:"decompression_size_limit,optional"`
 	DecompressionFileCountLimit *int           `hcl:"decompression_file_count_limit,optional"`
+	HTTPReadTimeout             *hcl.Attribute `hcl:"http_read_timeout,optional"`
+	HTTPMaxSize                 *hcl.Attribute `hcl:"http_max_size,optional"`
+	GitTimeout                  *hcl.Attribute `hcl:"git_timeout,optional"`
+	S3Timeout                   *hcl.Attribute `hcl:"s3_timeout,optional"`
+	SetEnvironmentVariables     *string        `hcl:"set_environment_variables,optional"`
 	AddressDenylist             *[]string      `hcl:"address_denylist,optional"`
 	AddressAllowlist            *[]string      `hcl:"address_allowlist,optional"`
+
+	HgTimeout                     *hcl.Attribute `hcl:"hg_timeout,optional"`
+	GCSTimeout                    *hcl.Attribute `hcl:"gcs_timeout,optional"`
+	DisableFilesystemIsolation    *hcl.Attribute `hcl:"disable_filesystem_isolation,optional"`
+	FilesystemIsolationExtraPaths *hcl.Attribute `hcl:"filesystem_isolation_extra_paths,optional"`
+}
+
+// refusedArtifactKeys say why Nomad's other artifact settings have no
+// place in Drover.
+func (fa *fileArtifact) refusedKeys() error {
+	const isolation = "Drover runs no artifact sandbox process: it fetches into a private staging directory and places the result beneath the allocation directory, always"
+	for _, k := range []struct {
+		attr *hcl.Attribute
+		why  string
+	}{
+		{fa.HgTimeout, "Drover fetches no hg (Mercurial) sources"},
+		{fa.GCSTimeout, "Drover fetches no gcs sources, which would use the client's own Google credentials"},
+		{fa.DisableFilesystemIsolation, isolation},
+		{fa.FilesystemIsolationExtraPaths, isolation},
+	} {
+		if k.attr != nil {
+			return fmt.Errorf("%s: client artifact %s is not supported: %s (remove it)", rangePos(k.attr.Expr.Range()), k.attr.Name, k.why)
+		}
+	}
+	return nil
 }
 
 func (fa *fileArtifact) applyTo(c *taskrunner.ArtifactConfig) error {
@@ -51,6 +92,35 @@ func (fa *fileArtifact) applyTo(c *taskrunner.ArtifactConfig) error {
 			return fmt.Errorf("%s: client artifact decompression_size_limit = %q: %w", rangePos(attr.Expr.Range()), s, err)
 		}
 		c.DecompressionSizeLimit = n
+	}
+	if err := fa.refusedKeys(); err != nil {
+		return err
+	}
+	if attr := fa.HTTPMaxSize; attr != nil {
+		var s string
+		if diags := gohcl.DecodeExpression(attr.Expr, nil, &s); diags.HasErrors() {
+			return fmt.Errorf("parse config: %w", diags)
+		}
+		n, err := parseByteSize(s)
+		if err != nil {
+			return fmt.Errorf("%s: client artifact http_max_size = %q: %w", rangePos(attr.Expr.Range()), s, err)
+		}
+		c.HTTPMaxSize = n
+	}
+	if v := fa.SetEnvironmentVariables; v != nil {
+		c.SetEnvironmentVariables = nil
+		for name := range strings.SplitSeq(*v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				c.SetEnvironmentVariables = append(c.SetEnvironmentVariables, name)
+			}
+		}
+	}
+	if err := errors.Join(
+		setDuration(&c.HTTPReadTimeout, fa.HTTPReadTimeout),
+		setDuration(&c.GitTimeout, fa.GitTimeout),
+		setDuration(&c.S3Timeout, fa.S3Timeout),
+	); err != nil {
+		return err
 	}
 	return fa.applyAddresses(c)
 }

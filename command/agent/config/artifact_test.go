@@ -3,6 +3,7 @@ package config
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -14,8 +15,16 @@ func TestClientArtifactConfig(t *testing.T) {
 	// Nomad's defaults when nothing is set, and the default address
 	// policy.
 	def := netguard.DefaultPolicy()
-	must.Eq(t, taskrunner.ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096, Addresses: def},
+	must.Eq(t, *taskrunner.DefaultArtifactConfig(), DefaultConfig().Client.Artifact)
+	must.Eq(t, taskrunner.ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096, Addresses: def,
+		HTTPReadTimeout: 30 * time.Minute, HTTPMaxSize: 100_000_000_000, GitTimeout: 30 * time.Minute, S3Timeout: 30 * time.Minute},
 		DefaultConfig().Client.Artifact)
+	// d is the default configuration with f applied.
+	d := func(f func(*taskrunner.ArtifactConfig)) taskrunner.ArtifactConfig {
+		c := *taskrunner.DefaultArtifactConfig()
+		f(&c)
+		return c
+	}
 
 	cases := []struct {
 		name    string
@@ -27,39 +36,54 @@ func TestClientArtifactConfig(t *testing.T) {
     decompression_size_limit       = "2GiB"
     decompression_file_count_limit = 100
   }
-}`, taskrunner.ArtifactConfig{DecompressionSizeLimit: 2 << 30, DecompressionFileCountLimit: 100, Addresses: def}},
+}`, d(func(c *taskrunner.ArtifactConfig) {
+			c.DecompressionSizeLimit, c.DecompressionFileCountLimit = 2<<30, 100
+		})},
 		{"zero is no limit", `client {
   artifact {
     decompression_size_limit       = "0"
     decompression_file_count_limit = 0
   }
-}`, taskrunner.ArtifactConfig{Addresses: def}},
+}`, d(func(c *taskrunner.ArtifactConfig) { c.DecompressionSizeLimit, c.DecompressionFileCountLimit = 0, 0 })},
 		{"one of them", `client {
   artifact {
     decompression_size_limit = "500 MB"
   }
-}`, taskrunner.ArtifactConfig{DecompressionSizeLimit: 500_000_000, DecompressionFileCountLimit: 4096, Addresses: def}},
+}`, d(func(c *taskrunner.ArtifactConfig) { c.DecompressionSizeLimit = 500_000_000 })},
 		{"json", `{"client": {"artifact": {"decompression_size_limit": "1kb"}}}`,
-			taskrunner.ArtifactConfig{DecompressionSizeLimit: 1000, DecompressionFileCountLimit: 4096, Addresses: def}},
+			d(func(c *taskrunner.ArtifactConfig) { c.DecompressionSizeLimit = 1000 })},
+		{"nomad's fetch settings", `client {
+  artifact {
+    http_read_timeout         = "5m"
+    http_max_size             = "2GiB"
+    git_timeout               = "90s"
+    s3_timeout                = "1m"
+    set_environment_variables = "SSH_AUTH_SOCK, HTTPS_PROXY"
+  }
+}`, d(func(c *taskrunner.ArtifactConfig) {
+			c.HTTPReadTimeout, c.HTTPMaxSize, c.GitTimeout, c.S3Timeout = 5*time.Minute, 2<<30, 90*time.Second, time.Minute
+			c.SetEnvironmentVariables = []string{"SSH_AUTH_SOCK", "HTTPS_PROXY"}
+		})},
 		{"private refused but one store", `client {
   artifact {
     address_denylist  = ["loopback", "link_local", "metadata", "unspecified", "multicast", "private"]
     address_allowlist = ["10.20.0.5", "fd00:20::/64"]
   }
-}`, taskrunner.ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096,
-			Addresses: mustPolicy(t, []string{"loopback", "link_local", "metadata", "unspecified", "multicast", "private"}, []string{"10.20.0.5", "fd00:20::/64"})}},
+}`, d(func(c *taskrunner.ArtifactConfig) {
+			c.Addresses = mustPolicy(t, []string{"loopback", "link_local", "metadata", "unspecified", "multicast", "private"}, []string{"10.20.0.5", "fd00:20::/64"})
+		})},
 		{"an allowlist keeps the default denylist", `client {
   artifact {
     address_allowlist = ["127.0.0.1"]
   }
-}`, taskrunner.ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096,
-			Addresses: mustPolicy(t, netguard.DefaultDenylist, []string{"127.0.0.1"})}},
+}`, d(func(c *taskrunner.ArtifactConfig) {
+			c.Addresses = mustPolicy(t, netguard.DefaultDenylist, []string{"127.0.0.1"})
+		})},
 		{"an empty denylist refuses nothing", `client {
   artifact {
     address_denylist = []
   }
-}`, taskrunner.ArtifactConfig{DecompressionSizeLimit: 100_000_000_000, DecompressionFileCountLimit: 4096,
-			Addresses: mustPolicy(t, []string{}, nil)}},
+}`, d(func(c *taskrunner.ArtifactConfig) { c.Addresses = mustPolicy(t, []string{}, nil) })},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,9 +117,29 @@ func TestClientArtifactConfig_Errors(t *testing.T) {
 }`: `a.hcl:3,32: client artifact decompression_size_limit = "10000000TB": too large: the most is 9223372036854775807 bytes`,
 		`client {
   artifact {
-    http_max_size = "1GB"
+    http_max_size = "1 parsec"
   }
-}`: `http_max_size`,
+}`: `a.hcl:3,21: client artifact http_max_size = "1 parsec": not a size`,
+		`client {
+  artifact {
+    git_timeout = "soon"
+  }
+}`: `a.hcl:3,19: git_timeout = "soon" is not a duration`,
+		`client {
+  artifact {
+    disable_filesystem_isolation = true
+  }
+}`: `a.hcl:3,36: client artifact disable_filesystem_isolation is not supported: Drover runs no artifact sandbox process`,
+		`client {
+  artifact {
+    hg_timeout = "1m"
+  }
+}`: `a.hcl:3,18: client artifact hg_timeout is not supported: Drover fetches no hg (Mercurial) sources`,
+		`client {
+  artifact {
+    gcs_timeout = "1m"
+  }
+}`: `a.hcl:3,19: client artifact gcs_timeout is not supported: Drover fetches no gcs sources`,
 		`client {
   artifact {
     address_denylist = ["internal"]
