@@ -53,6 +53,28 @@ func buildSpec(cfg *drivers.TaskConfig, conf *taskConfig) (*supervisorSpec, erro
 	if dir == "" {
 		dir = cfg.TaskDir
 	}
+	spec := logSpec(cfg)
+	spec.Path = path
+	spec.Args = append([]string{conf.Command}, conf.Args...)
+	spec.Env = envList(cfg.Env)
+	spec.Dir = dir
+	spec.Credential = cred
+	return spec, nil
+}
+
+// buildIsolatedSpec turns an isolated task into what its supervisor runs.
+func buildIsolatedSpec(cfg *drivers.TaskConfig, it *IsolatedTask) *supervisorSpec {
+	spec := logSpec(cfg)
+	spec.Path = it.Command
+	spec.Args = append([]string{it.Command}, it.Args...)
+	spec.Env = envList(cfg.Env)
+	spec.Dir = "/"
+	spec.Isolation = it.Isolation
+	return spec
+}
+
+// logSpec is a supervisor spec with the task's logs alone.
+func logSpec(cfg *drivers.TaskConfig) *supervisorSpec {
 	maxFiles, maxMB := cfg.LogMaxFiles, cfg.LogMaxFileSizeMB
 	if maxFiles <= 0 {
 		maxFiles = defaultLogMaxFiles
@@ -61,16 +83,11 @@ func buildSpec(cfg *drivers.TaskConfig, conf *taskConfig) (*supervisorSpec, erro
 		maxMB = defaultLogMaxFileSizeMB
 	}
 	return &supervisorSpec{
-		Path:            path,
-		Args:            append([]string{conf.Command}, conf.Args...),
-		Env:             envList(cfg.Env),
-		Dir:             dir,
-		Credential:      cred,
 		StdoutPath:      cfg.StdoutPath,
 		StderrPath:      cfg.StderrPath,
 		LogMaxFiles:     maxFiles,
 		LogMaxFileBytes: int64(maxMB) << 20,
-	}, nil
+	}
 }
 
 // Log limits when the task gives none, as in Nomad's log block.

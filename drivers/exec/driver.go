@@ -1,0 +1,232 @@
+package exec
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/exec/isolate"
+	"github.com/drover-io/drover/drivers/rawexec"
+)
+
+// DriverName is the exec driver's name, as in Nomad.
+const DriverName = "exec"
+
+// Config is the agent's configuration of the driver.
+type Config struct {
+	Plugin *PluginConfig
+	// SupervisorCmd is raw_exec's (see rawexec.Config).
+	SupervisorCmd []string
+}
+
+// Driver is the exec driver: raw_exec's driver and supervisors, with each
+// task isolated.
+type Driver struct {
+	*rawexec.Driver
+	plugin *PluginConfig
+	// unusable says why tasks cannot run here; empty when they can.
+	unusable string
+}
+
+var _ drivers.Driver = (*Driver)(nil)
+
+// New returns an exec driver.
+func New(logger hclog.Logger, cfg Config) *Driver {
+	plugin := cfg.Plugin
+	if plugin == nil {
+		plugin, _ = ParsePluginConfig(nil, nil)
+	}
+	d := &Driver{plugin: plugin, unusable: unusable(plugin)}
+	d.Driver = rawexec.New(logger, rawexec.Config{
+		Enabled:       d.unusable == "",
+		SupervisorCmd: cfg.SupervisorCmd,
+		Name:          DriverName,
+		Isolate:       d.isolation,
+	})
+	return d
+}
+
+// unusable says why this machine cannot run exec tasks, or "".
+func unusable(plugin *PluginConfig) string {
+	switch {
+	case !plugin.Enabled:
+		return "disabled"
+	case runtime.GOOS != "linux":
+		return "the exec driver needs Linux"
+	case os.Geteuid() != 0:
+		return "the exec driver needs the agent to run as root"
+	case isolate.CgroupVersion() == 0:
+		return "no cgroup file system is mounted at /sys/fs/cgroup"
+	}
+	return ""
+}
+
+func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
+	fp := &drivers.Fingerprint{Attributes: map[string]string{}, Detected: true}
+	if d.unusable != "" {
+		fp.HealthDescription = d.unusable
+		return fp
+	}
+	fp.Healthy = true
+	fp.HealthDescription = "healthy"
+	fp.Attributes["driver."+DriverName] = "1"
+	fp.Attributes["driver."+DriverName+".cgroup_version"] = strconv.Itoa(isolate.CgroupVersion())
+	return fp
+}
+
+// isolation reads a task's config and says how it runs isolated.
+func (d *Driver) isolation(cfg *drivers.TaskConfig) (*rawexec.IsolatedTask, error) {
+	conf, err := parseTaskConfig(cfg.Config)
+	if err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
+	}
+	spec := &isolate.Spec{ChrootEnv: d.plugin.ChrootEnv}
+	if spec.PrivatePID, err = namespaceMode("pid_mode", conf.PIDMode, d.plugin.DefaultPIDMode); err != nil {
+		return nil, err
+	}
+	if spec.PrivateIPC, err = namespaceMode("ipc_mode", conf.IPCMode, d.plugin.DefaultIPCMode); err != nil {
+		return nil, err
+	}
+	if spec.Caps, err = capabilities(d.plugin.AllowCaps, conf.CapAdd, conf.CapDrop); err != nil {
+		return nil, err
+	}
+	if spec.User, err = lookupUser(cfg.User); err != nil {
+		return nil, err
+	}
+	if err := placeDirs(spec, cfg); err != nil {
+		return nil, err
+	}
+	if spec.Cgroup, err = cgroupSpec(cfg); err != nil {
+		return nil, err
+	}
+	return &rawexec.IsolatedTask{Command: conf.Command, Args: conf.Args, Isolation: spec}, nil
+}
+
+// placeDirs names the task's and the shared directory in the
+// allocation's directory.
+func placeDirs(spec *isolate.Spec, cfg *drivers.TaskConfig) error {
+	root, err := filepath.Abs(cfg.AllocRoot())
+	if err != nil || cfg.AllocRoot() == "" {
+		return errors.New("the task has no allocation directory")
+	}
+	for _, d := range []struct {
+		path string
+		name *string
+		what string
+	}{{cfg.TaskDir, &spec.TaskName, "task"}, {cfg.AllocDir, &spec.AllocDirName, "alloc"}} {
+		abs, err := filepath.Abs(d.path)
+		if err != nil {
+			return fmt.Errorf("%s directory: %w", d.what, err)
+		}
+		rel, err := filepath.Rel(root, abs)
+		if err != nil || !filepath.IsLocal(rel) || strings.Contains(rel, string(filepath.Separator)) {
+			return fmt.Errorf("%s directory %s is not in the allocation directory %s", d.what, d.path, root)
+		}
+		*d.name = rel
+	}
+	spec.AllocRoot = root
+	return nil
+}
+
+// lookupUser resolves the task's user on the host; none runs the task as
+// root, held to its capabilities.
+func lookupUser(name string) (*isolate.User, error) {
+	if name == "" {
+		return nil, nil
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("task user %q: %w", name, err)
+	}
+	uid, err := strconv.ParseUint(u.Uid, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("task user %q: uid %q: %w", name, u.Uid, err)
+	}
+	gid, err := strconv.ParseUint(u.Gid, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("task user %q: gid %q: %w", name, u.Gid, err)
+	}
+	out := &isolate.User{UID: uint32(uid), GID: uint32(gid)}
+	gids, _ := u.GroupIds()
+	for _, g := range gids {
+		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
+			out.Groups = append(out.Groups, uint32(n))
+		}
+	}
+	return out, nil
+}
+
+// cgroupSpec is the task's cgroup: its name and its resources' limits.
+// memory is the hard limit; with memory_max, memory_max is, and memory
+// is what the kernel protects, as Nomad sets them.
+func cgroupSpec(cfg *drivers.TaskConfig) (isolate.CgroupSpec, error) {
+	cg := isolate.CgroupSpec{Name: cgroupName(cfg.ID)}
+	r := cfg.Resources
+	if r == nil {
+		return cg, nil
+	}
+	cg.CPUShares = uint64(max(r.CPU, 0))
+	const mb = 1 << 20
+	switch {
+	case r.MemoryMaxMB > r.MemoryMB && r.MemoryMB > 0:
+		cg.MemoryMax, cg.MemoryLow = int64(r.MemoryMaxMB)*mb, int64(r.MemoryMB)*mb
+	case r.MemoryMB > 0:
+		cg.MemoryMax = int64(r.MemoryMB) * mb
+	}
+	if r.Cores > 0 {
+		cpus, err := pickCPUs(r.Cores)
+		if err != nil {
+			return cg, err
+		}
+		cg.Cpuset = cpus
+	}
+	return cg, nil
+}
+
+// pickCPUs returns a cpuset of n of the CPUs this agent may use. The
+// scheduler counts cores but does not yet hand out which ones: the task
+// gets the first n, which it may share with another task's.
+func pickCPUs(n int) (string, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return "", fmt.Errorf("resources.cores: read the agent's CPUs: %w", err)
+	}
+	var ids []string
+	for cpu := 0; cpu < len(set)*64 && len(ids) < n; cpu++ {
+		if set.IsSet(cpu) {
+			ids = append(ids, strconv.Itoa(cpu))
+		}
+	}
+	if len(ids) < n {
+		return "", fmt.Errorf("resources.cores: %d cores asked, this node has %d", n, len(ids))
+	}
+	return strings.Join(ids, ","), nil
+}
+
+// cgroupName is a task run's cgroup directory name: its ID where that is
+// a safe file name, else its readable part and a hash.
+func cgroupName(id string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, id)
+	if safe == id && len(id) <= 128 && id != "." && id != ".." {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return safe[:min(len(safe), 96)] + "-" + hex.EncodeToString(sum[:8])
+}

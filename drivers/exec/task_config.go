@@ -1,0 +1,91 @@
+package exec
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/drover-io/drover/drivers/configschema"
+	"github.com/drover-io/drover/drivers/exec/isolate"
+)
+
+// taskConfig is an exec task's `config` block.
+type taskConfig struct {
+	Command string
+	Args    []string
+	PIDMode string
+	IPCMode string
+	CapAdd  []string
+	CapDrop []string
+}
+
+// parseTaskConfig reads a task's config, which configschema.Exec defines.
+func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
+	r, err := configschema.Exec.Read(raw)
+	if err != nil {
+		return nil, err
+	}
+	c := &taskConfig{
+		Command: r.String("command"),
+		Args:    r.StringList("args"),
+		PIDMode: r.String("pid_mode"),
+		IPCMode: r.String("ipc_mode"),
+		CapAdd:  r.StringList("cap_add"),
+		CapDrop: r.StringList("cap_drop"),
+	}
+	return c, r.Err()
+}
+
+// namespaceMode decides whether a namespace is private: the task's mode,
+// else the client's default; "host" only where the client's default is
+// host, as Nomad allows it.
+func namespaceMode(key, asked, dflt string) (private bool, err error) {
+	mode := asked
+	if mode == "" {
+		mode = dflt
+	}
+	if mode == modeHost && dflt != modeHost {
+		return false, fmt.Errorf(`config key %q: "host" is not allowed by this client (its plugin config's default_%s is %q)`, key, key, dflt)
+	}
+	return mode == modePrivate, nil
+}
+
+// capabilities is the task's capability set: the client's allowed ones
+// (Nomad's exec starts from them), plus cap_add, less cap_drop. cap_add
+// may only name allowed ones.
+func capabilities(allow []string, add, drop []string) ([]string, error) {
+	set := slices.Clone(allow)
+	for _, name := range add {
+		n, err := isolate.NormalizeCap(name)
+		if err != nil {
+			return nil, fmt.Errorf(`config key "cap_add": %w`, err)
+		}
+		if n == "all" {
+			if !slices.Contains(allow, "all") {
+				return nil, fmt.Errorf(`config key "cap_add": "all" is not allowed by this client (allow_caps is %v)`, allow)
+			}
+			set = append(set, isolate.AllCaps()...)
+			continue
+		}
+		if !slices.Contains(allow, n) && !slices.Contains(allow, "all") {
+			return nil, fmt.Errorf(`config key "cap_add": capability %q is not allowed by this client (allow_caps is %v)`, name, allow)
+		}
+		set = append(set, n)
+	}
+	if slices.Contains(set, "all") {
+		set = append(set, isolate.AllCaps()...)
+	}
+	for _, name := range drop {
+		n, err := isolate.NormalizeCap(name)
+		if err != nil {
+			return nil, fmt.Errorf(`config key "cap_drop": %w`, err)
+		}
+		if n == "all" {
+			set = nil
+			continue
+		}
+		set = slices.DeleteFunc(set, func(c string) bool { return c == n })
+	}
+	set = slices.DeleteFunc(set, func(c string) bool { return c == "all" })
+	slices.Sort(set)
+	return slices.Compact(set), nil
+}
