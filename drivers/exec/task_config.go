@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/drover-io/drover/drivers/configschema"
 	"github.com/drover-io/drover/drivers/exec/isolate"
@@ -49,43 +50,40 @@ func namespaceMode(key, asked, dflt string) (private bool, err error) {
 	return mode == modePrivate, nil
 }
 
-// capabilities is the task's capability set: the client's allowed ones
-// (Nomad's exec starts from them), plus cap_add, less cap_drop. cap_add
-// may only name allowed ones.
+// capabilities is the task's capability set: Nomad's default set (as
+// far as the client allows it), less cap_drop, plus cap_add, which may
+// only name capabilities the client allows. "all" stands for every one.
 func capabilities(allow []string, add, drop []string) ([]string, error) {
-	set := slices.Clone(allow)
-	for _, name := range add {
-		n, err := isolate.NormalizeCap(name)
-		if err != nil {
-			return nil, fmt.Errorf(`config key "cap_add": %w`, err)
+	allowed := func(c string) bool { return slices.Contains(allow, "all") || slices.Contains(allow, c) }
+	var set []string
+	for _, c := range isolate.DefaultCaps {
+		if allowed(c) {
+			set = append(set, c)
 		}
-		if n == "all" {
-			if !slices.Contains(allow, "all") {
-				return nil, fmt.Errorf(`config key "cap_add": "all" is not allowed by this client (allow_caps is %v)`, allow)
-			}
-			set = append(set, isolate.AllCaps()...)
-			continue
-		}
-		if !slices.Contains(allow, n) && !slices.Contains(allow, "all") {
-			return nil, fmt.Errorf(`config key "cap_add": capability %q is not allowed by this client (allow_caps is %v)`, name, allow)
-		}
-		set = append(set, n)
-	}
-	if slices.Contains(set, "all") {
-		set = append(set, isolate.AllCaps()...)
 	}
 	for _, name := range drop {
 		n, err := isolate.NormalizeCap(name)
 		if err != nil {
 			return nil, fmt.Errorf(`config key "cap_drop": %w`, err)
 		}
-		if n == "all" {
-			set = nil
-			continue
-		}
-		set = slices.DeleteFunc(set, func(c string) bool { return c == n })
+		set = slices.DeleteFunc(set, func(c string) bool { return n == "all" || c == n })
 	}
-	set = slices.DeleteFunc(set, func(c string) bool { return c == "all" })
+	for _, name := range add {
+		n, err := isolate.NormalizeCap(name)
+		if err != nil {
+			return nil, fmt.Errorf(`config key "cap_add": %w`, err)
+		}
+		names := []string{n}
+		if n == "all" {
+			names = isolate.AllCaps()
+		}
+		for _, c := range names {
+			if !allowed(c) {
+				return nil, fmt.Errorf(`config key "cap_add": capability %q is not allowed by this client (allow_caps: %s)`, name, strings.Join(allow, ", "))
+			}
+		}
+		set = append(set, names...)
+	}
 	slices.Sort(set)
 	return slices.Compact(set), nil
 }
