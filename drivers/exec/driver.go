@@ -110,7 +110,48 @@ func (d *Driver) isolation(cfg *drivers.TaskConfig) (*rawexec.IsolatedTask, erro
 	if spec.Cgroup, err = cgroupSpec(cfg); err != nil {
 		return nil, err
 	}
-	return &rawexec.IsolatedTask{Command: conf.Command, Args: conf.Args, Isolation: spec}, nil
+	paths := rootPaths(cfg)
+	args := make([]string, len(conf.Args))
+	for i, a := range conf.Args {
+		args[i] = paths.Replace(a)
+	}
+	return &rawexec.IsolatedTask{Command: paths.Replace(conf.Command), Args: args, Env: rootEnv(cfg.Env, paths), Isolation: spec}, nil
+}
+
+// rootPaths rewrites the host paths of the task's directories, as the
+// client interpolated them into its config and environment
+// (${NOMAD_TASK_DIR} is <task dir>/local on the host), into the paths
+// the task sees in its root: the task directory is /, the shared one
+// /alloc.
+func rootPaths(cfg *drivers.TaskConfig) *strings.Replacer {
+	var pairs []string
+	if cfg.AllocDir != "" {
+		pairs = append(pairs, filepath.Clean(cfg.AllocDir), "/alloc")
+	}
+	if cfg.TaskDir != "" {
+		pairs = append(pairs, filepath.Clean(cfg.TaskDir)+"/", "/")
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// rootEnv is the task's environment with its directories as it sees
+// them, as Nomad sets them for exec tasks.
+func rootEnv(env map[string]string, paths *strings.Replacer) map[string]string {
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		switch k {
+		case "NOMAD_ALLOC_DIR":
+			v = "/alloc"
+		case "NOMAD_TASK_DIR":
+			v = "/local"
+		case "NOMAD_SECRETS_DIR":
+			v = "/secrets"
+		default:
+			v = paths.Replace(v)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // placeDirs names the task's and the shared directory in the

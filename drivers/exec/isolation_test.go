@@ -231,3 +231,23 @@ func TestExec_MissingCommandFailsToStart(t *testing.T) {
 	must.ErrorContains(t, err, "/no/such/binary")
 	_ = syscall.Getpid
 }
+
+// TestExec_TaskDirsAsTheTaskSeesThem: the client interpolates host paths
+// into the config and environment; the task gets them in its root.
+func TestExec_TaskDirsAsTheTaskSeesThem(t *testing.T) {
+	requireIsolation(t)
+	d := newTestDriver(t, nil)
+	cfg := newShellTask(t, `echo "$NOMAD_TASK_DIR $NOMAD_ALLOC_DIR $NOMAD_SECRETS_DIR $OUT $1"; echo hi > "$1"`)
+	cfg.Config["args"] = append(cfg.Config["args"].([]any), "sh", filepath.Join(cfg.TaskDir, "local", "arg.txt"))
+	cfg.Env["NOMAD_TASK_DIR"] = filepath.Join(cfg.TaskDir, "local")
+	cfg.Env["NOMAD_ALLOC_DIR"] = cfg.AllocDir
+	cfg.Env["NOMAD_SECRETS_DIR"] = filepath.Join(cfg.TaskDir, "secrets")
+	cfg.Env["OUT"] = filepath.Join(cfg.AllocDir, "data", "out")
+	startTask(t, d, cfg)
+	res := waitResult(t, d, cfg.ID)
+	must.Eq(t, 0, res.ExitCode, must.Sprint(stderr(cfg)))
+	must.Eq(t, "/local /alloc /secrets /alloc/data/out /local/arg.txt\n", stdout(t, cfg))
+	b, err := os.ReadFile(filepath.Join(cfg.TaskDir, "local", "arg.txt"))
+	must.NoError(t, err)
+	must.Eq(t, "hi\n", string(b))
+}

@@ -67,7 +67,7 @@ func buildIsolatedSpec(cfg *drivers.TaskConfig, it *IsolatedTask) *supervisorSpe
 	spec := logSpec(cfg)
 	spec.Path = it.Command
 	spec.Args = append([]string{it.Command}, it.Args...)
-	spec.Env = envList(cfg.Env)
+	spec.Env = envList(it.Env)
 	spec.Dir = "/"
 	spec.Isolation = it.Isolation
 	return spec

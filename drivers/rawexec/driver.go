@@ -57,10 +57,11 @@ type Config struct {
 }
 
 // IsolatedTask is what an isolated task runs: Command (looked up inside
-// the task's root) with Args, isolated as Isolation says.
+// the task's root) with Args and Env, isolated as Isolation says.
 type IsolatedTask struct {
 	Command   string
 	Args      []string
+	Env       map[string]string
 	Isolation *isolate.Spec
 }
 
