@@ -229,7 +229,6 @@ func TestExec_MissingCommandFailsToStart(t *testing.T) {
 	cfg.Config["command"] = "/no/such/binary"
 	_, err := d.StartTask(cfg)
 	must.ErrorContains(t, err, "/no/such/binary")
-	_ = syscall.Getpid
 }
 
 // TestExec_TaskDirsAsTheTaskSeesThem: the client interpolates host paths
@@ -250,4 +249,48 @@ func TestExec_TaskDirsAsTheTaskSeesThem(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(cfg.TaskDir, "local", "arg.txt"))
 	must.NoError(t, err)
 	must.Eq(t, "hi\n", string(b))
+}
+
+// TestExec_StopIsPromptForAnUnhandledSignal: /bin/sleep as PID 1 handles
+// no SIGINT, which would leave it running until the kill timeout; it is
+// ended at once, as the signal's default action would end it elsewhere.
+// A PID 1 that handles the signal gets it.
+func TestExec_StopIsPromptForAnUnhandledSignal(t *testing.T) {
+	requireIsolation(t)
+	d := newTestDriver(t, nil)
+	cfg := newShellTask(t, "")
+	cfg.Config = map[string]any{"command": "/bin/sleep", "args": []any{"1000"}}
+	startTask(t, d, cfg)
+	start := time.Now()
+	must.NoError(t, d.StopTask(cfg.ID, time.Minute, "SIGINT"))
+	must.Less(t, 20*time.Second, time.Since(start), must.Sprint("the stop waited for the kill timeout"))
+	res := waitResult(t, d, cfg.ID)
+	must.Eq(t, int(syscall.SIGKILL), res.Signal)
+
+	handled := newShellTask(t, `trap 'echo got INT; exit 3' INT; while :; do sleep 0.1; done`)
+	handled.ID += "-handled"
+	startTask(t, d, handled)
+	waitfor.True(t, "the shell's trap", func() bool {
+		st, err := d.InspectTask(handled.ID)
+		return err == nil && st.DriverAttributes["pid"] != "" && trapped(st.DriverAttributes["pid"])
+	}, wait.Timeout(exitTimeout))
+	must.NoError(t, d.StopTask(handled.ID, time.Minute, "SIGINT"))
+	res = waitResult(t, d, handled.ID)
+	must.Eq(t, 3, res.ExitCode)
+	must.StrContains(t, stdout(t, handled), "got INT")
+}
+
+// trapped reports whether the process handles SIGINT.
+func trapped(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+			mask, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return mask&(1<<(int(syscall.SIGINT)-1)) != 0
+		}
+	}
+	return false
 }

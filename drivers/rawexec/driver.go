@@ -226,6 +226,7 @@ func (d *Driver) launch(cfg *drivers.TaskConfig, spec *supervisorSpec) (*task, e
 		PID:           sup.report.PID,
 		PGID:          sup.report.PGID,
 		StartedAt:     sup.report.StartedAt,
+		PIDNamespace:  spec.Isolation != nil && spec.Isolation.PrivatePID,
 	})
 	go t.watch(func() { _ = sup.cmd.Wait() })
 	return t, nil
