@@ -313,20 +313,6 @@ func (c *Cgroup) OOMKilled() bool {
 	return eventCount(filepath.Join(c.dirs["memory"], "memory.oom_control"), "oom_kill") > 0
 }
 
-// MemoryUsage is the memory the cgroup's processes use now, in bytes.
-func (c *Cgroup) MemoryUsage() uint64 {
-	file := "memory.usage_in_bytes"
-	if c.v2 {
-		file = "memory.current"
-	}
-	b, err := os.ReadFile(filepath.Join(c.procsDir(), file))
-	if err != nil {
-		return 0
-	}
-	n, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-	return n
-}
-
 // eventCount reads a "key N" line of a cgroup's flat keyed file.
 func eventCount(path, key string) uint64 {
 	b, err := os.ReadFile(path)

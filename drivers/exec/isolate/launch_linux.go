@@ -128,6 +128,3 @@ func (l *Launch) Finish() (oomKilled bool, err error) {
 	}
 	return oomKilled, errors.Join(kerr, rerr)
 }
-
-// Cgroup is the task's cgroup.
-func (l *Launch) Cgroup() *Cgroup { return l.cgroup }
