@@ -2,8 +2,6 @@ package exec
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -212,7 +210,7 @@ func lookupUser(name string) (*isolate.User, error) {
 // memory is the hard limit; with memory_max, memory_max is, and memory
 // is what the kernel protects, as Nomad sets them.
 func cgroupSpec(cfg *drivers.TaskConfig) (isolate.CgroupSpec, error) {
-	cg := isolate.CgroupSpec{Name: cgroupName(cfg.ID)}
+	cg := isolate.CgroupSpec{Name: isolate.CgroupName(cfg.ID)}
 	r := cfg.Resources
 	if r == nil {
 		return cg, nil
@@ -233,20 +231,4 @@ func cgroupSpec(cfg *drivers.TaskConfig) (isolate.CgroupSpec, error) {
 		cg.Cpuset = cpus
 	}
 	return cg, nil
-}
-
-// cgroupName is a task run's cgroup directory name: its ID where that is
-// a safe file name, else its readable part and a hash.
-func cgroupName(id string) string {
-	safe := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
-			return r
-		}
-		return '_'
-	}, id)
-	if safe == id && len(id) <= 128 && id != "." && id != ".." {
-		return id
-	}
-	sum := sha256.Sum256([]byte(id))
-	return safe[:min(len(safe), 96)] + "-" + hex.EncodeToString(sum[:8])
 }

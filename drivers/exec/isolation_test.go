@@ -160,7 +160,7 @@ func TestExec_StopKillsTheWholeTree(t *testing.T) {
 			d := newTestDriver(t, plugin)
 			cfg := newShellTask(t, `setsid sleep 1000 & (trap '' INT TERM; sleep 1000) & sleep 1000 & echo started; wait`)
 			startTask(t, d, cfg)
-			name := cgroupName(cfg.ID)
+			name := isolate.CgroupName(cfg.ID)
 			var pids []int
 			waitfor.True(t, "the task's four processes", func() bool {
 				pids = taskProcesses(t, name)

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/drivers/exec/isolate"
 )
 
 func TestCapabilities(t *testing.T) {
@@ -74,9 +76,9 @@ func TestParsePluginConfig(t *testing.T) {
 }
 
 func TestCgroupName(t *testing.T) {
-	must.Eq(t, "abc-1.2_x", cgroupName("abc-1.2_x"))
-	n := cgroupName("alloc/web/1")
+	must.Eq(t, "abc-1.2_x", isolate.CgroupName("abc-1.2_x"))
+	n := isolate.CgroupName("alloc/web/1")
 	must.StrHasPrefix(t, "alloc_web_1-", n)
-	must.NotEq(t, n, cgroupName("alloc_web_1"))
-	must.NotEq(t, "..", cgroupName(".."))
+	must.NotEq(t, n, isolate.CgroupName("alloc_web_1"))
+	must.NotEq(t, "..", isolate.CgroupName(".."))
 }

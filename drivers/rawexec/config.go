@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/configschema"
+	"github.com/drover-io/drover/drivers/exec/isolate"
 )
 
 // taskConfig is a raw_exec task's `config` block.
@@ -59,6 +60,9 @@ func buildSpec(cfg *drivers.TaskConfig, conf *taskConfig) (*supervisorSpec, erro
 	spec.Env = envList(cfg.Env)
 	spec.Dir = dir
 	spec.Credential = cred
+	if os.Geteuid() == 0 && isolate.CgroupVersion() > 0 {
+		spec.Cgroup = isolate.CgroupName(cfg.ID)
+	}
 	return spec, nil
 }
 

@@ -39,6 +39,11 @@ type supervisorSpec struct {
 	LogMaxFiles     int    `json:"log_max_files"`
 	LogMaxFileBytes int64  `json:"log_max_file_bytes"`
 
+	// Cgroup, when set, names a cgroup (without limits) the supervisor
+	// runs the task in, so that a kill at its end reaches every process
+	// it forked, also those that left its process group.
+	Cgroup string `json:"cgroup,omitempty"`
+
 	// Isolation, when set, runs the task isolated as the exec driver
 	// does (see package isolate); Path is then looked up inside the
 	// task's root and Credential is unused.

@@ -109,6 +109,8 @@ type supervised struct {
 
 	// isolation is the isolated task's cgroup and namespaces, or nil.
 	isolation *isolate.Launch
+	// cgroup is the raw task's cgroup, or nil.
+	cgroup *isolate.Cgroup
 
 	pipes   []*os.File // read ends of the task's output pipes
 	logs    []*logrotate.Rotator
@@ -156,7 +158,7 @@ func startSupervised(stateDirPath string) (*supervised, error) {
 			// it.
 			SysProcAttr: &syscall.SysProcAttr{Setsid: true, Credential: spec.Credential.sys()},
 		}
-		err = s.cmd.Start()
+		err = s.startRaw(&spec)
 	}
 	// The task has its own copies of the write ends now; ours must go so
 	// that the pipes report EOF when the task's side closes.
@@ -182,6 +184,10 @@ func startSupervised(stateDirPath string) (*supervised, error) {
 		if s.isolation != nil {
 			_, _ = s.isolation.Finish()
 		}
+		if s.cgroup != nil {
+			_ = s.cgroup.Kill()
+			_ = s.cgroup.Remove()
+		}
 		s.closeLogs()
 		return nil, err
 	}
@@ -190,6 +196,26 @@ func startSupervised(stateDirPath string) (*supervised, error) {
 		go s.pump(s.logs[i], s.pipes[i])
 	}
 	return s, nil
+}
+
+// startRaw starts a raw_exec task, in a cgroup of its own where its spec
+// names one. A cgroup that cannot be made costs the task nothing but
+// the cgroup: it runs as it would without.
+func (s *supervised) startRaw(spec *supervisorSpec) error {
+	if spec.Cgroup == "" {
+		return s.cmd.Start()
+	}
+	cg, err := isolate.CreateCgroup(isolate.CgroupSpec{Name: spec.Cgroup})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "task supervisor: running the task without a cgroup: %v\n", err)
+		return s.cmd.Start()
+	}
+	if err := cg.StartIn(s.cmd); err != nil {
+		_ = cg.Remove()
+		return err
+	}
+	s.cgroup = cg
+	return nil
 }
 
 // startIsolated starts the task in the namespaces and cgroup its spec's
@@ -296,6 +322,15 @@ func (s *supervised) waitAndRecord() error {
 			fmt.Fprintf(os.Stderr, "task supervisor: %v\n", err)
 		}
 		s.state.OOMKilled = oom
+	}
+	if s.cgroup != nil {
+		err := s.cgroup.Kill()
+		if err == nil {
+			err = s.cgroup.Remove()
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "task supervisor: %v\n", err)
+		}
 	}
 	s.drain()
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -237,6 +238,44 @@ func ownCgroupsV1() (map[string]string, error) {
 		}
 	}
 	return out, sc.Err()
+}
+
+// StartIn starts cmd with its process in the cgroup from its first
+// instruction on, so that nothing it forks can be outside: on cgroup v2
+// the kernel clones it into the cgroup; on v1, where it cannot, this
+// process joins the cgroup for the fork and leaves it after.
+func (c *Cgroup) StartIn(cmd *exec.Cmd) error {
+	if c.v2 {
+		dir, err := os.Open(c.dirs[""])
+		if err != nil {
+			return err
+		}
+		defer dir.Close()
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = int(dir.Fd())
+		return cmd.Start()
+	}
+	own, err := ownCgroupsV1()
+	if err != nil {
+		return err
+	}
+	var back []string
+	defer func() {
+		for _, procs := range back {
+			_ = os.WriteFile(procs, []byte("0"), 0)
+		}
+	}()
+	for c2, dir := range c.dirs {
+		mount, _ := v1Mount(c2)
+		back = append(back, filepath.Join(mount, own[c2], "cgroup.procs"))
+		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte("0"), 0); err != nil {
+			return fmt.Errorf("join cgroup %s: %w", dir, err)
+		}
+	}
+	return cmd.Start()
 }
 
 // ProcsFiles are the cgroup.procs files a process writes to join the

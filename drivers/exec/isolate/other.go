@@ -38,3 +38,18 @@ func InitMain() int {
 	os.Stderr.WriteString(errNotLinux.Error() + "\n")
 	return 1
 }
+
+// Cgroup is a task's cgroup; there is none off Linux.
+type Cgroup struct{}
+
+// CreateCgroup fails: only Linux has cgroups.
+func CreateCgroup(CgroupSpec) (*Cgroup, error) { return nil, errNotLinux }
+
+// StartIn starts cmd.
+func (*Cgroup) StartIn(cmd *exec.Cmd) error { return cmd.Start() }
+
+// Kill has nothing to kill.
+func (*Cgroup) Kill() error { return nil }
+
+// Remove has nothing to remove.
+func (*Cgroup) Remove() error { return nil }
