@@ -336,8 +336,16 @@ func (c *Cgroup) Kill() error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("cgroup still holds %d processes %s after SIGKILL", len(pids), killWait)
 		}
+		self := os.Getpid()
 		for _, pid := range pids {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			// Never the caller: a supervisor that could not leave the
+			// cgroup after a fork (see StartIn) must live to record.
+			if pid != self {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if len(pids) == 1 && pids[0] == self {
+			return errors.New("the cgroup holds only this process")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
