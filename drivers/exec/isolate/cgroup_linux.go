@@ -92,7 +92,7 @@ func createV2(spec CgroupSpec) (*Cgroup, error) {
 		}
 	}
 	dir := filepath.Join(parent, spec.Name)
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := mkdirFresh(dir); err != nil {
 		return nil, err
 	}
 	cg := &Cgroup{v2: true, dirs: map[string]string{"": dir}}
@@ -122,6 +122,20 @@ func createV2(spec CgroupSpec) (*Cgroup, error) {
 	return cg, nil
 }
 
+// mkdirFresh makes a task's cgroup directory. One left by a supervisor
+// that was killed before it could remove it is removed first, which the
+// kernel allows only once no process is left in it.
+func mkdirFresh(dir string) error {
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrExist) {
+		if rerr := os.Remove(dir); rerr != nil {
+			return fmt.Errorf("%w (and it cannot be removed: %v)", err, rerr)
+		}
+		err = os.Mkdir(dir, 0o755)
+	}
+	return err
+}
+
 // sharesToWeight maps cgroup v1 CPU shares (2..262144) onto cgroup v2's
 // weight range (1..10000), linearly.
 func sharesToWeight(shares uint64) uint64 {
@@ -145,7 +159,7 @@ func createV1(spec CgroupSpec) (*Cgroup, error) {
 			return cg, err
 		}
 		dir := filepath.Join(parent, spec.Name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := mkdirFresh(dir); err != nil {
 			return cg, err
 		}
 		cg.dirs[c] = dir
