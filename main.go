@@ -7,10 +7,15 @@ import (
 	"strings"
 
 	"github.com/drover-io/drover/command"
+	"github.com/drover-io/drover/drivers/exec/isolate"
 	"github.com/drover-io/drover/drivers/rawexec"
 )
 
 func main() {
+	// An exec task's init (see package isolate) execs the task at once.
+	if isolate.IsInit(os.Args[1:]) {
+		os.Exit(isolate.InitMain())
+	}
 	if stateDir, ok := supervisorInvocation(os.Args[1:]); ok {
 		os.Exit(rawexec.SupervisorMain([]string{stateDir}))
 	}

@@ -169,7 +169,6 @@ var commands = []Command{
 }
 
 var drivers = []Driver{
-	{Name: "exec", What: "isolated commands (chroot, cgroups, namespaces)"},
 	{Name: "java", What: "Java applications"},
 	{Name: "qemu", What: "virtual machines"},
 	{Name: "podman", What: "Podman containers (an external plugin in Nomad)"},

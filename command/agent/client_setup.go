@@ -9,6 +9,7 @@ import (
 	"github.com/drover-io/drover/client"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/docker"
+	execdriver "github.com/drover-io/drover/drivers/exec"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/drivers/rawexec"
 	"github.com/drover-io/drover/nomad"
@@ -120,7 +121,8 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 
 // clientDrivers builds the task drivers the client offers: raw_exec
 // (enabled by its plugin block, the legacy driver.raw_exec.enable option,
-// or dev mode), docker (unless its plugin block sets enabled = false; it
+// or dev mode), exec (unless its plugin block sets enabled = false; it is
+// healthy on Linux with cgroups where the agent runs as root), docker (unless its plugin block sets enabled = false; it
 // is healthy where an engine answers) and the mock driver, when its plugin
 // block enables it or in dev mode unless its plugin block sets enabled =
 // false (Nomad's dev builds have it there too, and its API tests use it).
@@ -132,6 +134,13 @@ func (a *Agent) clientDrivers(allocDir string) (*drivers.Catalog, error) {
 		SupervisorCmd: a.config.TaskSupervisorCmd,
 	})
 	list := []drivers.Driver{raw}
+	if !a.pluginDisabled(execdriver.DriverName) {
+		cfg, err := a.config.ExecPluginConfig()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, execdriver.New(a.logger, execdriver.Config{Plugin: cfg, SupervisorCmd: a.config.TaskSupervisorCmd}))
+	}
 	if !a.pluginDisabled(docker.DriverName) {
 		cfg, err := a.config.DockerPluginConfig()
 		if err != nil {

@@ -20,7 +20,7 @@ func TestDrivers_AreTheBuiltInDrivers(t *testing.T) {
 		must.True(t, ok, must.Sprintf("driver %q has no config schema", name))
 	}
 	must.Eq(t, structs.Drivers, configschema.Drivers())
-	_, ok := configschema.Lookup("exec")
+	_, ok := configschema.Lookup("java")
 	must.False(t, ok)
 }
 

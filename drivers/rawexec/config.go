@@ -12,6 +12,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/configschema"
+	"github.com/drover-io/drover/drivers/exec/isolate"
 )
 
 // taskConfig is a raw_exec task's `config` block.
@@ -53,6 +54,31 @@ func buildSpec(cfg *drivers.TaskConfig, conf *taskConfig) (*supervisorSpec, erro
 	if dir == "" {
 		dir = cfg.TaskDir
 	}
+	spec := logSpec(cfg)
+	spec.Path = path
+	spec.Args = append([]string{conf.Command}, conf.Args...)
+	spec.Env = envList(cfg.Env)
+	spec.Dir = dir
+	spec.Credential = cred
+	if os.Geteuid() == 0 && isolate.CgroupVersion() > 0 {
+		spec.Cgroup = isolate.CgroupName(cfg.ID)
+	}
+	return spec, nil
+}
+
+// buildIsolatedSpec turns an isolated task into what its supervisor runs.
+func buildIsolatedSpec(cfg *drivers.TaskConfig, it *IsolatedTask) *supervisorSpec {
+	spec := logSpec(cfg)
+	spec.Path = it.Command
+	spec.Args = append([]string{it.Command}, it.Args...)
+	spec.Env = envList(it.Env)
+	spec.Dir = "/"
+	spec.Isolation = it.Isolation
+	return spec
+}
+
+// logSpec is a supervisor spec with the task's logs alone.
+func logSpec(cfg *drivers.TaskConfig) *supervisorSpec {
 	maxFiles, maxMB := cfg.LogMaxFiles, cfg.LogMaxFileSizeMB
 	if maxFiles <= 0 {
 		maxFiles = defaultLogMaxFiles
@@ -61,16 +87,11 @@ func buildSpec(cfg *drivers.TaskConfig, conf *taskConfig) (*supervisorSpec, erro
 		maxMB = defaultLogMaxFileSizeMB
 	}
 	return &supervisorSpec{
-		Path:            path,
-		Args:            append([]string{conf.Command}, conf.Args...),
-		Env:             envList(cfg.Env),
-		Dir:             dir,
-		Credential:      cred,
 		StdoutPath:      cfg.StdoutPath,
 		StderrPath:      cfg.StderrPath,
 		LogMaxFiles:     maxFiles,
 		LogMaxFileBytes: int64(maxMB) << 20,
-	}, nil
+	}
 }
 
 // Log limits when the task gives none, as in Nomad's log block.

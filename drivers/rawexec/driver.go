@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/exec/isolate"
 )
 
 // DriverName is the raw_exec driver's name, as in Nomad.
@@ -46,13 +47,31 @@ type Config struct {
 	// directory is appended as its last argument. Empty means this
 	// executable's hidden "task-supervisor" command.
 	SupervisorCmd []string
+
+	// Name and Isolate make this driver another that runs its tasks
+	// isolated, under the same supervisors (the exec driver): Name is
+	// that driver's, and Isolate reads a task's config and says what runs
+	// and how it is isolated. Unset, the driver is raw_exec.
+	Name    string
+	Isolate func(cfg *drivers.TaskConfig) (*IsolatedTask, error)
+}
+
+// IsolatedTask is what an isolated task runs: Command (looked up inside
+// the task's root) with Args and Env, isolated as Isolation says.
+type IsolatedTask struct {
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Isolation *isolate.Spec
 }
 
 // Driver is the raw_exec driver.
 type Driver struct {
 	logger        hclog.Logger
+	name          string
 	enabled       bool
 	supervisorCmd []string
+	isolate       func(cfg *drivers.TaskConfig) (*IsolatedTask, error)
 
 	tasks drivers.TaskStore[*task]
 
@@ -67,15 +86,21 @@ func New(logger hclog.Logger, cfg Config) *Driver {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
+	name := DriverName
+	if cfg.Name != "" {
+		name = cfg.Name
+	}
 	return &Driver{
-		logger:        logger.Named(DriverName),
+		logger:        logger.Named(name),
+		name:          name,
 		enabled:       cfg.Enabled,
 		supervisorCmd: cfg.SupervisorCmd,
+		isolate:       cfg.Isolate,
 		reserved:      make(map[string]bool),
 	}
 }
 
-func (d *Driver) Name() string { return DriverName }
+func (d *Driver) Name() string { return d.name }
 
 func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 	fp := &drivers.Fingerprint{
@@ -84,7 +109,7 @@ func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 		Healthy:    d.enabled,
 	}
 	if d.enabled {
-		fp.Attributes["driver."+DriverName] = "1"
+		fp.Attributes["driver."+d.name] = "1"
 		fp.HealthDescription = "healthy"
 	} else {
 		fp.HealthDescription = "disabled"
@@ -94,21 +119,17 @@ func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 
 func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error) {
 	if !d.enabled {
-		return nil, errors.New("raw_exec driver is disabled on this node")
+		return nil, fmt.Errorf("%s driver is disabled on this node", d.name)
 	}
 	if cfg == nil || cfg.ID == "" {
-		return nil, errors.New("start raw_exec task: task config with an ID is required")
+		return nil, fmt.Errorf("start %s task: task config with an ID is required", d.name)
 	}
 	if cfg.TaskDir == "" {
 		return nil, fmt.Errorf("start task %q: task directory is required", cfg.ID)
 	}
-	conf, err := parseConfig(cfg.Config)
+	spec, err := d.spec(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("task %q: invalid config: %w", cfg.Name, err)
-	}
-	spec, err := buildSpec(cfg, conf)
-	if err != nil {
-		return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
+		return nil, err
 	}
 
 	if err := d.reserve(cfg.ID); err != nil {
@@ -123,7 +144,7 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 	}
 	h := &drivers.TaskHandle{
 		Version:   handleVersion,
-		Driver:    DriverName,
+		Driver:    d.name,
 		Config:    cfg,
 		State:     drivers.TaskStateRunning,
 		StartedAt: t.state.StartedAt,
@@ -136,6 +157,26 @@ func (d *Driver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error)
 	}
 	d.logger.Debug("started task", "task_id", cfg.ID, "pid", t.state.PID, "supervisor_pid", t.state.SupervisorPID)
 	return h, nil
+}
+
+// spec turns a task into what its supervisor runs.
+func (d *Driver) spec(cfg *drivers.TaskConfig) (*supervisorSpec, error) {
+	if d.isolate != nil {
+		it, err := d.isolate(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
+		}
+		return buildIsolatedSpec(cfg, it), nil
+	}
+	conf, err := parseConfig(cfg.Config)
+	if err != nil {
+		return nil, fmt.Errorf("task %q: invalid config: %w", cfg.Name, err)
+	}
+	spec, err := buildSpec(cfg, conf)
+	if err != nil {
+		return nil, fmt.Errorf("task %q: %w", cfg.Name, err)
+	}
+	return spec, nil
 }
 
 // launch prepares the task's state directory and starts its supervisor.
@@ -185,6 +226,7 @@ func (d *Driver) launch(cfg *drivers.TaskConfig, spec *supervisorSpec) (*task, e
 		PID:           sup.report.PID,
 		PGID:          sup.report.PGID,
 		StartedAt:     sup.report.StartedAt,
+		PIDNamespace:  spec.Isolation != nil && spec.Isolation.PrivatePID,
 	})
 	go t.watch(func() { _ = sup.cmd.Wait() })
 	return t, nil
@@ -266,8 +308,8 @@ func (d *Driver) RecoverTask(h *drivers.TaskHandle) error {
 		return errors.New("recover raw_exec task: handle with a task config and ID is required")
 	}
 	id := h.Config.ID
-	if h.Driver != "" && h.Driver != DriverName {
-		return fmt.Errorf("recover task %q: handle is for driver %q, not %q", id, h.Driver, DriverName)
+	if h.Driver != "" && h.Driver != d.name {
+		return fmt.Errorf("recover task %q: handle is for driver %q, not %q", id, h.Driver, d.name)
 	}
 	if d.tasks.Has(id) {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/drivers/exec/isolate"
 	"github.com/drover-io/drover/internal/beneath"
 )
 
@@ -37,6 +38,16 @@ type supervisorSpec struct {
 	StderrPath      string `json:"stderr_path"`
 	LogMaxFiles     int    `json:"log_max_files"`
 	LogMaxFileBytes int64  `json:"log_max_file_bytes"`
+
+	// Cgroup, when set, names a cgroup (without limits) the supervisor
+	// runs the task in, so that a kill at its end reaches every process
+	// it forked, also those that left its process group.
+	Cgroup string `json:"cgroup,omitempty"`
+
+	// Isolation, when set, runs the task isolated as the exec driver
+	// does (see package isolate); Path is then looked up inside the
+	// task's root and Credential is unused.
+	Isolation *isolate.Spec `json:"isolation,omitempty"`
 }
 
 // credential is a user and group to run a task as.
@@ -73,10 +84,13 @@ type taskState struct {
 	FinishedAt time.Time `json:"finished_at,omitzero"`
 	// Error is set when the supervisor could not learn how the task ended.
 	Error string `json:"error,omitempty"`
+	// OOMKilled is set when the kernel's OOM killer ended an isolated
+	// task for going over its memory limit.
+	OOMKilled bool `json:"oom_killed,omitempty"`
 }
 
 func (s *taskState) result() *drivers.ExitResult {
-	r := &drivers.ExitResult{ExitCode: s.ExitCode, Signal: s.Signal, ExitedAt: s.FinishedAt}
+	r := &drivers.ExitResult{ExitCode: s.ExitCode, Signal: s.Signal, OOMKilled: s.OOMKilled, ExitedAt: s.FinishedAt}
 	if s.Error != "" {
 		r.Err = errors.New(s.Error)
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/drover-io/drover/drivers/exec/isolate"
 	"github.com/drover-io/drover/drivers/shared/logrotate"
 	"github.com/drover-io/drover/internal/beneath"
 )
@@ -106,6 +107,11 @@ type supervised struct {
 	// forwarder.
 	pgid atomic.Int64
 
+	// isolation is the isolated task's cgroup and namespaces, or nil.
+	isolation *isolate.Launch
+	// cgroup is the raw task's cgroup, or nil.
+	cgroup *isolate.Cgroup
+
 	pipes   []*os.File // read ends of the task's output pipes
 	logs    []*logrotate.Rotator
 	logDirs []*beneath.Dir // the directories the logs are in
@@ -136,19 +142,24 @@ func startSupervised(stateDirPath string) (*supervised, error) {
 		return nil, fmt.Errorf("stderr: %w", err)
 	}
 
-	s.cmd = &exec.Cmd{
-		Path:   spec.Path,
-		Args:   spec.Args,
-		Env:    append([]string{}, spec.Env...), // never nil: nil would inherit ours
-		Dir:    spec.Dir,
-		Stdout: stdout,
-		Stderr: stderr,
-		// The task leads a session of its own, its process group with it:
-		// a session is also a scheduling group (an autogroup) on Linux, so
-		// the lower priority the supervisor takes stays with it.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Credential: spec.Credential.sys()},
+	if spec.Isolation != nil {
+		err = s.startIsolated(&spec, stdout, stderr)
+	} else {
+		s.cmd = &exec.Cmd{
+			Path:   spec.Path,
+			Args:   spec.Args,
+			Env:    append([]string{}, spec.Env...), // never nil: nil would inherit ours
+			Dir:    spec.Dir,
+			Stdout: stdout,
+			Stderr: stderr,
+			// The task leads a session of its own, its process group with
+			// it: a session is also a scheduling group (an autogroup) on
+			// Linux, so the lower priority the supervisor takes stays with
+			// it.
+			SysProcAttr: &syscall.SysProcAttr{Setsid: true, Credential: spec.Credential.sys()},
+		}
+		err = s.startRaw(&spec)
 	}
-	err = s.cmd.Start()
 	// The task has its own copies of the write ends now; ours must go so
 	// that the pipes report EOF when the task's side closes.
 	closeWriteEnds(stdout, stderr)
@@ -170,6 +181,13 @@ func startSupervised(stateDirPath string) (*supervised, error) {
 		// Without a state file nobody could learn the task's fate: undo.
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = s.cmd.Wait()
+		if s.isolation != nil {
+			_, _ = s.isolation.Finish()
+		}
+		if s.cgroup != nil {
+			_ = s.cgroup.Kill()
+			_ = s.cgroup.Remove()
+		}
 		s.closeLogs()
 		return nil, err
 	}
@@ -178,6 +196,42 @@ func startSupervised(stateDirPath string) (*supervised, error) {
 		go s.pump(s.logs[i], s.pipes[i])
 	}
 	return s, nil
+}
+
+// startRaw starts a raw_exec task, in a cgroup of its own where its spec
+// names one. A cgroup that cannot be made costs the task nothing but
+// the cgroup: it runs as it would without.
+func (s *supervised) startRaw(spec *supervisorSpec) error {
+	if spec.Cgroup == "" {
+		return s.cmd.Start()
+	}
+	cg, err := isolate.CreateCgroup(isolate.CgroupSpec{Name: spec.Cgroup})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "task supervisor: running the task without a cgroup: %v\n", err)
+		return s.cmd.Start()
+	}
+	if err := cg.StartIn(s.cmd); err != nil {
+		_ = cg.Remove()
+		return err
+	}
+	s.cgroup = cg
+	return nil
+}
+
+// startIsolated starts the task in the namespaces and cgroup its spec's
+// isolation asks for; a failure undoes the cgroup.
+func (s *supervised) startIsolated(spec *supervisorSpec, stdout, stderr *os.File) error {
+	launch, err := isolate.Prepare(spec.Isolation)
+	if err != nil {
+		return err
+	}
+	cmd, err := launch.Start(spec.Path, spec.Args, spec.Env, stdout, stderr)
+	if err != nil {
+		_, _ = launch.Finish()
+		return err
+	}
+	s.cmd, s.isolation = cmd, launch
+	return nil
 }
 
 // output returns the file the task writes a stream to: a pipe whose read
@@ -259,8 +313,25 @@ func (s *supervised) waitAndRecord() error {
 	waitErr := s.cmd.Wait()
 	finished := time.Now()
 
-	// Whatever the task left running in its group goes with it.
+	// Whatever the task left running in its group goes with it, and in
+	// its cgroup, for an isolated task.
 	_ = syscall.Kill(-s.state.PGID, syscall.SIGKILL)
+	if s.isolation != nil {
+		oom, err := s.isolation.Finish()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "task supervisor: %v\n", err)
+		}
+		s.state.OOMKilled = oom
+	}
+	if s.cgroup != nil {
+		err := s.cgroup.Kill()
+		if err == nil {
+			err = s.cgroup.Remove()
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "task supervisor: %v\n", err)
+		}
+	}
 	s.drain()
 
 	s.state.State = stateExited

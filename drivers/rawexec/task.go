@@ -23,6 +23,9 @@ type driverState struct {
 	PID           int       `json:"pid"`
 	PGID          int       `json:"pgid"`
 	StartedAt     time.Time `json:"started_at"`
+	// PIDNamespace is set when the task is the PID 1 of a PID namespace
+	// of its own (an isolated task): see signal.
+	PIDNamespace bool `json:"pid_namespace,omitempty"`
 }
 
 // task is a task this driver tracks, started or recovered.
@@ -76,6 +79,12 @@ func (t *task) waitExit(timeout time.Duration) bool { return drivers.WaitClosed(
 // signal sends sig to every process in the task's group. The group is
 // only signalled while the task runs: once its supervisor has gone, the
 // group's id may belong to someone else.
+//
+// A task that is the PID 1 of its own PID namespace gets no default
+// action for a signal it does not handle: /bin/sleep would ignore the
+// SIGINT that ends it anywhere else, and live on until the kill timeout.
+// Where the default action would have ended it, it is ended as that
+// action would, with SIGKILL, which a PID 1 cannot ignore.
 func (t *task) signal(sig syscall.Signal) error {
 	if t.exited() {
 		return nil
@@ -83,6 +92,11 @@ func (t *task) signal(sig syscall.Signal) error {
 	err := syscall.Kill(-t.state.PGID, sig)
 	if err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal process group %d: %w", t.state.PGID, err)
+	}
+	if t.state.PIDNamespace && sig != syscall.SIGKILL && defaultActionEnds(t.state.PID, sig) {
+		if err := syscall.Kill(t.state.PID, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("kill process %d: %w", t.state.PID, err)
+		}
 	}
 	return nil
 }

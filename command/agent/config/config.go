@@ -127,6 +127,9 @@ type ClientConfig struct {
 	NodePool  string
 	Meta      map[string]string
 	Options   map[string]string
+	// ChrootEnv maps host paths to their places in an exec task's root;
+	// empty means the exec driver's default.
+	ChrootEnv map[string]string
 	// StateDir and AllocDir default to directories under DataDir.
 	StateDir string
 	AllocDir string
@@ -251,6 +254,7 @@ func (c *Config) Copy() *Config {
 	out.Client.Servers = slices.Clone(c.Client.Servers)
 	out.Client.Meta = maps.Clone(c.Client.Meta)
 	out.Client.Options = maps.Clone(c.Client.Options)
+	out.Client.ChrootEnv = maps.Clone(c.Client.ChrootEnv)
 	out.Files = slices.Clone(c.Files)
 	out.Warnings = slices.Clone(c.Warnings)
 	out.TaskSupervisorCmd = slices.Clone(c.TaskSupervisorCmd)

@@ -124,7 +124,7 @@ type fileClient struct {
 	MinDynamicPort   *int          `hcl:"min_dynamic_port,optional"`
 	MaxDynamicPort   *int          `hcl:"max_dynamic_port,optional"`
 	Reserved         *fileReserved `hcl:"reserved,block"`
-	// Rest holds meta and options, which Nomad users write both as a block
+	// Rest holds meta, options and chroot_env, which Nomad users write both as a block
 	// (meta { k = "v" }) and as an attribute (meta = { k = "v" }), and the
 	// Nomad settings Drover has no use for.
 	Rest hcl.Body `hcl:",remain"`
@@ -359,7 +359,7 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 	if fc.settings == nil {
 		return nil
 	}
-	stringMaps, err := decodeStringMaps(fc.settings, "meta", "options")
+	stringMaps, err := decodeStringMaps(fc.settings, "meta", "options", "chroot_env")
 	if err != nil {
 		return err
 	}
@@ -371,6 +371,9 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 	}
 	maps.Copy(c.Meta, stringMaps["meta"])
 	maps.Copy(c.Options, stringMaps["options"])
+	if env := stringMaps["chroot_env"]; env != nil {
+		c.ChrootEnv = env
+	}
 	return nil
 }
 
