@@ -131,14 +131,14 @@ func (v *jobStatusView) show(stub *api.JobListStub) int {
 		return exitError
 	}
 	if job.IsParameterized() {
-		if err := v.showDispatched(job); err != nil {
+		if err := v.showChildren(job, "/dispatch-", "Dispatched Jobs", "No dispatched instances of parameterized job found"); err != nil {
 			v.Ui.Error(apiErrorLine(v.client, "querying dispatched jobs", err))
 			return exitError
 		}
 		return exitOK
 	}
 	if launchesPeriodically(job) {
-		if err := v.showLaunches(job); err != nil {
+		if err := v.showChildren(job, "/periodic-", "Previously Launched Jobs", "No instances of periodic job found"); err != nil {
 			v.Ui.Error(apiErrorLine(v.client, "querying periodic launches", err))
 			return exitError
 		}
@@ -241,10 +241,12 @@ func (v *jobStatusView) showSummary(job *api.Job, parameterized bool) error {
 	return nil
 }
 
-// showLaunches lists the children a periodic job launched, newest first.
-func (v *jobStatusView) showLaunches(job *api.Job) error {
+// showChildren lists, newest first, the children whose IDs start with the
+// job's ID and idPrefix (Nomad's "/periodic-" and "/dispatch-"), under the
+// heading, or none when there are none.
+func (v *jobStatusView) showChildren(job *api.Job, idPrefix, heading, none string) error {
 	id := deref(job.ID)
-	found, _, err := v.client.Jobs().PrefixList(id + "/periodic-")
+	found, _, err := v.client.Jobs().PrefixList(id + idPrefix)
 	if err != nil {
 		return err
 	}
@@ -254,9 +256,9 @@ func (v *jobStatusView) showLaunches(job *api.Job) error {
 			children = append(children, j)
 		}
 	}
-	v.Ui.Output("\nPreviously Launched Jobs")
+	v.Ui.Output("\n" + heading)
 	if len(children) == 0 {
-		v.Ui.Output("No instances of periodic job found")
+		v.Ui.Output(none)
 		return nil
 	}
 	slices.SortFunc(children, func(a, b *api.JobListStub) int { return cmp.Compare(b.SubmitTime, a.SubmitTime) })
