@@ -66,6 +66,8 @@ type Server struct {
 
 	started   bool
 	serveDone chan struct{}
+	// unused are the connections with no request yet, closed on shutdown.
+	unused unusedConns
 }
 
 // New builds the API server on ln, answering 404 to every path until
@@ -99,6 +101,7 @@ func New(ln net.Listener, opts Options) *Server {
 		WriteTimeout:      limits.HTTPWriteTimeout,
 		IdleTimeout:       limits.HTTPIdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ConnState:         s.unused.track,
 		ErrorLog:          s.logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
 	}
 	return s
@@ -126,6 +129,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if !s.started {
 		return s.listener.Close()
 	}
+	s.unused.closeAll()
 	err := s.srv.Shutdown(ctx)
 	if err != nil {
 		s.srv.Close()
