@@ -45,7 +45,7 @@ func TestVolumeMounts_ReadOnlyHonoured(t *testing.T) {
 // TestVolumeMounts_DestinationsRefused: a destination the job author
 // chose may not be relative, unclean, the root, or on the directories
 // the driver mounts from the allocation, which the task writes on the
-// host; nor may it ask for propagation the driver does not make.
+// host; nor may it name a propagation mode Nomad does not have.
 func TestVolumeMounts_DestinationsRefused(t *testing.T) {
 	host := t.TempDir()
 	for _, tc := range []struct {
@@ -58,7 +58,7 @@ func TestVolumeMounts_DestinationsRefused(t *testing.T) {
 		{drivers.MountConfig{TaskPath: "/alloc"}, `volume_mount at "/alloc": the destination overlaps the task's /alloc directory`},
 		{drivers.MountConfig{TaskPath: "/local/data"}, `the destination overlaps the task's /local directory`},
 		{drivers.MountConfig{TaskPath: "/secrets/x/y"}, `the destination overlaps the task's /secrets directory`},
-		{drivers.MountConfig{TaskPath: "/data", PropagationMode: "bidirectional"}, `propagation_mode "bidirectional" is not supported by the docker driver`},
+		{drivers.MountConfig{TaskPath: "/data", PropagationMode: "shared"}, `propagation_mode "shared" is not "private", "host-to-task" or "bidirectional"`},
 	} {
 		cfg, _ := newTaskConfig(t, "image:tag")
 		m := tc.mount
@@ -70,8 +70,16 @@ func TestVolumeMounts_DestinationsRefused(t *testing.T) {
 
 	// Look-alikes of the allocation's directories are fine.
 	cfg, _ := newTaskConfig(t, "image:tag")
-	cfg.Mounts = []*drivers.MountConfig{{TaskPath: "/allocations", HostPath: host, Readonly: true}}
+	cfg.Mounts = []*drivers.MountConfig{
+		{TaskPath: "/allocations", HostPath: host, Readonly: true},
+		{TaskPath: "/in", HostPath: host, PropagationMode: "host-to-task"},
+		{TaskPath: "/both", HostPath: host, PropagationMode: "bidirectional"},
+	}
 	_, binds, err := createOptions(cfg, &taskConfig{Image: "image:tag"}, DefaultPluginConfig())
 	must.NoError(t, err)
-	must.Eq(t, bindSpec{source: host, target: "/allocations", readOnly: true, what: `volume_mount at "/allocations"`}, binds[len(binds)-1])
+	must.Eq(t, []bindSpec{
+		{source: host, target: "/allocations", readOnly: true, propagation: "rprivate", what: `volume_mount at "/allocations"`},
+		{source: host, target: "/in", propagation: "rslave", what: `volume_mount at "/in"`},
+		{source: host, target: "/both", propagation: "rshared", what: `volume_mount at "/both"`},
+	}, binds[len(binds)-3:])
 }
