@@ -17,7 +17,7 @@ func volumeMounts(drv drivers.Driver, alloc *structs.Allocation, task *structs.T
 		return nil, nil
 	}
 	if m, ok := drv.(drivers.VolumeMounter); !ok || !m.MountsVolumes() {
-		return nil, fmt.Errorf("volumes: task driver %q cannot mount volumes, and task %q has volume_mount blocks; use a driver that mounts them, such as docker", task.Driver, task.Name)
+		return nil, fmt.Errorf("volumes: task driver %q cannot mount volumes, and task %q has volume_mount blocks; use a driver that mounts them, such as exec or docker", task.Driver, task.Name)
 	}
 	tg := alloc.LookupTaskGroup()
 	if tg == nil {

@@ -65,7 +65,7 @@ func TestVolumeMounts_Refused(t *testing.T) {
 	alloc, task := volumeAlloc(0, vols, &structs.VolumeMount{Volume: "data", Destination: "/d"})
 	task.Driver = "raw_exec"
 	_, err := volumeMounts(plainDriver{}, alloc, task, node)
-	must.EqError(t, err, `volumes: task driver "raw_exec" cannot mount volumes, and task "t" has volume_mount blocks; use a driver that mounts them, such as docker`)
+	must.EqError(t, err, `volumes: task driver "raw_exec" cannot mount volumes, and task "t" has volume_mount blocks; use a driver that mounts them, such as exec or docker`)
 
 	alloc, task = volumeAlloc(0, vols, &structs.VolumeMount{Volume: "disk", Destination: "/d"})
 	_, err = volumeMounts(mountingDriver{}, alloc, task, node)
