@@ -10,6 +10,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/structs"
 )
 
 // Defaults of the client's timing and garbage collection.
@@ -43,6 +44,9 @@ type Config struct {
 	NodeClass  string
 	NodePool   string
 	Meta       map[string]string
+	// HostVolumes are the directories the operator offers to jobs by
+	// name, reported in the node and mounted into tasks.
+	HostVolumes map[string]*structs.ClientHostVolume
 	// HTTPAddr is the agent's HTTP address, where `alloc logs` and the
 	// other /v1/client endpoints reach this node.
 	HTTPAddr string

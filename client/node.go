@@ -108,6 +108,7 @@ func (c *Client) buildNode(id NodeIdentity) (*structs.Node, error) {
 		SchedulingEligibility: structs.NodeSchedulingEligible,
 		Status:                structs.NodeStatusReady,
 		Drivers:               map[string]*structs.DriverInfo{},
+		HostVolumes:           hostVolumes(cfg.HostVolumes),
 	}
 	if node.Meta == nil {
 		node.Meta = map[string]string{}

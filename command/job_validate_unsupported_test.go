@@ -19,8 +19,8 @@ func TestJobValidate_NamesNomadBlocks(t *testing.T) {
     max_parallel = 1
   }
   group "g" {
-    volume "data" {
-      type = "host"
+    migrate {
+      max_parallel = 1
     }
     task "t" {
       driver = "raw_exec"
@@ -37,7 +37,7 @@ func TestJobValidate_NamesNomadBlocks(t *testing.T) {
 	must.Eq(t, 1, code, must.Sprint(out))
 	for _, want := range []string{
 		path + `:2,3-9: "update" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
-		path + `:6,5-11: "volume" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
+		path + `:6,5-12: "migrate" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
 		path + `:12,7-12: "vault" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
 	} {
 		must.StrContains(t, errOut, want)

@@ -117,6 +117,7 @@ func (c *NodeStatusCommand) show(node *api.Node, allocs []*api.Allocation, verbo
 		"Eligibility|" + node.SchedulingEligibility,
 		"Status|" + node.Status,
 		"Drivers|" + orNone(strings.Join(healthyDrivers(node), ",")),
+		"Host Volumes|" + hostVolumeNames(node),
 	}))
 	if len(node.Events) > 0 {
 		c.Ui.Output("\nNode Events")
@@ -137,6 +138,8 @@ func (c *NodeStatusCommand) show(node *api.Node, allocs []*api.Allocation, verbo
 		c.Ui.Output(allocTable(stubs, verbose, now))
 	}
 	if verbose {
+		c.Ui.Output("\nHost Volumes")
+		c.Ui.Output(hostVolumeTable(node))
 		c.Ui.Output("\nAttributes")
 		c.Ui.Output(formatMap(node.Attributes))
 		c.Ui.Output("\nMeta")

@@ -37,15 +37,16 @@ func TestNodeStatus_ListAndOne(t *testing.T) {
 
 	code, out, errOut = runCLI(t, "", "node", "status", "-address", addr, "f5a9b")
 	must.Eq(t, 0, code, must.Sprint(errOut))
-	must.StrHasPrefix(t, `ID          = f5a9b8c7
-Name        = worker-1
-Node Pool   = default
-Class       = <none>
-DC          = dc1
-Drain       = false
-Eligibility = ineligible
-Status      = ready
-Drivers     = raw_exec
+	must.StrHasPrefix(t, `ID           = f5a9b8c7
+Name         = worker-1
+Node Pool    = default
+Class        = <none>
+DC           = dc1
+Drain        = false
+Eligibility  = ineligible
+Status       = ready
+Drivers      = raw_exec
+Host Volumes = <none>
 
 Allocated Resources
 CPU           Memory           Disk
@@ -58,7 +59,8 @@ ID        Node ID   Task Group  Version  Desired  Status   Created  Modified  De
 
 	code, out, _ = runCLI(t, "", "node", "status", "-address", addr, "-verbose", testNodeID)
 	must.Eq(t, 0, code)
-	must.StrContains(t, out, "ID          = "+testNodeID+"\n")
+	must.StrContains(t, out, "ID           = "+testNodeID+"\n")
+	must.StrContains(t, out, "\nHost Volumes\n<none>\n")
 	must.StrContains(t, out, "\nAttributes\nkernel.name   = linux\nnomad.version = 0.1.0\n")
 	must.StrContains(t, out, "\nMeta\nrack = r1")
 
@@ -92,4 +94,14 @@ func TestAllocatedResources_CountsOnlyLiveAllocations(t *testing.T) {
 	}
 	want := "CPU           Memory           Disk\n200/3500 MHz  256 MiB/1.0 GiB  10 MiB/1000 MiB"
 	must.Eq(t, want, allocatedResources(node, allocs))
+}
+
+func TestNodeStatus_HostVolumes(t *testing.T) {
+	node := &api.Node{HostVolumes: map[string]*api.HostVolumeInfo{
+		"scratch": {Path: "/srv/scratch"},
+		"input":   {Path: "/srv/input", ReadOnly: true},
+	}}
+	must.Eq(t, "input,scratch", hostVolumeNames(node))
+	must.Eq(t, "Name     ReadOnly  Source\ninput    true      /srv/input\nscratch  false     /srv/scratch", hostVolumeTable(node))
+	must.Eq(t, "<none>", hostVolumeNames(&api.Node{}))
 }

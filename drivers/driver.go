@@ -106,6 +106,9 @@ type TaskConfig struct {
 	// (docker's `ports`) publishes; DNS is the group network's dns block.
 	Ports []structs.AllocatedPortMapping `json:",omitempty"`
 	DNS   *structs.DNSConfig             `json:",omitempty"`
+	// Mounts are the host volumes the task mounts; only a VolumeMounter
+	// is given any.
+	Mounts []*MountConfig `json:",omitempty"`
 
 	// EmitEvent, when set, records a driver's message about the task's
 	// progress (an image pull) as a task event. It is not persisted: a

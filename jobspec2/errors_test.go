@@ -32,13 +32,13 @@ func TestParse_ErrorsCarryPositions(t *testing.T) {
 			name: "unknown block",
 			src: `job "j" {
   group "g" {
-    volume "v" {
-      type = "host"
+    migrate {
+      max_parallel = 2
     }
   }
 }
 `,
-			want: []string{`job.hcl:3,5-11: "volume" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs: the tasks would run without the volumes it claims.`},
+			want: []string{`job.hcl:3,5-12: "migrate" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md. Ignoring it would change what runs unless it holds only Nomad's defaults (then remove it): a node drain would not pace the allocations it moves.`},
 		},
 		{
 			name: "count of the wrong type",

@@ -41,6 +41,8 @@ func FuzzParse(f *testing.F) {
 		// outside a group; affinity, spread; Nomad's other functions.
 		{src: "job \"y\" {\n  dynamic \"group\" {\n    for_each = {a = 1, b = 2}\n    labels = [group.key]\n    content {\n      count = group.value\n      dynamic \"task\" {\n        for_each = [group.key]\n        labels = [task.value]\n        content {\n          driver = \"raw_exec\"\n          config {\n            dynamic \"m\" {\n              for_each = [1]\n              iterator = group\n              content { x = group.value }\n            }\n          }\n        }\n      }\n    }\n  }\n}\n"},
 		{src: "job \"y\" {\n  dynamic \"constraint\" {\n    for_each = range(3)\n    content { attribute = \"${meta.r}\"\n value = constraint.value }\n  }\n  dynamic {\n  }\n  dynamic \"x\" \"y\" { for_each = 1 }\n}\n"},
+		// Volumes and their mounts, a duplicate and CSI mount options.
+		{src: "job \"v\" {\n  group \"g\" {\n    volume \"a\" {\n      type = \"host\"\n      source = \"a\"\n      per_alloc = true\n      mount_options { mount_flags = [\"ro\"] }\n    }\n    volume \"a\" { read_only = 1 }\n    task \"t\" {\n      driver = \"docker\"\n      volume_mount {\n        volume = \"a\"\n        destination = \"/a\"\n        read_only = true\n      }\n    }\n  }\n}\n"},
 		{src: "job \"t\" {\n  task \"solo\" { driver = \"raw_exec\" }\n  affinity {\n    attribute = node.class\n    value = \"c\"\n    weight = -100\n  }\n  spread {\n    attribute = \"${meta.rack}\"\n    target \"r1\" { percent = 50 }\n  }\n}\n"},
 		{src: "job \"f\" { meta = { a = uuidv5(\"dns\", \"x\"), b = cidrsubnet(\"10.0.0.0/8\", 8, 2), c = yamlencode(yamldecode(\"a: [1, {b: c}]\")), d = sha256(md5(\"x\")), e = jsonencode(convert([1], list(string))) } }"},
 	}

@@ -15,7 +15,7 @@ var groupSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
-		{Type: "ephemeral_disk"}, {Type: "network"},
+		{Type: "ephemeral_disk"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}},
 	},
 }
 
@@ -34,6 +34,7 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 		Constraints:    d.constraints(blocksOfType(content, "constraint")),
 		Affinities:     d.affinities(blocksOfType(content, "affinity")),
 		Spreads:        d.spreads(blocksOfType(content, "spread")),
+		Volumes:        d.volumes(blocksOfType(content, "volume")),
 		Meta:           d.stringMap(content, "meta"),
 		ShutdownDelay:  d.duration(attrs["shutdown_delay"]),
 		MaxRunDuration: d.duration(attrs["max_run_duration"]),

@@ -16,7 +16,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "lifecycle"}, {Type: "restart"},
 		{Type: "artifact"}, {Type: "logs"}, {Type: "max_run_warning"},
-		{Type: "identity"}, {Type: "dispatch_payload"}, {Type: "template"},
+		{Type: "identity"}, {Type: "dispatch_payload"}, {Type: "template"}, {Type: "volume_mount"},
 	},
 }
 
@@ -66,6 +66,7 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 	if b := d.single(blocksOfType(content, "dispatch_payload")); b != nil {
 		t.DispatchPayload = d.dispatchPayload(b)
 	}
+	t.VolumeMounts = d.volumeMounts(blocksOfType(content, "volume_mount"))
 	for _, b := range blocksOfType(content, "artifact") {
 		t.Artifacts = append(t.Artifacts, d.artifact(b))
 	}

@@ -9,7 +9,8 @@
 // sysbatch schedulers keep one allocation of each group on every node that
 // can run it.
 //
-// Placement filters nodes by datacenter, node pool, readiness, drivers and
+// Placement filters nodes by datacenter, node pool, readiness, drivers,
+// host volumes (host_volumes.go; per_alloc ones per placement) and
 // constraints, once per node, group and evaluation; keeps a per-node index
 // of the resources that allocations hold; and ranks a bounded sample of
 // the nodes that fit by how tightly the allocation packs them, so that the

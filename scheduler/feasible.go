@@ -42,6 +42,8 @@ type groupChecker struct {
 	affinity *affinityScorer
 	// spread scores nodes by the group's spreads; nil without any.
 	spread *spreadScorer
+	// volumes checks the node's host volumes.
+	volumes hostVolumeChecker
 
 	cache   []uint16
 	reasons []string
@@ -63,6 +65,7 @@ func newGroupChecker(job *structs.Job, tg *structs.TaskGroup, nodeCount int) *gr
 	}
 	c.affinity = newAffinityScorer(job, tg)
 	c.spread = newSpreadScorer(job, tg)
+	c.volumes = newHostVolumeChecker(tg)
 	c.addConstraints(job.Constraints, distinctScopeJob)
 	c.addConstraints(tg.Constraints, distinctScopeGroup)
 	for _, task := range tg.Tasks {
@@ -131,7 +134,7 @@ func (c *groupChecker) check(node *structs.Node) (bool, string) {
 			return false, check.reason
 		}
 	}
-	return true, ""
+	return c.volumes.static(node)
 }
 
 // hasDriver reports whether a driver is detected and healthy on the node.

@@ -46,6 +46,7 @@ func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, a
 		}
 	}
 	for _, name := range ch.newNames {
+		opts.index, _ = structs.ParseAllocIndex(name)
 		node, metric, err := ctx.selectNode(p, opts)
 		if err != nil {
 			return err
@@ -79,6 +80,7 @@ func (ctx *planContext) placeReplacement(p *groupPlacer, r replacement, opts sel
 	if r.kind == replaceReschedule {
 		opts.avoid = previousNodes(prev)
 	}
+	opts.index = prev.Index()
 	node, metric, err := ctx.selectReplacementNode(p, r, opts)
 	if err != nil {
 		return err

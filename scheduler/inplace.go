@@ -30,6 +30,9 @@ func needsNewAlloc(old, next *structs.TaskGroup) bool {
 	if !reflect.DeepEqual(old.Networks, next.Networks) {
 		return true // the allocation holds its ports on the node
 	}
+	if volumesChanged(old, next) {
+		return true
+	}
 	for _, nt := range next.Tasks {
 		ot := old.LookupTask(nt.Name)
 		if ot == nil || taskNeedsNewAlloc(ot, nt) {
@@ -50,6 +53,8 @@ func taskNeedsNewAlloc(old, next *structs.Task) bool {
 	case !equalPtr(old.LogConfig, next.LogConfig):
 		return true
 	case !equalArtifacts(old.Artifacts, next.Artifacts):
+		return true
+	case volumeMountsChanged(old, next):
 		return true
 	case !reflect.DeepEqual(old.Identity, next.Identity):
 		// The token is handed over as the task starts.
@@ -110,6 +115,9 @@ func (ctx *planContext) tryInPlace(alloc *structs.Allocation, p *groupPlacer) bo
 		return false
 	}
 	if ok, _ := p.checker.static(pos, node); !ok {
+		return false
+	}
+	if ok, _ := p.checker.volumes.forIndex(node, alloc.Index()); !ok {
 		return false
 	}
 	ctx.jobAllocs.removeAlloc(alloc)

@@ -43,6 +43,9 @@ type selectOptions struct {
 	spread bool
 	// avoid are the nodes where the allocation failed before.
 	avoid []string
+	// index is the placed allocation's index in its group, for per_alloc
+	// host volumes.
+	index uint
 }
 
 // scoreLimit is how many fitting nodes a placement scores. Batch work only
@@ -102,6 +105,10 @@ func (ctx *planContext) rankNode(p *groupPlacer, pos int, node *structs.Node, op
 		filterNode(m, node, reason)
 		return 0, false, nil
 	}
+	if ok, reason := c.volumes.forIndex(node, opts.index); !ok {
+		filterNode(m, node, reason)
+		return 0, false, nil
+	}
 	if ok, reason := ctx.jobAllocs.distinct(c, node); !ok {
 		filterNode(m, node, reason)
 		return 0, false, nil
@@ -156,6 +163,10 @@ func (ctx *planContext) fitsOn(p *groupPlacer, pos int, node *structs.Node, m *s
 	m.NodesEvaluated++
 	if ok, reason := c.static(pos, node); !ok {
 		filterNode(m, node, reason)
+		return false, false, nil
+	}
+	if ok, reason := c.volumes.forIndex(node, 0); !ok {
+		filterNode(m, node, reason) // a system job's allocations are all index 0
 		return false, false, nil
 	}
 	if ok, reason := ctx.jobAllocs.distinct(c, node); !ok {

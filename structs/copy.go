@@ -40,6 +40,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.Constraints = copyConstraints(tg.Constraints)
 	c.Affinities = copyAffinities(tg.Affinities)
 	c.Spreads = copySpreads(tg.Spreads)
+	c.Volumes = copyMapValues(tg.Volumes, (*VolumeRequest).Copy)
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
 	c.RestartPolicy = tg.RestartPolicy.Copy()
 	c.ReschedulePolicy = tg.ReschedulePolicy.Copy()
@@ -72,6 +73,7 @@ func (t *Task) Copy() *Task {
 	c.Identity = t.Identity.Copy()
 	c.DispatchPayload = clonePtr(t.DispatchPayload)
 	c.Templates = copyEach(t.Templates, (*Template).Copy)
+	c.VolumeMounts = copyEach(t.VolumeMounts, (*VolumeMount).Copy)
 	return &c
 }
 
@@ -214,6 +216,7 @@ func (n *Node) Copy() *Node {
 	c.DrainStrategy = clonePtr(n.DrainStrategy)
 	c.Events = copyEach(n.Events, (*NodeEvent).Copy)
 	c.Drivers = copyMapValues(n.Drivers, (*DriverInfo).Copy)
+	c.HostVolumes = copyMapValues(n.HostVolumes, (*ClientHostVolume).Copy)
 	return &c
 }
 

@@ -102,6 +102,7 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	}
 	addNetworkFields(m, tg.Networks)
 	addKeyed(m, "Meta", tg.Meta)
+	addVolumeFields(m, tg.Volumes)
 	return m
 }
 
@@ -183,6 +184,7 @@ func (t *Task) diffFields() map[string]string {
 	}
 	addKeyed(m, "Env", t.Env)
 	addKeyed(m, "Meta", t.Meta)
+	addVolumeMountFields(m, t.VolumeMounts)
 	return m
 }
 

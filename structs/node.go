@@ -50,8 +50,11 @@ type Node struct {
 	StatusUpdatedAt       int64
 	Events                []*NodeEvent
 	Drivers               map[string]*DriverInfo
-	CreateIndex           uint64
-	ModifyIndex           uint64
+	// HostVolumes are the directories the client's operator offers to
+	// jobs, by name (the client's host_volume blocks).
+	HostVolumes map[string]*ClientHostVolume `json:",omitempty"`
+	CreateIndex uint64
+	ModifyIndex uint64
 }
 
 // Ready reports whether the node can take new allocations.

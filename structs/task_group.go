@@ -31,6 +31,8 @@ type TaskGroup struct {
 	// Networks is the group's network block (at most one): its mode and
 	// the ports its tasks are given on the node.
 	Networks []*NetworkResource `json:",omitempty"`
+	// Volumes are the host volumes the group's tasks may mount, by name.
+	Volumes map[string]*VolumeRequest `json:",omitempty"`
 }
 
 // EphemeralDisk is a group's ephemeral_disk: the scheduler reserves SizeMB
@@ -119,6 +121,8 @@ type Task struct {
 	DispatchPayload *DispatchPayloadConfig `json:",omitempty"`
 	// Templates are the task's template blocks (template.go).
 	Templates []*Template `json:",omitempty"`
+	// VolumeMounts place the group's volumes in the task.
+	VolumeMounts []*VolumeMount `json:",omitempty"`
 }
 
 // MaxRunWarning is a task's max_run_warning block: Signal goes to the task

@@ -175,6 +175,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	validateAffinities(p, where, tg.Affinities)
 	validateSpreads(p, where, tg.Spreads)
 	tg.validateTasks(p, where)
+	tg.validateVolumes(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
 	tg.validateNetworks(p, where)
 }

@@ -134,6 +134,5 @@ var agentSettings = []AgentSetting{
 	{Path: "client.disable_remote_exec", Why: "Drover has no alloc exec"},
 	{Path: "client.max_kill_timeout", Why: "a task's kill_timeout is not capped by the client"},
 	{Path: "client.template", Why: "Drover's template rendering has no client settings: function denylist, sandbox and Consul/Vault retries are fixed"},
-	{Path: "client.host_volume", Labels: 1, Why: "Drover has no volumes"},
 	{Path: "client.drain_on_shutdown", Why: "a client does not drain itself when it stops"},
 }

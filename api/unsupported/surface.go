@@ -165,7 +165,7 @@ var commands = []Command{
 	{Name: "service", Group: true, What: "Nomad services"},
 	{Name: "setup", Group: true, What: "set up Consul and Vault for Nomad"},
 	{Name: "system", Group: true, What: "garbage collection and summary reconciliation"},
-	{Name: "volume", Group: true, What: "CSI and host volumes"},
+	{Name: "volume", Group: true, What: "CSI and dynamic host volumes (static host volumes come from the client's host_volume blocks)"},
 }
 
 var drivers = []Driver{

@@ -233,9 +233,9 @@ func TestDecide(t *testing.T) {
 		must.Eq(t, tc.isDefault, isDefault, must.Sprint(tc.raw))
 	}
 
-	mounts, ok := unsupported.LookupJSON("TaskGroups[0].Tasks[1].VolumeMounts")
+	plugin, ok := unsupported.LookupJSON("TaskGroups[0].Tasks[1].CSIPluginConfig")
 	must.True(t, ok)
-	d, _ := mounts.Decide([]any{map[string]any{"Volume": "x"}})
+	d, _ := plugin.Decide(map[string]any{"ID": "x"})
 	must.Eq(t, unsupported.Refuse, d)
 }
 

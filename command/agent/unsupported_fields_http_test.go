@@ -34,14 +34,14 @@ func TestUnsupportedFields_RefusedOverHTTP(t *testing.T) {
 			group["Update"] = map[string]any{"MaxParallel": 2, "Canary": 1}
 		}, []string{`Job field "TaskGroups[0].Update" is not supported by Drover: a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments` + seeDifferences}},
 		{"every refused field and every other problem at once", func(job, group, task map[string]any) {
-			group["Volumes"] = map[string]any{"data": map[string]any{"Type": "host", "Source": "data"}}
+			group["Volumes"] = map[string]any{"data": map[string]any{"Type": "csi", "Source": "data"}}
 			task["Templates"] = []any{map[string]any{"EmbeddedTmpl": "{{ key \"x\" }}", "DestPath": "local/x"}}
 			task["Vault"] = map[string]any{"Role": "app"}
 			job["Priority"] = 1000
 		}, []string{
 			`Job field "TaskGroups[0].Tasks[0].Vault" is not supported by Drover: the task would run without its Vault token and secrets` + seeDifferences,
-			`Job field "TaskGroups[0].Volumes" is not supported by Drover: the tasks would run without the volumes it claims` + seeDifferences,
 			`Job priority must be between 1 and 100, got 1000`,
+			`Task group "maxrun" volume "data": type "csi" is not supported: a CSI volume needs a CSI plugin, which Drover cannot run; use a host volume (type = "host")`,
 			// A template is Drover's now; one that needs a Consul server is not.
 			`Task group "maxrun" task "maxrun" template #1 (local/x): function "key" needs a Consul server, and Drover's agent has no "consul" block to name one`,
 		}},

@@ -104,6 +104,11 @@ func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConf
 	if err != nil {
 		return client.ContainerCreateOptions{}, nil, err
 	}
+	volumes, err := hostVolumeBinds(cfg)
+	if err != nil {
+		return client.ContainerCreateOptions{}, nil, err
+	}
+	binds = append(binds, volumes...)
 	return client.ContainerCreateOptions{Name: containerName(cfg), Config: ccfg, HostConfig: host, NetworkingConfig: netcfg}, binds, nil
 }
 

@@ -105,6 +105,9 @@ func (d *Driver) isolation(cfg *drivers.TaskConfig) (*rawexec.IsolatedTask, erro
 	if err := placeDirs(spec, cfg); err != nil {
 		return nil, err
 	}
+	if spec.Volumes, err = volumes(cfg.Mounts); err != nil {
+		return nil, err
+	}
 	if spec.Cgroup, err = cgroupSpec(cfg); err != nil {
 		return nil, err
 	}

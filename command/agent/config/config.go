@@ -136,6 +136,9 @@ type ClientConfig struct {
 	// Artifact says where artifacts may be fetched from and bounds what
 	// an archive may unpack to.
 	Artifact taskrunner.ArtifactConfig
+	// HostVolumes are the directories offered to jobs by name (the
+	// host_volume blocks).
+	HostVolumes map[string]*structs.ClientHostVolume
 	// RegistrationSecret, base64, lets a client agent without a server of
 	// its own register new nodes (see RegistrationSecret in nomad/rpc).
 	RegistrationSecret string
@@ -255,6 +258,7 @@ func (c *Config) Copy() *Config {
 	out.Client.Meta = maps.Clone(c.Client.Meta)
 	out.Client.Options = maps.Clone(c.Client.Options)
 	out.Client.ChrootEnv = maps.Clone(c.Client.ChrootEnv)
+	out.Client.HostVolumes = maps.Clone(c.Client.HostVolumes) // its values are replaced, never changed
 	out.Files = slices.Clone(c.Files)
 	out.Warnings = slices.Clone(c.Warnings)
 	out.TaskSupervisorCmd = slices.Clone(c.TaskSupervisorCmd)

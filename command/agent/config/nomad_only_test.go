@@ -53,14 +53,13 @@ client {
   enabled           = true
   network_speed     = 100
   meta { rack = "r1" }
-  host_volume "data" { path = "/data" }
 }
 `)
 	cfg, err := LoadConfig(DefaultConfig(), path)
 	must.NoError(t, err)
 	must.Eq(t, map[string]string{"rack": "r1"}, cfg.Client.Meta)
 	must.Len(t, 1, cfg.Warnings)
-	must.StrContains(t, cfg.Warnings[0], "disable_update_check, http_api_response_headers, vault, keyring, ports.serf, client.network_speed, client.host_volume (see ")
+	must.StrContains(t, cfg.Warnings[0], "disable_update_check, http_api_response_headers, vault, keyring, ports.serf, client.network_speed (see ")
 }
 
 // TestLoadConfig_EachNomadOnlySetting holds every row of the table to the

@@ -117,6 +117,8 @@ type fileClient struct {
 	AllocDir  *string  `hcl:"alloc_dir,optional"`
 	// Artifact bounds artifact archives (artifact.go).
 	Artifact *fileArtifact `hcl:"artifact,block"`
+	// HostVolumes are the host volumes offered to jobs (host_volume.go).
+	HostVolumes []*fileHostVolume `hcl:"host_volume,block"`
 
 	RegistrationSecret *string `hcl:"registration_secret,optional"`
 	// The node's ports and reservations (client_network.go).
@@ -350,6 +352,9 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 	setString(&c.StateDir, fc.StateDir)
 	setString(&c.AllocDir, fc.AllocDir)
 	if err := fc.Artifact.applyTo(&c.Artifact); err != nil {
+		return err
+	}
+	if err := applyHostVolumes(c, fc.HostVolumes); err != nil {
 		return err
 	}
 	setString(&c.RegistrationSecret, fc.RegistrationSecret)

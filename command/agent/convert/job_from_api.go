@@ -112,6 +112,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 	tg.MaxRunOutcome = Deref(in.MaxRunOutcome)
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	tg.Networks = networksFromAPI(in.Networks)
+	tg.Volumes = volumesFromAPI(in.Volumes)
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
 		restartBase = structs.DefaultRestartPolicy(jobType)
@@ -150,6 +151,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 	}
 	t.MaxRunDuration = clonePtr(in.MaxRunDuration)
 	t.DispatchPayload = dispatchPayloadFromAPI(in.DispatchPayload)
+	t.VolumeMounts = volumeMountsFromAPI(in.VolumeMounts)
 	if w := in.MaxRunWarning; w != nil {
 		t.MaxRunWarning = &structs.MaxRunWarning{Signal: w.Signal, Before: Deref(w.Before)}
 	}

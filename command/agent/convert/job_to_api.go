@@ -76,6 +76,7 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 	if tg.EphemeralDisk != nil {
 		out.EphemeralDisk = &api.EphemeralDisk{SizeMB: new(tg.EphemeralDisk.SizeMB)}
 	}
+	out.Volumes = volumesToAPI(tg.Volumes)
 	if tg.Tasks != nil {
 		out.Tasks = make([]*api.Task, len(tg.Tasks))
 		for i, t := range tg.Tasks {
@@ -108,6 +109,7 @@ func taskToAPI(t *structs.Task) *api.Task {
 	}
 	out.MaxRunDuration = clonePtr(t.MaxRunDuration)
 	out.DispatchPayload = dispatchPayloadToAPI(t.DispatchPayload)
+	out.VolumeMounts = volumeMountsToAPI(t.VolumeMounts)
 	if w := t.MaxRunWarning; w != nil {
 		out.MaxRunWarning = &api.MaxRunWarning{Signal: w.Signal, Before: new(w.Before)}
 	}

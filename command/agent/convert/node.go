@@ -34,6 +34,7 @@ func NodeToAPI(n *structs.Node) *api.Node {
 		StatusUpdatedAt:       n.StatusUpdatedAt,
 		Events:                convertSlice(n.Events, nodeEventToAPI),
 		Drivers:               convertMap(n.Drivers, driverInfoToAPI),
+		HostVolumes:           hostVolumesToAPI(n.HostVolumes),
 		CreateIndex:           n.CreateIndex,
 		ModifyIndex:           n.ModifyIndex,
 	}

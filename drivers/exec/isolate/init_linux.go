@@ -78,7 +78,7 @@ func initAndExec() error {
 // buildRoot makes the task directory the root of this mount namespace:
 // the chroot_env paths bound read-only, the shared alloc directory at
 // /alloc, a /proc of the task's PID namespace, a small /dev, the
-// supervisors' state hidden; then pivots into it and detaches the host's
+// supervisors' state hidden, the host volumes; then pivots into it and detaches the host's
 // file systems. Every mount point inside the task directory, which the
 // task could have filled with links in an earlier run, is opened beneath
 // it and mounted on through the open file.
@@ -136,6 +136,9 @@ func buildRoot(spec *Spec) error {
 		return err
 	}
 	if err := hideDir(root, ".supervisor"); err != nil {
+		return err
+	}
+	if err := bindVolumes(root, spec.Volumes); err != nil {
 		return err
 	}
 	return pivot(root)

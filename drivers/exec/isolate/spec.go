@@ -13,6 +13,8 @@ type Spec struct {
 	// ChrootEnv maps host paths to paths inside the task's root, each
 	// bound read-only; a host path that does not exist is left out.
 	ChrootEnv map[string]string `json:"chroot_env"`
+	// Volumes are the task's host volumes (volumes.go).
+	Volumes []Volume `json:"volumes,omitempty"`
 
 	PrivatePID bool `json:"private_pid"`
 	PrivateIPC bool `json:"private_ipc"`
