@@ -32,6 +32,8 @@ type TaskGroup struct {
 	EphemeralDisk *EphemeralDisk `json:",omitempty"`
 	// Networks is the group's network block: its mode and ports.
 	Networks []*NetworkResource `json:",omitempty"`
+	// Services are the group's service blocks (services.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // EphemeralDisk is a group's ephemeral_disk block. Drover reserves its
@@ -75,6 +77,8 @@ type Task struct {
 	DispatchPayload *DispatchPayloadConfig `json:",omitempty"`
 	// Templates are the task's template blocks (template.go).
 	Templates []*Template `json:",omitempty"`
+	// Services are the task's service blocks (services.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // WorkloadIdentity is a task's identity block. Drover signs the default

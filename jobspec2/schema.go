@@ -59,6 +59,7 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"change_script":    changeScriptSchema,
 	"wait":             templateWaitSchema,
 	"validation":       validationSchema,
+	"service":          serviceSchema,
 }
 
 // freeformBlocks are the block types whose bodies the parser reads as

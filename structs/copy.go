@@ -48,6 +48,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
 	c.EphemeralDisk = clonePtr(tg.EphemeralDisk)
 	c.Networks = CopyNetworks(tg.Networks)
+	c.Services = copyEach(tg.Services, (*Service).Copy)
 	return &c
 }
 
@@ -72,6 +73,7 @@ func (t *Task) Copy() *Task {
 	c.Identity = t.Identity.Copy()
 	c.DispatchPayload = clonePtr(t.DispatchPayload)
 	c.Templates = copyEach(t.Templates, (*Template).Copy)
+	c.Services = copyEach(t.Services, (*Service).Copy)
 	return &c
 }
 

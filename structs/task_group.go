@@ -31,6 +31,8 @@ type TaskGroup struct {
 	// Networks is the group's network block (at most one): its mode and
 	// the ports its tasks are given on the node.
 	Networks []*NetworkResource `json:",omitempty"`
+	// Services are the group's service blocks (service.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // EphemeralDisk is a group's ephemeral_disk: the scheduler reserves SizeMB
@@ -119,6 +121,8 @@ type Task struct {
 	DispatchPayload *DispatchPayloadConfig `json:",omitempty"`
 	// Templates are the task's template blocks (template.go).
 	Templates []*Template `json:",omitempty"`
+	// Services are the task's service blocks (service.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // MaxRunWarning is a task's max_run_warning block: Signal goes to the task

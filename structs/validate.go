@@ -177,6 +177,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	tg.validateTasks(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
 	tg.validateNetworks(p, where)
+	tg.validateServices(p, where)
 }
 
 // validateTasks checks the group's tasks, their names' uniqueness and that

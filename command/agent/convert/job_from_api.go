@@ -112,6 +112,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 	tg.MaxRunOutcome = Deref(in.MaxRunOutcome)
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	tg.Networks = networksFromAPI(in.Networks)
+	tg.Services = servicesFromAPI(in.Services)
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
 		restartBase = structs.DefaultRestartPolicy(jobType)
@@ -166,6 +167,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 		}
 	}
 	t.Templates = templatesFromAPI(in.Templates)
+	t.Services = servicesFromAPI(in.Services)
 	return t
 }
 

@@ -1,0 +1,47 @@
+package unsupported
+
+import "slices"
+
+// Reasons of the service blocks' fields.
+const (
+	reasonConsulOnly = "it is Consul's: Drover keeps services in its own catalog, which has no place for it"
+	reasonCanary     = "Drover has no canaries, which alone would be registered with it"
+	reasonChecks     = "Drover runs no service checks yet: nothing reports the service's health, and no check_restart restarts a task"
+)
+
+// fields is the table: the job's fields, then those of the service blocks
+// of groups and of tasks.
+var fields = slices.Concat(jobFields,
+	serviceFields("TaskGroups[].Services", true),
+	serviceFields("TaskGroups[].Tasks[].Services", false))
+
+// serviceFields lists the fields of Nomad's Service that Drover's lacks,
+// at path; withHCL gives the rows their jobspec forms, which one of the
+// two places carries (a form is in one row only).
+func serviceFields(path string, withHCL bool) []Field {
+	rows := []Field{
+		{JSON: "CanaryTags", HCL: []string{"service.canary_tags"}, Decision: Warn, Reason: reasonCanary},
+		{JSON: "CanaryMeta", HCL: []string{"service.canary_meta"}, Block: true, Decision: Warn, Reason: reasonCanary},
+		{JSON: "EnableTagOverride", HCL: []string{"service.enable_tag_override"}, Decision: Warn,
+			Reason: "only Consul's agents change a service's tags; nothing changes Drover's"},
+		{JSON: "OnUpdate", HCL: []string{"service.on_update"}, Decision: Warn,
+			Reason: "it tells deployments which checks count, and Drover has no deployments"},
+		{JSON: "Checks", HCL: []string{"service.check"}, Block: true, Decision: Warn, Reason: reasonChecks},
+		{JSON: "CheckRestart", HCL: []string{"service.check_restart"}, Block: true, Decision: Warn, Reason: reasonChecks},
+		{JSON: "Connect", HCL: []string{"service.connect"}, Block: true, Decision: Refuse,
+			Reason: "Consul Connect's sidecars and gateways would not run, nor the mesh its upstreams need"},
+		{JSON: "TaggedAddresses", HCL: []string{"service.tagged_addresses"}, Block: true, Decision: Refuse, Reason: reasonConsulOnly},
+		{JSON: "Identity", HCL: []string{"service.identity"}, Block: true, Decision: Refuse,
+			Reason: "it asks for a Consul service identity token, which Drover does not sign"},
+		{JSON: "Weights", HCL: []string{"service.weights"}, Block: true, Decision: Refuse, Reason: reasonConsulOnly},
+		{JSON: "Cluster", HCL: []string{"service.cluster"}, Decision: Refuse, Reason: reasonConsulOnly},
+		{JSON: "Kind", HCL: []string{"service.kind"}, Decision: Refuse, Reason: reasonConsulOnly},
+	}
+	for i := range rows {
+		rows[i].JSON = path + "[]." + rows[i].JSON
+		if !withHCL {
+			rows[i].HCL = nil
+		}
+	}
+	return rows
+}
