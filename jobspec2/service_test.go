@@ -55,7 +55,7 @@ func TestParse_ServiceErrors(t *testing.T) {
 		"tagged_addresses": {`service {
       tagged_addresses { lan = "10.0.0.1" }
     }`, `"tagged_addresses" is a Nomad block that Drover does not support yet`},
-		"kind": {`service { kind = "api-gateway" }`, `"kind" is a Nomad argument that Drover does not support yet`},
+		"kind":                   {`service { kind = "api-gateway" }`, `"kind" is a Nomad argument that Drover does not support yet`},
 		"tags of the wrong type": {`service { tags = "a" }`, `Inappropriate value for attribute "tags"`},
 		"unknown argument":       {`service { bogus = 1 }`, "Unsupported argument"},
 	} {
