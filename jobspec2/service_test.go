@@ -2,6 +2,7 @@ package jobspec2
 
 import (
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 
@@ -24,6 +25,22 @@ func TestParse_Service(t *testing.T) {
       meta {
         version = "1"
       }
+      check {
+        type            = "http"
+        path            = "/health"
+        interval        = "10s"
+        timeout         = "2s"
+        tls_skip_verify = true
+        header {
+          Authorization = ["Basic x"]
+        }
+      }
+      check {
+        type     = "tcp"
+        port     = "http"
+        interval = "5s"
+        timeout  = "1s"
+      }
     }
     task "t" {
       driver = "raw_exec"
@@ -40,6 +57,11 @@ func TestParse_Service(t *testing.T) {
 	must.Eq(t, []*api.Service{{
 		Name: "web", Provider: "nomad", PortLabel: "http", Tags: []string{"a", "b"},
 		AddressMode: "host", TaskName: "t", Meta: map[string]string{"version": "1"},
+		Checks: []api.ServiceCheck{
+			{Type: "http", Path: "/health", Interval: 10 * time.Second, Timeout: 2 * time.Second, TLSSkipVerify: true,
+				Header: map[string][]string{"Authorization": {"Basic x"}}},
+			{Type: "tcp", PortLabel: "http", Interval: 5 * time.Second, Timeout: time.Second},
+		},
 	}}, job.TaskGroups[0].Services)
 	must.Eq(t, []*api.Service{{PortLabel: "8080", Address: "10.0.0.1", Meta: map[string]string{"k": "v"}}},
 		job.TaskGroups[0].Tasks[0].Services)

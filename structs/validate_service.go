@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // serviceName is RFC 1123's label, as Nomad holds service names to.
@@ -115,6 +116,54 @@ func validateService(p *problems, at string, s *Service, ports map[string]bool) 
 		}
 	}
 	validateMetaKeys(p, at, s.Meta)
+	if len(s.Checks) > MaxChecksPerService {
+		p.add(at, "a service may have at most %d checks, got %d", MaxChecksPerService, len(s.Checks))
+		return
+	}
+	for i, c := range s.Checks {
+		validateCheck(p, fmt.Sprintf("%s check #%d", at, i+1), c, ports)
+	}
+}
+
+// validateCheck checks one of a service's checks: an http or tcp probe,
+// the kinds Nomad's own provider runs.
+func validateCheck(p *problems, at string, c ServiceCheck, ports map[string]bool) {
+	switch c.Type {
+	case CheckTypeHTTP:
+		if c.Path == "" {
+			p.add(at, "an http check needs a path")
+		}
+		if c.Protocol != "" && c.Protocol != "http" && c.Protocol != "https" {
+			p.add(at, "protocol must be \"http\" or \"https\", got %q", c.Protocol)
+		}
+	case CheckTypeTCP:
+	case "script", "grpc":
+		p.add(at, "type %q: Drover runs %q and %q checks only", c.Type, CheckTypeHTTP, CheckTypeTCP)
+	default:
+		p.add(at, "type must be %q or %q, got %q", CheckTypeHTTP, CheckTypeTCP, c.Type)
+	}
+	if c.Interval < time.Second {
+		p.add(at, "interval must be at least 1s, got %s", c.Interval)
+	}
+	if c.Timeout < time.Second {
+		p.add(at, "timeout must be at least 1s, got %s", c.Timeout)
+	}
+	switch c.InitialStatus {
+	case "", "passing", "warning", "critical":
+	default:
+		p.add(at, "initial_status must be \"passing\", \"warning\" or \"critical\", got %q", c.InitialStatus)
+	}
+	for _, v := range []string{c.Path, c.Method, c.TLSServerName} {
+		if problem := printableProblem(v); problem != "" {
+			p.add(at, "%q %s", v, problem)
+		}
+	}
+	for name := range c.Header {
+		if problem := printableProblem(name); problem != "" || name == "" {
+			p.add(at, "header name %q must be non-empty and printable", name)
+		}
+	}
+	validateServicePort(p, at, c.PortLabel, c.AddressMode, ports)
 }
 
 // validateServicePort: a label must be one of the group's ports; a number
@@ -160,7 +209,7 @@ func (j *Job) serviceWarnings() []string {
 			}
 		}
 		if services > 0 {
-			out = append(out, fmt.Sprintf("%s: Drover does not register services yet: its %d service block(s) are validated and kept in the job, and no registration is made", where, services))
+			out = append(out, fmt.Sprintf("%s: Drover does not register services nor run their checks yet: its %d service block(s) are validated and kept in the job, and no registration is made", where, services))
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package structs
 
 import (
 	"testing"
+	"time"
 
 	"github.com/shoenig/test/must"
 )
@@ -43,6 +44,24 @@ func TestValidate_services(t *testing.T) {
 			want: []string{at + `: services of one group must all have the same provider, got consul and nomad`}},
 		{name: "other task", task: []*Service{{Name: "a", TaskName: "u"}},
 			want: []string{at + ` task "t" service "a": task "u": a task's service belongs to the task itself`}},
+		{name: "checks", group: []*Service{{Name: "a", PortLabel: "http", Checks: []ServiceCheck{
+			{Type: "http", Path: "/health", Interval: time.Second, Timeout: 2 * time.Second, Header: map[string][]string{"X": {"1"}}},
+			{Type: "tcp", PortLabel: "admin", Interval: 10 * time.Second, Timeout: time.Second, InitialStatus: "passing"},
+			{Type: "http", Protocol: "ftp", Interval: time.Millisecond, InitialStatus: "ok", PortLabel: "nope"},
+			{Type: "script", Interval: time.Second, Timeout: time.Second},
+			{Type: "ttl", Interval: time.Second, Timeout: time.Second},
+		}}}, want: []string{
+			at + ` service "a" check #3: an http check needs a path`,
+			at + ` service "a" check #3: protocol must be "http" or "https", got "ftp"`,
+			at + ` service "a" check #3: interval must be at least 1s, got 1ms`,
+			at + ` service "a" check #3: timeout must be at least 1s, got 0s`,
+			at + ` service "a" check #3: initial_status must be "passing", "warning" or "critical", got "ok"`,
+			at + ` service "a" check #3: port "nope" is not a port label of the group's network block`,
+			at + ` service "a" check #4: type "script": Drover runs "http" and "tcp" checks only`,
+			at + ` service "a" check #5: type must be "http" or "tcp", got "ttl"`,
+		}},
+		{name: "too many checks", group: []*Service{{Name: "a", Checks: make([]ServiceCheck, MaxChecksPerService+1)}},
+			want: []string{at + ` service "a": a service may have at most 16 checks, got 17`}},
 		{name: "null", group: []*Service{nil}, want: []string{at + ` service #1: service block must not be null`}},
 		{name: "too many", group: make([]*Service, MaxServicesPerGroup+1),
 			want: []string{at + `: a group and its tasks may have at most 64 service blocks, got 65`}},
@@ -73,7 +92,7 @@ func TestJobWarnings_services(t *testing.T) {
 	j := validJob("service")
 	must.SliceEmpty(t, j.Warnings())
 	task(j).Services = []*Service{{Name: "a"}}
-	must.Eq(t, []string{`Task group "g": Drover does not register services yet: its 1 service block(s) are validated and kept in the job, and no registration is made`}, j.Warnings())
+	must.Eq(t, []string{`Task group "g": Drover does not register services nor run their checks yet: its 1 service block(s) are validated and kept in the job, and no registration is made`}, j.Warnings())
 }
 
 func TestServiceCopy(t *testing.T) {

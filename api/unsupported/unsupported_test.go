@@ -102,7 +102,7 @@ var hclBlockOf = map[string]string{
 	"EphemeralDisk": "ephemeral_disk", "Networks": "network", "ReservedPorts": "port",
 	"DynamicPorts": "port", "DNS": "dns",
 	"Templates": "template", "ChangeScript": "change_script", "Wait": "wait",
-	"Services": "service",
+	"Services": "service", "Checks": "check",
 }
 
 // TestFields_CoverNomadsJob holds the table to Nomad's job type and

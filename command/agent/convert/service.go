@@ -23,6 +23,7 @@ func servicesFromAPI(in []*api.Service) []*structs.Service {
 			Meta:        maps.Clone(s.Meta),
 			TaskName:    s.TaskName,
 			Provider:    s.Provider,
+			Checks:      checksFromAPI(s.Checks),
 		}
 	})
 }
@@ -42,6 +43,19 @@ func servicesToAPI(in []*structs.Service) []*api.Service {
 			Meta:        maps.Clone(s.Meta),
 			TaskName:    s.TaskName,
 			Provider:    s.Provider,
+			Checks:      checksToAPI(s.Checks),
 		}
+	})
+}
+
+func checksFromAPI(in []api.ServiceCheck) []structs.ServiceCheck {
+	return convertSlice(in, func(c api.ServiceCheck) structs.ServiceCheck {
+		return structs.ServiceCheck(c).Copy()
+	})
+}
+
+func checksToAPI(in []structs.ServiceCheck) []api.ServiceCheck {
+	return convertSlice(in, func(c structs.ServiceCheck) api.ServiceCheck {
+		return api.ServiceCheck(c.Copy())
 	})
 }
