@@ -43,7 +43,7 @@ func serviceFields(path string, withHCL bool) []Field {
 		{JSON: "Checks[].Notes", HCL: []string{"check.notes"}, Decision: Warn, Reason: "a note shown in Consul's UI only"},
 		{JSON: "Checks[].OnUpdate", HCL: []string{"check.on_update"}, Decision: Warn,
 			Reason: "it tells deployments whether the check counts, and Drover has no deployments"},
-		{JSON: "Connect", HCL: []string{"service.connect"}, Block: true, Decision: Refuse,
+		{JSON: "Connect", HCL: []string{"service.connect"}, Block: true, Decision: Refuse, Present: true,
 			Reason: "Consul Connect's sidecars and gateways would not run, nor the mesh its upstreams need"},
 		{JSON: "TaggedAddresses", HCL: []string{"service.tagged_addresses"}, Block: true, Decision: Refuse, Reason: reasonConsulOnly},
 		{JSON: "Identity", HCL: []string{"service.identity"}, Block: true, Decision: Refuse,

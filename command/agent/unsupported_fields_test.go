@@ -27,7 +27,7 @@ func TestCheckUnsupported(t *testing.T) {
     "Bogus": 1,
     "TaskGroups": [{
       "Name": "g",
-      "Services": [{"Name": "web", "Connect": {"Native": true}, "Checks": [{"Type": "http"}], "EnableTagOverride": false}],
+      "Services": [{"Name": "web", "Connect": {"SidecarService": {"Port": "", "Proxy": null}}, "Checks": [{"Type": "http", "Notes": "n"}], "EnableTagOverride": false}],
       "Networks": [],
       "EphemeralDisk": {"SizeMB": 300, "Sticky": false, "Migrate": true},
       "MaxRunDuration": 10000000000,
@@ -55,7 +55,7 @@ func TestCheckUnsupported(t *testing.T) {
 	must.Eq(t, []string{
 		`Request field "Bogus" is not supported by Drover and was ignored`,
 		`Job field "Bogus" is unknown to Drover and was ignored`,
-		`Job field "TaskGroups[0].Services[0].Checks" is not supported by Drover and was ignored: Drover runs no service checks yet: nothing reports the service's health, and no check_restart restarts a task`,
+		`Job field "TaskGroups[0].Services[0].Checks[0].Notes" is not supported by Drover and was ignored: a note shown in Consul's UI only`,
 		`Job field "TaskGroups[0].Tasks[0].Templates[0].VaultGrace" is not supported by Drover and was ignored: Nomad itself has ignored it since 0.12`,
 		`Job field "UI" is not supported by Drover and was ignored: only Nomad's web UI shows it: a description and links`,
 		`Job field "Update" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
