@@ -49,7 +49,7 @@ func serviceFields(path string, withHCL bool) []Field {
 		{JSON: "Identity", HCL: []string{"service.identity"}, Block: true, Decision: Refuse,
 			Reason: "it asks for a Consul service identity token, which Drover does not sign"},
 		{JSON: "Weights", HCL: []string{"service.weights"}, Block: true, Decision: Refuse, Reason: reasonConsulOnly},
-		{JSON: "Cluster", HCL: []string{"service.cluster"}, Decision: Refuse, Reason: reasonConsulOnly},
+		{JSON: "Cluster", HCL: []string{"service.cluster"}, Decision: Refuse, Reason: reasonConsulOnly, Default: `"default"`},
 		{JSON: "Kind", HCL: []string{"service.kind"}, Decision: Refuse, Reason: reasonConsulOnly},
 	}
 	for i := range rows {
