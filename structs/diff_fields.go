@@ -101,6 +101,7 @@ func (tg *TaskGroup) diffFields() map[string]string {
 		m["EphemeralDisk.SizeMB"] = strconv.Itoa(tg.EphemeralDisk.SizeMB)
 	}
 	addNetworkFields(m, tg.Networks)
+	addServiceFields(m, tg.Services)
 	addKeyed(m, "Meta", tg.Meta)
 	return m
 }
@@ -183,6 +184,7 @@ func (t *Task) diffFields() map[string]string {
 	}
 	addKeyed(m, "Env", t.Env)
 	addKeyed(m, "Meta", t.Meta)
+	addServiceFields(m, t.Services)
 	return m
 }
 
