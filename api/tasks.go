@@ -34,6 +34,8 @@ type TaskGroup struct {
 	Networks []*NetworkResource `json:",omitempty"`
 	// Volumes are the volumes the group's tasks may mount, by name.
 	Volumes map[string]*VolumeRequest `json:",omitempty"`
+	// Services are the group's service blocks (services.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // EphemeralDisk is a group's ephemeral_disk block. Drover reserves its
@@ -79,6 +81,8 @@ type Task struct {
 	Templates []*Template `json:",omitempty"`
 	// VolumeMounts place the group's volumes in the task.
 	VolumeMounts []*VolumeMount `json:",omitempty"`
+	// Services are the task's service blocks (services.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // WorkloadIdentity is a task's identity block. Drover signs the default

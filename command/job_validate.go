@@ -59,6 +59,9 @@ func (c *JobValidateCommand) Run(args []string) int {
 	if c.reportInvalid(apiJob) {
 		return 1
 	}
+	if warnings := agent.CanonicalJob(apiJob).Warnings(); len(warnings) > 0 {
+		c.Ui.Output(jobWarnings(strings.Join(warnings, "\n")))
+	}
 	c.Ui.Output("Job validation successful")
 	return 0
 }

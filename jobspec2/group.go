@@ -15,7 +15,7 @@ var groupSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
-		{Type: "ephemeral_disk"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}},
+		{Type: "ephemeral_disk"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}}, {Type: "service"},
 	},
 }
 
@@ -53,6 +53,7 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 	if b := d.single(blocksOfType(content, "network")); b != nil {
 		tg.Networks = []*api.NetworkResource{d.network(b)}
 	}
+	tg.Services = d.services(blocksOfType(content, "service"))
 
 	names := map[string]hcl.Range{}
 	for _, tb := range blocksOfType(content, "task") {

@@ -62,12 +62,14 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"change_script":    changeScriptSchema,
 	"wait":             templateWaitSchema,
 	"validation":       validationSchema,
+	"service":          serviceSchema,
+	"check":            checkSchema,
 }
 
 // freeformBlocks are the block types whose bodies the parser reads as
 // arguments of any name (freeform, stringMap, locals, declareVariables);
 // a dynamic block's content is the body of the blocks it generates.
-var freeformBlocks = []string{"config", "content", "env", "headers", "locals", "meta", "options", "variables"}
+var freeformBlocks = []string{"config", "content", "env", "header", "headers", "locals", "meta", "options", "variables"}
 
 // Schema describes every block type of the jobspec language: its labels,
 // the arguments and nested blocks it accepts. The top level of a file is

@@ -16,7 +16,7 @@ var taskSchema = &hcl.BodySchema{
 		{Type: "config"}, {Type: "env"}, {Type: "meta"}, {Type: "resources"},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "lifecycle"}, {Type: "restart"},
 		{Type: "artifact"}, {Type: "logs"}, {Type: "max_run_warning"},
-		{Type: "identity"}, {Type: "dispatch_payload"}, {Type: "template"}, {Type: "volume_mount"},
+		{Type: "identity"}, {Type: "dispatch_payload"}, {Type: "template"}, {Type: "volume_mount"}, {Type: "service"},
 	},
 }
 
@@ -73,5 +73,6 @@ func (d *decoder) task(block *hcl.Block) *api.Task {
 	for _, b := range blocksOfType(content, "template") {
 		t.Templates = append(t.Templates, d.template(b))
 	}
+	t.Services = d.services(blocksOfType(content, "service"))
 	return t
 }

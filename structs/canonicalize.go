@@ -69,8 +69,12 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	}
 	canonicalizeConstraints(tg.Constraints)
 	canonicalizeAffinities(tg.Affinities)
+	canonicalizeServices(tg.Services, j.Name+"-"+tg.Name)
 	for _, t := range tg.Tasks {
 		t.canonicalize(tg)
+		if t != nil {
+			canonicalizeServices(t.Services, j.Name+"-"+tg.Name+"-"+t.Name)
+		}
 	}
 }
 

@@ -49,6 +49,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
 	c.EphemeralDisk = clonePtr(tg.EphemeralDisk)
 	c.Networks = CopyNetworks(tg.Networks)
+	c.Services = copyEach(tg.Services, (*Service).Copy)
 	return &c
 }
 
@@ -74,6 +75,7 @@ func (t *Task) Copy() *Task {
 	c.DispatchPayload = clonePtr(t.DispatchPayload)
 	c.Templates = copyEach(t.Templates, (*Template).Copy)
 	c.VolumeMounts = copyEach(t.VolumeMounts, (*VolumeMount).Copy)
+	c.Services = copyEach(t.Services, (*Service).Copy)
 	return &c
 }
 

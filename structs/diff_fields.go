@@ -101,6 +101,7 @@ func (tg *TaskGroup) diffFields() map[string]string {
 		m["EphemeralDisk.SizeMB"] = strconv.Itoa(tg.EphemeralDisk.SizeMB)
 	}
 	addNetworkFields(m, tg.Networks)
+	addServiceFields(m, tg.Services)
 	addKeyed(m, "Meta", tg.Meta)
 	addVolumeFields(m, tg.Volumes)
 	return m
@@ -185,6 +186,7 @@ func (t *Task) diffFields() map[string]string {
 	addKeyed(m, "Env", t.Env)
 	addKeyed(m, "Meta", t.Meta)
 	addVolumeMountFields(m, t.VolumeMounts)
+	addServiceFields(m, t.Services)
 	return m
 }
 

@@ -33,6 +33,8 @@ type TaskGroup struct {
 	Networks []*NetworkResource `json:",omitempty"`
 	// Volumes are the host volumes the group's tasks may mount, by name.
 	Volumes map[string]*VolumeRequest `json:",omitempty"`
+	// Services are the group's service blocks (service.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // EphemeralDisk is a group's ephemeral_disk: the scheduler reserves SizeMB
@@ -123,6 +125,8 @@ type Task struct {
 	Templates []*Template `json:",omitempty"`
 	// VolumeMounts place the group's volumes in the task.
 	VolumeMounts []*VolumeMount `json:",omitempty"`
+	// Services are the task's service blocks (service.go).
+	Services []*Service `json:",omitempty"`
 }
 
 // MaxRunWarning is a task's max_run_warning block: Signal goes to the task

@@ -178,6 +178,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	tg.validateVolumes(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
 	tg.validateNetworks(p, where)
+	tg.validateServices(p, where)
 }
 
 // validateTasks checks the group's tasks, their names' uniqueness and that

@@ -58,7 +58,7 @@ var agentSettings = []AgentSetting{
 	{Path: "enable_debug", Why: "Drover serves no debug or profiling endpoints"},
 	{Path: "plugin_dir", Why: "Drover's drivers are built in; it loads no plugin binaries"},
 	{Path: "http_api_response_headers", Why: "the agent sets no extra headers on its answers"},
-	{Path: "consul", Why: "Drover does not integrate with Consul: servers join by address, jobs' services are refused"},
+	{Path: "consul", Why: "Drover does not integrate with Consul: servers join by address, and no job's service is registered with Consul"},
 	{Path: "vault", Why: "Drover does not integrate with Vault: jobs' vault blocks are refused"},
 	{Path: "ui", Why: "Drover's web UI has no settings"},
 	{Path: "audit", Why: "Drover has no audit log (Nomad Enterprise)"},

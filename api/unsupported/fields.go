@@ -12,17 +12,17 @@ const (
 const (
 	reasonUpdate     = "a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments"
 	reasonMigrate    = "a node drain would not pace the allocations it moves"
-	reasonService    = "no service would be registered and no check would run, nor restart a task"
 	reasonConsul     = "it configures Consul for services and templates only, which Drover refuses"
 	reasonRender     = "Drover renders a task's templates before each of its runs, whatever it says"
 	reasonScaling    = "only an external autoscaler acts on it; the group runs its count either way"
 	reasonIdentities = "Drover signs the default identity only (Task.Identity, an identity block without a name): the task would not get the tokens of the named identities it asks for"
 )
 
-// fields is the table. Each Nomad job field Drover's job has no place for
+// jobFields is the table but for the service blocks' fields
+// (fields_service.go). Each Nomad job field Drover's job has no place for
 // is here (the tests compare with Nomad's job type), with every jobspec
 // form it has.
-var fields = []Field{
+var jobFields = []Field{
 	// The job.
 	{JSON: "Update", HCL: []string{"job.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
 	{JSON: "Migrate", HCL: []string{"job.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
@@ -47,7 +47,6 @@ var fields = []Field{
 		Reason: "Drover never gives two allocations the same port on a node"},
 	{JSON: "TaskGroups[].Networks[].DynamicPorts[].IgnoreCollision", Decision: Refuse,
 		Reason: "Drover never gives two allocations the same port on a node"},
-	{JSON: "TaskGroups[].Services", HCL: []string{"group.service"}, Block: true, Decision: Refuse, Reason: reasonService},
 	{JSON: "TaskGroups[].EphemeralDisk.Sticky", HCL: []string{"ephemeral_disk.sticky"}, Decision: Refuse,
 		Reason: "a replacement allocation would not be placed on the previous one's node, nor get its data"},
 	{JSON: "TaskGroups[].EphemeralDisk.Migrate", HCL: []string{"ephemeral_disk.migrate"}, Decision: Refuse,
@@ -65,7 +64,6 @@ var fields = []Field{
 	{JSON: "TaskGroups[].RestartPolicy.RenderTemplates", HCL: []string{"restart.render_templates"}, Decision: Warn, Reason: reasonRender},
 
 	// The task.
-	{JSON: "TaskGroups[].Tasks[].Services", HCL: []string{"task.service"}, Block: true, Decision: Refuse, Reason: reasonService},
 	{JSON: "TaskGroups[].Tasks[].Templates[].VaultGrace", HCL: []string{"template.vault_grace"}, Decision: Warn,
 		Reason: "Nomad itself has ignored it since 0.12"},
 	{JSON: "TaskGroups[].Tasks[].Templates[].ChangeScript.RunOnFirstRender", HCL: []string{"change_script.run_on_first_render"}, Decision: Refuse, Default: "false",

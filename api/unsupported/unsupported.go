@@ -72,6 +72,10 @@ type Field struct {
 	// holding no more than that asks for nothing a job without it does
 	// not ask for, and is warned about instead.
 	Default string
+	// Present, when set, makes an object or a list asks for something even
+	// when all it holds are zero values: Nomad writes connect {
+	// sidecar_service {} } as an object of defaults.
+	Present bool
 }
 
 // Fields returns the table of job fields, in the order the documentation

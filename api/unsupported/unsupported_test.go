@@ -102,6 +102,7 @@ var hclBlockOf = map[string]string{
 	"EphemeralDisk": "ephemeral_disk", "Networks": "network", "ReservedPorts": "port",
 	"DynamicPorts": "port", "DNS": "dns",
 	"Templates": "template", "ChangeScript": "change_script", "Wait": "wait",
+	"Services": "service", "Checks": "check",
 }
 
 // TestFields_CoverNomadsJob holds the table to Nomad's job type and
@@ -187,6 +188,8 @@ func TestFields_DefaultsAreNomads(t *testing.T) {
 			cs.Canonicalize()
 			return *cs.RunOnFirstRender
 		}(),
+		"TaskGroups[].Services[].Cluster":         serviceCluster(),
+		"TaskGroups[].Tasks[].Services[].Cluster": serviceCluster(),
 	}
 	for path, nomadDefault := range cases {
 		f, ok := unsupported.LookupJSON(path)
@@ -272,4 +275,14 @@ func TestAgentSetting_Block(t *testing.T) {
 	block, name = unsupported.AgentSetting{Path: "vault"}.Block()
 	must.Eq(t, "", block)
 	must.Eq(t, "vault", name)
+}
+
+// serviceCluster is the Cluster Nomad's client gives a service.
+func serviceCluster() string {
+	j := nomadapi.NewServiceJob("j", "j", "global", 50)
+	g := nomadapi.NewTaskGroup("g", 1)
+	g.Services = []*nomadapi.Service{{Name: "s"}}
+	j.AddTaskGroup(g)
+	j.Canonicalize()
+	return j.TaskGroups[0].Services[0].Cluster
 }

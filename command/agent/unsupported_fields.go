@@ -58,7 +58,7 @@ func walkUnsupported(raw any, t reflect.Type, path string, out *[]foundField) {
 			value := obj[key]
 			field, found := lookupField(fields, key)
 			if !found {
-				if !isEmptyJSON(value) {
+				if !isEmptyJSON(value) || asksWhenPresent(joinPath(path, key), value) {
 					*out = append(*out, foundField{path: joinPath(path, key), value: value})
 				}
 				continue
@@ -82,6 +82,18 @@ func walkUnsupported(raw any, t reflect.Type, path string, out *[]foundField) {
 			walkUnsupported(obj[key], t.Elem(), fmt.Sprintf("%s[%q]", path, key), out)
 		}
 	}
+}
+
+// asksWhenPresent reports whether value, an object or a list, asks for
+// something by being there: the table marks such fields Present.
+func asksWhenPresent(path string, value any) bool {
+	switch value.(type) {
+	case map[string]any, []any:
+	default:
+		return false
+	}
+	f, ok := unsupported.LookupJSON(strings.TrimPrefix(path, "Job."))
+	return ok && f.Present
 }
 
 func joinPath(path, name string) string {

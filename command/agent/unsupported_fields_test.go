@@ -27,7 +27,7 @@ func TestCheckUnsupported(t *testing.T) {
     "Bogus": 1,
     "TaskGroups": [{
       "Name": "g",
-      "Services": [{"Name": "web"}],
+      "Services": [{"Name": "web", "Connect": {"SidecarService": {"Port": "", "Proxy": null}}, "Checks": [{"Type": "http", "Notes": "n"}], "EnableTagOverride": false}],
       "Networks": [],
       "EphemeralDisk": {"SizeMB": 300, "Sticky": false, "Migrate": true},
       "MaxRunDuration": 10000000000,
@@ -48,13 +48,14 @@ func TestCheckUnsupported(t *testing.T) {
 	const see = "; see website/content/docs/differences.md"
 	must.Eq(t, []string{
 		`Job field "TaskGroups[0].EphemeralDisk.Migrate" is not supported by Drover: a replacement allocation on another node would not get the previous one's data` + see,
-		`Job field "TaskGroups[0].Services" is not supported by Drover: no service would be registered and no check would run, nor restart a task` + see,
+		`Job field "TaskGroups[0].Services[0].Connect" is not supported by Drover: Consul Connect's sidecars and gateways would not run, nor the mesh its upstreams need` + see,
 		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover: the task would get none of the ports it asks for: give them in the group's network block, Nomad's current form` + see,
 		`Job field "TaskGroups[0].Tasks[0].Templates[0].ChangeScript.RunOnFirstRender" is not supported by Drover: the change script would not run after the first render, only after a change` + see,
 	}, errorStrings(got.refused))
 	must.Eq(t, []string{
 		`Request field "Bogus" is not supported by Drover and was ignored`,
 		`Job field "Bogus" is unknown to Drover and was ignored`,
+		`Job field "TaskGroups[0].Services[0].Checks[0].Notes" is not supported by Drover and was ignored: a note shown in Consul's UI only`,
 		`Job field "TaskGroups[0].Tasks[0].Templates[0].VaultGrace" is not supported by Drover and was ignored: Nomad itself has ignored it since 0.12`,
 		`Job field "UI" is not supported by Drover and was ignored: only Nomad's web UI shows it: a description and links`,
 		`Job field "Update" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,

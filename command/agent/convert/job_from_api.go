@@ -113,6 +113,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	tg.Networks = networksFromAPI(in.Networks)
 	tg.Volumes = volumesFromAPI(in.Volumes)
+	tg.Services = servicesFromAPI(in.Services)
 	restartBase := tg.RestartPolicy
 	if restartBase == nil {
 		restartBase = structs.DefaultRestartPolicy(jobType)
@@ -168,6 +169,7 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 		}
 	}
 	t.Templates = templatesFromAPI(in.Templates)
+	t.Services = servicesFromAPI(in.Services)
 	return t
 }
 

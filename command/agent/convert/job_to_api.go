@@ -73,6 +73,7 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 		out.MaxRunOutcome = new(tg.MaxRunOutcome)
 	}
 	out.Networks = NetworksToAPI(tg.Networks)
+	out.Services = servicesToAPI(tg.Services)
 	if tg.EphemeralDisk != nil {
 		out.EphemeralDisk = &api.EphemeralDisk{SizeMB: new(tg.EphemeralDisk.SizeMB)}
 	}
@@ -126,6 +127,7 @@ func taskToAPI(t *structs.Task) *api.Task {
 		}
 	}
 	out.Templates = templatesToAPI(t.Templates)
+	out.Services = servicesToAPI(t.Services)
 	return out
 }
 
