@@ -2,14 +2,27 @@ package structs
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// serviceName is RFC 1123's label, as Nomad holds service names to.
-var serviceName = regexp.MustCompile(`^(?i:[a-z0-9]|[a-z0-9][a-z0-9-]{0,61}[a-z0-9])$`)
+// isServiceName reports whether name is an RFC 1123 label, as Nomad holds
+// service names to: 1 to 63 letters, digits and hyphens, with no hyphen
+// first or last. (A regexp of it, with its bounded repetition, would cost
+// every process of the binary 48 KB at start: see init_cost_test.go.)
+func isServiceName(name string) bool {
+	if len(name) == 0 || len(name) > 63 || name[0] == '-' || name[len(name)-1] == '-' {
+		return false
+	}
+	for _, c := range []byte(name) {
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && c != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // validateServices checks the service blocks of a group and of its tasks:
 // the one place their rules live. Task services are checked here, not in
@@ -89,7 +102,7 @@ func validateServiceList(p *problems, where string, services []*Service, ports m
 func validateService(p *problems, at string, s *Service, ports map[string]bool) {
 	// A name holding ${...} is interpolated on the client, where it is
 	// checked again before it is registered.
-	if !strings.Contains(s.Name, "${") && !serviceName.MatchString(s.Name) {
+	if !strings.Contains(s.Name, "${") && !isServiceName(s.Name) {
 		p.add(at, "service name %q must be 1 to 63 letters, digits and '-', not starting or ending with '-' (RFC 1123)", s.Name)
 	}
 	switch s.Provider {

@@ -1,6 +1,7 @@
 package structs
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -102,4 +103,14 @@ func TestServiceCopy(t *testing.T) {
 	must.Eq(t, "x", s.Tags[0])
 	must.Eq(t, "v", s.Meta["k"])
 	must.Nil(t, (*Service)(nil).Copy())
+}
+
+func TestIsServiceName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"a": true, "web-1": true, "Web": true, strings.Repeat("a", 63): true,
+		"": false, "-web": false, "web-": false, "we_b": false, "we.b": false,
+		strings.Repeat("a", 64): false, "wéb": false,
+	} {
+		must.Eq(t, want, isServiceName(name), must.Sprintf("%q", name))
+	}
 }

@@ -1,6 +1,9 @@
 package unsupported
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Reasons of the service blocks' fields.
 const (
@@ -12,9 +15,11 @@ const (
 
 // fields is the table: the job's fields, then those of the service blocks
 // of groups and of tasks.
-var fields = slices.Concat(jobFields,
-	serviceFields("TaskGroups[].Services", true),
-	serviceFields("TaskGroups[].Tasks[].Services", false))
+var fields = sync.OnceValue(func() []Field {
+	return slices.Concat(jobFields,
+		serviceFields("TaskGroups[].Services", true),
+		serviceFields("TaskGroups[].Tasks[].Services", false))
+})
 
 // serviceFields lists the fields of Nomad's Service that Drover's lacks,
 // at path; withHCL gives the rows their jobspec forms, which one of the

@@ -81,7 +81,7 @@ type Field struct {
 // Fields returns the table of job fields, in the order the documentation
 // lists them.
 func Fields() []Field {
-	return slices.Clone(fields)
+	return slices.Clone(fields())
 }
 
 // indexPattern matches the element indexes and map keys of a concrete
@@ -100,7 +100,7 @@ func GenericPath(path string) string {
 // decoding matches them.
 func LookupJSON(path string) (Field, bool) {
 	generic := GenericPath(path)
-	for _, f := range fields {
+	for _, f := range fields() {
 		if f.JSON != "" && strings.EqualFold(f.JSON, generic) {
 			return f, true
 		}
@@ -112,7 +112,7 @@ func LookupJSON(path string) (Field, bool) {
 // type parent ("group", "update").
 func LookupHCL(parent, name string) (Field, bool) {
 	want := parent + "." + name
-	for _, f := range fields {
+	for _, f := range fields() {
 		if slices.Contains(f.HCL, want) {
 			return f, true
 		}
