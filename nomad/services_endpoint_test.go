@@ -1,0 +1,112 @@
+package nomad
+
+import (
+	"testing"
+	"time"
+
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/structs"
+)
+
+func testRegistration(alloc *structs.Allocation, name string, port int) *structs.ServiceRegistration {
+	return &structs.ServiceRegistration{
+		ID: "_nomad-task-" + alloc.ID + "-" + name, ServiceName: name, Namespace: alloc.Namespace,
+		NodeID: alloc.NodeID, Datacenter: "dc1", JobID: alloc.JobID, AllocID: alloc.ID,
+		Address: "127.0.0.1", Port: port,
+	}
+}
+
+// A client registers its allocations' services over RPC with its node's
+// secret, only for its own allocations; the registrations go when the
+// node stops heartbeating and is marked down.
+func TestServices_clientRegistersAndNodeDownRemoves(t *testing.T) {
+	cfg := testConfig(t, "s1")
+	cfg.MinHeartbeatTTL = 500 * time.Millisecond
+	cfg.HeartbeatGrace = 500 * time.Millisecond
+	s := startServer(t, cfg)
+	waitForLeader(t, s)
+	ctx := testCtx(t)
+	rpc := clientAgentRPC(t)
+	addr := s.RPCAddr().String()
+
+	node, other := testNode(structs.GenerateUUID()), testNode(structs.GenerateUUID())
+	for _, n := range []*structs.Node{node, other} {
+		var reg NodeUpdateResponse
+		must.NoError(t, rpc.Call(ctx, addr, "Client.Register", &NodeRegisterRequest{Node: n}, &reg))
+	}
+	heartbeatLoop(t, s, other.ID, 100*time.Millisecond)
+	silence := heartbeatLoop(t, s, node.ID, 100*time.Millisecond)
+	alloc := placeTestAlloc(t, s, testJob("svc"), node.ID)
+	otherAlloc := placeTestAlloc(t, s, testJob("other"), other.ID)
+
+	register := func(n *structs.Node, secret string, regs ...*structs.ServiceRegistration) error {
+		var idx IndexResponse
+		return rpc.Call(ctx, addr, "Client.RegisterServices",
+			&ServiceRegistrationUpsertRequest{Services: regs, NodeID: n.ID, SecretID: secret}, &idx)
+	}
+	must.ErrorIs(t, register(node, "wrong", testRegistration(alloc, "web", 8080)), ErrPermissionDenied)
+	// A node cannot register services of another node's allocation,
+	// whichever node the registration names.
+	stolen := testRegistration(otherAlloc, "web", 1)
+	must.ErrorIs(t, register(node, node.SecretID, stolen), ErrPermissionDenied)
+	stolen.NodeID = node.ID
+	must.ErrorIs(t, register(node, node.SecretID, stolen), ErrPermissionDenied)
+
+	must.NoError(t, register(node, node.SecretID, testRegistration(alloc, "web", 8080)))
+	must.NoError(t, register(other, other.SecretID, testRegistration(otherAlloc, "db", 5432)))
+
+	q := QueryOptions{Namespace: AllNamespaces, ACL: nil}
+	got, _, err := s.GetServiceRegistrations(ctx, "web", QueryOptions{Namespace: structs.DefaultNamespace})
+	must.NoError(t, err)
+	must.Len(t, 1, got)
+	must.Eq(t, 8080, got[0].Port)
+	hidden, _, err := s.ListServiceRegistrations(ctx, q)
+	must.NoError(t, err)
+	must.SliceEmpty(t, hidden, must.Sprint("a caller without an ACL saw registrations"))
+
+	silence()
+	waitfor.True(t, "the node's registrations to go with it", func() bool {
+		regs, err := s.State().ServiceRegistrationsByNode(nil, node.ID)
+		must.NoError(t, err)
+		return len(regs) == 0
+	})
+	regs, err := s.State().ServiceRegistrationsByNode(nil, other.ID)
+	must.NoError(t, err)
+	must.Len(t, 1, regs, must.Sprint("the live node's registration went too"))
+}
+
+// A client deregisters its allocation's services; an operator deletes
+// one registration by ID.
+func TestServices_deregisterAndDelete(t *testing.T) {
+	s := startServer(t, testConfig(t, "s1"))
+	waitForLeader(t, s)
+	ctx := testCtx(t)
+	rpc := clientAgentRPC(t)
+	addr := s.RPCAddr().String()
+	node := testNode(structs.GenerateUUID())
+	var reg NodeUpdateResponse
+	must.NoError(t, rpc.Call(ctx, addr, "Client.Register", &NodeRegisterRequest{Node: node}, &reg))
+	a, b := placeTestAlloc(t, s, testJob("a"), node.ID), placeTestAlloc(t, s, testJob("b"), node.ID)
+	var idx IndexResponse
+	must.NoError(t, rpc.Call(ctx, addr, "Client.RegisterServices", &ServiceRegistrationUpsertRequest{
+		Services: []*structs.ServiceRegistration{testRegistration(a, "web", 1), testRegistration(b, "web", 2)},
+		NodeID:   node.ID, SecretID: node.SecretID,
+	}, &idx))
+
+	must.NoError(t, rpc.Call(ctx, addr, "Client.DeregisterServices",
+		&ServiceRegistrationDeleteByAllocRequest{AllocIDs: []string{a.ID}, NodeID: node.ID, SecretID: node.SecretID}, &idx))
+	regs, err := s.State().ServiceRegistrationsByNode(nil, node.ID)
+	must.NoError(t, err)
+	must.Len(t, 1, regs)
+	must.Eq(t, b.ID, regs[0].AllocID)
+
+	_, err = s.DeleteServiceRegistration(ctx, &ServiceRegistrationDeleteRequest{Namespace: "other", ID: regs[0].ID})
+	must.ErrorIs(t, err, ErrNotFound)
+	_, err = s.DeleteServiceRegistration(ctx, &ServiceRegistrationDeleteRequest{Namespace: b.Namespace, ID: regs[0].ID})
+	must.NoError(t, err)
+	regs, err = s.State().ServiceRegistrationsByNode(nil, node.ID)
+	must.NoError(t, err)
+	must.SliceEmpty(t, regs)
+}
