@@ -148,10 +148,11 @@ func (s *Server) ListServiceRegistrations(ctx context.Context, q QueryOptions) (
 }
 
 // GetServiceRegistrations returns the registrations of the service name
-// in q.Namespace; the caller checked that it may read jobs there.
+// in q.Namespace, if q.ACL may read jobs there.
 func (s *Server) GetServiceRegistrations(ctx context.Context, name string, q QueryOptions) ([]*structs.ServiceRegistration, QueryMeta, error) {
 	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.ServiceRegistration, uint64, error) {
 		regs, err := st.ServiceRegistrationsByName(ws, defaultNamespace(q.Namespace), name)
+		regs = visible(q, regs, serviceNamespace, acl.CapReadJob)
 		return resultAt(st, regs, err, state.TableServices)
 	})
 }

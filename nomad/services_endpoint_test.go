@@ -6,6 +6,7 @@ import (
 
 	"github.com/shoenig/test/must"
 
+	"github.com/drover-io/drover/acl"
 	"github.com/drover-io/drover/internal/waitfor"
 	"github.com/drover-io/drover/structs"
 )
@@ -58,7 +59,7 @@ func TestServices_clientRegistersAndNodeDownRemoves(t *testing.T) {
 	must.NoError(t, register(other, other.SecretID, testRegistration(otherAlloc, "db", 5432)))
 
 	q := QueryOptions{Namespace: AllNamespaces, ACL: nil}
-	got, _, err := s.GetServiceRegistrations(ctx, "web", QueryOptions{Namespace: structs.DefaultNamespace})
+	got, _, err := s.GetServiceRegistrations(ctx, "web", QueryOptions{Namespace: structs.DefaultNamespace, ACL: acl.Management()})
 	must.NoError(t, err)
 	must.Len(t, 1, got)
 	must.Eq(t, 8080, got[0].Port)
