@@ -158,6 +158,7 @@ func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) {
 	go func() {
 		defer c.runWG.Done()
 		e.ar.Destroy()
+		c.services.forget(id)
 		c.mu.Lock()
 		if c.runners[id] == e {
 			delete(c.runners, id)

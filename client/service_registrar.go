@@ -54,14 +54,14 @@ func newServiceSync(logger hclog.Logger, conn ServiceRegistrar, identity func() 
 
 // AllocStateUpdated implements allocrunner.AllocStateHandler.
 func (s *serviceSync) AllocStateUpdated(alloc *structs.Allocation) {
+	if !hasServices(alloc) {
+		return // nothing to register, ever
+	}
 	want := wantedServices(alloc, s.node())
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, had := s.have[alloc.ID]
-	_, pending := s.want[alloc.ID]
-	if !had && !pending && len(want) == 0 {
-		return // never registered anything: nothing to remove
-	}
+	// An allocation with nothing wanted is still sent once: after an
+	// agent restart, what an earlier client registered is not in have.
 	s.want[alloc.ID] = want
 	signal(s.wake)
 }
@@ -90,7 +90,9 @@ func (s *serviceSync) run(ctx context.Context) {
 
 // flush sends, for each allocation whose wanted registrations changed,
 // the change: the removal of all it had when any of them goes (the
-// servers remove by allocation), then what it should have.
+// servers remove by allocation), then what it should have. An allocation
+// this client has sent nothing for yet (a new one, or one an earlier
+// agent registered) is cleared first.
 func (s *serviceSync) flush(ctx context.Context) error {
 	s.mu.Lock()
 	pending := make(map[string][]*structs.ServiceRegistration, len(s.want))
@@ -98,34 +100,43 @@ func (s *serviceSync) flush(ctx context.Context) error {
 		pending[id] = want
 	}
 	clear(s.want)
-	have := make(map[string][]*structs.ServiceRegistration, len(pending))
+	type known struct {
+		regs []*structs.ServiceRegistration
+		ok   bool
+	}
+	have := make(map[string]known, len(pending))
 	for id := range pending {
-		have[id] = s.have[id]
+		regs, ok := s.have[id]
+		have[id] = known{regs, ok}
 	}
 	s.mu.Unlock()
 
 	for id, want := range pending {
-		if err := s.apply(ctx, id, have[id], want); err != nil {
+		if err := s.apply(ctx, id, have[id].regs, have[id].ok, want); err != nil {
 			s.requeue(pending)
 			return err
 		}
 		s.mu.Lock()
-		if len(want) == 0 {
-			delete(s.have, id)
-		} else {
-			s.have[id] = want
-		}
+		s.have[id] = want
 		delete(pending, id)
 		s.mu.Unlock()
 	}
 	return nil
 }
 
-func (s *serviceSync) apply(ctx context.Context, allocID string, have, want []*structs.ServiceRegistration) error {
-	if slices.EqualFunc(have, want, (*structs.ServiceRegistration).Equal) {
+// forget drops what is known of an allocation the client is done with.
+func (s *serviceSync) forget(allocID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.have, allocID)
+	delete(s.want, allocID)
+}
+
+func (s *serviceSync) apply(ctx context.Context, allocID string, have []*structs.ServiceRegistration, known bool, want []*structs.ServiceRegistration) error {
+	if known && slices.EqualFunc(have, want, (*structs.ServiceRegistration).Equal) {
 		return nil
 	}
-	if slices.ContainsFunc(have, func(r *structs.ServiceRegistration) bool { return !containsReg(want, r) }) {
+	if !known || slices.ContainsFunc(have, func(r *structs.ServiceRegistration) bool { return !containsReg(want, r) }) {
 		if err := s.conn.DeregisterServices(ctx, s.identity(), []string{allocID}); err != nil {
 			return err
 		}

@@ -45,6 +45,24 @@ func wantedServices(alloc *structs.Allocation, node *structs.Node) []*structs.Se
 	return out
 }
 
+// hasServices reports whether alloc's group or any of its tasks has a
+// service block.
+func hasServices(alloc *structs.Allocation) bool {
+	tg := alloc.LookupTaskGroup()
+	if tg == nil {
+		return false
+	}
+	if len(tg.Services) > 0 {
+		return true
+	}
+	for _, t := range tg.Tasks {
+		if len(t.Services) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // registration is svc of alloc as it is registered; owner is the task's
 // name, or "group-<name>" for a group's service, and goes in the ID with
 // the service's name and port label, as Nomad's IDs have them.

@@ -1,7 +1,10 @@
 package client
 
 import (
+	"context"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/shoenig/test/must"
 
@@ -68,4 +71,28 @@ func TestClient_RegistersServicesWhileTasksRun(t *testing.T) {
 	}
 	srv.stop(a.ID)
 	waitfor.True(t, "the services removed", func() bool { return len(srv.registeredServices()) == 0 })
+}
+
+// A registration an earlier agent made is removed when its task is found
+// stopped, though this client never sent it.
+func TestServiceSync_clearsWhatAnEarlierAgentRegistered(t *testing.T) {
+	srv := newFakeServer()
+	node := &structs.Node{ID: "n1", Datacenter: "dc1"}
+	a := withServices(mockAlloc("n1", nil))
+	a.TaskStates = map[string]*structs.TaskState{"work": {State: structs.TaskStateRunning}}
+	must.NoError(t, srv.RegisterServices(t.Context(), NodeIdentity{}, wantedServices(a, node)))
+
+	s := newServiceSync(hclog.NewNullLogger(), srv, func() NodeIdentity { return NodeIdentity{ID: "n1"} }, func() *structs.Node { return node })
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); s.run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	a.TaskStates["work"].State = structs.TaskStateDead
+	s.AllocStateUpdated(a)
+	waitfor.True(t, "the old registrations removed", func() bool { return len(srv.registeredServices()) == 0 })
+
+	a.TaskStates["work"].State = structs.TaskStateRunning
+	s.AllocStateUpdated(a)
+	waitfor.True(t, "registered again", func() bool { return len(srv.registeredServices()) == 3 })
 }
