@@ -111,3 +111,55 @@ func TestServices_deregisterAndDelete(t *testing.T) {
 	must.NoError(t, err)
 	must.SliceEmpty(t, regs)
 }
+
+// A caller that is not a server reaches the service writes only through
+// Client.*, with a node's secret, for that node's allocations.
+func TestForgedRPC_ServiceWritesChangeNothing(t *testing.T) {
+	s := startServer(t, testConfig(t, "s1"))
+	waitForLeader(t, s)
+	node, alloc := nodeWithRunningAlloc(t, s)
+	other := testNode(structs.GenerateUUID())
+	_, err := s.NodeRegister(testCtx(t), other)
+	must.NoError(t, err)
+	c := forgedRPC(t, s)
+
+	regs := []*structs.ServiceRegistration{testRegistration(alloc, "web", 1)}
+	var idx IndexResponse
+	mustBeDenied(t, c, "ServiceRegistration.Upsert", &ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID}, &idx)
+	mustBeDenied(t, c, "ServiceRegistration.DeleteByAlloc", &ServiceRegistrationDeleteByAllocRequest{AllocIDs: []string{alloc.ID}, NodeID: node.ID}, &idx)
+	mustBeDenied(t, c, "Client.RegisterServices", &ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID, SecretID: "guess"}, &idx)
+	mustBeDenied(t, c, "Client.DeregisterServices", &ServiceRegistrationDeleteByAllocRequest{AllocIDs: []string{alloc.ID}, NodeID: other.ID, SecretID: other.SecretID}, &idx)
+	regs[0].NodeID = other.ID
+	mustBeDenied(t, c, "Client.RegisterServices", &ServiceRegistrationUpsertRequest{Services: regs, NodeID: other.ID, SecretID: other.SecretID}, &idx)
+
+	got, err := s.State().ServiceRegistrations(nil)
+	must.NoError(t, err)
+	must.SliceEmpty(t, got)
+}
+
+// A client's registration sent to a follower reaches the leader.
+func TestServices_registerThroughAFollower(t *testing.T) {
+	c := startCluster(t)
+	leader := c.waitForOneLeader(c.servers)
+	f := follower(c.servers)
+	must.NotNil(t, f)
+	rpc := clientAgentRPC(t)
+	addr := f.RPCAddr().String()
+	ctx := testCtx(t)
+
+	node := testNode(structs.GenerateUUID())
+	var reg NodeUpdateResponse
+	must.NoError(t, rpc.Call(ctx, addr, "Client.Register", &NodeRegisterRequest{Node: node}, &reg))
+	alloc := placeTestAlloc(t, leader, testJob("through-follower"), node.ID)
+	waitfor.True(t, "the allocation on the follower", func() bool {
+		a, err := f.State().AllocByID(nil, alloc.ID)
+		return err == nil && a != nil
+	})
+	var idx IndexResponse
+	must.NoError(t, rpc.Call(ctx, addr, "Client.RegisterServices", &ServiceRegistrationUpsertRequest{
+		Services: []*structs.ServiceRegistration{testRegistration(alloc, "web", 1)}, NodeID: node.ID, SecretID: node.SecretID,
+	}, &idx))
+	regs, err := leader.State().ServiceRegistrationsByNode(nil, node.ID)
+	must.NoError(t, err)
+	must.Len(t, 1, regs)
+}
