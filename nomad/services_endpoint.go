@@ -47,7 +47,7 @@ type ServiceRegistrationDeleteRequest struct {
 // node's identity was checked by the RPC layer (clientRPC) or is the
 // agent's own.
 func (s *Server) UpsertServiceRegistrations(ctx context.Context, req *ServiceRegistrationUpsertRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ServiceRegistration.Upsert", req, s.upsertServicesLocal)
+	return leaderWrite(ctx, s, "Service.Upsert", req, s.upsertServicesLocal)
 }
 
 func (s *Server) upsertServicesLocal(ctx context.Context, req *ServiceRegistrationUpsertRequest) (*IndexResponse, error) {
@@ -73,14 +73,14 @@ func (s *Server) upsertServicesLocal(ctx context.Context, req *ServiceRegistrati
 	if err := allocIDsOnNode(s.State(), req.NodeID, ids); err != nil {
 		return nil, err
 	}
-	index, err := s.raftApply(ctx, logentry.MsgServiceRegistrationUpsert, &logentry.ServiceRegistrationUpsert{Services: req.Services})
+	index, err := s.raftApply(ctx, logentry.MsgServiceUpsert, &logentry.ServiceRegistrationUpsert{Services: req.Services})
 	return &IndexResponse{Index: index}, err
 }
 
 // DeleteServiceRegistrationsByAlloc removes every registration of the
 // allocations of the node req names.
 func (s *Server) DeleteServiceRegistrationsByAlloc(ctx context.Context, req *ServiceRegistrationDeleteByAllocRequest) (*IndexResponse, error) {
-	return leaderWrite(ctx, s, "ServiceRegistration.DeleteByAlloc", req, s.deleteServicesByAllocLocal)
+	return leaderWrite(ctx, s, "Service.DeleteByAlloc", req, s.deleteServicesByAllocLocal)
 }
 
 func (s *Server) deleteServicesByAllocLocal(ctx context.Context, req *ServiceRegistrationDeleteByAllocRequest) (*IndexResponse, error) {
@@ -93,7 +93,7 @@ func (s *Server) deleteServicesByAllocLocal(ctx context.Context, req *ServiceReg
 	if err := allocIDsOnNode(s.State(), req.NodeID, req.AllocIDs); err != nil {
 		return nil, err
 	}
-	index, err := s.raftApply(ctx, logentry.MsgServiceRegistrationDelete, &logentry.ServiceRegistrationDelete{AllocIDs: req.AllocIDs})
+	index, err := s.raftApply(ctx, logentry.MsgServiceDelete, &logentry.ServiceRegistrationDelete{AllocIDs: req.AllocIDs})
 	return &IndexResponse{Index: index}, err
 }
 
@@ -114,12 +114,12 @@ func allocIDsOnNode(st *state.StateStore, nodeID string, ids []string) error {
 // DeleteServiceRegistration removes one registration: submit-job in its
 // namespace, as Nomad's. An unknown ID is ErrNotFound.
 func (s *Server) DeleteServiceRegistration(ctx context.Context, req *ServiceRegistrationDeleteRequest) (*IndexResponse, error) {
-	return userWrite(ctx, s, "ServiceRegistration.Delete", req, allowServiceDelete, func(ctx context.Context, req *ServiceRegistrationDeleteRequest) (*IndexResponse, error) {
+	return userWrite(ctx, s, "Service.Delete", req, allowServiceDelete, func(ctx context.Context, req *ServiceRegistrationDeleteRequest) (*IndexResponse, error) {
 		if req.ID == "" {
 			return nil, invalidf("service deregistration: no registration ID")
 		}
 		entry := &logentry.ServiceRegistrationDelete{Namespace: defaultNamespace(req.Namespace), ID: req.ID}
-		index, err := s.raftApply(ctx, logentry.MsgServiceRegistrationDelete, entry)
+		index, err := s.raftApply(ctx, logentry.MsgServiceDelete, entry)
 		return &IndexResponse{Index: index}, err
 	})
 }

@@ -125,8 +125,8 @@ func TestForgedRPC_ServiceWritesChangeNothing(t *testing.T) {
 
 	regs := []*structs.ServiceRegistration{testRegistration(alloc, "web", 1)}
 	var idx IndexResponse
-	mustBeDenied(t, c, "ServiceRegistration.Upsert", &ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID}, &idx)
-	mustBeDenied(t, c, "ServiceRegistration.DeleteByAlloc", &ServiceRegistrationDeleteByAllocRequest{AllocIDs: []string{alloc.ID}, NodeID: node.ID}, &idx)
+	mustBeDenied(t, c, "Service.Upsert", &ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID}, &idx)
+	mustBeDenied(t, c, "Service.DeleteByAlloc", &ServiceRegistrationDeleteByAllocRequest{AllocIDs: []string{alloc.ID}, NodeID: node.ID}, &idx)
 	mustBeDenied(t, c, "Client.RegisterServices", &ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID, SecretID: "guess"}, &idx)
 	mustBeDenied(t, c, "Client.DeregisterServices", &ServiceRegistrationDeleteByAllocRequest{AllocIDs: []string{alloc.ID}, NodeID: other.ID, SecretID: other.SecretID}, &idx)
 	regs[0].NodeID = other.ID

@@ -38,8 +38,8 @@ const (
 	MsgVariableWrite  MessageType = 30
 	MsgVariablesRekey MessageType = 31
 	// Service registrations (built-in service discovery).
-	MsgServiceRegistrationUpsert MessageType = 32
-	MsgServiceRegistrationDelete MessageType = 33
+	MsgServiceUpsert MessageType = 32
+	MsgServiceDelete MessageType = 33
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -48,35 +48,35 @@ var messageTypes = map[MessageType]struct {
 	name     string
 	newEntry func() Entry
 }{
-	MsgJobRegister:               {"JobRegister", func() Entry { return new(JobRegister) }},
-	MsgJobDeregister:             {"JobDeregister", func() Entry { return new(JobDeregister) }},
-	MsgEvalUpdate:                {"EvalUpdate", func() Entry { return new(EvalUpdate) }},
-	MsgEvalDelete:                {"EvalDelete", func() Entry { return new(EvalDelete) }},
-	MsgAllocUpdate:               {"AllocUpdate", func() Entry { return new(AllocUpdate) }},
-	MsgAllocClientUpdate:         {"AllocClientUpdate", func() Entry { return new(AllocClientUpdate) }},
-	MsgAllocDesiredStatus:        {"AllocDesiredStatus", func() Entry { return new(AllocDesiredStatus) }},
-	MsgNodeRegister:              {"NodeRegister", func() Entry { return new(NodeRegister) }},
-	MsgNodeDeregister:            {"NodeDeregister", func() Entry { return new(NodeDeregister) }},
-	MsgNodeUpdateStatus:          {"NodeUpdateStatus", func() Entry { return new(NodeUpdateStatus) }},
-	MsgNodeUpdateEligibility:     {"NodeUpdateEligibility", func() Entry { return new(NodeUpdateEligibility) }},
-	MsgNodeUpdateDrain:           {"NodeUpdateDrain", func() Entry { return new(NodeUpdateDrain) }},
-	MsgPeriodicLaunch:            {"PeriodicLaunch", func() Entry { return new(PeriodicLaunch) }},
-	MsgJobStatusUpdate:           {"JobStatusUpdate", func() Entry { return new(JobStatusUpdate) }},
-	MsgAllocDesiredTransition:    {"AllocDesiredTransition", func() Entry { return new(AllocTransition) }},
-	MsgACLPolicyUpsert:           {"ACLPolicyUpsert", func() Entry { return new(ACLPolicyUpsert) }},
-	MsgACLPolicyDelete:           {"ACLPolicyDelete", func() Entry { return new(ACLPolicyDelete) }},
-	MsgACLTokenUpsert:            {"ACLTokenUpsert", func() Entry { return new(ACLTokenUpsert) }},
-	MsgACLTokenDelete:            {"ACLTokenDelete", func() Entry { return new(ACLTokenDelete) }},
-	MsgACLTokenBootstrap:         {"ACLTokenBootstrap", func() Entry { return new(ACLTokenBootstrap) }},
-	MsgNamespaceUpsert:           {"NamespaceUpsert", func() Entry { return new(NamespaceUpsert) }},
-	MsgNamespaceDelete:           {"NamespaceDelete", func() Entry { return new(NamespaceDelete) }},
-	MsgAllocMaxRunOverride:       {"AllocMaxRunOverride", func() Entry { return new(AllocMaxRun) }},
-	MsgRootKeyUpsert:             {"RootKeyUpsert", func() Entry { return new(RootKeyUpsert) }},
-	MsgRootKeyDelete:             {"RootKeyDelete", func() Entry { return new(RootKeyDelete) }},
-	MsgVariableWrite:             {"VariableWrite", func() Entry { return new(VariableWrite) }},
-	MsgVariablesRekey:            {"VariablesRekey", func() Entry { return new(VariablesRekey) }},
-	MsgServiceRegistrationUpsert: {"ServiceRegistrationUpsert", func() Entry { return new(ServiceRegistrationUpsert) }},
-	MsgServiceRegistrationDelete: {"ServiceRegistrationDelete", func() Entry { return new(ServiceRegistrationDelete) }},
+	MsgJobRegister:            {"JobRegister", func() Entry { return new(JobRegister) }},
+	MsgJobDeregister:          {"JobDeregister", func() Entry { return new(JobDeregister) }},
+	MsgEvalUpdate:             {"EvalUpdate", func() Entry { return new(EvalUpdate) }},
+	MsgEvalDelete:             {"EvalDelete", func() Entry { return new(EvalDelete) }},
+	MsgAllocUpdate:            {"AllocUpdate", func() Entry { return new(AllocUpdate) }},
+	MsgAllocClientUpdate:      {"AllocClientUpdate", func() Entry { return new(AllocClientUpdate) }},
+	MsgAllocDesiredStatus:     {"AllocDesiredStatus", func() Entry { return new(AllocDesiredStatus) }},
+	MsgNodeRegister:           {"NodeRegister", func() Entry { return new(NodeRegister) }},
+	MsgNodeDeregister:         {"NodeDeregister", func() Entry { return new(NodeDeregister) }},
+	MsgNodeUpdateStatus:       {"NodeUpdateStatus", func() Entry { return new(NodeUpdateStatus) }},
+	MsgNodeUpdateEligibility:  {"NodeUpdateEligibility", func() Entry { return new(NodeUpdateEligibility) }},
+	MsgNodeUpdateDrain:        {"NodeUpdateDrain", func() Entry { return new(NodeUpdateDrain) }},
+	MsgPeriodicLaunch:         {"PeriodicLaunch", func() Entry { return new(PeriodicLaunch) }},
+	MsgJobStatusUpdate:        {"JobStatusUpdate", func() Entry { return new(JobStatusUpdate) }},
+	MsgAllocDesiredTransition: {"AllocDesiredTransition", func() Entry { return new(AllocTransition) }},
+	MsgACLPolicyUpsert:        {"ACLPolicyUpsert", func() Entry { return new(ACLPolicyUpsert) }},
+	MsgACLPolicyDelete:        {"ACLPolicyDelete", func() Entry { return new(ACLPolicyDelete) }},
+	MsgACLTokenUpsert:         {"ACLTokenUpsert", func() Entry { return new(ACLTokenUpsert) }},
+	MsgACLTokenDelete:         {"ACLTokenDelete", func() Entry { return new(ACLTokenDelete) }},
+	MsgACLTokenBootstrap:      {"ACLTokenBootstrap", func() Entry { return new(ACLTokenBootstrap) }},
+	MsgNamespaceUpsert:        {"NamespaceUpsert", func() Entry { return new(NamespaceUpsert) }},
+	MsgNamespaceDelete:        {"NamespaceDelete", func() Entry { return new(NamespaceDelete) }},
+	MsgAllocMaxRunOverride:    {"AllocMaxRunOverride", func() Entry { return new(AllocMaxRun) }},
+	MsgRootKeyUpsert:          {"RootKeyUpsert", func() Entry { return new(RootKeyUpsert) }},
+	MsgRootKeyDelete:          {"RootKeyDelete", func() Entry { return new(RootKeyDelete) }},
+	MsgVariableWrite:          {"VariableWrite", func() Entry { return new(VariableWrite) }},
+	MsgVariablesRekey:         {"VariablesRekey", func() Entry { return new(VariablesRekey) }},
+	MsgServiceUpsert:          {"ServiceRegistrationUpsert", func() Entry { return new(ServiceRegistrationUpsert) }},
+	MsgServiceDelete:          {"ServiceRegistrationDelete", func() Entry { return new(ServiceRegistrationDelete) }},
 }
 
 func (t MessageType) String() string {

@@ -14,7 +14,7 @@ type ServiceRegistrationUpsert struct {
 	Services []*structs.ServiceRegistration
 }
 
-func (e *ServiceRegistrationUpsert) MessageType() MessageType { return MsgServiceRegistrationUpsert }
+func (e *ServiceRegistrationUpsert) MessageType() MessageType { return MsgServiceUpsert }
 
 func (e *ServiceRegistrationUpsert) Validate() error {
 	if len(e.Services) == 0 {
@@ -45,7 +45,7 @@ type ServiceRegistrationDelete struct {
 	AllocIDs  []string `json:",omitempty"`
 }
 
-func (e *ServiceRegistrationDelete) MessageType() MessageType { return MsgServiceRegistrationDelete }
+func (e *ServiceRegistrationDelete) MessageType() MessageType { return MsgServiceDelete }
 
 func (e *ServiceRegistrationDelete) Validate() error {
 	byID := e.ID != "" || e.Namespace != ""
