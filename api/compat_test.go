@@ -19,6 +19,9 @@ func TestWireNamesMatchNomad(t *testing.T) {
 		additions []string
 	}{
 		{AgentSelf{}, nomad.AgentSelf{}, nil},
+		{ServiceRegistration{}, nomad.ServiceRegistration{}, nil},
+		{ServiceRegistrationListStub{}, nomad.ServiceRegistrationListStub{}, nil},
+		{ServiceRegistrationStub{}, nomad.ServiceRegistrationStub{}, nil},
 		{AgentMember{}, nomad.AgentMember{}, nil},
 		{ServerMembers{}, nomad.ServerMembers{}, nil},
 		// go-metrics' in-memory sink writes PrecisionGauges; Nomad's module

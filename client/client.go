@@ -31,6 +31,8 @@ type Client struct {
 	conn    ServerConn
 	stateDB state.StateDB
 	batcher *updateBatcher
+	// services registers the allocations' services as they run.
+	services *serviceSync
 	// node is the node as registered; it does not change after New.
 	node *structs.Node
 	// jobs keeps one copy of each job version for all the allocations
@@ -92,6 +94,7 @@ func New(cfg *Config) (*Client, error) {
 	c.batcher = newUpdateBatcher(c.logger.Named("updates"), cfg.UpdateWindow, func(ctx context.Context, allocs []*structs.Allocation) error {
 		return c.conn.UpdateAllocs(ctx, c.identity(), allocs)
 	})
+	c.services = newServiceSync(c.logger.Named("services"), c.conn, c.identity, func() *structs.Node { return c.node })
 
 	if err := c.setup(); err != nil {
 		c.cancel()
@@ -101,8 +104,9 @@ func New(cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("new client: %w", err)
 	}
 
-	c.loops.Add(3)
+	c.loops.Add(4)
 	go func() { defer c.loops.Done(); c.batcher.run(c.ctx) }()
+	go func() { defer c.loops.Done(); c.services.run(c.ctx) }()
 	go func() { defer c.loops.Done(); c.registerLoop(c.ctx) }()
 	go func() { defer c.loops.Done(); c.watchAllocs(c.ctx) }()
 	c.startMetricsPublisher()

@@ -61,7 +61,7 @@ func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner,
 		AllocDirRoot: c.config.AllocDir,
 		StateDB:      c.stateDB,
 		Drivers:      c.config.Drivers,
-		StateUpdater: c.batcher,
+		StateUpdater: stateHandlers{c.batcher, c.services},
 		Node:         c.node,
 		Artifact:     c.config.Artifact,
 		Identities:   identitySigner{c},
@@ -158,6 +158,7 @@ func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) {
 	go func() {
 		defer c.runWG.Done()
 		e.ar.Destroy()
+		c.services.forget(id)
 		c.mu.Lock()
 		if c.runners[id] == e {
 			delete(c.runners, id)

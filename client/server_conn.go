@@ -46,4 +46,7 @@ type ServerConn interface {
 
 	// UpdateAllocs reports the client state of the node's allocations.
 	UpdateAllocs(ctx context.Context, node NodeIdentity, allocs []*structs.Allocation) error
+
+	// ServiceRegistrar registers the services of the node's allocations.
+	ServiceRegistrar
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ type fakeServer struct {
 	// failUpdates makes that many UpdateAllocs calls fail.
 	failUpdates int
 	batches     [][]*structs.Allocation
+	// services holds the registrations by ID, as the servers keep them.
+	services map[string]*structs.ServiceRegistration
 }
 
 func newFakeServer() *fakeServer {
@@ -251,4 +254,38 @@ func serverStatus(f *fakeServer, id string) string {
 		return a.ClientStatus
 	}
 	return ""
+}
+
+func (f *fakeServer) RegisterServices(_ context.Context, _ NodeIdentity, regs []*structs.ServiceRegistration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.services == nil {
+		f.services = make(map[string]*structs.ServiceRegistration)
+	}
+	for _, r := range regs {
+		f.services[r.ID] = r
+	}
+	return nil
+}
+
+func (f *fakeServer) DeregisterServices(_ context.Context, _ NodeIdentity, allocIDs []string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id, r := range f.services {
+		if slices.Contains(allocIDs, r.AllocID) {
+			delete(f.services, id)
+		}
+	}
+	return nil
+}
+
+// registeredServices returns the registrations the fake server holds.
+func (f *fakeServer) registeredServices() []*structs.ServiceRegistration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]*structs.ServiceRegistration, 0, len(f.services))
+	for _, r := range f.services {
+		out = append(out, r)
+	}
+	return out
 }

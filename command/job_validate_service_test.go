@@ -10,7 +10,7 @@ import (
 
 // TestJobValidate_ServiceWarnsNotRegistered: a job with a service (no
 // provider, Nomad's default consul) validates, with the warning that
-// Drover does not register services yet; a Connect sidecar is refused by
+// Drover does not run its checks yet; a Connect sidecar is refused by
 // name.
 func TestJobValidate_ServiceWarnsNotRegistered(t *testing.T) {
 	dir := t.TempDir()
@@ -41,7 +41,7 @@ func TestJobValidate_ServiceWarnsNotRegistered(t *testing.T) {
       }`))
 	must.Eq(t, 0, code, must.Sprint(errOut))
 	must.StrContains(t, out, "Job Warnings:")
-	must.StrContains(t, out, `Drover does not register services nor run their checks yet`)
+	must.StrContains(t, out, `Drover does not run service checks yet`)
 	must.StrContains(t, out, "Job validation successful")
 
 	code, _, errOut = runCLI(t, "", "job", "validate", write("mesh.hcl", `connect {

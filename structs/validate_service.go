@@ -207,23 +207,33 @@ func (s *Service) providerOrDefault() string {
 }
 
 // serviceWarnings names, for the answer to a submit, what Drover does with
-// the job's services differently from Nomad.
+// the job's services differently from Nomad: it registers them, but does
+// not run their checks yet.
 func (j *Job) serviceWarnings() []string {
 	var out []string
 	for i, tg := range j.TaskGroups {
 		if tg == nil {
 			continue
 		}
-		where := groupWhere(i, tg)
-		services := len(tg.Services)
+		checks := countChecks(tg.Services)
 		for _, t := range tg.Tasks {
 			if t != nil {
-				services += len(t.Services)
+				checks += countChecks(t.Services)
 			}
 		}
-		if services > 0 {
-			out = append(out, fmt.Sprintf("%s: Drover does not register services nor run their checks yet: its %d service block(s) are validated and kept in the job, and no registration is made", where, services))
+		if checks > 0 {
+			out = append(out, fmt.Sprintf("%s: Drover does not run service checks yet: its %d check block(s) are validated and kept in the job, and its services are registered whatever the checks would say", groupWhere(i, tg), checks))
 		}
 	}
 	return out
+}
+
+func countChecks(services []*Service) int {
+	n := 0
+	for _, s := range services {
+		if s != nil {
+			n += len(s.Checks)
+		}
+	}
+	return n
 }

@@ -80,7 +80,7 @@ var jobFields = []Field{
 	{JSON: "TaskGroups[].Tasks[].Identity.Filepath", HCL: []string{"identity.filepath"}, Decision: Refuse,
 		Reason: "the token would be written to secrets/nomad_token, not where it says"},
 	{JSON: "TaskGroups[].Tasks[].Identity.ServiceName", HCL: []string{"identity.service_name"}, Decision: Refuse,
-		Reason: "it names a service identity, and Drover registers no services"},
+		Reason: "it names a service identity, which only Consul takes, and Drover signs none"},
 	{JSON: "TaskGroups[].Tasks[].Identity.ExtraClaims", HCL: []string{"identity.extra_claims"}, Decision: Refuse,
 		Reason: "the token would not carry the claims it adds"},
 	{JSON: "TaskGroups[].Tasks[].CSIPluginConfig", HCL: []string{"task.csi_plugin"}, Block: true, Decision: Refuse,

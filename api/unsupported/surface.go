@@ -102,9 +102,6 @@ var routes = []Route{
 	{"POST", "/v1/search", "Search"},
 	{"POST", "/v1/search/fuzzy", "Search"},
 
-	{"GET", "/v1/services", "Services"},
-	{"GET", "/v1/service/:name", "Services"},
-
 	{"PUT", "/v1/system/gc", "System"},
 	{"PUT", "/v1/system/reconcile/summaries", "System"},
 
@@ -162,7 +159,6 @@ var commands = []Command{
 	{Name: "sentinel", Group: true, What: "Sentinel policies (Enterprise)"},
 	{Name: "server force-leave", What: "remove a failed server"},
 	{Name: "server join", What: "join servers (the server_join block does)"},
-	{Name: "service", Group: true, What: "Nomad services"},
 	{Name: "setup", Group: true, What: "set up Consul and Vault for Nomad"},
 	{Name: "system", Group: true, What: "garbage collection and summary reconciliation"},
 	{Name: "volume", Group: true, What: "CSI and dynamic host volumes (static host volumes come from the client's host_volume blocks)"},

@@ -78,3 +78,19 @@ func (c *localServerConn) UpdateAllocs(ctx context.Context, _ client.NodeIdentit
 	}
 	return nil
 }
+
+func (c *localServerConn) RegisterServices(ctx context.Context, node client.NodeIdentity, regs []*structs.ServiceRegistration) error {
+	req := &nomad.ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID}
+	if _, err := c.srv.UpsertServiceRegistrations(ctx, req); err != nil {
+		return fmt.Errorf("register services: %w", err)
+	}
+	return nil
+}
+
+func (c *localServerConn) DeregisterServices(ctx context.Context, node client.NodeIdentity, allocIDs []string) error {
+	req := &nomad.ServiceRegistrationDeleteByAllocRequest{AllocIDs: allocIDs, NodeID: node.ID}
+	if _, err := c.srv.DeleteServiceRegistrationsByAlloc(ctx, req); err != nil {
+		return fmt.Errorf("deregister services: %w", err)
+	}
+	return nil
+}

@@ -152,3 +152,19 @@ func (c *rpcServerConn) UpdateAllocs(ctx context.Context, node client.NodeIdenti
 	req := &nomad.AllocClientUpdateRequest{Allocs: allocs, NodeID: node.ID, SecretID: node.SecretID}
 	return c.call(ctx, "Client.UpdateAllocs", req, &resp)
 }
+
+func (c *rpcServerConn) RegisterServices(ctx context.Context, node client.NodeIdentity, regs []*structs.ServiceRegistration) error {
+	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
+	defer cancel()
+	var resp nomad.IndexResponse
+	req := &nomad.ServiceRegistrationUpsertRequest{Services: regs, NodeID: node.ID, SecretID: node.SecretID}
+	return c.call(ctx, "Client.RegisterServices", req, &resp)
+}
+
+func (c *rpcServerConn) DeregisterServices(ctx context.Context, node client.NodeIdentity, allocIDs []string) error {
+	ctx, cancel := context.WithTimeout(ctx, rpcCallTimeout)
+	defer cancel()
+	var resp nomad.IndexResponse
+	req := &nomad.ServiceRegistrationDeleteByAllocRequest{AllocIDs: allocIDs, NodeID: node.ID, SecretID: node.SecretID}
+	return c.call(ctx, "Client.DeregisterServices", req, &resp)
+}

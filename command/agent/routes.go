@@ -111,6 +111,10 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	write("/v1/var/{path...}", byServer(variable(acl.VariablesWrite)), s.varWrite)
 	t.handle("DELETE /v1/var/{path...}", byServer(variable(acl.VariablesDestroy)), s.varDelete)
 
+	t.handle("GET /v1/services", ns(acl.CapReadJob), s.servicesList)
+	t.handle("GET /v1/service/{name}", ns(acl.CapReadJob), s.serviceRead)
+	t.handle("DELETE /v1/service/{name}/{id}", byServer(ns(acl.CapSubmitJob)), s.serviceDelete)
+
 	t.handle("GET /v1/namespaces", listed, s.namespacesList)
 	write("/v1/namespace", byServer(management), s.namespaceWrite)
 	t.handle("GET /v1/namespace/{name}", namespaceRead, s.namespaceRead)

@@ -168,6 +168,8 @@ func (fx *routeFixture) path(rt httpserver.Route, holding *api.ACLToken) string 
 		id = "00000000-0000-4000-8000-000000000000" // a key that is not there
 	case p == "/v1/var/{path...}":
 		return "/v1/var/" + fx.varPath
+	case strings.HasPrefix(p, "/v1/service/"):
+		id = "_nomad-task-not-registered"
 	}
 	var name string
 	switch {
@@ -179,6 +181,8 @@ func (fx *routeFixture) path(rt httpserver.Route, holding *api.ACLToken) string 
 		name = "default"
 	case p == "/v1/namespace/{name}":
 		name = "scratch-ns"
+	case strings.HasPrefix(p, "/v1/service/"):
+		name = "web"
 	}
 	if strings.Contains(p, "{id}") && id == "" || strings.Contains(p, "{name}") && name == "" {
 		fx.t.Fatalf("%s %s: the route test has no value for its path parameter; add one to routeFixture.path", rt.Method, p)

@@ -9,8 +9,8 @@ import (
 )
 
 // TestServiceBlock_OverTheAPI: a job with services and checks, as Nomad's
-// client canonicalises it, is accepted with a warning that they are not
-// registered yet, and reads back as written; a Connect sidecar and a port
+// client canonicalises it, is accepted with a warning that their checks do
+// not run yet, and reads back as written; a Connect sidecar and a port
 // label the network lacks are refused.
 func TestServiceBlock_OverTheAPI(t *testing.T) {
 	a := testAgent(t)
@@ -32,7 +32,7 @@ func TestServiceBlock_OverTheAPI(t *testing.T) {
 		Checks: []nomadapi.ServiceCheck{{Type: "http", Path: "/health", Interval: 10 * time.Second, Timeout: 2 * time.Second}}}
 	reg, _, err := client.Jobs().Register(job("web", web), nil)
 	must.NoError(t, err)
-	must.StrContains(t, reg.Warnings, `Task group "g": Drover does not register services nor run their checks yet`)
+	must.StrContains(t, reg.Warnings, `Task group "g": Drover does not run service checks yet`)
 	info, _, err := client.Jobs().Info("web", nil)
 	must.NoError(t, err)
 	got := info.TaskGroups[0].Services[0]

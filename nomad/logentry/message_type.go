@@ -37,6 +37,9 @@ const (
 	// Variables take 30 on, apart from what other work adds after 25.
 	MsgVariableWrite  MessageType = 30
 	MsgVariablesRekey MessageType = 31
+	// Service registrations (built-in service discovery).
+	MsgServiceUpsert MessageType = 32
+	MsgServiceDelete MessageType = 33
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -72,6 +75,8 @@ var messageTypes = map[MessageType]struct {
 	MsgRootKeyDelete:          {"RootKeyDelete", func() Entry { return new(RootKeyDelete) }},
 	MsgVariableWrite:          {"VariableWrite", func() Entry { return new(VariableWrite) }},
 	MsgVariablesRekey:         {"VariablesRekey", func() Entry { return new(VariablesRekey) }},
+	MsgServiceUpsert:          {"ServiceRegistrationUpsert", func() Entry { return new(ServiceRegistrationUpsert) }},
+	MsgServiceDelete:          {"ServiceRegistrationDelete", func() Entry { return new(ServiceRegistrationDelete) }},
 }
 
 func (t MessageType) String() string {

@@ -155,6 +155,12 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 			if err != nil {
 				return fmt.Errorf("update allocation %q from client: %w", update.ID, err)
 			}
+			// An allocation its client is done with serves no service.
+			if update.ClientTerminalStatus() {
+				if err := deleteServicesBy(txn, index, indexAlloc, []string{update.ID}); err != nil {
+					return err
+				}
+			}
 		}
 		return bumpIndex(txn, index, TableAllocs)
 	})

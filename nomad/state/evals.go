@@ -74,6 +74,9 @@ func (s *StateStore) DeleteEvals(index uint64, evalIDs, allocIDs []string) error
 				return fmt.Errorf("delete allocation %q: %w", id, err)
 			}
 		}
+		if err := deleteServicesBy(txn, index, indexAlloc, allocIDs); err != nil {
+			return err
+		}
 		return bumpIndex(txn, index, TableEvals, TableAllocs)
 	})
 }

@@ -59,6 +59,9 @@ func (s *StateStore) DeleteNode(index uint64, nodeIDs []string) error {
 				return fmt.Errorf("delete node %q: %w", id, err)
 			}
 		}
+		if err := deleteServicesBy(txn, index, indexNode, nodeIDs); err != nil {
+			return err
+		}
 		return bumpIndex(txn, index, TableNodes)
 	})
 }
@@ -71,10 +74,17 @@ func (s *StateStore) UpdateNodeStatus(index uint64, nodeID, status string, updat
 	default:
 		return fmt.Errorf("update status of node %q: unknown status %q", nodeID, status)
 	}
-	return s.updateNode(index, nodeID, "status", func(node *structs.Node) error {
-		node.Status = status
-		node.StatusUpdatedAt = updatedAt
-		return nil
+	return s.write(func(txn *memdb.Txn) error {
+		err := updateNodeIn(txn, index, nodeID, "status", func(node *structs.Node) error {
+			node.Status = status
+			node.StatusUpdatedAt = updatedAt
+			return nil
+		})
+		if err != nil || status != structs.NodeStatusDown {
+			return err
+		}
+		// A node that is down serves none of the services it registered.
+		return deleteServicesBy(txn, index, indexNode, []string{nodeID})
 	})
 }
 
@@ -117,23 +127,28 @@ func (s *StateStore) UpdateNodeDrain(index uint64, nodeID string, drain *structs
 // updateNode replaces a stored node by a copy that change modified.
 func (s *StateStore) updateNode(index uint64, nodeID, what string, change func(*structs.Node) error) error {
 	return s.write(func(txn *memdb.Txn) error {
-		raw, err := txn.First(TableNodes, indexID, nodeID)
-		if err != nil {
-			return fmt.Errorf("read node %q: %w", nodeID, err)
-		}
-		if raw == nil {
-			return fmt.Errorf("update %s of node %q: %w", what, nodeID, ErrNotFound)
-		}
-		updated := *raw.(*structs.Node)
-		if err := change(&updated); err != nil {
-			return fmt.Errorf("update %s of node %q: %w", what, nodeID, err)
-		}
-		updated.ModifyIndex = index
-		if err := txn.Insert(TableNodes, &updated); err != nil {
-			return fmt.Errorf("update %s of node %q: %w", what, nodeID, err)
-		}
-		return bumpIndex(txn, index, TableNodes)
+		return updateNodeIn(txn, index, nodeID, what, change)
 	})
+}
+
+// updateNodeIn is updateNode within txn.
+func updateNodeIn(txn *memdb.Txn, index uint64, nodeID, what string, change func(*structs.Node) error) error {
+	raw, err := txn.First(TableNodes, indexID, nodeID)
+	if err != nil {
+		return fmt.Errorf("read node %q: %w", nodeID, err)
+	}
+	if raw == nil {
+		return fmt.Errorf("update %s of node %q: %w", what, nodeID, ErrNotFound)
+	}
+	updated := *raw.(*structs.Node)
+	if err := change(&updated); err != nil {
+		return fmt.Errorf("update %s of node %q: %w", what, nodeID, err)
+	}
+	updated.ModifyIndex = index
+	if err := txn.Insert(TableNodes, &updated); err != nil {
+		return fmt.Errorf("update %s of node %q: %w", what, nodeID, err)
+	}
+	return bumpIndex(txn, index, TableNodes)
 }
 
 // NodeByID returns the node, or nil if there is none.

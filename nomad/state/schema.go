@@ -124,6 +124,7 @@ func schema() *memdb.DBSchema {
 		},
 		TableRootKeys:  rootKeysTable(),
 		TableVariables: variablesTable(),
+		TableServices:  servicesTable(),
 		TableIndex: {
 			Name: TableIndex,
 			Indexes: map[string]*memdb.IndexSchema{

@@ -86,6 +86,7 @@ var persistedTables = []struct{ table, record string }{
 	{TableNamespaces, recordNamespace},
 	{TableRootKeys, recordRootKey},
 	{TableVariables, recordVariable},
+	{TableServices, recordService},
 	{TableIndex, recordIndex},
 }
 
@@ -279,6 +280,8 @@ func (rs *restoring) record(txn *memdb.Txn, rec record) error {
 		return insertDecoded[structs.RootKey](txn, TableRootKeys, rec.Value)
 	case recordVariable:
 		return insertDecoded[structs.VariableEncrypted](txn, TableVariables, rec.Value)
+	case recordService:
+		return insertDecoded[structs.ServiceRegistration](txn, TableServices, rec.Value)
 	case recordIndex:
 		return insertDecoded[indexEntry](txn, TableIndex, rec.Value)
 	default:
