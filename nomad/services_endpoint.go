@@ -160,7 +160,7 @@ func (s *Server) GetServiceRegistrations(ctx context.Context, name string, q Que
 // serviceRPC serves the service registration writes forwarded by other
 // servers: a client's (whose node a server checked before forwarding)
 // and an operator's delete.
-type serviceRPC struct{ srv *Server }
+type serviceRPC struct{ serviceReadRPC }
 
 // Upsert serves UpsertServiceRegistrations.
 func (e *serviceRPC) Upsert(args *ServiceRegistrationUpsertRequest, reply *IndexResponse) error {

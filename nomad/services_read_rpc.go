@@ -41,8 +41,12 @@ func (s *Server) ReadServices(ctx context.Context, req *structs.ServicesReadRequ
 	return &structs.ServicesReadResponse{Services: regs, QueryMeta: queryMeta(meta)}, nil
 }
 
+// serviceReadRPC is the Service endpoint's read, which a client calls
+// with a task's workload identity.
+type serviceReadRPC struct{ srv *Server }
+
 // Read serves ReadServices over RPC, to the holder of args.AuthToken.
-func (e *serviceRPC) Read(args *structs.ServicesReadRequest, reply *structs.ServicesReadResponse) error {
+func (e *serviceReadRPC) Read(args *structs.ServicesReadRequest, reply *structs.ServicesReadResponse) error {
 	return e.srv.serveUserRead(args.AuthToken, args.QueryOptions, func(ctx context.Context) error {
 		return fill(reply)(e.srv.ReadServices(ctx, args))
 	})
