@@ -22,6 +22,8 @@ func (s *Server) newRPCServers() (nomadrpc.Servers, error) {
 			// A client reads variables with a task's workload
 			// identity, which every call carries and proves.
 			"Variables": &variablesReadRPC{s},
+			// And services, for nomadService and nomadServices.
+			"Service": &serviceReadRPC{s},
 		} {
 			if err := srv.RegisterName(name, rcvr); err != nil {
 				return nil, fmt.Errorf("register RPC endpoint %s: %w", name, err)

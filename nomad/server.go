@@ -245,7 +245,7 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 		"Namespace": &namespaceRPC{s},
 		"Keyring":   &keyringRPC{s},
 		"Variables": &variablesRPC{variablesReadRPC{s}},
-		"Service":   &serviceRPC{s},
+		"Service":   &serviceRPC{serviceReadRPC{s}},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {

@@ -134,11 +134,11 @@ func allowServiceDelete(a *acl.ACL, req *ServiceRegistrationDeleteRequest) error
 
 // ListServiceRegistrations returns the registrations of q.Namespace
 // (AllNamespaces: of every namespace), of the namespaces where q.ACL may
-// read jobs.
+// read services (acl.AllowServiceRead).
 func (s *Server) ListServiceRegistrations(ctx context.Context, q QueryOptions) ([]*structs.ServiceRegistration, QueryMeta, error) {
 	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.ServiceRegistration, uint64, error) {
 		regs, err := st.ServiceRegistrations(ws)
-		regs = visible(q, regs, serviceNamespace, acl.CapReadJob)
+		regs = slices.DeleteFunc(regs, func(r *structs.ServiceRegistration) bool { return !q.ACL.AllowServiceRead(r.Namespace) })
 		if q.Namespace != AllNamespaces {
 			ns := defaultNamespace(q.Namespace)
 			regs = slices.DeleteFunc(regs, func(r *structs.ServiceRegistration) bool { return r.Namespace != ns })
@@ -148,21 +148,19 @@ func (s *Server) ListServiceRegistrations(ctx context.Context, q QueryOptions) (
 }
 
 // GetServiceRegistrations returns the registrations of the service name
-// in q.Namespace, if q.ACL may read jobs there.
+// in q.Namespace, if q.ACL may read services there (acl.AllowServiceRead).
 func (s *Server) GetServiceRegistrations(ctx context.Context, name string, q QueryOptions) ([]*structs.ServiceRegistration, QueryMeta, error) {
 	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) ([]*structs.ServiceRegistration, uint64, error) {
 		regs, err := st.ServiceRegistrationsByName(ws, defaultNamespace(q.Namespace), name)
-		regs = visible(q, regs, serviceNamespace, acl.CapReadJob)
+		regs = slices.DeleteFunc(regs, func(r *structs.ServiceRegistration) bool { return !q.ACL.AllowServiceRead(r.Namespace) })
 		return resultAt(st, regs, err, state.TableServices)
 	})
 }
 
-func serviceNamespace(r *structs.ServiceRegistration) string { return r.Namespace }
-
 // serviceRPC serves the service registration writes forwarded by other
 // servers: a client's (whose node a server checked before forwarding)
 // and an operator's delete.
-type serviceRPC struct{ srv *Server }
+type serviceRPC struct{ serviceReadRPC }
 
 // Upsert serves UpsertServiceRegistrations.
 func (e *serviceRPC) Upsert(args *ServiceRegistrationUpsertRequest, reply *IndexResponse) error {

@@ -28,10 +28,8 @@ var serverFuncs = map[string]string{
 // refusedFuncs are functions of consul-template that Drover does not
 // offer, with why.
 var refusedFuncs = map[string]string{
-	"nomadService":  "it reads Nomad's service registrations, which templates cannot read yet",
-	"nomadServices": "it reads Nomad's service registrations, which templates cannot read yet",
-	"plugin":        "it runs a program of the client's host (Nomad's default function_denylist refuses it too)",
-	"writeToFile":   "it writes a file of the client's host (Nomad's default function_denylist refuses it too)",
+	"plugin":      "it runs a program of the client's host (Nomad's default function_denylist refuses it too)",
+	"writeToFile": "it writes a file of the client's host (Nomad's default function_denylist refuses it too)",
 }
 
 // FuncError is a function a template calls that cannot run here.

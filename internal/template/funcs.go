@@ -47,6 +47,8 @@ func (r *render) funcs() template.FuncMap {
 		"nomadVar":        r.nomadVar,
 		"nomadVarList":    r.nomadVarList,
 		"nomadVarExists":  r.nomadVarExists,
+		"nomadService":    r.nomadService,
+		"nomadServices":   r.nomadServices,
 		"scratch":         func() *scratch { return r.scratch },
 		"executeTemplate": r.executeTemplate,
 		"sockaddr":        sockaddrFunc,

@@ -61,6 +61,8 @@ type render struct {
 	// reads one many times asks the servers once, and sees one answer.
 	reads map[VarQuery]*Variable
 	lists map[VarQuery][]VariableMeta
+	// svcReads are the service reads so far, alike.
+	svcReads map[ServiceQuery][]Service
 }
 
 // Render renders the template once. It gives up when ctx is done (a
@@ -69,6 +71,7 @@ func (t *Template) Render(ctx context.Context, in *Input) (*Result, error) {
 	r := &render{
 		ctx: ctx, in: in, scratch: &scratch{values: map[string]any{}},
 		reads: map[VarQuery]*Variable{}, lists: map[VarQuery][]VariableMeta{},
+		svcReads: map[ServiceQuery][]Service{},
 	}
 	tmpl := template.New(t.name).Delims(t.left, t.right).Funcs(r.funcs())
 	if t.errMissingKey {

@@ -197,7 +197,6 @@ func TestCheck(t *testing.T) {
 		{`{{ if true }}{{ else }}{{ with secret "kv/x" }}{{ end }}{{ end }}`, `function "secret" needs a Vault server, and Drover's agent has no "vault" block`},
 		{`{{ define "x" }}{{ pkiCert "p" }}{{ end }}`, `function "pkiCert" needs a Vault server`},
 		{`{{ services | byTag }}`, `function "services" needs a Consul server`},
-		{`{{ nomadService "x" }}`, `function "nomadService" is not available: it reads Nomad's service registrations`},
 		{`{{ plugin "/bin/sh" }}`, `function "plugin" is not available`},
 		{`{{ bogus }}`, `function "bogus" is not available: no such function`},
 		{`{{ env "x" `, `unclosed action`},
@@ -207,5 +206,6 @@ func TestCheck(t *testing.T) {
 		must.ErrorContains(t, err, tc.want, must.Sprint(tc.text))
 	}
 	must.NoError(t, template.Check(`{{ env "A" }}{{ with nomadVar "x" }}{{ .k }}{{ end }}{{ $x := 1 }}{{ $x }}`, "{{", "}}"))
+	must.NoError(t, template.Check(`{{ range nomadService "db" }}{{ .Port }}{{ end }}{{ nomadServices }}`, "{{", "}}"))
 	must.NoError(t, template.Check(`{{ not a template }}`, "[[", "]]"))
 }

@@ -17,6 +17,10 @@ type VariableSource interface {
 	// ListVariables returns the variables under the prefix q.Path, with
 	// the index the answer is as of.
 	ListVariables(ctx context.Context, q VarQuery) ([]VariableMeta, uint64, error)
+	// ReadServices returns the registrations of the service q.Name, or
+	// of every service of q.Namespace when q.Name is empty, with the
+	// index the answer is as of (nomadService, nomadServices).
+	ReadServices(ctx context.Context, q ServiceQuery) ([]Service, uint64, error)
 }
 
 // VarQuery is one read or list of variables.
@@ -109,6 +113,9 @@ type Dep struct {
 	// List says whether Query is a list (nomadVarList) or a read.
 	List  bool
 	Query VarQuery
+	// Service says the read is of services, ServiceQuery.
+	Service      bool
+	ServiceQuery ServiceQuery
 	// Index is the index the render's answer was as of.
 	Index uint64
 }
@@ -123,9 +130,14 @@ func (d Dep) Wait(ctx context.Context, src VariableSource) error {
 			index uint64
 			err   error
 		)
-		if d.List {
+		switch {
+		case d.Service:
+			sq := d.ServiceQuery
+			sq.MinIndex = q.MinIndex
+			_, index, err = src.ReadServices(ctx, sq)
+		case d.List:
 			_, index, err = src.ListVariables(ctx, q)
-		} else {
+		default:
 			_, index, err = src.ReadVariable(ctx, q)
 		}
 		switch {

@@ -17,9 +17,9 @@ import (
 const clientMethods = "Client."
 
 // workloadMethods are the other methods such a peer may call: the reads
-// of variables, each of which checks the caller's token or workload
-// identity, for the templates of a client's tasks.
-var workloadMethods = map[string]bool{"Variables.Read": true, "Variables.List": true}
+// of variables and services, each of which checks the caller's token or
+// workload identity, for the templates of a client's tasks.
+var workloadMethods = map[string]bool{"Variables.Read": true, "Variables.List": true, "Service.Read": true}
 
 // Servers are the RPC servers of each role a connection can prove:
 // a server's connections reach every endpoint, the others the Client

@@ -18,10 +18,12 @@ import (
 // index and wakes the blocked reads. Its zero value is not usable; call
 // NewVariables.
 type Variables struct {
-	mu      sync.Mutex
-	index   uint64
-	vars    map[string]*template.Variable
-	changed chan struct{}
+	mu    sync.Mutex
+	index uint64
+	vars  map[string]*template.Variable
+	// services are the registrations SetServices wrote.
+	services []template.Service
+	changed  chan struct{}
 }
 
 // NewVariables returns an empty source at index 1.
