@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/exec/isolate"
+	"github.com/drover-io/drover/drivers/internal/taskuser"
 	"github.com/drover-io/drover/drivers/rawexec"
 )
 
@@ -187,26 +187,11 @@ func lookupUser(name string) (*isolate.User, error) {
 	if name == "" {
 		return nil, nil
 	}
-	u, err := user.Lookup(name)
+	ids, err := taskuser.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("task user %q: %w", name, err)
+		return nil, err
 	}
-	uid, err := strconv.ParseUint(u.Uid, 10, 32)
-	if err != nil {
-		return nil, fmt.Errorf("task user %q: uid %q: %w", name, u.Uid, err)
-	}
-	gid, err := strconv.ParseUint(u.Gid, 10, 32)
-	if err != nil {
-		return nil, fmt.Errorf("task user %q: gid %q: %w", name, u.Gid, err)
-	}
-	out := &isolate.User{UID: uint32(uid), GID: uint32(gid)}
-	gids, _ := u.GroupIds()
-	for _, g := range gids {
-		if n, err := strconv.ParseUint(g, 10, 32); err == nil {
-			out.Groups = append(out.Groups, uint32(n))
-		}
-	}
-	return out, nil
+	return &isolate.User{UID: ids.UID, GID: ids.GID, Groups: ids.Groups}, nil
 }
 
 // cgroupSpec is the task's cgroup: its name and its resources' limits.

@@ -4,15 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/configschema"
 	"github.com/drover-io/drover/drivers/exec/isolate"
+	"github.com/drover-io/drover/drivers/internal/taskuser"
 )
 
 // taskConfig is a raw_exec task's `config` block.
@@ -146,25 +145,17 @@ func taskCredential(name string) (*credential, error) {
 	if name == "" {
 		return nil, nil
 	}
-	u, err := user.Lookup(name)
+	ids, err := taskuser.Lookup(name)
 	if err != nil {
-		return nil, fmt.Errorf("task user %q: %w", name, err)
+		return nil, err
 	}
-	uid, err := strconv.ParseUint(u.Uid, 10, 32)
-	if err != nil {
-		return nil, fmt.Errorf("task user %q: uid %q: %w", name, u.Uid, err)
-	}
-	gid, err := strconv.ParseUint(u.Gid, 10, 32)
-	if err != nil {
-		return nil, fmt.Errorf("task user %q: gid %q: %w", name, u.Gid, err)
-	}
-	if int(uid) == os.Geteuid() {
+	if int(ids.UID) == os.Geteuid() {
 		return nil, nil
 	}
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("task user %q: running tasks as another user needs the agent to run as root", name)
 	}
-	return &credential{UID: uint32(uid), GID: uint32(gid)}, nil
+	return &credential{UID: ids.UID, GID: ids.GID}, nil
 }
 
 // envList renders the task's environment for exec.
