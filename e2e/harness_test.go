@@ -168,9 +168,10 @@ func (a *testAgent) waitLeader() {
 	})
 }
 
-// jobAllocs lists the job's allocations.
+// jobAllocs lists the allocations of the job as it now exists (not those
+// of an earlier run of the same ID that was purged).
 func (a *testAgent) jobAllocs(jobID string) ([]*api.AllocationListStub, error) {
-	allocs, _, err := a.api.Jobs().Allocations(jobID, true, nil)
+	allocs, _, err := a.api.Jobs().Allocations(jobID, false, nil)
 	return allocs, err
 }
 

@@ -89,6 +89,7 @@ func TestUI_DeadlineLive(t *testing.T) {
 	a.mustCLI("job stop", "-purge", "exact")
 	b.open("/ui/clients", "#clients tbody")
 	must.StrContains(t, b.text("#clients tbody"), "raw_exec")
+	must.StrNotContains(t, b.text("#clients tbody"), "mock_driver") // the dev agent's test-only driver
 	b.open("/ui/clients/"+alloc.NodeID, "#allocations tbody")
 	must.StrContains(t, b.text("#allocations tbody"), "timed out")
 	b.open("/ui/evaluations", "#evaluations tbody")

@@ -42,7 +42,7 @@ func (d *decoder) checkDriver(task string, driverAttr *hcl.Attribute, driver str
 // unknownDriver says that no client of Drover's can run the driver; for
 // one of Nomad's it says so and points at the differences page.
 func unknownDriver(rng hcl.Range, task, driver string) *hcl.Diagnostic {
-	have := configschema.Drivers()
+	have := configschema.UserDrivers()
 	for _, nd := range unsupported.Drivers() {
 		if nd.Name == driver {
 			return errorAt(rng, fmt.Sprintf("%q is a Nomad driver that Drover does not support yet", driver),

@@ -13,6 +13,10 @@ import (
 // not among them.
 var Drivers = []string{"docker", "exec", "mock_driver", "raw_exec"}
 
+// TestDriver is the driver that exists for tests (drivers/mock): dev
+// agents have it, but users are never pointed at it.
+const TestDriver = "mock_driver"
+
 // KnownDriver reports whether name is one of Drivers.
 func KnownDriver(name string) bool { return slices.Contains(Drivers, name) }
 
@@ -20,6 +24,12 @@ func KnownDriver(name string) bool { return slices.Contains(Drivers, name) }
 // api/unsupported.DocsPage; the documentation's tests hold them equal).
 const differencesPage = "website/content/docs/differences.md"
 
+// UserDrivers are Drivers without TestDriver: the ones an error message
+// or a suggestion offers.
+func UserDrivers() []string {
+	return slices.DeleteFunc(slices.Clone(Drivers), func(d string) bool { return d == TestDriver })
+}
+
 func unknownDriverProblem(name string) string {
-	return fmt.Sprintf("Unknown driver %q (Drover's drivers: %s; Nomad's others: see %s)", name, strings.Join(Drivers, ", "), differencesPage)
+	return fmt.Sprintf("Unknown driver %q (Drover's drivers: %s; Nomad's others: see %s)", name, strings.Join(UserDrivers(), ", "), differencesPage)
 }

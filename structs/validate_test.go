@@ -229,7 +229,7 @@ func TestValidate_rules(t *testing.T) {
 		{name: "missing driver", mutate: func(j *Job) { task(j).Driver = "" },
 			want: []string{`Task group "g" task "t": Missing driver`}},
 		{name: "unknown driver", mutate: func(j *Job) { task(j).Driver = "java" },
-			want: []string{`Task group "g" task "t": Unknown driver "java" (Drover's drivers: docker, exec, mock_driver, raw_exec; Nomad's others: see website/content/docs/differences.md)`}},
+			want: []string{`Task group "g" task "t": Unknown driver "java" (Drover's drivers: docker, exec, raw_exec; Nomad's others: see website/content/docs/differences.md)`}},
 		{name: "lifecycle without hook", mutate: func(j *Job) { task(j).Lifecycle = &TaskLifecycle{} },
 			want: []string{`Task group "g" task "t": lifecycle hook must be one of prestart, poststart, poststop, got ""`}},
 		{name: "unknown lifecycle hook", mutate: func(j *Job) { task(j).Lifecycle = &TaskLifecycle{Hook: "during"} },

@@ -27,9 +27,21 @@ func Lookup(name string) (*taskconfig.Schema, bool) {
 
 // Drivers returns the names of the built-in drivers, sorted.
 func Drivers() []string {
-	out := make([]string, len(builtin))
-	for i, s := range builtin {
-		out[i] = s.Driver
+	return drivers(func(*taskconfig.Schema) bool { return true })
+}
+
+// UserDrivers are Drivers without the test driver (Mock), which dev agents
+// have but no error message or suggestion offers.
+func UserDrivers() []string {
+	return drivers(func(s *taskconfig.Schema) bool { return s != Mock })
+}
+
+func drivers(keep func(*taskconfig.Schema) bool) []string {
+	var out []string
+	for _, s := range builtin {
+		if keep(s) {
+			out = append(out, s.Driver)
+		}
 	}
 	slices.Sort(out)
 	return out

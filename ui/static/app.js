@@ -289,7 +289,7 @@
         get('/v1/allocations?namespace=*&task_states=false'),
       ]);
       const timedOut = new Map();
-      for (const a of allocs.body) {
+      for (const a of currentAllocs(allocs.body, jobs.body)) {
         if (!a.MaxRunExceeded) continue;
         const key = `${a.Namespace}\u0000${a.JobID}`;
         timedOut.set(key, (timedOut.get(key) || 0) + 1);
@@ -310,6 +310,20 @@
       return Math.max(jobs.index, allocs.index);
     },
   };
+
+  // currentAllocs keeps the allocations of jobs as they now exist: those of
+  // a job that was purged, and of an earlier job of the same ID that was
+  // purged before this one was run, stay in the cluster's state until they
+  // are collected, but no longer count (as /v1/job/:id/allocations
+  // without ?all=true). An allocation of a job's current registration was
+  // created after it: its CreateIndex is the larger.
+  function currentAllocs(allocs, jobs) {
+    const created = new Map(jobs.map((j) => [`${j.Namespace}\u0000${j.ID}`, j.CreateIndex]));
+    return allocs.filter((a) => {
+      const index = created.get(`${a.Namespace}\u0000${a.JobID}`);
+      return index !== undefined && a.CreateIndex >= index;
+    });
+  }
 
   pages.job = {
     topics: [`Job:${pageID}`, `Allocation:${pageID}`, `Evaluation:${pageID}`],
@@ -430,12 +444,12 @@
   }
 
   pages.clients = {
-    topics: ['Node', 'Allocation'],
+    topics: ['Node', 'Allocation', 'Job'],
     namespace: '*',
     async load() {
-      const [nodes, allocs] = await Promise.all([get('/v1/nodes'), get('/v1/allocations?namespace=*&task_states=false')]);
+      const [nodes, allocs, jobs] = await Promise.all([get('/v1/nodes'), get('/v1/allocations?namespace=*&task_states=false'), get('/v1/jobs?namespace=*')]);
       const byNode = new Map();
-      for (const a of allocs.body) {
+      for (const a of currentAllocs(allocs.body, jobs.body)) {
         const c = byNode.get(a.NodeID) || {running: 0, total: 0, timedOut: 0};
         c.total++;
         if (a.ClientStatus === 'running') c.running++;
@@ -455,12 +469,16 @@
           el('td', {}, `${c.running} running / ${c.total}`),
           el('td', {}, c.timedOut ? timeoutBadge(`${c.timedOut} timed out`) : el('span', {class: 'empty'}, '—')));
       }), 'No clients have registered.');
-      return Math.max(nodes.index, allocs.index);
+      return Math.max(nodes.index, allocs.index, jobs.index);
     },
   };
 
+  // The test-only driver that dev agents have (drivers/mock) is left out
+  // of what users are shown.
+  const testDriver = 'mock_driver';
+
   function drivers(list) {
-    const names = Object.keys(list || {}).filter((d) => list[d].Detected).sort();
+    const names = Object.keys(list || {}).filter((d) => list[d].Detected && d !== testDriver).sort();
     if (!names.length) return el('span', {class: 'empty'}, 'none');
     return el('span', {class: 'counts'}, names.map((d) =>
       el('span', {class: list[d].Healthy ? 's-complete' : 's-failed', title: list[d].HealthDescription || null}, list[d].Healthy ? d : `${d} (unhealthy)`)));
@@ -487,7 +505,7 @@
         ['Status changed', ago(n.StatusUpdatedAt ? n.StatusUpdatedAt * 1e9 : 0)],
       ]);
       const list = n.Drivers || {};
-      rows(byID('drivers'), Object.keys(list).sort().map((d) => el('tr', {},
+      rows(byID('drivers'), Object.keys(list).filter((d) => d !== testDriver).sort().map((d) => el('tr', {},
         el('td', {}, d),
         el('td', {}, list[d].Detected ? 'yes' : 'no'),
         el('td', {}, list[d].Healthy ? badge('healthy') : badge('unhealthy')),
