@@ -244,16 +244,29 @@ func allEnded(allocs []*api.AllocationListStub) bool {
 	return true
 }
 
+// The client descriptions of an allocation that a deadline stopped and
+// nothing else went wrong with: the group's (or the allocation's) and a
+// task's own.
+const (
+	allocTimeoutDescription = "allocation exceeded max_run_duration"
+	taskTimeoutDescription  = "task exceeded max_run_duration"
+)
+
 // outcomeOf says how an allocation ended; outcomeRunning while it has
 // not. A deadline decides over the client status, since
-// max_run_outcome = "failed" turns a timeout into a failure.
+// max_run_outcome = "failed" turns a timeout into a failure, as long as
+// the deadline is all that happened: when it passed while a task was
+// failing (the description then names the failure, "allocation exceeded
+// max_run_duration while task ... was failing: ..."), or a task failed
+// besides, the allocation failed.
 func outcomeOf(a *api.AllocationListStub) allocOutcome {
 	switch a.ClientStatus {
 	case api.AllocClientStatusComplete, api.AllocClientStatusFailed, api.AllocClientStatusLost:
 	default:
 		return outcomeRunning
 	}
-	if a.MaxRunExceeded || taskDeadlineExceeded(a) {
+	timeoutOnly := a.ClientDescription == allocTimeoutDescription || a.ClientDescription == taskTimeoutDescription
+	if (a.MaxRunExceeded || taskDeadlineExceeded(a)) && timeoutOnly {
 		return outcomeTimedOut
 	}
 	switch {

@@ -178,6 +178,28 @@ func TestJobRunWait_deadlineExitsThree(t *testing.T) {
 	must.StrContains(t, r.out, `: Job "wait-deadline" finished: 2 allocations, 2 timed out`+"\n")
 }
 
+// An allocation whose deadline passed while a task was failing (its image
+// could not be pulled, say, and it waited to restart) failed: the wait
+// says so, names the failure, and exits 1, not 3.
+func TestJobRunWait_deadlineWhileFailingIsAFailure(t *testing.T) {
+	a, addr := testAgent(t)
+	registerTestNode(t, a, testNodeID, "worker-1", structs.NodeSchedulingEligible)
+	done := runWaiting(t, addr, waitJobSpec(t, "wait-failing", 1))
+
+	allocs := placedAllocs(t, a, "wait-failing", 1)
+	task := map[string]*structs.TaskState{"t": {State: structs.TaskStateDead, Events: []*structs.TaskEvent{
+		{Type: structs.TaskDriverFailure, DisplayMessage: "Failed to pull image"},
+		{Type: structs.TaskRestarting},
+		{Type: structs.TaskKilling, DisplayMessage: structs.AllocTimeoutReasonMaxRunDuration},
+	}}}
+	endAlloc(t, a, allocs[0], structs.AllocClientStatusFailed, structs.AllocTimeoutWhileFailing("t", "Failed to pull image"), task)
+
+	r := result(t, done)
+	must.Eq(t, exitError, r.code, must.Sprint(r.out, r.errOut))
+	must.StrContains(t, r.out, `: Allocation "`+allocs[0].ID[:8]+`" failed: allocation exceeded max_run_duration while task "t" was failing: Failed to pull image`+"\n")
+	must.StrContains(t, r.out, `: Job "wait-failing" finished: 1 allocation, 1 failed`+"\n")
+}
+
 // -wait-timeout gives up, exiting 4, and the job goes on.
 func TestJobRunWait_timeoutExitsFour(t *testing.T) {
 	a, addr := testAgent(t)

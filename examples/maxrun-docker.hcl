@@ -8,8 +8,10 @@
 # prom/prometheus takes longer than that to pull on most links, so the
 # budget runs out during the pull, the pull is abandoned, the task never
 # starts, and the allocation ends complete with "allocation exceeded
-# max_run_duration", as the other one does. Point `image` at a registry
-# of your own with -var image=...
+# max_run_duration", as the other one does. Where the pull fails instead
+# (no registry answers), the budget runs out while the task waits to be
+# restarted, and the allocation ends failed, naming the pull's error.
+# Point `image` at a registry of your own with -var image=...
 variable "image" {
   type    = string
   default = "prom/prometheus"

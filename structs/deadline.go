@@ -78,7 +78,7 @@ func (a *Allocation) MaxRun() MaxRun {
 	if a == nil {
 		return MaxRun{}
 	}
-	exceeded := a.ClientDescription == AllocTimeoutReasonMaxRunDuration
+	exceeded := exceededMaxRun(a.ClientDescription)
 	tg := a.LookupTaskGroup()
 	if tg == nil || !AllowsMaxRunDuration(a.Job.Type) {
 		return MaxRun{Exceeded: exceeded}

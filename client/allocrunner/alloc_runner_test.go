@@ -188,10 +188,14 @@ func TestAllocRunner_KillAllForMaxRunDuration(t *testing.T) {
 		a := h.ar.Alloc()
 		must.Eq(t, structs.AllocClientStatusRunning, a.ClientStatus)
 
+		// flaky was failing (waiting to restart after exiting 1) when the
+		// deadline passed: the allocation failed, and says why.
 		<-h.ar.WaitCh()
 		a = h.ar.Alloc()
-		mustEndedForMaxRun(t, a)
-		must.Eq(t, structs.AllocTimeoutReasonMaxRunDuration, h.handler.last().ClientDescription)
+		must.Eq(t, structs.AllocClientStatusFailed, a.ClientStatus)
+		must.StrHasPrefix(t, `allocation exceeded max_run_duration while task "flaky" was failing: `, a.ClientDescription)
+		must.Eq(t, a.ClientDescription, h.handler.last().ClientDescription)
+		must.True(t, a.MaxRun().Exceeded)
 
 		for _, name := range []string{"sidecar", "stubborn", "flaky", "poststart", "cleanup"} {
 			ts := a.TaskStates[name]

@@ -21,7 +21,10 @@ const (
 //   - one killed for a reason that decides how it ends (max_run_duration:
 //     the group's max_run_outcome, complete or failed, with that
 //     description; see killedClientStatus) ends so once every task has
-//     really stopped;
+//     really stopped, unless a task was failing when the deadline passed
+//     (waiting to restart after a failure, or dead of one): then it ends
+//     failed, its description naming the task and the failure
+//     (structs.AllocTimeoutWhileFailing);
 //   - otherwise any failed task makes it failed; then it is running while a
 //     task runs or waits to run again after having started (a restart, a
 //     poststop task about to start), pending while no task has started yet;
@@ -37,6 +40,9 @@ func clientStatus(g groupStates, serverStatus string, kill state.KillReason, out
 	}
 	allDead := g.all(func(_ *structs.Task, s *structs.TaskState) bool { return isDead(s) })
 	if status, description, ok := killedClientStatus(kill, outcome); ok && allDead {
+		if f, failing := g.failingTask(); failing && kill == state.KillReasonMaxRunDuration {
+			return structs.AllocClientStatusFailed, structs.AllocTimeoutWhileFailing(f.task, f.event.FailureText())
+		}
 		return status, description
 	}
 	var failed, running, pending, started, taskTimedOut bool

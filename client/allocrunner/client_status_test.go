@@ -9,6 +9,32 @@ import (
 	"github.com/drover-io/drover/structs"
 )
 
+// Task states with their events, as a deadline's kill leaves them: one
+// that was waiting to restart after its driver failed, one that had failed
+// for good, and one that had recovered from a failure before the kill
+// (whose own Terminated event, on the kill's signal, is no failure).
+var (
+	failingKilled = &structs.TaskState{State: structs.TaskStateDead, FinishedAt: t0, Events: []*structs.TaskEvent{
+		{Type: structs.TaskDriverFailure, DisplayMessage: "Failed to pull image", FailsTask: false},
+		{Type: structs.TaskRestarting},
+		{Type: structs.TaskKilling},
+		{Type: structs.TaskKilled},
+	}}
+	failedForGood = &structs.TaskState{State: structs.TaskStateDead, StartedAt: t0, FinishedAt: t0, Failed: true, Events: []*structs.TaskEvent{
+		{Type: structs.TaskStarted},
+		{Type: structs.TaskTerminated, ExitCode: 2},
+		{Type: structs.TaskNotRestarting, FailsTask: true},
+	}}
+	recoveredKilled = &structs.TaskState{State: structs.TaskStateDead, StartedAt: t0, FinishedAt: t0, Events: []*structs.TaskEvent{
+		{Type: structs.TaskStarted},
+		{Type: structs.TaskTerminated, ExitCode: 1},
+		{Type: structs.TaskRestarting},
+		{Type: structs.TaskStarted},
+		{Type: structs.TaskKilling},
+		{Type: structs.TaskTerminated, ExitCode: 137, Signal: 9},
+	}}
+)
+
 func TestClientStatus(t *testing.T) {
 	a, b := lcTask("a", "", false), lcTask("b", "", false)
 	tasks := []*structs.Task{a, b}
@@ -42,8 +68,20 @@ func TestClientStatus(t *testing.T) {
 			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
 		},
 		{
-			name: "max_run_duration: complete even with a failed task", states: map[string]*structs.TaskState{"a": failed, "b": succeeded}, kill: exceeded,
+			name: "max_run_duration while a task waits to restart after a failure", states: map[string]*structs.TaskState{"a": failingKilled, "b": never}, kill: exceeded,
+			want: structs.AllocClientStatusFailed, wantDesc: structs.AllocTimeoutWhileFailing("a", "Failed to pull image"),
+		},
+		{
+			name: "max_run_duration after a task failed for good", states: map[string]*structs.TaskState{"a": failedForGood, "b": succeeded}, kill: exceeded,
+			want: structs.AllocClientStatusFailed, wantDesc: structs.AllocTimeoutWhileFailing("a", "Exit Code: 2"),
+		},
+		{
+			name: "max_run_duration after a task recovered from a failure", states: map[string]*structs.TaskState{"a": recoveredKilled, "b": succeeded}, kill: exceeded,
 			want: structs.AllocClientStatusComplete, wantDesc: structs.AllocTimeoutReasonMaxRunDuration,
+		},
+		{
+			name: "max_run_duration, outcome failed, while a task was failing", states: map[string]*structs.TaskState{"a": failingKilled, "b": never}, kill: exceeded,
+			outcome: structs.AllocClientStatusFailed, want: structs.AllocClientStatusFailed, wantDesc: structs.AllocTimeoutWhileFailing("a", "Failed to pull image"),
 		},
 		{
 			name: "max_run_duration, outcome failed: all stopped", states: map[string]*structs.TaskState{"a": succeeded, "b": never}, kill: exceeded,

@@ -400,6 +400,24 @@
     return ev.DriverError || ev.SetupError || ev.KillReason || ev.RestartReason || ev.Message || '';
   }
 
+  // isFailure mirrors structs.TaskEvent.IsFailure: the task could not be
+  // set up or started, or exited with an error or on a signal.
+  function isFailure(ev) {
+    if (ev.Type === 'Terminated') return ev.ExitCode !== 0 || ev.Signal !== 0;
+    return ['Setup Failure', 'Failed Artifact Download', 'Driver Failure'].includes(ev.Type);
+  }
+
+  // eventClass marks the rows that explain how the allocation ended: the
+  // failures before the kill and, for a plain timeout, the kill. When the
+  // deadline passed while a task was failing, the description names the
+  // failure, and the failure, not the kill, is what the page points at.
+  function eventClass(a, ev, killedAt) {
+    const failingAtDeadline = (a.ClientDescription || '').startsWith(`${MAX_RUN_REASON} while `);
+    if (isFailure(ev) && (killedAt === undefined || ev.Time < killedAt)) return 'failure-event';
+    if (!failingAtDeadline && eventDescription(ev) === MAX_RUN_REASON) return 'timeout-event';
+    return null;
+  }
+
   async function renderTasks(a) {
     const names = taskOrder(a);
     if (names.length === 0) {
@@ -410,6 +428,8 @@
     fill(byID('tasks'), names.map((name, i) => {
       const ts = a.TaskStates[name];
       const events = [...(ts.Events || [])].sort((x, y) => y.Time - x.Time);
+      const killing = events.filter((ev) => ev.Type === 'Killing').map((ev) => ev.Time);
+      const killedAt = killing.length ? Math.min(...killing) : undefined;
       const details = el('details', {class: 'logs', 'data-task': name, open: logOpen.get(name) !== false},
         el('summary', {}, 'Log tail'),
         logs[i].map(([type, text]) => [el('h4', {class: 'sr-only'}, type), el('pre', {class: 'log', 'aria-label': `${name} ${type}`}, text || `(no ${type})`)]));
@@ -423,9 +443,8 @@
         el('div', {class: 'table-wrap'}, el('table', {class: 'list'},
           el('thead', {}, el('tr', {}, el('th', {scope: 'col'}, 'Time'), el('th', {scope: 'col'}, 'Type'), el('th', {scope: 'col'}, 'Description'))),
           el('tbody', {}, events.length ? events.map((ev) => {
-            const desc = eventDescription(ev);
-            return el('tr', {class: desc === MAX_RUN_REASON ? 'timeout-event' : null},
-              el('td', {class: 'nowrap'}, absolute(nsToMs(ev.Time))), el('td', {}, ev.Type), el('td', {}, desc));
+            return el('tr', {class: eventClass(a, ev, killedAt)},
+              el('td', {class: 'nowrap'}, absolute(nsToMs(ev.Time))), el('td', {}, ev.Type), el('td', {}, eventDescription(ev)));
           }) : el('tr', {}, el('td', {colspan: 3, class: 'empty'}, 'No events.'))))),
         details);
     }));
