@@ -20,7 +20,7 @@ func bridgeConfList(c Config) ([]byte, error) {
 				"ipMasq":       true,
 				"isGateway":    true,
 				"forceAddress": true,
-				"hairpinMode":  true,
+				"hairpinMode":  false,
 				"ipam": m{
 					"type":   "host-local",
 					"ranges": [][]m{{{"subnet": c.BridgeSubnet}}},

@@ -64,6 +64,14 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
+// Validate checks the settings an operator writes: the bridge's name and
+// subnet.
+func (c Config) Validate() error {
+	c.StateDir = "/"
+	_, err := c.withDefaults()
+	return err
+}
+
 // pluginDirs splits PluginPath.
 func (c Config) pluginDirs() []string {
 	var dirs []string
