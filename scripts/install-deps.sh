@@ -21,6 +21,11 @@ command -v prometheus >/dev/null 2>&1 || need+=(prometheus)
 # partition tests (e2e/partition) run a cluster in.
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v nsenter >/dev/null 2>&1 || need+=(util-linux)
+# The CNI plugins (bridge, host-local, firewall, portmap, ...) in
+# /usr/lib/cni, and iptables, which the firewall and portmap plugins run:
+# the bridge network mode (client/cni) and its tests.
+[ -x /usr/lib/cni/portmap ] || need+=(containernetworking-plugins)
+command -v iptables >/dev/null 2>&1 || need+=(iptables)
 if ((${#need[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "install-deps: missing ${need[*]}; run as root or install them" >&2
