@@ -124,17 +124,21 @@ func bridgeAgent(t *testing.T, bridge, subnet string) (*testAgent, string) {
 }
 
 // hostNetState is what an allocation's teardown must leave as it found
-// it: the host's veth interfaces and the per-allocation iptables chains
-// of the CNI plugins.
-func hostNetState(t *testing.T) []string {
+// it: the interfaces on the test's bridge (the host side of the
+// allocations' veth pairs; other tests make veths of their own) and the
+// per-allocation iptables chains of the CNI plugins.
+func hostNetState(t *testing.T, bridge string) []string {
 	t.Helper()
 	var state []string
-	out, err := exec.Command("ip", "-o", "link", "show", "type", "veth").Output()
-	must.NoError(t, err)
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if f := strings.Fields(line); len(f) > 1 {
-			state = append(state, "veth "+f[1])
+	out, err := exec.Command("ip", "-o", "link", "show", "master", bridge).CombinedOutput()
+	if err == nil {
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if f := strings.Fields(line); len(f) > 1 {
+				state = append(state, "bridge port "+f[1])
+			}
 		}
+	} else if !strings.Contains(string(out), "does not exist") {
+		t.Fatalf("ip link: %v: %s", err, out)
 	}
 	perAlloc := regexp.MustCompile(`^:(CNI-[0-9a-f]{24}|CNI-DN-[0-9a-f]{19,24}|CNI-SN-[0-9a-f]{19,24})\s`)
 	for _, table := range []string{"nat", "filter"} {
@@ -181,7 +185,7 @@ func helperTask(name, mode string, args ...string) string {
 func TestBridge_MappedPortTasksAndTeardown(t *testing.T) {
 	requireBridge(t)
 	bridge := fmt.Sprintf("drve%d", os.Getpid()%100000)
-	before := hostNetState(t)
+	before := hostNetState(t, bridge)
 	a, allocDir := bridgeAgent(t, bridge, "172.31.252.0/24")
 	a.runJob(`job "bridged" {
   group "g" {
@@ -195,6 +199,8 @@ func TestBridge_MappedPortTasksAndTeardown(t *testing.T) {
   }
 }`)
 	alloc := a.waitRunning("bridged")
+	ports := slices.DeleteFunc(hostNetState(t, bridge), func(s string) bool { return !strings.HasPrefix(s, "bridge port ") })
+	must.SliceLen(t, 1, ports, must.Sprint("the allocation's veth on the bridge"))
 	st := alloc.NetworkStatus
 	must.NotNil(t, st, must.Sprint("a bridge-mode allocation reports its network status"))
 	must.StrHasPrefix(t, "172.31.252.", st.Address)
@@ -253,7 +259,7 @@ func TestBridge_MappedPortTasksAndTeardown(t *testing.T) {
 		}
 		return nil
 	})
-	must.Eq(t, before, hostNetState(t), must.Sprint("veths and per-allocation chains after teardown"))
+	must.Eq(t, before, hostNetState(t, bridge), must.Sprint("veths and per-allocation chains after teardown"))
 }
 
 // TestBridge_NoneCannotReachHost runs a mode "none" group: its task cannot

@@ -53,17 +53,21 @@ func testManager(t *testing.T) *Manager {
 	return m
 }
 
-// hostState is what teardown must leave as it found: the host's veth
-// interfaces and the iptables chains the plugins make per allocation.
-func hostState(t *testing.T) (veths, chains []string) {
+// hostState is what teardown must leave as it found: the interfaces on
+// the test's bridge (the host side of each allocation's veth pair; other
+// tests on the machine make veths of their own) and the iptables chains
+// the plugins make per allocation.
+func hostState(t *testing.T, bridge string) (ports, chains []string) {
 	t.Helper()
-	out, err := exec.Command("ip", "-o", "link", "show", "type", "veth").Output()
-	if err != nil {
-		t.Fatalf("ip link: %v", err)
+	out, err := exec.Command("ip", "-o", "link", "show", "master", bridge).CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "does not exist") {
+		t.Fatalf("ip link: %v: %s", err, out)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if f := strings.Fields(line); len(f) > 1 {
-			veths = append(veths, f[1])
+	if err == nil {
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if f := strings.Fields(line); len(f) > 1 {
+				ports = append(ports, f[1])
+			}
 		}
 	}
 	perAlloc := regexp.MustCompile(`^:(CNI-[0-9a-f]{24}|CNI-DN-[0-9a-f]{19,24}|CNI-SN-[0-9a-f]{19,24})\s`)
@@ -78,9 +82,9 @@ func hostState(t *testing.T) (veths, chains []string) {
 			}
 		}
 	}
-	slices.Sort(veths)
+	slices.Sort(ports)
 	slices.Sort(chains)
-	return veths, chains
+	return ports, chains
 }
 
 // serveIn listens on port in the namespace at path and answers every
@@ -135,7 +139,7 @@ func read(addr string) (string, error) {
 func TestBridge_mappedPortAndTeardown(t *testing.T) {
 	needBridge(t)
 	m := testManager(t)
-	veths, chains := hostState(t)
+	_, chains := hostState(t, m.cfg.BridgeName)
 	ctx := context.Background()
 	id := structs.GenerateUUID()
 	host := freePort(t)
@@ -147,6 +151,9 @@ func TestBridge_mappedPortAndTeardown(t *testing.T) {
 	t.Cleanup(func() { _ = m.Teardown(ctx, id) })
 	if !strings.HasPrefix(n.Status.Address, "172.31.250.") || n.Status.InterfaceName != "eth0" {
 		t.Fatalf("status %+v: want an address of 172.31.250.0/24 on eth0", n.Status)
+	}
+	if v, _ := hostState(t, m.cfg.BridgeName); len(v) != 1 {
+		t.Fatalf("bridge ports %v, want the allocation's veth", v)
 	}
 	serveIn(t, n.NetNSPath, 8080, "hello")
 	got, err := read(fmt.Sprintf("127.0.0.1:%d", host))
@@ -169,8 +176,8 @@ func TestBridge_mappedPortAndTeardown(t *testing.T) {
 	if netns.Exists(n.NetNSPath) {
 		t.Fatal("namespace still pinned")
 	}
-	if v, c := hostState(t); !slices.Equal(v, veths) || !slices.Equal(c, chains) {
-		t.Fatalf("after teardown: veths %v, chains %v; before: %v, %v", v, c, veths, chains)
+	if v, c := hostState(t, m.cfg.BridgeName); len(v) > 0 || !slices.Equal(c, chains) {
+		t.Fatalf("after teardown: bridge ports %v, chains %v; chains before: %v", v, c, chains)
 	}
 	if left, _ := m.Leftovers(); len(left) != 0 {
 		t.Fatalf("leftovers %v after teardown", left)
