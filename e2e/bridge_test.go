@@ -297,3 +297,121 @@ func TestBridge_NoneCannotReachHost(t *testing.T) {
 	})
 	must.StrHasPrefix(t, "unreachable", got)
 }
+
+// TestBridge_AgentRestartKeepsNamespace SIGKILLs an agent whose bridge-mode
+// allocation runs: the next agent on the same data dir gives the
+// allocation back its namespace and address (the task, re-attached, still
+// answers on its mapped port), tears down a namespace left by an
+// allocation it does not run, and tears the allocation's down when it
+// stops.
+func TestBridge_AgentRestartKeepsNamespace(t *testing.T) {
+	requireBridge(t)
+	skipShort(t)
+	bridge := fmt.Sprintf("drvr%d", os.Getpid()%100000)
+	before := hostNetState(t, bridge)
+	dir := t.TempDir()
+	dataDir := filepath.Join(dir, "data")
+	config := writeFile(t, dir, "agent.hcl", fmt.Sprintf(`
+data_dir  = %q
+bind_addr = "127.0.0.1"
+server {
+  enabled          = true
+  bootstrap_expect = 1
+}
+client {
+  enabled               = true
+  bridge_network_name   = %q
+  bridge_network_subnet = "172.31.249.0/24"
+}
+plugin "raw_exec" {
+  config {
+    enabled = true
+  }
+}
+`, dataDir, bridge))
+	t.Cleanup(func() {
+		_ = exec.Command("ip", "link", "del", bridge).Run()
+		_ = os.RemoveAll(filepath.Join("/var/lib/cni/networks", bridge))
+	})
+	start := func(httpPort, rpcPort int) *testAgent {
+		a := agentproc.Start(t, agentproc.Options{
+			Dir: dir, HTTPPort: httpPort, RPCPort: rpcPort,
+			Args:     []string{"-config", config},
+			TaskPath: filepath.Join(dataDir, "alloc") + string(filepath.Separator),
+		})
+		return readyAgent(t, a, dir)
+	}
+	dial := func(a *testAgent, port int) {
+		a.t.Helper()
+		a.waitFor("the mapped host port to answer", 30*time.Second, func() error {
+			c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			b, err := io.ReadAll(io.LimitReader(c, 256))
+			if err == nil && string(b) != "still here" {
+				err = fmt.Errorf("%w: answer %q", errNotYet, b)
+			}
+			return err
+		})
+	}
+
+	first := start(0, 0)
+	first.runJob(`job "restored" {
+  group "g" {
+    network {
+      mode = "bridge"
+      port "http" {
+        to = 8080
+      }
+    }` + helperTask("server", "serve", "8080", "still here") + `
+  }
+}`)
+	running := first.waitRunning("restored")
+	must.NotNil(t, running.NetworkStatus)
+	hostPort := running.AllocatedResources.Shared.Ports[0].Value
+	dial(first, hostPort)
+	first.Kill()
+
+	// A namespace of an allocation the next agent does not run.
+	nsDir := filepath.Join(dataDir, "client", "cni", "netns")
+	orphan := filepath.Join(nsDir, "00000000-0000-4000-8000-000000000000")
+	must.NoError(t, exec.Command("ip", "netns", "add", "drover-e2e-orphan").Run())
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", "drover-e2e-orphan").Run() })
+	must.NoError(t, os.WriteFile(orphan, nil, 0o444))
+	must.NoError(t, exec.Command("mount", "--bind", "/var/run/netns/drover-e2e-orphan", orphan).Run())
+	t.Cleanup(func() { _ = exec.Command("umount", orphan).Run() })
+
+	second := start(first.HTTPPort, first.RPCPort)
+	second.waitFor("the orphan namespace to go", 60*time.Second, func() error {
+		if _, err := os.Stat(orphan); err == nil {
+			return fmt.Errorf("%w: %s still there", errNotYet, orphan)
+		}
+		return nil
+	})
+	dial(second, hostPort)
+	again := second.waitAlloc(running.ID, "running", 30*time.Second, clientStatus("running"))
+	must.Eq(t, running.NetworkStatus.Address, again.NetworkStatus.Address)
+	started := 0
+	for _, ev := range again.TaskStates["server"].Events {
+		if ev.Type == "Started" {
+			started++
+		}
+	}
+	must.Eq(t, 1, started, must.Sprint("the task was re-attached, not started again"))
+
+	_, _, err := second.api.Jobs().Deregister("restored", true, nil)
+	must.NoError(t, err)
+	second.waitFor("the allocation's namespace to go", 60*time.Second, func() error {
+		entries, err := os.ReadDir(nsDir)
+		if err != nil {
+			return err
+		}
+		if len(entries) > 0 {
+			return fmt.Errorf("%w: %d entries in %s", errNotYet, len(entries), nsDir)
+		}
+		return nil
+	})
+	must.Eq(t, before, hostNetState(t, bridge), must.Sprint("bridge ports and per-allocation chains after teardown"))
+}
