@@ -71,6 +71,18 @@ type Allocation struct {
 	// allocation (PUT /v1/allocation/:id/max-run-duration), as stored;
 	// MaxRunScope says whether it is in force.
 	MaxRunOverride *MaxRunOverride `json:",omitempty"`
+	// NetworkStatus is the allocation's address in its own network
+	// namespace (modes bridge and cni/<name>); nil in host mode.
+	NetworkStatus *AllocNetworkStatus
+}
+
+// AllocNetworkStatus is an allocation's address in its network namespace,
+// as its client set it up.
+type AllocNetworkStatus struct {
+	InterfaceName string
+	Address       string
+	AddressIPv6   string
+	DNS           *DNSConfig
 }
 
 // MaxRunOverride is a Drover addition: a budget changed for one

@@ -50,7 +50,8 @@ func newUpdateBatcher(logger hclog.Logger, window time.Duration, send func(conte
 }
 
 // AllocStateUpdated implements allocrunner.AllocStateHandler. Only what the
-// client owns is kept: the status, its description and the task states,
+// client owns is kept: the status, its description, the task states and
+// the network status,
 // stamped with the time of the change.
 func (b *updateBatcher) AllocStateUpdated(alloc *structs.Allocation) {
 	slim := &structs.Allocation{
@@ -58,6 +59,7 @@ func (b *updateBatcher) AllocStateUpdated(alloc *structs.Allocation) {
 		ClientStatus:      alloc.ClientStatus,
 		ClientDescription: alloc.ClientDescription,
 		TaskStates:        alloc.TaskStates,
+		NetworkStatus:     alloc.NetworkStatus,
 		ModifyTime:        time.Now().UnixNano(),
 	}
 	b.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/allocrunner"
+	"github.com/drover-io/drover/client/cni"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/structs"
 )
@@ -33,6 +34,9 @@ type Client struct {
 	batcher *updateBatcher
 	// services registers the allocations' services as they run.
 	services *serviceSync
+	// network makes the allocations' network namespaces (modes bridge,
+	// none and cni/<name>).
+	network *cni.Manager
 	// node is the node as registered; it does not change after New.
 	node *structs.Node
 	// jobs keeps one copy of each job version for all the allocations
@@ -138,10 +142,14 @@ func (c *Client) setup() error {
 	if err != nil {
 		return err
 	}
+	if c.network, err = newNetworkManager(cfg); err != nil {
+		return err
+	}
 	if c.node, err = c.buildNode(id); err != nil {
 		return err
 	}
 	c.restoreRunners()
+	c.sweepNetworks()
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	metrics "github.com/hashicorp/go-metrics"
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/cni"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/structs"
 )
@@ -72,6 +73,9 @@ type Config struct {
 
 	// Network is what the node offers of its ports (host_network.go).
 	Network NetworkConfig
+	// CNI configures the group networks with a namespace of their own
+	// (network_namespaces.go); its StateDir is the client's.
+	CNI cni.Config
 
 	// DestroyOnShutdown stops every allocation when the client shuts down
 	// instead of leaving tasks running for the next agent; dev mode does

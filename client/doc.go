@@ -12,7 +12,12 @@ process when the agent runs a server too and over RPC otherwise.
 It owns the node's life as the servers see it (registration, heartbeats,
 the node's metrics and the allocations' counters) and the set of alloc
 runners: which allocations run here, when each is restored, updated,
-garbage collected. How one allocation runs is client/allocrunner's.
+garbage collected. It makes the one client/cni Manager of the node, which
+gives allocations their network namespaces: it reports the network modes
+the manager can set up as networks of the node, hands the manager to
+every alloc runner, and at start tears down the namespaces of
+allocations it no longer runs. How one allocation runs is
+client/allocrunner's.
 
 It imports drivers, structs, its own sub-packages and internal/; it must
 not import the servers (nomad/, scheduler/), the HTTP API's wire types

@@ -88,7 +88,7 @@ func (c *Client) buildNode(id NodeIdentity) (*structs.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Resources.Networks = []*structs.NetworkResource{hostNet}
+	res.Resources.Networks = append([]*structs.NetworkResource{hostNet}, c.networkModes()...)
 	res.Resources.MinDynamicPort = cmp.Or(cfg.Network.MinDynamicPort, structs.DefaultMinDynamicPort)
 	res.Resources.MaxDynamicPort = cmp.Or(cfg.Network.MaxDynamicPort, structs.DefaultMaxDynamicPort)
 	reserved := cfg.Network.Reserved

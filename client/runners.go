@@ -66,6 +66,7 @@ func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner,
 		Artifact:     c.config.Artifact,
 		Identities:   identitySigner{c},
 		Variables:    variableSources{c},
+		Network:      c.network,
 
 		MetricsCollectionInterval: c.config.MetricsInterval,
 	})

@@ -106,6 +106,10 @@ type TaskConfig struct {
 	// (docker's `ports`) publishes; DNS is the group network's dns block.
 	Ports []structs.AllocatedPortMapping `json:",omitempty"`
 	DNS   *structs.DNSConfig             `json:",omitempty"`
+	// NetNSPath is the group's network namespace (modes bridge, none and
+	// cni/<name>), which the task must be started in; empty in host mode.
+	// raw_exec and exec start the task's supervisor in it.
+	NetNSPath string `json:",omitempty"`
 	// Mounts are the host volumes the task mounts; only a VolumeMounter
 	// is given any.
 	Mounts []*MountConfig `json:",omitempty"`

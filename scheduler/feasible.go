@@ -129,6 +129,9 @@ func (c *groupChecker) check(node *structs.Node) (bool, string) {
 	if len(missing) > 0 {
 		return false, reasonMissingDrivers + ": " + strings.Join(missing, ", ")
 	}
+	if ok, reason := networkModeFeasible(c.tg, node); !ok {
+		return false, reason
+	}
 	for _, check := range c.checks {
 		if !check.feasible(node) {
 			return false, check.reason

@@ -6,7 +6,8 @@
 #   scripts/install-deps.sh test   what `make test` needs besides: gcc for
 #                                  the race detector and the programs the
 #                                  end-to-end tests drive (a browser,
-#                                  Prometheus, iproute2), from Debian as root
+#                                  Prometheus, iproute2, CNI plugins),
+#                                  from Debian as root
 #
 # Go modules come through go.mod. Each part is a no-op when everything is
 # already there, and apt's output goes to a log file, not the terminal.
@@ -44,6 +45,13 @@ test_packages=(
 	# the partition tests (e2e/partition) run a cluster in.
 	"ip iproute2"
 	"nsenter util-linux"
+	# The CNI plugins (bridge, host-local, firewall, portmap, ...) in
+	# /usr/lib/cni, and iptables, which the firewall and portmap plugins
+	# run: the bridge network mode (client/cni) and its tests. An agent
+	# that runs bridge-mode jobs needs them too; one without them offers
+	# only host networking.
+	"/usr/lib/cni/portmap containernetworking-plugins"
+	"iptables iptables"
 )
 
 need=()

@@ -64,6 +64,11 @@ type Allocation struct {
 	// the node: the host's address and every port's host value. The wire
 	// shows them as AllocatedResources.Shared.Networks and Ports.
 	Networks []*NetworkResource `json:",omitempty"`
+
+	// NetworkStatus is the allocation's address in its own network
+	// namespace (modes bridge and cni/<name>), as its client set it up;
+	// nil in host mode. The client reports it.
+	NetworkStatus *AllocNetworkStatus `json:",omitempty"`
 }
 
 // MaxRunOverride is the budget of one allocation, changed while it runs:

@@ -133,6 +133,7 @@ func (a *Allocation) CopySkipJob() *Allocation {
 	c.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
 	c.MaxRunOverride = clonePtr(a.MaxRunOverride)
 	c.Networks = CopyNetworks(a.Networks)
+	c.NetworkStatus = a.NetworkStatus.Copy()
 	return &c
 }
 

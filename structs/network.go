@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Network modes a group's network block may ask for. Only host is run
-// here; the others are refused by validation with what is missing.
+// Network modes a group's network block may ask for. Every mode but host
+// gives the allocation a network namespace of its own (client/cni).
 const (
 	NetworkModeHost   = "host"
 	NetworkModeBridge = "bridge"
@@ -64,6 +64,61 @@ type DNSConfig struct {
 	Servers  []string
 	Searches []string
 	Options  []string
+}
+
+// AllocNetworkStatus is an allocation's address in its own network
+// namespace, as Nomad's api.AllocNetworkStatus.
+type AllocNetworkStatus struct {
+	InterfaceName string
+	Address       string
+	AddressIPv6   string
+	DNS           *DNSConfig
+}
+
+// Copy returns a deep copy of the status.
+func (s *AllocNetworkStatus) Copy() *AllocNetworkStatus {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	if s.DNS != nil {
+		c.DNS = &DNSConfig{
+			Servers:  slices.Clone(s.DNS.Servers),
+			Searches: slices.Clone(s.DNS.Searches),
+			Options:  slices.Clone(s.DNS.Options),
+		}
+	}
+	return &c
+}
+
+// HasNamespace reports whether a network mode gives the allocation a
+// network namespace of its own.
+func HasNamespace(mode string) bool {
+	return mode == NetworkModeBridge || mode == NetworkModeNone || strings.HasPrefix(mode, NetworkModeCNIPrefix)
+}
+
+// NetworkMode is the mode of the group's network: host without one.
+func (tg *TaskGroup) NetworkMode() string {
+	if len(tg.Networks) == 0 || tg.Networks[0] == nil {
+		return NetworkModeHost
+	}
+	return tg.Networks[0].ModeOrDefault()
+}
+
+// HasNetworkMode reports whether the node offers a network mode: host
+// always, the others where its client fingerprinted them.
+func (n *Node) HasNetworkMode(mode string) bool {
+	if mode == NetworkModeHost {
+		return true
+	}
+	if r := n.NodeResources; r != nil {
+		for _, net := range r.Networks {
+			if net != nil && net.Mode == mode {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // AllocatedPortMapping is one port of an allocation, as Nomad lists it in

@@ -6,8 +6,7 @@ import (
 )
 
 // validateNetworks checks a group's network block: the one place its
-// rules live. Only host mode is run; the modes that need a network
-// namespace of their own are refused with what is missing.
+// rules live.
 func (tg *TaskGroup) validateNetworks(p *problems, where string) {
 	if len(tg.Networks) > 1 {
 		p.add(where, "only one network block is allowed in a group, got %d", len(tg.Networks))
@@ -21,7 +20,17 @@ func (tg *TaskGroup) validateNetworks(p *problems, where string) {
 		}
 		validateNetworkMode(p, where, n)
 		if n.Hostname != "" {
-			p.add(where, "network hostname needs a network namespace of the allocation's own (mode = %q), which Drover does not support yet", NetworkModeBridge)
+			p.add(where, "network hostname needs a UTS namespace per allocation, which Drover does not make yet: remove hostname")
+		}
+		if mode := n.ModeOrDefault(); HasNamespace(mode) {
+			for _, t := range tg.Tasks {
+				if t != nil && t.Driver == "docker" {
+					p.add(where, "task %q: docker tasks cannot join the group's network namespace (mode = %q) yet: use mode = %q, or the raw_exec or exec driver", t.Name, mode, NetworkModeHost)
+				}
+			}
+			if mode == NetworkModeNone && len(n.ReservedPorts)+len(n.DynamicPorts) > 0 {
+				p.add(where, "network mode %q has only loopback: no port can be mapped to it, remove the port blocks", mode)
+			}
 		}
 		validateDNS(p, where, n.DNS)
 		if len(n.ReservedPorts)+len(n.DynamicPorts) > MaxPortsPerNetwork {
@@ -49,9 +58,12 @@ func (tg *TaskGroup) validateNetworks(p *problems, where string) {
 
 func validateNetworkMode(p *problems, where string, n *NetworkResource) {
 	switch mode := n.ModeOrDefault(); {
-	case mode == NetworkModeHost:
-	case mode == NetworkModeBridge, mode == NetworkModeNone, strings.HasPrefix(mode, NetworkModeCNIPrefix):
-		p.add(where, "network mode %q needs a network namespace per allocation (through CNI), which Drover does not support yet: use mode = %q", mode, NetworkModeHost)
+	case mode == NetworkModeHost, mode == NetworkModeBridge, mode == NetworkModeNone:
+	case strings.HasPrefix(mode, NetworkModeCNIPrefix):
+		name := strings.TrimPrefix(mode, NetworkModeCNIPrefix)
+		if name == "" || len(name) > 128 || strings.ContainsAny(name, "/\\") || printableProblem(name) != "" || strings.ContainsAny(name, " \t") {
+			p.add(where, "network mode %q must name a CNI network: \"cni/<name>\", the name one printable word without '/'", mode)
+		}
 	default:
 		p.add(where, "network mode must be %q, %q, %q or \"cni/<name>\", got %q", NetworkModeHost, NetworkModeBridge, NetworkModeNone, mode)
 	}

@@ -18,14 +18,19 @@ func TestValidate_networks(t *testing.T) {
 		{name: "mode left out", nets: []*NetworkResource{{DynamicPorts: []Port{{Label: "a"}}}}},
 		{name: "two blocks", nets: []*NetworkResource{{}, {}},
 			want: []string{at + "only one network block is allowed in a group, got 2"}},
-		{name: "bridge", nets: []*NetworkResource{{Mode: "bridge"}},
-			want: []string{at + `network mode "bridge" needs a network namespace per allocation (through CNI), which Drover does not support yet: use mode = "host"`}},
-		{name: "cni", nets: []*NetworkResource{{Mode: "cni/mynet"}},
-			want: []string{at + `network mode "cni/mynet" needs a network namespace per allocation (through CNI), which Drover does not support yet: use mode = "host"`}},
+		{name: "bridge", nets: []*NetworkResource{{Mode: "bridge", DynamicPorts: []Port{{Label: "http", To: 8080}}}}},
+		{name: "none", nets: []*NetworkResource{{Mode: "none"}}},
+		{name: "none with ports", nets: []*NetworkResource{{Mode: "none", DynamicPorts: []Port{{Label: "http"}}}},
+			want: []string{at + `network mode "none" has only loopback: no port can be mapped to it, remove the port blocks`}},
+		{name: "cni", nets: []*NetworkResource{{Mode: "cni/mynet"}}},
+		{name: "cni without a name", nets: []*NetworkResource{{Mode: "cni/"}},
+			want: []string{at + `network mode "cni/" must name a CNI network: "cni/<name>", the name one printable word without '/'`}},
+		{name: "cni with a path", nets: []*NetworkResource{{Mode: "cni/../x"}},
+			want: []string{at + `network mode "cni/../x" must name a CNI network: "cni/<name>", the name one printable word without '/'`}},
 		{name: "unknown mode", nets: []*NetworkResource{{Mode: "overlay"}},
 			want: []string{at + `network mode must be "host", "bridge", "none" or "cni/<name>", got "overlay"`}},
 		{name: "hostname", nets: []*NetworkResource{{Hostname: "h"}},
-			want: []string{at + `network hostname needs a network namespace of the allocation's own (mode = "bridge"), which Drover does not support yet`}},
+			want: []string{at + `network hostname needs a UTS namespace per allocation, which Drover does not make yet: remove hostname`}},
 		{name: "port values", nets: []*NetworkResource{{
 			ReservedPorts: []Port{{Label: "zero"}, {Label: "big", Value: 70000}, {Label: "a", Value: 80}, {Label: "b", Value: 80}},
 			DynamicPorts:  []Port{{Label: "a"}, {Label: "d", Value: 5}, {Label: "bad label"}, {Label: "", To: -2}},
@@ -53,4 +58,12 @@ func TestValidate_networks(t *testing.T) {
 			mustProblems(t, tc.want, j.Validate())
 		})
 	}
+}
+
+func TestValidate_dockerInNamespace(t *testing.T) {
+	j := validJob("service")
+	group(j).Networks = []*NetworkResource{{Mode: "bridge"}}
+	group(j).Tasks[0].Driver = "docker"
+	name := group(j).Tasks[0].Name
+	mustProblems(t, []string{`Task group "g": task "` + name + `": docker tasks cannot join the group's network namespace (mode = "bridge") yet: use mode = "host", or the raw_exec or exec driver`}, j.Validate())
 }

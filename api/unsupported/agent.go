@@ -37,7 +37,7 @@ const (
 	whyLog       = "the agent logs to its standard output and error; a service manager keeps them"
 	whyGC        = "Drover's garbage collection has no setting for it"
 	whyRaft      = "Drover's raft has no setting for it"
-	whyNetwork   = "Drover runs group networks in host mode only, on the client's one address: no bridge, CNI or named host networks"
+	whyNetwork   = "Drover's clients offer one host address (no named host networks), and a bridge network without hairpin mode, Nomad's default"
 	whyResources = "the client reads its resources from the machine"
 )
 
@@ -112,11 +112,7 @@ var agentSettings = []AgentSetting{
 	// The client block.
 	{Path: "client.network_speed", Why: "Drover reserves no bandwidth, as Nomad no longer does"},
 	{Path: "client.host_network", Labels: 1, Why: whyNetwork},
-	{Path: "client.bridge_network_name", Why: whyNetwork},
-	{Path: "client.bridge_network_subnet", Why: whyNetwork},
 	{Path: "client.bridge_network_hairpin_mode", Why: whyNetwork},
-	{Path: "client.cni_path", Why: whyNetwork},
-	{Path: "client.cni_config_dir", Why: whyNetwork},
 	{Path: "client.preferred_address_family", Why: whyNetwork},
 	{Path: "client.cpu_total_compute", Why: whyResources},
 	{Path: "client.memory_total_mb", Why: whyResources},

@@ -57,6 +57,10 @@ type AllocRunner struct {
 	// wake-up.
 	taskStateCh  chan struct{}
 	tasksRunning atomic.Int64
+	// network is the group's network namespace once the network hook
+	// made it; nil in host mode.
+	network atomic.Pointer[taskrunner.NetworkIsolation]
+
 	// notifier tells the state handler of the client state.
 	notifier *stateNotifier
 
@@ -138,6 +142,7 @@ func NewAllocRunner(cfg *Config) (*AllocRunner, error) {
 			MaxRunEvents: ar.maxRunMetrics,
 			Identities:   cfg.Identities,
 			Variables:    cfg.Variables,
+			Network:      ar.network.Load,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("new alloc runner for %s: %w", alloc.ID, err)
@@ -161,7 +166,17 @@ func (ar *AllocRunner) Alloc() *structs.Allocation {
 	g := ar.groupStatesLocked()
 	a.TaskStates = g.states
 	a.ClientStatus, a.ClientDescription = clientStatus(g, ar.alloc.ClientStatus, ar.arState.KillReason, ar.alloc.MaxRunOutcome())
+	if iso := ar.network.Load(); iso != nil && iso.Status != nil {
+		a.NetworkStatus = iso.Status.Copy()
+	}
 	return a
+}
+
+// setNetwork records the group's network namespace, for the tasks to start
+// in and the client state to report.
+func (ar *AllocRunner) setNetwork(iso *taskrunner.NetworkIsolation) {
+	ar.network.Store(iso)
+	ar.notifier.notify()
 }
 
 // AllocDir is the allocation's directory.

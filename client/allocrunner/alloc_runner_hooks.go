@@ -8,6 +8,7 @@ import (
 func (ar *AllocRunner) initRunnerHooks(cfg *Config) []RunnerHook {
 	return []RunnerHook{
 		newAllocDirHook(ar.allocDir, ar.logger),
+		newNetworkHook(ar.alloc, cfg.Network, ar.setNetwork, ar.logger),
 		newMaxRunDurationHook(ar.alloc, ar, ar.maxRunMetrics, cfg.MetricsCollectionInterval, ar.logger),
 	}
 }

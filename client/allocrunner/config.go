@@ -43,6 +43,9 @@ type Config struct {
 	// Variables serves the Nomad variables the tasks' templates read; nil
 	// fails nomadVar and its kin.
 	Variables taskrunner.VariableSources
+	// Network makes the group's network namespace (modes bridge, none
+	// and cni/<name>). It may be nil: such groups then fail to start.
+	Network NetworkManager
 }
 
 // DefaultMetricsCollectionInterval is the agent's default telemetry

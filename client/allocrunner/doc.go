@@ -56,8 +56,11 @@ runner's own; Alloc returns the same at any moment.
 # Hooks and their order
 
 Around the task runners the runner calls its hooks (hooks.go), in the
-order they were registered: the allocation directory's hook, then the
-max_run_duration hook. For one runner the calls come in this order:
+order they were registered: the allocation directory's hook, the network
+hook (the group's network namespace, for modes bridge, none and
+cni/<name>: made in Prerun, also again for a restored runner, which gets
+back the one its tasks run in; removed in Postrun and Destroy, kept on
+Shutdown), then the max_run_duration hook. For one runner the calls come in this order:
 
 	Update*  Prerun  PreKill?  (Postrun | Shutdown)  Destroy?
 
@@ -159,7 +162,7 @@ and its metrics) and the runner's persisted state. One task's run is
 taskrunner's; the directory's layout is client/allocdir's; which
 allocations run here, and the node's own state, are the client's.
 
-It imports client/allocdir, client/state, its taskrunner, drivers (the
+It imports client/allocdir, client/cni, client/state, its taskrunner, drivers (the
 catalog, never one driver's package), structs and internal/; it must not
 import the client, which drives it, nor any server, API or agent package
 (client/imports_test.go holds the client tree to this).

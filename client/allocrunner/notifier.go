@@ -107,7 +107,8 @@ func (n *stateNotifier) sum(a *structs.Allocation) (uint64, bool) {
 	encoded, err := json.Marshal(struct {
 		Status, Description string
 		TaskStates          map[string]*structs.TaskState
-	}{a.ClientStatus, a.ClientDescription, a.TaskStates})
+		Network             *structs.AllocNetworkStatus
+	}{a.ClientStatus, a.ClientDescription, a.TaskStates, a.NetworkStatus})
 	if err != nil {
 		return 0, false
 	}

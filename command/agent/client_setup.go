@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/drover-io/drover/client"
+	"github.com/drover-io/drover/client/cni"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/docker"
 	execdriver "github.com/drover-io/drover/drivers/exec"
@@ -52,6 +53,12 @@ func (a *Agent) setupClient() error {
 			MinDynamicPort: cfg.Client.Network.MinDynamicPort,
 			MaxDynamicPort: cfg.Client.Network.MaxDynamicPort,
 			Reserved:       cfg.Client.Network.Reserved.NodeReserved(),
+		},
+		CNI: cni.Config{
+			PluginPath:   cfg.Client.Network.CNIPath,
+			ConfigDir:    cfg.Client.Network.CNIConfigDir,
+			BridgeName:   cfg.Client.Network.BridgeName,
+			BridgeSubnet: cfg.Client.Network.BridgeSubnet,
 		},
 		// Without a state dir nothing could re-attach to the tasks, so
 		// they stop with the agent.

@@ -102,6 +102,11 @@ func New(logger hclog.Logger, cfg Config) *Driver {
 
 func (d *Driver) Name() string { return d.name }
 
+// JoinsNetNS implements drivers.NetNSJoiner: the supervisor, and so the
+// task, is started in the group's network namespace (exec's isolation
+// makes no network namespace of its own, and keeps it too).
+func (d *Driver) JoinsNetNS() bool { return true }
+
 func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 	fp := &drivers.Fingerprint{
 		Attributes: map[string]string{},
@@ -215,7 +220,7 @@ func (d *Driver) launch(cfg *drivers.TaskConfig, spec *supervisorSpec) (*task, e
 		parent.RemoveAll(name)
 		return nil, err
 	}
-	sup, err := startSupervisor(d.supervisorCommand(), stateDir, dirs)
+	sup, err := startSupervisorIn(cfg.NetNSPath, d.supervisorCommand(), stateDir, dirs)
 	if err != nil {
 		parent.RemoveAll(name)
 		return nil, err

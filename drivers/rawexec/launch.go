@@ -14,6 +14,7 @@ import (
 
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/beneath"
+	"github.com/drover-io/drover/internal/netns"
 )
 
 // startTimeout bounds the wait for a supervisor to report that its task
@@ -89,6 +90,22 @@ func (d *supervisorDirs) close() {
 			dir.Close()
 		}
 	}
+}
+
+// startSupervisorIn is startSupervisor in the network namespace pinned at
+// netnsPath, where the supervisor and the task it starts live from their
+// first instruction; an empty path is the agent's own namespace.
+func startSupervisorIn(netnsPath string, command []string, stateDir string, dirs *supervisorDirs) (*supervisorProcess, error) {
+	if netnsPath == "" {
+		return startSupervisor(command, stateDir, dirs)
+	}
+	var sup *supervisorProcess
+	err := netns.Do(netnsPath, func() error {
+		var err error
+		sup, err = startSupervisor(command, stateDir, dirs)
+		return err
+	})
+	return sup, err
 }
 
 // startSupervisor starts a supervisor for the task described in stateDir

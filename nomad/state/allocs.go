@@ -128,7 +128,7 @@ func attachJob(txn *memdb.Txn, alloc, existing *structs.Allocation) error {
 
 // UpdateAllocsFromClient applies what a client reports about its
 // allocations: ClientStatus, ClientDescription, TaskStates and, when set,
-// ModifyTime. Nothing else of the stored allocation changes, and IDs that
+// NetworkStatus and ModifyTime. Nothing else of the stored allocation changes, and IDs that
 // are not stored (already garbage collected) are skipped.
 func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allocation) error {
 	for i, alloc := range allocs {
@@ -147,6 +147,9 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 				alloc.ClientStatus = d.String(update.ClientStatus)
 				alloc.ClientDescription = d.String(update.ClientDescription)
 				alloc.TaskStates = update.TaskStates
+				if update.NetworkStatus != nil {
+					alloc.NetworkStatus = update.NetworkStatus
+				}
 				if update.ModifyTime != 0 {
 					alloc.ModifyTime = update.ModifyTime
 				}

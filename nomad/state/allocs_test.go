@@ -134,6 +134,7 @@ func TestUpdateAllocsFromClient(t *testing.T) {
 		ClientStatus:       structs.AllocClientStatusComplete,
 		ClientDescription:  structs.AllocTimeoutReasonMaxRunDuration,
 		TaskStates:         states,
+		NetworkStatus:      &structs.AllocNetworkStatus{InterfaceName: "eth0", Address: "172.26.64.2"},
 		ModifyTime:         1_800_000_000_000_000_000,
 		DesiredStatus:      structs.AllocDesiredStatusStop,
 		NodeID:             "node-2",
@@ -152,16 +153,23 @@ func TestUpdateAllocsFromClient(t *testing.T) {
 	want.ClientStatus = structs.AllocClientStatusComplete
 	want.ClientDescription = structs.AllocTimeoutReasonMaxRunDuration
 	want.TaskStates = states
+	want.NetworkStatus = &structs.AllocNetworkStatus{InterfaceName: "eth0", Address: "172.26.64.2"}
 	want.ModifyTime = 1_800_000_000_000_000_000
 	want.ModifyIndex = 20
 	must.Eq(t, &want, got)
+
+	// An update without a network status keeps the one reported.
+	must.NoError(t, s.UpdateAllocsFromClient(21, []*structs.Allocation{{ID: alloc.ID, ClientStatus: structs.AllocClientStatusComplete}}))
+	got, err = s.AllocByID(nil, alloc.ID)
+	must.NoError(t, err)
+	must.Eq(t, "172.26.64.2", got.NetworkStatus.Address)
 	must.Eq(t, beforeCopy, *before, must.Sprint("the previously stored object must not change in place"))
 
 	missing, err := s.AllocByID(nil, "no-such-alloc")
 	must.NoError(t, err)
 	must.Nil(t, missing)
 
-	err = s.UpdateAllocsFromClient(21, []*structs.Allocation{{}})
+	err = s.UpdateAllocsFromClient(22, []*structs.Allocation{{}})
 	must.ErrorContains(t, err, "no allocation ID")
 }
 

@@ -40,6 +40,10 @@ type Config struct {
 	// Variables serves the Nomad variables the task's templates read. It
 	// may be nil: nomadVar and its kin then fail the render.
 	Variables VariableSources
+	// Network returns the group's network namespace, which the alloc
+	// runner makes before any task starts; nil (or a nil func) in host
+	// mode.
+	Network func() *NetworkIsolation
 }
 
 // MaxRunEvents is told what a task's own max_run_duration and its

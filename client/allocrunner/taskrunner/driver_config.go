@@ -26,6 +26,9 @@ func (tr *TaskRunner) driverConfig(alloc *structs.Allocation, task *structs.Task
 		Resources:     task.Resources,
 		Ports:         alloc.PortMappings(),
 	}
+	if iso := tr.networkIsolation(); iso != nil {
+		cfg.NetNSPath = iso.NetNSPath
+	}
 	if len(alloc.Networks) > 0 {
 		cfg.DNS = alloc.Networks[0].Copy().DNS
 	}

@@ -118,6 +118,9 @@ func (tr *TaskRunner) withOwnState(alloc *structs.Allocation) *structs.Allocatio
 		MaxRunExceeded:  tr.state.MaxRunExceeded,
 		MaxRunWarnedAt:  tr.state.MaxRunWarnedAt,
 	}}
+	if iso := tr.networkIsolation(); iso != nil && iso.Status != nil {
+		a.NetworkStatus = iso.Status
+	}
 	return &a
 }
 

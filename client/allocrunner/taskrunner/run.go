@@ -114,6 +114,10 @@ func (tr *TaskRunner) startRun() (*drivers.TaskHandle, bool) {
 		tr.emit(setupFailureEvent(err, true))
 		return nil, tr.afterStartError(err)
 	}
+	if err := checkNetNS(drv, cfg); err != nil {
+		tr.emit(setupFailureEvent(err, true))
+		return nil, tr.afterStartError(err)
+	}
 	if cfg.Mounts, err = volumeMounts(drv, alloc, task, tr.node); err != nil {
 		tr.emit(setupFailureEvent(err, true))
 		return nil, tr.afterStartError(err)

@@ -31,6 +31,8 @@ type TaskRunner struct {
 	updater   StateUpdater
 	node      *structs.Node
 	startGate <-chan struct{}
+	// network is the group's network namespace; nil in host mode.
+	network func() *NetworkIsolation
 
 	prestartHooks []prestartHook
 
@@ -110,6 +112,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		updater:      cfg.StateUpdater,
 		node:         cfg.Node,
 		startGate:    cfg.StartGate,
+		network:      cfg.Network,
 		alloc:        cfg.Alloc,
 		task:         cfg.Task,
 		state:        &structs.TaskState{State: structs.TaskStatePending},

@@ -106,6 +106,7 @@ func nomadVars(alloc *structs.Allocation, task *structs.Task, dir *allocdir.Task
 		}
 	}
 	addPortVars(vars, alloc)
+	addAllocPortVars(vars, alloc)
 	if m := alloc.TaskDeadline(task.Name); m.HasDeadline() {
 		vars[envMaxRunDeadline] = strconv.FormatInt(m.Deadline.Unix(), 10)
 		vars[envMaxRunDuration] = strconv.FormatInt(int64(m.Budget/time.Second), 10)

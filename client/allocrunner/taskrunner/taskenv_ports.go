@@ -37,6 +37,34 @@ func addPortVars(vars map[string]string, alloc *structs.Allocation) {
 	}
 }
 
+// The variables of a port inside the allocation's own network namespace,
+// as Nomad sets them where the allocation has an address there (modes
+// bridge and cni/<name>): its interface, its address, the port the task
+// binds to, and the two together.
+const (
+	envAllocInterfacePrefix = "NOMAD_ALLOC_INTERFACE_"
+	envAllocIPPrefix        = "NOMAD_ALLOC_IP_"
+	envAllocPortPrefix      = "NOMAD_ALLOC_PORT_"
+	envAllocAddrPrefix      = "NOMAD_ALLOC_ADDR_"
+)
+
+// addAllocPortVars adds the variables of the allocation's ports in its
+// network namespace to vars.
+func addAllocPortVars(vars map[string]string, alloc *structs.Allocation) {
+	st := alloc.NetworkStatus
+	if st == nil || st.Address == "" {
+		return
+	}
+	for _, p := range alloc.PortMappings() {
+		label := envLabel(p.Label)
+		port := strconv.Itoa(p.To)
+		vars[envAllocInterfacePrefix+label] = st.InterfaceName
+		vars[envAllocIPPrefix+label] = st.Address
+		vars[envAllocPortPrefix+label] = port
+		vars[envAllocAddrPrefix+label] = net.JoinHostPort(st.Address, port)
+	}
+}
+
 // envLabel is a port label as it appears in a variable's name: any
 // character but a letter, a digit or '_' becomes '_', as in Nomad.
 func envLabel(label string) string {

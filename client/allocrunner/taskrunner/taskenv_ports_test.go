@@ -51,3 +51,34 @@ func TestTaskEnv_NoPortsNoVariables(t *testing.T) {
 		must.False(t, len(k) > 11 && k[:11] == "NOMAD_PORT_", must.Sprint(k))
 	}
 }
+
+// In a bridge-mode allocation the NOMAD_ALLOC_* variables give each port
+// in the allocation's namespace; without a network status there are none.
+func TestTaskEnv_AllocPortVariables(t *testing.T) {
+	task := testTask("web", nil)
+	alloc := testAlloc(structs.JobTypeService, task)
+	alloc.Networks = []*structs.NetworkResource{{
+		Mode: "bridge", IP: "127.0.0.1",
+		DynamicPorts: []structs.Port{{Label: "http", Value: 23456, To: 8080}, {Label: "raw", Value: 23457}},
+	}}
+	ad, err := allocdir.New("/data/allocs", alloc.ID)
+	must.NoError(t, err)
+	td, err := ad.TaskDir("web")
+	must.NoError(t, err)
+	vars := buildTaskEnv(alloc, task, td, &structs.Node{}).Map()
+	must.MapNotContainsKey(t, vars, "NOMAD_ALLOC_IP_http")
+
+	alloc.NetworkStatus = &structs.AllocNetworkStatus{InterfaceName: "eth0", Address: "172.26.64.7"}
+	vars = buildTaskEnv(alloc, task, td, &structs.Node{}).Map()
+	for k, v := range map[string]string{
+		"NOMAD_ALLOC_INTERFACE_http": "eth0",
+		"NOMAD_ALLOC_IP_http":        "172.26.64.7",
+		"NOMAD_ALLOC_PORT_http":      "8080",
+		"NOMAD_ALLOC_ADDR_http":      "172.26.64.7:8080",
+		"NOMAD_ALLOC_PORT_raw":       "23457",
+		"NOMAD_HOST_ADDR_http":       "127.0.0.1:23456",
+		"NOMAD_PORT_http":            "8080",
+	} {
+		must.Eq(t, v, vars[k], must.Sprint(k))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/drover-io/drover/client/cni"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -19,6 +20,13 @@ type ClientNetwork struct {
 	MaxDynamicPort int
 	// Reserved is kept back from allocations.
 	Reserved Reserved
+	// CNIPath, CNIConfigDir, BridgeName and BridgeSubnet are cni_path,
+	// cni_config_dir, bridge_network_name and bridge_network_subnet; empty
+	// takes the defaults of client/cni.
+	CNIPath      string
+	CNIConfigDir string
+	BridgeName   string
+	BridgeSubnet string
 }
 
 // Reserved is the client's reserved block.
@@ -44,6 +52,10 @@ func (fc *fileClient) applyNetwork(n *ClientNetwork) error {
 	setString(&n.Interface, fc.NetworkInterface)
 	setInt(&n.MinDynamicPort, fc.MinDynamicPort)
 	setInt(&n.MaxDynamicPort, fc.MaxDynamicPort)
+	setString(&n.CNIPath, fc.CNIPath)
+	setString(&n.CNIConfigDir, fc.CNIConfigDir)
+	setString(&n.BridgeName, fc.BridgeNetworkName)
+	setString(&n.BridgeSubnet, fc.BridgeNetworkSubnet)
 	r := fc.Reserved
 	if r == nil {
 		return nil
@@ -66,6 +78,10 @@ func (n ClientNetwork) validate() []error {
 	}
 	if _, err := structs.ParsePortSpec(n.Reserved.ReservedPorts); err != nil {
 		errs = append(errs, fmt.Errorf("client.reserved.reserved_ports: %w", err))
+	}
+	bridge := cni.Config{BridgeName: n.BridgeName, BridgeSubnet: n.BridgeSubnet}
+	if err := bridge.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("client: %w", err))
 	}
 	r := n.Reserved
 	if r.CPU < 0 || r.MemoryMB < 0 || r.DiskMB < 0 {

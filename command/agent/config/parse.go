@@ -126,6 +126,11 @@ type fileClient struct {
 	MinDynamicPort   *int          `hcl:"min_dynamic_port,optional"`
 	MaxDynamicPort   *int          `hcl:"max_dynamic_port,optional"`
 	Reserved         *fileReserved `hcl:"reserved,block"`
+	// The group networks with a namespace of their own (client_network.go).
+	CNIPath             *string `hcl:"cni_path,optional"`
+	CNIConfigDir        *string `hcl:"cni_config_dir,optional"`
+	BridgeNetworkName   *string `hcl:"bridge_network_name,optional"`
+	BridgeNetworkSubnet *string `hcl:"bridge_network_subnet,optional"`
 	// Rest holds meta, options and chroot_env, which Nomad users write both as a block
 	// (meta { k = "v" }) and as an attribute (meta = { k = "v" }), and the
 	// Nomad settings Drover has no use for.

@@ -66,7 +66,19 @@ func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 		MaxRunExceeded:        maxRun.Exceeded,
 		MaxRunScope:           string(maxRun.Scope),
 		MaxRunOverride:        (*api.MaxRunOverride)(clonePtr(a.MaxRunOverride)),
+		NetworkStatus:         networkStatusToAPI(a.NetworkStatus),
 	}
+}
+
+func networkStatusToAPI(s *structs.AllocNetworkStatus) *api.AllocNetworkStatus {
+	if s == nil {
+		return nil
+	}
+	out := &api.AllocNetworkStatus{InterfaceName: s.InterfaceName, Address: s.Address, AddressIPv6: s.AddressIPv6}
+	if s.DNS != nil {
+		out.DNS = cloneDNS(&api.DNSConfig{Servers: s.DNS.Servers, Searches: s.DNS.Searches, Options: s.DNS.Options})
+	}
+	return out
 }
 
 // AllocsToAPI converts allocations; never nil, so that none encodes as [].
