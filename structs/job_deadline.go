@@ -29,10 +29,11 @@ func (j *Job) FinishBy() (at time.Time, ok bool) {
 // ResolveLaunchDeadline sets the finish-by instant of a child its parent
 // launched (a periodic launch or a dispatch) at launched, Unix
 // nanoseconds: the parent's AfterLaunch from then. An instant the parent
-// gave is kept as it is.
+// gave is kept as it is, and so is the duration of a child that launches
+// children of its own (a dispatch of a periodic parameterized job).
 func (j *Job) ResolveLaunchDeadline(launched int64) {
 	d := j.Deadline
-	if d == nil || d.AfterLaunch <= 0 {
+	if d == nil || d.AfterLaunch <= 0 || j.LaunchesChildren() {
 		return
 	}
 	at := launched + int64(d.AfterLaunch)

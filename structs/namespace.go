@@ -31,7 +31,7 @@ type Namespace struct {
 	// (namespace_time_limits.go). Nil sets none.
 	TimeLimits  *NamespaceTimeLimits `json:",omitempty"`
 	CreateIndex uint64
-	ModifyIndex  uint64
+	ModifyIndex uint64
 }
 
 // NamespaceCapabilities says which task drivers jobs of the namespace may
