@@ -3,7 +3,6 @@ package scheduler
 import (
 	"slices"
 	"strings"
-
 )
 
 // Placements that cannot run in time are given up, not queued: the job's
