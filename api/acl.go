@@ -94,6 +94,9 @@ type Namespace struct {
 	Description  string
 	Quota        string                 `json:",omitempty"`
 	Capabilities *NamespaceCapabilities `json:",omitempty"`
+	// TimeLimits is Drover's: bounds on the run time of the namespace's
+	// jobs.
+	TimeLimits *NamespaceTimeLimits `json:",omitempty"`
 	// The rest of Nomad's namespace fields configure features Drover does
 	// not have; a namespace that sets one is refused.
 	NodePoolConfiguration *NamespaceNodePoolConfiguration `json:",omitempty"`
@@ -166,4 +169,16 @@ func (t *ACLToken) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("ExpirationTTL must be a duration string or nanoseconds, not %T", v)
 	}
 	return nil
+}
+
+// NamespaceTimeLimits are Drover's bounds on the run time of a
+// namespace's jobs (durations in nanoseconds; zero sets none): the
+// max_run_duration of a batch or sysbatch group that gives none, the
+// longest max_run_duration a job, group, task or dispatch may give, and
+// how far past its group's budget `alloc deadline` may move an
+// allocation's.
+type NamespaceTimeLimits struct {
+	MaxRunDurationDefault     time.Duration `json:",omitempty"`
+	MaxRunDurationMax         time.Duration `json:",omitempty"`
+	AllocDeadlineExtensionMax time.Duration `json:",omitempty"`
 }

@@ -172,6 +172,10 @@ type AllocationMetric struct {
 	Scores             map[string]float64
 	AllocationTime     time.Duration
 	CoalescedFailures  int
+	// GivenUp is Drover's: why the placements were given up rather than
+	// queued ("cannot finish by <instant>", "job max_run_duration
+	// spent"); empty for placements that found no node.
+	GivenUp string `json:",omitempty"`
 }
 
 // AllocStopResponse is the answer to POST /v1/allocation/:id/stop.

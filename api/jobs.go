@@ -34,6 +34,13 @@ type Job struct {
 	ParameterizedJob *ParameterizedJobConfig `json:",omitempty"`
 	// Payload is the input of the dispatch that created the job.
 	Payload []byte `json:",omitempty"`
+	// MaxRunDuration is Drover's job-wide budget: one ceiling over every
+	// group, attempt and reschedule of the job version, counted from its
+	// SubmitTime (registration, dispatch or periodic launch).
+	MaxRunDuration *time.Duration `json:",omitempty"`
+	// Deadline is Drover's finish-by: the allocations of the job must be
+	// done by it; the scheduler starts none that could not be.
+	Deadline *JobDeadline `json:",omitempty"`
 
 	// Fields the server sets.
 	Stop       *bool
@@ -234,4 +241,13 @@ type WriteRequest struct {
 	Region    string
 	Namespace string
 	SecretID  string
+}
+
+// JobDeadline is Drover's finish-by of a job: an instant (At, Unix
+// nanoseconds), or for a periodic or parameterized job a time after each
+// launch (AfterLaunch, nanoseconds), which the launched child carries as
+// an instant. One of the two is set.
+type JobDeadline struct {
+	At          int64         `json:",omitempty"`
+	AfterLaunch time.Duration `json:",omitempty"`
 }

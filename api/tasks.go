@@ -27,6 +27,10 @@ type TaskGroup struct {
 	// MaxRunOutcome is a Drover addition: "complete" (the default) or
 	// "failed", the client status of an allocation a deadline stopped.
 	MaxRunOutcome *string `json:",omitempty"`
+	// MinRunDuration is a Drover addition: with the job's Deadline, an
+	// allocation whose budget would end after the deadline still starts,
+	// cut to it, as long as this much run time fits.
+	MinRunDuration *time.Duration `json:",omitempty"`
 	// EphemeralDisk is the disk the group's allocations share; the
 	// scheduler reserves its size on the node.
 	EphemeralDisk *EphemeralDisk `json:",omitempty"`

@@ -172,7 +172,7 @@ func (v *jobStatusView) jobRows(job *api.Job, parameterized bool) []string {
 	if launchesPeriodically(job) {
 		rows = append(rows, "Next Periodic Launch|"+v.nextLaunchText(job))
 	}
-	return rows
+	return append(rows, jobDeadlineRows(job, v.now)...)
 }
 
 func (v *jobStatusView) nextLaunchText(job *api.Job) string {

@@ -28,6 +28,10 @@ func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 		budget += " (changed for this allocation)"
 	case "dispatch":
 		budget += " (set by dispatch)"
+	case "job":
+		budget += " (the job's max_run_duration, counted from its submission)"
+	case "deadline":
+		budget += " (cut to the job's deadline)"
 	}
 	return []string{
 		"Max Run Duration|" + budget,

@@ -27,6 +27,22 @@ Apply Options:
   -description=<text>
     The namespace's description. An existing namespace keeps its own
     unless this is given.
+
+  -max-run-duration-default=<duration>
+    Drover's: the max_run_duration of each group of a batch or sysbatch
+    job that gives none (without it, the ceiling below). "0" removes it.
+
+  -max-run-duration-max=<duration>
+    Drover's: the longest max_run_duration a job, group, task or dispatch
+    may give; longer submissions are refused. "0" removes it.
+
+  -alloc-deadline-extension-max=<duration>
+    Drover's: how far past its group's max_run_duration "alloc deadline"
+    may move an allocation's budget. "0" removes it.
+
+  The specification file gives the same in a time_limits block
+  (max_run_duration_default, max_run_duration_max,
+  alloc_deadline_extension_max).
 `)
 }
 
@@ -34,8 +50,10 @@ func (c *NamespaceApplyCommand) Synopsis() string { return "Create or update a n
 
 func (c *NamespaceApplyCommand) Run(args []string) int {
 	var description string
+	var limits timeLimitFlags
 	flags := c.ClientFlagSet("namespace apply")
 	flags.StringVar(&description, "description", "", "")
+	limits.register(flags)
 	if err := flags.Parse(args); err != nil {
 		return exitError
 	}
@@ -56,6 +74,7 @@ func (c *NamespaceApplyCommand) Run(args []string) int {
 	if descriptionSet {
 		ns.Description = description
 	}
+	limits.apply(ns)
 	if _, err := client.Namespaces().Register(ns, nil); err != nil {
 		c.Ui.Error(apiErrorLine(client, "applying namespace specification", err))
 		return exitError

@@ -21,6 +21,8 @@ type fileNamespace struct {
 	Capabilities   *fileNamespaceCapabilities `hcl:"capabilities,block"`
 	NodePoolConfig *fileNodePoolConfig        `hcl:"node_pool_config,block"`
 	Meta           *fileNamespaceMeta         `hcl:"meta,block"`
+	// TimeLimits is Drover's (namespace_time_limits.go).
+	TimeLimits *fileNamespaceTimeLimits `hcl:"time_limits,block"`
 }
 
 type fileNamespaceCapabilities struct {
@@ -67,6 +69,11 @@ func parseNamespaceSpec(src []byte, filename string) (*api.Namespace, error) {
 			DisabledNetworkModes: c.DisabledNetworkModes,
 		}
 	}
+	limits, err := fn.TimeLimits.timeLimits()
+	if err != nil {
+		return nil, err
+	}
+	ns.TimeLimits = limits
 	if p := fn.NodePoolConfig; p != nil {
 		ns.NodePoolConfiguration = &api.NamespaceNodePoolConfiguration{Default: p.Default, Allowed: p.Allowed, Denied: p.Denied}
 	}

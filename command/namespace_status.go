@@ -62,6 +62,9 @@ func (c *NamespaceStatusCommand) Run(args []string) int {
 		}
 		c.Ui.Output("\nMetadata\n" + formatKV(rows))
 	}
+	if rows := timeLimitRows(ns.TimeLimits); len(rows) > 0 {
+		c.Ui.Output("\nTime Limits\n" + formatKV(rows))
+	}
 	return exitOK
 }
 

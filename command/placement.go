@@ -56,6 +56,11 @@ func placementReasons(m *api.AllocationMetric, verbose bool) []string {
 	if m == nil {
 		return nil
 	}
+	if m.GivenUp != "" {
+		// Not a matter of nodes: the placement could not run in time
+		// (a spent job budget, a deadline it cannot finish by).
+		return []string{"Not started, given up: " + m.GivenUp}
+	}
 	var out []string
 	if m.NodesEvaluated == 0 {
 		out = append(out, "No nodes were eligible for evaluation")

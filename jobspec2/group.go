@@ -10,7 +10,7 @@ import (
 
 var groupSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "count"}, {Name: "shutdown_delay"}, {Name: "max_run_duration"}, {Name: "max_run_outcome"}, {Name: "meta"},
+		{Name: "count"}, {Name: "shutdown_delay"}, {Name: "max_run_duration"}, {Name: "max_run_outcome"}, {Name: "min_run_duration"}, {Name: "meta"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
@@ -38,6 +38,7 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 		Meta:           d.stringMap(content, "meta"),
 		ShutdownDelay:  d.duration(attrs["shutdown_delay"]),
 		MaxRunDuration: d.duration(attrs["max_run_duration"]),
+		MinRunDuration: d.duration(attrs["min_run_duration"]),
 	}
 	tg.MaxRunOutcome = d.string(attrs["max_run_outcome"])
 	if b := d.single(blocksOfType(content, "restart")); b != nil {

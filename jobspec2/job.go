@@ -13,6 +13,8 @@ var jobSchema = &hcl.BodySchema{
 		{Name: "name"}, {Name: "region"}, {Name: "namespace"}, {Name: "type"},
 		{Name: "priority"}, {Name: "all_at_once"}, {Name: "datacenters"},
 		{Name: "node_pool"}, {Name: "meta"},
+		// Drover's: the job-wide budget and the finish-by deadline.
+		{Name: "max_run_duration"}, {Name: "deadline"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
@@ -41,6 +43,9 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 		Constraints: d.constraints(blocksOfType(content, "constraint")),
 		Affinities:  d.affinities(blocksOfType(content, "affinity")),
 		Spreads:     d.spreads(blocksOfType(content, "spread")),
+		// Drover's.
+		MaxRunDuration: d.duration(attrs["max_run_duration"]),
+		Deadline:       d.jobDeadline(attrs["deadline"]),
 	}
 	if job.Name == nil {
 		job.Name = &id

@@ -32,7 +32,9 @@ type AllocMaxRunResponse struct {
 // sysbatch job a new max_run_duration on the same anchor, its CreateTime,
 // through raft; the allocation's client re-arms its deadline in place. The
 // change replaces the group's max_run_duration for this allocation until a
-// job version changes the group's. An unknown allocation is an ErrNotFound
+// job version changes the group's. The allocation's namespace may bound
+// how far past the group's budget the change goes
+// (NamespaceTimeLimits.AllocDeadlineExtensionMax). An unknown allocation is an ErrNotFound
 // error; one that has ended, of another job type, or a budget that is not
 // positive or puts the deadline beyond the year 2262, an
 // ErrInvalidRequest one.
@@ -51,6 +53,13 @@ func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunReques
 	override, err := maxRunOverrideFor(alloc, req.Budget)
 	if err != nil {
 		return nil, err
+	}
+	ns, err := s.State().NamespaceByName(nil, alloc.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if err := ns.CheckMaxRunChange(override.Budget, override.Replaces); err != nil {
+		return nil, invalidf("alloc max_run_duration: allocation %s: %v", alloc.ID, err)
 	}
 	index, err := s.raftApply(ctx, logentry.MsgAllocMaxRunOverride, &logentry.AllocMaxRun{AllocID: alloc.ID, Override: override})
 	if err != nil {

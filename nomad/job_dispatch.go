@@ -95,6 +95,13 @@ func (s *Server) dispatchJobLocal(ctx context.Context, req *JobDispatchRequest) 
 	if err := child.Validate(); err != nil {
 		return nil, nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("dispatch job %q: child %q: %w", req.JobID, child.ID, err))
 	}
+	ns, err := s.State().NamespaceByName(nil, child.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("dispatch job %q: %w", req.JobID, err)
+	}
+	if err := applyNamespaceTimeLimits(ns, child); err != nil {
+		return nil, fmt.Errorf("dispatch job %q: %w", req.JobID, err)
+	}
 	entry := &logentry.JobRegister{Job: child, NamespaceChecked: true}
 	if !child.LaunchesChildren() {
 		entry.Eval = newJobEval(child, structs.EvalTriggerJobRegister, now.UnixNano())
@@ -163,6 +170,7 @@ func deriveDispatchChild(parent *structs.Job, req *JobDispatchRequest, now time.
 	child.Stable = false
 	child.Version = 0
 	child.SubmitTime = now.UnixNano()
+	child.ResolveLaunchDeadline(child.SubmitTime)
 	child.CreateIndex, child.ModifyIndex, child.JobModifyIndex = 0, 0, 0
 	return child, nil
 }

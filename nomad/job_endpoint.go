@@ -183,6 +183,19 @@ func checkJobNamespace(st namespaceReader, job *structs.Job) error {
 			return invalidf("job %q: namespace %q does not allow the %s task driver", job.ID, job.Namespace, driver)
 		}
 	}
+	return applyNamespaceTimeLimits(ns, job)
+}
+
+// applyNamespaceTimeLimits gives the job's groups without a
+// max_run_duration the namespace's default, then refuses the job if any
+// max_run_duration it gives (its own, a group's, a task's, a
+// dispatch's) is beyond the namespace's ceiling, naming both. It changes
+// job: the caller holds a copy it is about to store.
+func applyNamespaceTimeLimits(ns *structs.Namespace, job *structs.Job) error {
+	ns.ApplyTimeLimits(job)
+	if err := ns.CheckTimeLimits(job); err != nil {
+		return nomadrpc.WithKind(ErrInvalidRequest, fmt.Errorf("job %q: %w", job.ID, err))
+	}
 	return nil
 }
 

@@ -41,11 +41,19 @@ func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, a
 		spread: ctx.job.Type == structs.JobTypeService,
 	}
 	for _, r := range ch.replacements {
+		if reason := ctx.giveUpReason(p); reason != "" {
+			ctx.giveUpReplacement(p, r, reason)
+			continue
+		}
 		if err := ctx.placeReplacement(p, r, opts); err != nil {
 			return err
 		}
 	}
 	for _, name := range ch.newNames {
+		if reason := ctx.giveUpReason(p); reason != "" {
+			ctx.giveUpPlacement(p, reason)
+			continue
+		}
 		opts.index, _ = structs.ParseAllocIndex(name)
 		node, metric, err := ctx.selectNode(p, opts)
 		if err != nil {
@@ -110,6 +118,16 @@ func (ctx *planContext) placeReplacement(p *groupPlacer, r replacement, opts sel
 	stopped.NextAllocation = alloc.ID
 	ctx.commitPlacement(p, alloc)
 	return nil
+}
+
+// giveUpReplacement gives up the placement that would replace r.prev:
+// a lost allocation is still stopped as lost; any other stays as it is
+// (a failed one is not rescheduled, an older version keeps running).
+func (ctx *planContext) giveUpReplacement(p *groupPlacer, r replacement, reason string) {
+	if r.kind == replaceLost {
+		ctx.plan.AppendStoppedAlloc(r.prev, allocLost, lostStatus(r.prev))
+	}
+	ctx.giveUpPlacement(p, reason)
 }
 
 // selectReplacementNode selects a node for a replacement. Once the group

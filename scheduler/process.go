@@ -99,7 +99,8 @@ func (ctx *planContext) build(buildGroup groupBuilder) error {
 // capacity changes.
 func (ctx *planContext) finish() error {
 	updated := ctx.outcome(structs.EvalStatusComplete)
-	if len(ctx.failedTG) > 0 {
+	updated.StatusDescription = ctx.givenUpDescription()
+	if ctx.needsBlockedEval() {
 		if ctx.eval.Status == structs.EvalStatusBlocked {
 			updated.Status = structs.EvalStatusBlocked
 			updated.StatusDescription = "blocked: allocations remain to be placed"

@@ -32,6 +32,11 @@ type groupPlacer struct {
 	// networks holds, per node, the ports the latest look at the node
 	// assigned the group there: what a placement on it gets.
 	networks map[string][]*structs.NetworkResource
+
+	// placeAt is the group's budget and whether its placements start at
+	// the evaluation's time (deadline.go), decided once placeAtDecided.
+	placeAt        structs.Placement
+	placeAtDecided bool
 }
 
 // selectOptions tune the choice of a node for one placement.

@@ -138,6 +138,13 @@ func (ctx *planContext) placeOnNode(p *groupPlacer, name string, node *structs.N
 		}
 		return nil
 	}
+	if reason := ctx.giveUpReason(p); reason != "" {
+		if prev != nil {
+			ctx.restore(prev)
+		}
+		ctx.giveUpPlacement(p, reason)
+		return nil
+	}
 	m.AllocationTime = time.Since(start)
 	alloc := ctx.newAlloc(p, name, node, m)
 	if prev != nil {

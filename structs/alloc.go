@@ -155,6 +155,10 @@ type AllocMetric struct {
 	Scores             map[string]float64
 	AllocationTime     time.Duration
 	CoalescedFailures  int
+	// GivenUp is Drover's: why the group's placements were given up
+	// rather than queued (a job max_run_duration spent, "cannot finish by
+	// <deadline>"); empty for placements that found no node.
+	GivenUp string `json:",omitempty"`
 }
 
 // Task states.

@@ -34,6 +34,18 @@ const MaxRunScopeAllocation MaxRunScope = "allocation"
 // the allocation's CreateTime as the group's.
 const MaxRunScopeDispatch MaxRunScope = "dispatch"
 
+// MaxRunScopeJob is the job's own max_run_duration (Job.MaxRunDuration),
+// one budget over every group, attempt and reschedule of the job version,
+// counted from the job's SubmitTime: a replacement inherits what is left.
+const MaxRunScopeJob MaxRunScope = "job"
+
+// MaxRunScopeDeadline is the job's finish-by instant (Job.Deadline): the
+// budget is what is left from the allocation's CreateTime until then. It
+// applies when it comes before every other deadline: a placement started
+// with its budget cut by the group's min_run_duration, or one that the
+// plan took longer to commit than the scheduler foresaw.
+const MaxRunScopeDeadline MaxRunScope = "deadline"
+
 // MaxRun is a max_run_duration budget as it applies to an allocation: what
 // the client enforces, the metrics report, the HTTP API shows and the CLI
 // prints. Every reader takes it from Allocation.MaxRun rather than working
@@ -61,19 +73,27 @@ type MaxRun struct {
 }
 
 // MaxRun returns the max_run_duration budget that applies to the
-// allocation, and its deadline. The edge cases are decided here, once:
+// allocation, and its deadline: of the budgets that apply, the one whose
+// deadline comes first. The edge cases are decided here, once:
 //
 //   - no job, or no group of the allocation's name in it: no budget;
 //   - a job type that does not allow one (AllowsMaxRunDuration: service
 //     and system jobs), or a max_run_duration of zero or less: no budget,
 //     although validation refuses such jobs, since older state or a
 //     hand-written allocation may still hold one;
-//   - a budget changed for the allocation (MaxRunOverride) replaces the
-//     group's, as long as the group's is still the one it was made over;
-//     a job version with another group limit replaces the change;
-//   - a CreateTime of zero or less (not placed): the budget, no deadline;
-//   - a CreateTime plus budget beyond int64 nanoseconds: the budget, no
-//     deadline.
+//   - the allocation's own budget is its group's (scope group, or
+//     dispatch when a dispatch set it), or the change made for the
+//     allocation (MaxRunOverride) as long as the group's is still the
+//     one it was made over; counted from CreateTime;
+//   - the job's budget (scope job) counts from the job's SubmitTime, so
+//     it has a deadline before the allocation is placed; the job's
+//     finish-by instant (scope deadline) is the deadline itself;
+//   - the earliest deadline wins; on a tie the allocation's own budget,
+//     then the job's, then the finish-by instant;
+//   - a CreateTime of zero or less (not placed): the allocation's budget
+//     has no deadline, and gives way to the job's, which has one; with
+//     neither, the budget without a deadline;
+//   - an anchor plus budget beyond int64 nanoseconds: no deadline.
 func (a *Allocation) MaxRun() MaxRun {
 	if a == nil {
 		return MaxRun{}
@@ -83,6 +103,14 @@ func (a *Allocation) MaxRun() MaxRun {
 	if tg == nil || !AllowsMaxRunDuration(a.Job.Type) {
 		return MaxRun{Exceeded: exceeded}
 	}
+	m := earliestMaxRun(a.groupMaxRun(tg), a.Job.jobMaxRun(), a.Job.finishByMaxRun(a.CreateTime))
+	m.Exceeded = exceeded
+	return m
+}
+
+// groupMaxRun is the allocation's own budget: its group's, the dispatch's
+// or its own change, counted from its CreateTime.
+func (a *Allocation) groupMaxRun(tg *TaskGroup) MaxRun {
 	scope, budget := MaxRunScopeGroup, tg.MaxRunBudget()
 	if d := a.Job.DispatchMaxRunDuration; d != nil && *d == budget {
 		scope = MaxRunScopeDispatch
@@ -91,11 +119,52 @@ func (a *Allocation) MaxRun() MaxRun {
 		scope, budget = MaxRunScopeAllocation, a.MaxRunOverride.Budget
 	}
 	if budget <= 0 {
-		return MaxRun{Exceeded: exceeded}
+		return MaxRun{}
 	}
-	m := anchoredMaxRun(scope, budget, a.CreateTime)
-	m.Exceeded = exceeded
-	return m
+	return anchoredMaxRun(scope, budget, a.CreateTime)
+}
+
+// jobMaxRun is the job's own budget counted from its SubmitTime; the zero
+// MaxRun when it has none.
+func (j *Job) jobMaxRun() MaxRun {
+	if j.MaxRunDuration == nil || *j.MaxRunDuration <= 0 {
+		return MaxRun{}
+	}
+	return anchoredMaxRun(MaxRunScopeJob, *j.MaxRunDuration, j.SubmitTime)
+}
+
+// finishByMaxRun is the job's finish-by instant as a budget counted from
+// created: the time left until it, never below zero (an allocation
+// created past it has a deadline already passed). The zero MaxRun when
+// the job has no instant to finish by, or created is not set.
+func (j *Job) finishByMaxRun(created int64) MaxRun {
+	at, ok := j.FinishBy()
+	if !ok || created <= 0 {
+		return MaxRun{}
+	}
+	return MaxRun{
+		Scope:    MaxRunScopeDeadline,
+		Budget:   max(time.Duration(at.UnixNano()-created), 0),
+		Anchor:   time.Unix(0, created),
+		Deadline: at,
+	}
+}
+
+// earliestMaxRun is, of the budgets given in order of precedence, the one
+// whose deadline comes first (the earlier given on a tie); without any
+// deadline, the first that has a budget.
+func earliestMaxRun(ms ...MaxRun) MaxRun {
+	var best MaxRun
+	for _, m := range ms {
+		switch {
+		case m.Scope == "":
+		case m.HasDeadline() && (!best.HasDeadline() || m.Deadline.Before(best.Deadline)):
+			best = m
+		case best.Scope == "":
+			best = m
+		}
+	}
+	return best
 }
 
 // MaxRunOverrideApplies reports whether the allocation's MaxRunOverride is

@@ -27,6 +27,17 @@ func (j *Job) diffFields() map[string]string {
 		"Stop":      strconv.FormatBool(j.Stop),
 	}
 	addKeyed(m, "Meta", j.Meta)
+	if j.MaxRunDuration != nil {
+		m["MaxRunDuration"] = durationField(*j.MaxRunDuration)
+	}
+	if d := j.Deadline; d != nil {
+		if d.At != 0 {
+			m["Deadline.At"] = strconv.FormatInt(d.At, 10)
+		}
+		if d.AfterLaunch != 0 {
+			m["Deadline.AfterLaunch"] = durationField(d.AfterLaunch)
+		}
+	}
 	return m
 }
 
@@ -93,6 +104,9 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	}
 	if tg.MaxRunOutcome != "" {
 		m["MaxRunOutcome"] = tg.MaxRunOutcome
+	}
+	if tg.MinRunDuration != nil {
+		m["MinRunDuration"] = durationField(*tg.MinRunDuration)
 	}
 	if tg.ShutdownDelay != nil {
 		m["ShutdownDelay"] = durationField(*tg.ShutdownDelay)

@@ -54,6 +54,15 @@ type Job struct {
 	// scheduler reads. It is kept so that the job reads back as submitted.
 	Reschedule *ReschedulePolicy
 	Meta       map[string]string
+	// MaxRunDuration is Drover's job-wide budget: one ceiling over every
+	// group, attempt and reschedule of this job version, counted from its
+	// SubmitTime (the registration of the version, the dispatch or the
+	// periodic launch). Nil means none. Read it through
+	// Allocation.MaxRun.
+	MaxRunDuration *time.Duration `json:",omitempty"`
+	// Deadline is Drover's finish-by: the instant by which the job's
+	// allocations must be done (JobDeadline). Nil means none.
+	Deadline *JobDeadline `json:",omitempty"`
 
 	// Server-side state.
 	Stop     bool

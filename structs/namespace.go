@@ -27,8 +27,11 @@ type Namespace struct {
 	Description  string
 	Meta         map[string]string      `json:",omitempty"`
 	Capabilities *NamespaceCapabilities `json:",omitempty"`
-	CreateIndex  uint64
-	ModifyIndex  uint64
+	// TimeLimits is Drover's: the namespace's bounds on max_run_duration
+	// (namespace_time_limits.go). Nil sets none.
+	TimeLimits  *NamespaceTimeLimits `json:",omitempty"`
+	CreateIndex uint64
+	ModifyIndex uint64
 }
 
 // NamespaceCapabilities says which task drivers jobs of the namespace may
@@ -72,6 +75,7 @@ func (n *Namespace) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, n.TimeLimits.validate(n.Name)...)
 	return errors.Join(errs...)
 }
 

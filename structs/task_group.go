@@ -24,6 +24,12 @@ type TaskGroup struct {
 	// as written) or MaxRunOutcomeFailed. Read it through
 	// Allocation.MaxRunOutcome.
 	MaxRunOutcome string
+	// MinRunDuration is Drover's: the least run time worth starting an
+	// allocation for. With it, a placement that the job's Deadline
+	// would cut short still starts, its budget cut to the deadline, as
+	// long as this much fits before it. Nil means an allocation starts
+	// only when its whole budget ends by the deadline.
+	MinRunDuration *time.Duration `json:",omitempty"`
 	// EphemeralDisk is the disk the group's allocations share; nil
 	// reserves none (Nomad's default of 300 MB applies only where its
 	// client fills it in).

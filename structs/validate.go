@@ -31,6 +31,7 @@ func (j *Job) Validate() error {
 	}
 	j.Periodic.validate(&p, j.Type)
 	j.validateParameterized(&p)
+	j.validateJobDeadlines(&p)
 
 	if len(j.TaskGroups) == 0 {
 		p.add("", "Missing job task groups")

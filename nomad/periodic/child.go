@@ -31,6 +31,7 @@ func DeriveChild(parent *structs.Job, at time.Time, now int64) *structs.Job {
 	child.Stable = false
 	child.Version = 0
 	child.SubmitTime = now
+	child.ResolveLaunchDeadline(now)
 	child.CreateIndex, child.ModifyIndex, child.JobModifyIndex = 0, 0, 0
 	return child
 }

@@ -214,6 +214,8 @@
     switch (a.MaxRunScope) {
       case 'dispatch': return ' (set by dispatch)';
       case 'allocation': return ' (changed for this allocation)';
+      case 'job': return ' (job-wide budget: what is left of it)';
+      case 'deadline': return ' (cut to the job\'s deadline)';
       default: return null;
     }
   }

@@ -92,6 +92,7 @@ func NamespaceToAPI(ns *structs.Namespace) *api.Namespace {
 		CreateIndex: ns.CreateIndex,
 		ModifyIndex: ns.ModifyIndex,
 	}
+	out.TimeLimits = (*api.NamespaceTimeLimits)(clonePtr(ns.TimeLimits))
 	if c := ns.Capabilities; c != nil {
 		out.Capabilities = &api.NamespaceCapabilities{
 			EnabledTaskDrivers:  c.EnabledTaskDrivers,
@@ -124,6 +125,9 @@ func NamespaceFromAPI(in *api.Namespace) (*structs.Namespace, error) {
 		}
 	}
 	ns := &structs.Namespace{Name: in.Name, Description: in.Description, Meta: in.Meta}
+	if l := in.TimeLimits; l != nil && *l != (api.NamespaceTimeLimits{}) {
+		ns.TimeLimits = (*structs.NamespaceTimeLimits)(clonePtr(l))
+	}
 	if c := in.Capabilities; c != nil && (len(c.EnabledTaskDrivers) > 0 || len(c.DisabledTaskDrivers) > 0) {
 		ns.Capabilities = &structs.NamespaceCapabilities{
 			EnabledTaskDrivers:  slices.Clone(c.EnabledTaskDrivers),

@@ -74,6 +74,8 @@ func JobFromAPI(in *api.Job) *structs.Job {
 		JobModifyIndex:    Deref(in.JobModifyIndex),
 	}
 	dispatchFromAPI(j, in)
+	j.MaxRunDuration = clonePtr(in.MaxRunDuration)
+	j.Deadline = (*structs.JobDeadline)(clonePtr(in.Deadline))
 	rescheduleBase := j.Reschedule
 	if rescheduleBase == nil {
 		rescheduleBase = structs.DefaultReschedulePolicy(jobType)
@@ -105,6 +107,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 		Meta:             maps.Clone(in.Meta),
 		ShutdownDelay:    clonePtr(in.ShutdownDelay),
 		MaxRunDuration:   clonePtr(in.MaxRunDuration),
+		MinRunDuration:   clonePtr(in.MinRunDuration),
 	}
 	if in.Count != nil {
 		tg.Count = *in.Count

@@ -44,6 +44,8 @@ func JobToAPI(j *structs.Job) *api.Job {
 		JobModifyIndex:    new(j.JobModifyIndex),
 	}
 	dispatchToAPI(out, j)
+	out.MaxRunDuration = clonePtr(j.MaxRunDuration)
+	out.Deadline = (*api.JobDeadline)(clonePtr(j.Deadline))
 	if j.TaskGroups != nil {
 		out.TaskGroups = make([]*api.TaskGroup, len(j.TaskGroups))
 		for i, tg := range j.TaskGroups {
@@ -68,6 +70,7 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 		Meta:             maps.Clone(tg.Meta),
 		ShutdownDelay:    clonePtr(tg.ShutdownDelay),
 		MaxRunDuration:   clonePtr(tg.MaxRunDuration),
+		MinRunDuration:   clonePtr(tg.MinRunDuration),
 	}
 	if tg.MaxRunOutcome != "" {
 		out.MaxRunOutcome = new(tg.MaxRunOutcome)
