@@ -45,7 +45,6 @@ var routes = []Route{
 	{"POST", "/v1/acl/login", "ACL"},
 
 	{"GET", "/v1/allocation/:id/services", "Allocations"},
-	{"GET", "/v1/client/stats", "Client"},
 	{"GET", "/v1/client/fs/readat/:id", "Client"},
 	{"GET", "/v1/client/fs/stream/:id", "Client"},
 	{"GET", "/v1/client/allocation/:id/exec", "Client"},
