@@ -26,13 +26,21 @@ type Config struct {
 	Plugin *PluginConfig
 	// SupervisorCmd is raw_exec's (see rawexec.Config).
 	SupervisorCmd []string
+
+	// Name and ReadTask make this driver another that runs its tasks as
+	// exec does (java): its name, and what a task's config runs. Empty,
+	// the driver is exec, reading configschema.Exec.
+	Name     string
+	ReadTask func(cfg *drivers.TaskConfig) (*Task, error)
 }
 
 // Driver is the exec driver: raw_exec's driver and supervisors, with each
 // task isolated.
 type Driver struct {
 	*rawexec.Driver
-	plugin *PluginConfig
+	plugin   *PluginConfig
+	name     string
+	readTask func(cfg *drivers.TaskConfig) (*Task, error)
 	// unusable says why tasks cannot run here; empty when they can.
 	unusable string
 }
@@ -45,30 +53,46 @@ func New(logger hclog.Logger, cfg Config) *Driver {
 	if plugin == nil {
 		plugin, _ = ParsePluginConfig(nil, nil)
 	}
-	d := &Driver{plugin: plugin, unusable: unusable(plugin)}
+	d := &Driver{plugin: plugin, name: cfg.Name, readTask: cfg.ReadTask, unusable: unusable(plugin)}
+	if d.name == "" {
+		d.name = DriverName
+	}
+	if d.readTask == nil {
+		d.readTask = func(cfg *drivers.TaskConfig) (*Task, error) { return parseTaskConfig(cfg.Config) }
+	}
 	d.Driver = rawexec.New(logger, rawexec.Config{
 		Enabled:       d.unusable == "",
 		SupervisorCmd: cfg.SupervisorCmd,
-		Name:          DriverName,
+		Name:          d.name,
 		Isolate:       d.isolation,
 	})
 	return d
 }
 
-// unusable says why this machine cannot run exec tasks, or "".
-func unusable(plugin *PluginConfig) string {
+// Unusable says why this machine cannot run tasks isolated as exec
+// isolates them, or "".
+func Unusable() string {
 	switch {
-	case !plugin.Enabled:
-		return "disabled"
 	case runtime.GOOS != "linux":
-		return "the exec driver needs Linux"
+		return "isolating tasks needs Linux"
 	case os.Geteuid() != 0:
-		return "the exec driver needs the agent to run as root"
+		return "isolating tasks needs the agent to run as root"
 	case isolate.CgroupVersion() == 0:
 		return "no cgroup file system is mounted at /sys/fs/cgroup"
 	}
 	return ""
 }
+
+// unusable says why this machine cannot run the driver's tasks, or "".
+func unusable(plugin *PluginConfig) string {
+	if !plugin.Enabled {
+		return "disabled"
+	}
+	return Unusable()
+}
+
+// Unusable says why this machine cannot run the driver's tasks, or "".
+func (d *Driver) Unusable() string { return d.unusable }
 
 func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 	fp := &drivers.Fingerprint{Attributes: map[string]string{}, Detected: true}
@@ -78,14 +102,14 @@ func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 	}
 	fp.Healthy = true
 	fp.HealthDescription = "healthy"
-	fp.Attributes["driver."+DriverName] = "1"
-	fp.Attributes["driver."+DriverName+".cgroup_version"] = strconv.Itoa(isolate.CgroupVersion())
+	fp.Attributes["driver."+d.name] = "1"
+	fp.Attributes["driver."+d.name+".cgroup_version"] = strconv.Itoa(isolate.CgroupVersion())
 	return fp
 }
 
 // isolation reads a task's config and says how it runs isolated.
 func (d *Driver) isolation(cfg *drivers.TaskConfig) (*rawexec.IsolatedTask, error) {
-	conf, err := parseTaskConfig(cfg.Config)
+	conf, err := d.readTask(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
