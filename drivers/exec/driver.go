@@ -123,16 +123,16 @@ func (d *Driver) isolation(cfg *drivers.TaskConfig) (*rawexec.IsolatedTask, erro
 	if spec.Caps, err = capabilities(d.plugin.AllowCaps, conf.CapAdd, conf.CapDrop); err != nil {
 		return nil, err
 	}
-	if spec.User, err = lookupUser(cfg.User); err != nil {
+	if spec.User, err = LookupUser(cfg.User); err != nil {
 		return nil, err
 	}
-	if err := placeDirs(spec, cfg); err != nil {
+	if err := PlaceDirs(spec, cfg); err != nil {
 		return nil, err
 	}
 	if spec.Volumes, err = volumes(cfg.Mounts); err != nil {
 		return nil, err
 	}
-	if spec.Cgroup, err = cgroupSpec(cfg); err != nil {
+	if spec.Cgroup, err = TaskCgroup(cfg); err != nil {
 		return nil, err
 	}
 	paths := rootPaths(cfg)
@@ -179,9 +179,9 @@ func rootEnv(env map[string]string, paths *strings.Replacer) map[string]string {
 	return out
 }
 
-// placeDirs names the task's and the shared directory in the
+// PlaceDirs names the task's and the shared directory in the
 // allocation's directory.
-func placeDirs(spec *isolate.Spec, cfg *drivers.TaskConfig) error {
+func PlaceDirs(spec *isolate.Spec, cfg *drivers.TaskConfig) error {
 	root, err := filepath.Abs(cfg.AllocRoot())
 	if err != nil || cfg.AllocRoot() == "" {
 		return errors.New("the task has no allocation directory")
@@ -205,9 +205,9 @@ func placeDirs(spec *isolate.Spec, cfg *drivers.TaskConfig) error {
 	return nil
 }
 
-// lookupUser resolves the task's user on the host; none runs the task as
+// LookupUser resolves the task's user on the host; none runs the task as
 // root, held to its capabilities.
-func lookupUser(name string) (*isolate.User, error) {
+func LookupUser(name string) (*isolate.User, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -218,10 +218,10 @@ func lookupUser(name string) (*isolate.User, error) {
 	return &isolate.User{UID: ids.UID, GID: ids.GID, Groups: ids.Groups}, nil
 }
 
-// cgroupSpec is the task's cgroup: its name and its resources' limits.
+// TaskCgroup is the task's cgroup: its name and its resources' limits.
 // memory is the hard limit; with memory_max, memory_max is, and memory
 // is what the kernel protects, as Nomad sets them.
-func cgroupSpec(cfg *drivers.TaskConfig) (isolate.CgroupSpec, error) {
+func TaskCgroup(cfg *drivers.TaskConfig) (isolate.CgroupSpec, error) {
 	cg := isolate.CgroupSpec{Name: isolate.CgroupName(cfg.ID)}
 	r := cfg.Resources
 	if r == nil {

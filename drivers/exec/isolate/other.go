@@ -53,3 +53,6 @@ func (*Cgroup) Kill() error { return nil }
 
 // Remove has nothing to remove.
 func (*Cgroup) Remove() error { return nil }
+
+// LandlockABI is 0: only Linux has Landlock.
+func LandlockABI() int { return 0 }
