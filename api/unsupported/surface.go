@@ -164,8 +164,6 @@ var commands = []Command{
 }
 
 var drivers = []Driver{
-	{Name: "java", What: "Java applications"},
 	{Name: "qemu", What: "virtual machines"},
-	{Name: "podman", What: "Podman containers (an external plugin in Nomad)"},
-	{Name: "exec2", What: "isolated commands with Landlock (an external plugin in Nomad)"},
+	{Name: "podman", What: "Podman containers (an external plugin in Nomad): Drover's clients have no Podman engine to run them; the docker driver runs the same images"},
 }

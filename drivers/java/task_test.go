@@ -22,7 +22,7 @@ func TestReadTask(t *testing.T) {
 			config: map[string]any{"class": "Hello", "class_path": "local/classes", "args": []any{"x"}},
 			want:   []string{"-cp", "local/classes", "Hello", "x"},
 		},
-		"class": {config: map[string]any{"class": "Hello"}, want: []string{"Hello"}},
+		"class":   {config: map[string]any{"class": "Hello"}, want: []string{"Hello"}},
 		"neither": {config: map[string]any{"args": []any{"x"}}, err: `"jar_path" and "class": one must be set`},
 		"both":    {config: map[string]any{"class": "A", "jar_path": "a.jar"}, err: "set one, not both"},
 		"class path with a jar": {

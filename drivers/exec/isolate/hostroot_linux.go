@@ -91,4 +91,3 @@ func hostLookPath(command string, env []string) (string, error) {
 	}
 	return "", fmt.Errorf(`config key "command": executable %q not found in the task's PATH %q`, command, pathEnv)
 }
-
