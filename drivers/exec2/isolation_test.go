@@ -143,6 +143,7 @@ ls %[2]s && echo LISTED-SECRET-DIR
 test -e %[1]s && echo SECRET-EXISTS
 touch /etc/drover-exec2 && echo WROTE-ETC
 touch /usr/drover-exec2 && echo WROTE-USR
+touch /tmp/drover-exec2-$$ && echo WROTE-TMP
 ls /root && echo LISTED-ROOT
 ls .supervisor 2>/dev/null | wc -l
 echo task > "$NOMAD_TASK_DIR/out" && cat "$NOMAD_TASK_DIR/out"
@@ -159,6 +160,9 @@ true`, secret, filepath.Dir(secret)), nil)
 	}
 	// Landlock hides what a file holds, not that it exists.
 	must.StrContains(t, out, "SECRET-EXISTS")
+	// The tests' allocations are under /tmp: the default "rwc:/tmp" would
+	// reach them all, and is left out.
+	must.StrNotContains(t, out, "WROTE-TMP")
 	must.StrContains(t, out, "task\nalloc\n4\n1\n"+cfg.TaskDir+"\n")
 	_, err := os.Stat("/etc/drover-exec2")
 	must.ErrorIs(t, err, os.ErrNotExist)
@@ -177,6 +181,16 @@ func TestExec2_TaskUnveilOnlyWhereAllowed(t *testing.T) {
 	d := newTestDriver(t, &PluginConfig{Enabled: true, UnveilDefaults: true, UnveilByTask: true})
 	cfg = newShellTask(t, "cat "+secret+"; touch "+secret+".new || echo NO-CREATE", unveil)
 	must.Eq(t, "host secret\nNO-CREATE\n", runToEnd(t, d, cfg))
+
+	// Nor may it reach the client's allocation directories, other
+	// tasks' among them, whether it names them or a directory above.
+	cfg = newShellTask(t, "true", nil)
+	clientAllocs := filepath.Dir(filepath.Dir(cfg.TaskDir))
+	for _, p := range []string{clientAllocs, filepath.Dir(clientAllocs)} {
+		cfg = newShellTask(t, "true", map[string]any{"unveil": []any{"r:" + p}})
+		_, err = d.StartTask(cfg)
+		must.ErrorContains(t, err, "would reach the client's allocation directories")
+	}
 
 	// A path the job names must exist.
 	cfg = newShellTask(t, "true", map[string]any{"unveil": []any{"r:/no/such/dir"}})

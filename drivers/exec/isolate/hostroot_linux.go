@@ -44,7 +44,7 @@ func hostRootExec(spec *initSpec) error {
 	if err != nil {
 		return err
 	}
-	ruleset, err := landlockRuleset(spec.Unveil)
+	ruleset, err := landlockRuleset(spec.Unveil, allocGuard(&spec.Spec))
 	if err != nil {
 		return err
 	}
@@ -63,6 +63,33 @@ func hostRootExec(spec *initSpec) error {
 		return fmt.Errorf("exec %s: %w: the task may not execute it (unveil its directory with \"rx:\")", exe, err)
 	}
 	return fmt.Errorf("exec %s: %w", exe, err)
+}
+
+// allocGuard keeps a task's unveiled paths off the client's allocation
+// directories, which hold the other tasks' files and their supervisors'
+// state: a path in them or above them (a "/tmp" where the client's data
+// lives under /tmp) may not be unveiled, but for the task's own directory
+// and its allocation's shared one.
+func allocGuard(spec *Spec) func(string) error {
+	clientAllocs := filepath.Dir(spec.AllocRoot)
+	own := []string{filepath.Join(spec.AllocRoot, spec.TaskName), filepath.Join(spec.AllocRoot, spec.AllocDirName)}
+	return func(resolved string) error {
+		for _, dir := range own {
+			if within(resolved, dir) {
+				return nil
+			}
+		}
+		if within(resolved, clientAllocs) || within(clientAllocs, resolved) {
+			return fmt.Errorf("it leads to %s, which would reach the client's allocation directories (%s), other tasks' files among them", resolved, clientAllocs)
+		}
+		return nil
+	}
+}
+
+// within reports whether path is dir or beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // hostLookPath finds the task's command on the host: a path as given

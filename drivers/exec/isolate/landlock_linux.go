@@ -77,7 +77,12 @@ func (a PathAccess) rights() uint64 {
 // the kernel knows except those rules grant, and returns its descriptor.
 // Paths are opened now, as the agent's user, so that the rules are made
 // whatever the task's user may open.
-func landlockRuleset(rules []PathAccess) (int, error) {
+//
+// guard, given the path a rule's opened file resolves to, says why it
+// must not be unveiled: links are followed, so the check is made on what
+// was opened. A rule it refuses is left out where IfExists is set (the
+// defaults), and fails the task otherwise.
+func landlockRuleset(rules []PathAccess, guard func(resolved string) error) (int, error) {
 	abi := LandlockABI()
 	if abi == 0 {
 		return -1, errors.New("the kernel has no Landlock LSM (CONFIG_SECURITY_LANDLOCK, and landlock in its lsm= list): the task cannot be confined to its unveiled paths")
@@ -92,7 +97,7 @@ func landlockRuleset(rules []PathAccess) (int, error) {
 	}
 	ruleset := int(fd)
 	for _, rule := range rules {
-		if err := addPathRule(ruleset, rule, handled); err != nil {
+		if err := addPathRule(ruleset, rule, handled, guard); err != nil {
 			unix.Close(ruleset)
 			return -1, err
 		}
@@ -100,7 +105,7 @@ func landlockRuleset(rules []PathAccess) (int, error) {
 	return ruleset, nil
 }
 
-func addPathRule(ruleset int, rule PathAccess, handled uint64) error {
+func addPathRule(ruleset int, rule PathAccess, handled uint64, guard func(string) error) error {
 	path, err := unix.Open(rule.Path, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) && rule.IfExists {
 		return nil
@@ -109,6 +114,16 @@ func addPathRule(ruleset int, rule PathAccess, handled uint64) error {
 		return fmt.Errorf("unveil %s: %w", rule.Path, &os.PathError{Op: "open", Path: rule.Path, Err: err})
 	}
 	defer unix.Close(path)
+	resolved, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", path))
+	if err != nil {
+		return fmt.Errorf("unveil %s: %w", rule.Path, err)
+	}
+	if err := guard(resolved); err != nil {
+		if rule.IfExists {
+			return nil
+		}
+		return fmt.Errorf("unveil %s: %w", rule.Path, err)
+	}
 	var st unix.Stat_t
 	if err := unix.Fstat(path, &st); err != nil {
 		return fmt.Errorf("unveil %s: %w", rule.Path, err)
