@@ -91,9 +91,6 @@ func unusable(plugin *PluginConfig) string {
 	return Unusable()
 }
 
-// Unusable says why this machine cannot run the driver's tasks, or "".
-func (d *Driver) Unusable() string { return d.unusable }
-
 func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 	fp := &drivers.Fingerprint{Attributes: map[string]string{}, Detected: true}
 	if d.unusable != "" {
