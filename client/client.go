@@ -56,6 +56,9 @@ type Client struct {
 	registered    chan struct{}
 	allocIndex    uint64
 
+	// hostCPU measures the node's CPU use between host stats requests.
+	hostCPU hostCPUSampler
+
 	ctx     context.Context
 	cancel  context.CancelFunc
 	loops   sync.WaitGroup

@@ -46,7 +46,7 @@ func unknownDriver(rng hcl.Range, task, driver string) *hcl.Diagnostic {
 	for _, nd := range unsupported.Drivers() {
 		if nd.Name == driver {
 			return errorAt(rng, fmt.Sprintf("%q is a Nomad driver that Drover does not support yet", driver),
-				fmt.Sprintf("see %s. Task %q: Drover's drivers are %s.", unsupported.DocsPage, task, strings.Join(have, ", ")))
+				fmt.Sprintf("%s (%s); see %s. Task %q: Drover's drivers are %s.", driver, nd.What, unsupported.DocsPage, task, strings.Join(have, ", ")))
 		}
 	}
 	detail := fmt.Sprintf("Task %q: Drover's drivers are %s.", task, strings.Join(have, ", "))

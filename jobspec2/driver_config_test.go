@@ -48,9 +48,9 @@ func TestCheckDrivers_MissingConfigBlock(t *testing.T) {
 func TestCheckDrivers_UnknownDriver(t *testing.T) {
 	src := "job \"j\" {\n  group \"g\" {\n    task \"t\" {\n      driver = %q\n      config {}\n    }\n  }\n}\n"
 	err := parseCheckingDrivers(fmt.Sprintf(src, "rawexec"))
-	must.Eq(t, `job.hcl:4,16-25: Unknown driver "rawexec"; Task "t": did you mean "raw_exec"? Drover's drivers are docker, exec, raw_exec.`, err.Error())
-	err = parseCheckingDrivers(fmt.Sprintf(src, "java"))
-	must.Eq(t, `job.hcl:4,16-22: "java" is a Nomad driver that Drover does not support yet; see website/content/docs/differences.md. Task "t": Drover's drivers are docker, exec, raw_exec.`, err.Error())
+	must.Eq(t, `job.hcl:4,16-25: Unknown driver "rawexec"; Task "t": did you mean "raw_exec"? Drover's drivers are docker, exec, exec2, java, raw_exec.`, err.Error())
+	err = parseCheckingDrivers(fmt.Sprintf(src, "podman"))
+	must.Eq(t, `job.hcl:4,16-24: "podman" is a Nomad driver that Drover does not support yet; podman (Podman containers (an external plugin in Nomad): Drover's clients have no Podman engine to run them; the docker driver runs the same images); see website/content/docs/differences.md. Task "t": Drover's drivers are docker, exec, exec2, java, raw_exec.`, err.Error())
 }
 
 func TestCheckDrivers_ReferencesAreTheClients(t *testing.T) {

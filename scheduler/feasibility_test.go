@@ -333,3 +333,22 @@ func TestFeasibility_distinctProperty(t *testing.T) {
 	h.process(mockEval(job, structs.EvalTriggerNodeUpdate))
 	must.SliceLen(t, 8, h.liveAllocs(job))
 }
+
+// TestFeasibility_missingDriverSaysWhy: a node that knows a driver but
+// cannot offer it (exec2 without the kernel's Landlock) says why in the
+// placement failure; a disabled driver is just missing.
+func TestFeasibility_missingDriverSaysWhy(t *testing.T) {
+	h := newHarness(t)
+	h.addNodes(2, func(i int, n *structs.Node) {
+		n.Drivers["exec2"] = &structs.DriverInfo{HealthDescription: "the kernel has no Landlock LSM"}
+		if i == 1 {
+			n.Drivers["exec2"].HealthDescription = "disabled"
+		}
+	})
+	job := mockJob(structs.JobTypeBatch, 1)
+	job.TaskGroups[0].Tasks[0].Driver = "exec2"
+	must.MapLen(t, 0, placedNodes(t, h, job))
+	m := h.lastUpdate().FailedTGAllocs["g"]
+	must.NotNil(t, m)
+	must.Eq(t, map[string]int{"missing drivers: exec2 (the kernel has no Landlock LSM)": 1, "missing drivers: exec2": 1}, m.ConstraintFiltered)
+}

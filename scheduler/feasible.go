@@ -123,7 +123,7 @@ func (c *groupChecker) check(node *structs.Node) (bool, string) {
 	var missing []string
 	for _, driver := range c.drivers {
 		if !hasDriver(node, driver) {
-			missing = append(missing, driver)
+			missing = append(missing, driver+whyNoDriver(node, driver))
 		}
 	}
 	if len(missing) > 0 {
@@ -138,6 +138,23 @@ func (c *groupChecker) check(node *structs.Node) (bool, string) {
 		}
 	}
 	return c.volumes.static(node)
+}
+
+// whyNoDriver is the reason a node gave for not offering a driver it
+// knows, such as the kernel feature it lacks (" (the kernel has no
+// Landlock LSM ...)"), so that a placement failure names it; "" where
+// the node gave none, or the driver is merely disabled.
+func whyNoDriver(node *structs.Node, name string) string {
+	info, ok := node.Drivers[name]
+	if !ok || info == nil {
+		return ""
+	}
+	switch d := info.HealthDescription; d {
+	case "", "disabled", "healthy":
+		return ""
+	default:
+		return " (" + d + ")"
+	}
 }
 
 // hasDriver reports whether a driver is detected and healthy on the node.

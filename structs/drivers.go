@@ -9,9 +9,9 @@ import (
 // Drivers are the task drivers Drover has, by the name a task's `driver`
 // attribute gives. A name outside the list is refused when a job is
 // validated: no node could ever run the task, and the job would wait for
-// capacity forever. Nomad's other drivers (java, qemu, podman, ...) are
+// capacity forever. Nomad's other drivers (qemu, podman, ...) are
 // not among them.
-var Drivers = []string{"docker", "exec", "mock_driver", "raw_exec"}
+var Drivers = []string{"docker", "exec", "exec2", "java", "mock_driver", "raw_exec"}
 
 // TestDriver is the driver that exists for tests (drivers/mock): dev
 // agents have it, but users are never pointed at it.

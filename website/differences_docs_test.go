@@ -192,6 +192,6 @@ func TestDifferences_JSONJobWithANomadDriver(t *testing.T) {
 			ID: new("j"), Type: new("batch"),
 			TaskGroups: []*api.TaskGroup{{Name: new("g"), Tasks: []*api.Task{{Name: "t", Driver: d.Name}}}},
 		}), structs.JobLimits{})
-		must.ErrorContains(t, err, fmt.Sprintf(`Task group "g" task "t": Unknown driver %q (Drover's drivers: docker, exec, raw_exec; Nomad's others: see %s)`, d.Name, unsupported.DocsPage))
+		must.ErrorContains(t, err, fmt.Sprintf(`Task group "g" task "t": Unknown driver %q (Drover's drivers: docker, exec, exec2, java, raw_exec; Nomad's others: see %s)`, d.Name, unsupported.DocsPage))
 	}
 }

@@ -45,7 +45,6 @@ var routes = []Route{
 	{"POST", "/v1/acl/login", "ACL"},
 
 	{"GET", "/v1/allocation/:id/services", "Allocations"},
-	{"GET", "/v1/client/stats", "Client"},
 	{"GET", "/v1/client/fs/readat/:id", "Client"},
 	{"GET", "/v1/client/fs/stream/:id", "Client"},
 	{"GET", "/v1/client/allocation/:id/exec", "Client"},
@@ -165,8 +164,6 @@ var commands = []Command{
 }
 
 var drivers = []Driver{
-	{Name: "java", What: "Java applications"},
 	{Name: "qemu", What: "virtual machines"},
-	{Name: "podman", What: "Podman containers (an external plugin in Nomad)"},
-	{Name: "exec2", What: "isolated commands with Landlock (an external plugin in Nomad)"},
+	{Name: "podman", What: "Podman containers (an external plugin in Nomad): Drover's clients have no Podman engine to run them; the docker driver runs the same images"},
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/docker"
 	execdriver "github.com/drover-io/drover/drivers/exec"
+	"github.com/drover-io/drover/drivers/exec2"
+	"github.com/drover-io/drover/drivers/java"
 	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/drivers/rawexec"
 	"github.com/drover-io/drover/nomad"
@@ -130,7 +132,9 @@ func (a *Agent) clientServerConn() (client.ServerConn, error) {
 // clientDrivers builds the task drivers the client offers: raw_exec
 // (enabled by its plugin block, the legacy driver.raw_exec.enable option,
 // or dev mode), exec (unless its plugin block sets enabled = false; it is
-// healthy on Linux with cgroups where the agent runs as root), docker (unless its plugin block sets enabled = false; it
+// healthy on Linux with cgroups where the agent runs as root), java (as
+// exec, where `java -version` answers too), exec2 (as exec, where the
+// kernel has Landlock), docker (unless its plugin block sets enabled = false; it
 // is healthy where an engine answers) and the mock driver, when its plugin
 // block enables it or in dev mode unless its plugin block sets enabled =
 // false (Nomad's dev builds have it there too, and its API tests use it).
@@ -148,6 +152,20 @@ func (a *Agent) clientDrivers(allocDir string) (*drivers.Catalog, error) {
 			return nil, err
 		}
 		list = append(list, execdriver.New(a.logger, execdriver.Config{Plugin: cfg, SupervisorCmd: a.config.TaskSupervisorCmd}))
+	}
+	if !a.pluginDisabled(java.DriverName) {
+		cfg, err := a.config.JavaPluginConfig()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, java.New(a.logger, java.Config{Plugin: cfg, SupervisorCmd: a.config.TaskSupervisorCmd}))
+	}
+	if block := a.config.Exec2PluginBlock(); block == "" || !a.pluginDisabled(block) {
+		cfg, err := a.config.Exec2PluginConfig()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, exec2.New(a.logger, exec2.Config{Plugin: cfg, SupervisorCmd: a.config.TaskSupervisorCmd}))
 	}
 	if !a.pluginDisabled(docker.DriverName) {
 		cfg, err := a.config.DockerPluginConfig()

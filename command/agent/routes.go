@@ -89,6 +89,7 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	t.handle("GET /v1/client/fs/ls/{id}", allocNS(acl.CapReadFS), s.fsList)
 	t.handle("GET /v1/client/fs/stat/{id}", allocNS(acl.CapReadFS), s.fsStat)
 	t.handle("GET /v1/client/fs/cat/{id}", allocNS(acl.CapReadFS), s.fsCat)
+	t.handle("GET /v1/client/stats", nodeRead, s.clientHostStats)
 	t.handle("GET /v1/client/allocation/{id}/stats", allocNS(acl.CapReadJob), s.clientAllocStats)
 	t.handle("GET /v1/client/allocation/{id}/checks", allocNS(acl.CapReadJob), s.clientAllocChecks)
 	write("/v1/client/allocation/{id}/restart", allocNS(acl.CapAllocLifecycle), s.clientAllocRestart)

@@ -13,7 +13,7 @@ import (
 	"github.com/drover-io/drover/drivers/shared/taskconfig"
 )
 
-var builtin = []*taskconfig.Schema{RawExec, Exec, Docker, Mock}
+var builtin = []*taskconfig.Schema{RawExec, Exec, Exec2, Java, Docker, Mock}
 
 // Lookup returns the schema of the built-in driver name.
 func Lookup(name string) (*taskconfig.Schema, bool) {

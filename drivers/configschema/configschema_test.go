@@ -20,7 +20,7 @@ func TestDrivers_AreTheBuiltInDrivers(t *testing.T) {
 		must.True(t, ok, must.Sprintf("driver %q has no config schema", name))
 	}
 	must.Eq(t, structs.Drivers, configschema.Drivers())
-	_, ok := configschema.Lookup("java")
+	_, ok := configschema.Lookup("podman")
 	must.False(t, ok)
 }
 

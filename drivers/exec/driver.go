@@ -26,13 +26,21 @@ type Config struct {
 	Plugin *PluginConfig
 	// SupervisorCmd is raw_exec's (see rawexec.Config).
 	SupervisorCmd []string
+
+	// Name and ReadTask make this driver another that runs its tasks as
+	// exec does (java): its name, and what a task's config runs. Empty,
+	// the driver is exec, reading configschema.Exec.
+	Name     string
+	ReadTask func(cfg *drivers.TaskConfig) (*Task, error)
 }
 
 // Driver is the exec driver: raw_exec's driver and supervisors, with each
 // task isolated.
 type Driver struct {
 	*rawexec.Driver
-	plugin *PluginConfig
+	plugin   *PluginConfig
+	name     string
+	readTask func(cfg *drivers.TaskConfig) (*Task, error)
 	// unusable says why tasks cannot run here; empty when they can.
 	unusable string
 }
@@ -45,29 +53,42 @@ func New(logger hclog.Logger, cfg Config) *Driver {
 	if plugin == nil {
 		plugin, _ = ParsePluginConfig(nil, nil)
 	}
-	d := &Driver{plugin: plugin, unusable: unusable(plugin)}
+	d := &Driver{plugin: plugin, name: cfg.Name, readTask: cfg.ReadTask, unusable: unusable(plugin)}
+	if d.name == "" {
+		d.name = DriverName
+	}
+	if d.readTask == nil {
+		d.readTask = func(cfg *drivers.TaskConfig) (*Task, error) { return parseTaskConfig(cfg.Config) }
+	}
 	d.Driver = rawexec.New(logger, rawexec.Config{
 		Enabled:       d.unusable == "",
 		SupervisorCmd: cfg.SupervisorCmd,
-		Name:          DriverName,
+		Name:          d.name,
 		Isolate:       d.isolation,
 	})
 	return d
 }
 
-// unusable says why this machine cannot run exec tasks, or "".
-func unusable(plugin *PluginConfig) string {
+// Unusable says why this machine cannot run tasks isolated as exec
+// isolates them, or "".
+func Unusable() string {
 	switch {
-	case !plugin.Enabled:
-		return "disabled"
 	case runtime.GOOS != "linux":
-		return "the exec driver needs Linux"
+		return "isolating tasks needs Linux"
 	case os.Geteuid() != 0:
-		return "the exec driver needs the agent to run as root"
+		return "isolating tasks needs the agent to run as root"
 	case isolate.CgroupVersion() == 0:
 		return "no cgroup file system is mounted at /sys/fs/cgroup"
 	}
 	return ""
+}
+
+// unusable says why this machine cannot run the driver's tasks, or "".
+func unusable(plugin *PluginConfig) string {
+	if !plugin.Enabled {
+		return "disabled"
+	}
+	return Unusable()
 }
 
 func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
@@ -78,14 +99,14 @@ func (d *Driver) Fingerprint(context.Context) *drivers.Fingerprint {
 	}
 	fp.Healthy = true
 	fp.HealthDescription = "healthy"
-	fp.Attributes["driver."+DriverName] = "1"
-	fp.Attributes["driver."+DriverName+".cgroup_version"] = strconv.Itoa(isolate.CgroupVersion())
+	fp.Attributes["driver."+d.name] = "1"
+	fp.Attributes["driver."+d.name+".cgroup_version"] = strconv.Itoa(isolate.CgroupVersion())
 	return fp
 }
 
 // isolation reads a task's config and says how it runs isolated.
 func (d *Driver) isolation(cfg *drivers.TaskConfig) (*rawexec.IsolatedTask, error) {
-	conf, err := parseTaskConfig(cfg.Config)
+	conf, err := d.readTask(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
@@ -99,16 +120,16 @@ func (d *Driver) isolation(cfg *drivers.TaskConfig) (*rawexec.IsolatedTask, erro
 	if spec.Caps, err = capabilities(d.plugin.AllowCaps, conf.CapAdd, conf.CapDrop); err != nil {
 		return nil, err
 	}
-	if spec.User, err = lookupUser(cfg.User); err != nil {
+	if spec.User, err = LookupUser(cfg.User); err != nil {
 		return nil, err
 	}
-	if err := placeDirs(spec, cfg); err != nil {
+	if err := PlaceDirs(spec, cfg); err != nil {
 		return nil, err
 	}
 	if spec.Volumes, err = volumes(cfg.Mounts); err != nil {
 		return nil, err
 	}
-	if spec.Cgroup, err = cgroupSpec(cfg); err != nil {
+	if spec.Cgroup, err = TaskCgroup(cfg); err != nil {
 		return nil, err
 	}
 	paths := rootPaths(cfg)
@@ -155,9 +176,9 @@ func rootEnv(env map[string]string, paths *strings.Replacer) map[string]string {
 	return out
 }
 
-// placeDirs names the task's and the shared directory in the
+// PlaceDirs names the task's and the shared directory in the
 // allocation's directory.
-func placeDirs(spec *isolate.Spec, cfg *drivers.TaskConfig) error {
+func PlaceDirs(spec *isolate.Spec, cfg *drivers.TaskConfig) error {
 	root, err := filepath.Abs(cfg.AllocRoot())
 	if err != nil || cfg.AllocRoot() == "" {
 		return errors.New("the task has no allocation directory")
@@ -181,9 +202,9 @@ func placeDirs(spec *isolate.Spec, cfg *drivers.TaskConfig) error {
 	return nil
 }
 
-// lookupUser resolves the task's user on the host; none runs the task as
+// LookupUser resolves the task's user on the host; none runs the task as
 // root, held to its capabilities.
-func lookupUser(name string) (*isolate.User, error) {
+func LookupUser(name string) (*isolate.User, error) {
 	if name == "" {
 		return nil, nil
 	}
@@ -194,10 +215,10 @@ func lookupUser(name string) (*isolate.User, error) {
 	return &isolate.User{UID: ids.UID, GID: ids.GID, Groups: ids.Groups}, nil
 }
 
-// cgroupSpec is the task's cgroup: its name and its resources' limits.
+// TaskCgroup is the task's cgroup: its name and its resources' limits.
 // memory is the hard limit; with memory_max, memory_max is, and memory
 // is what the kernel protects, as Nomad sets them.
-func cgroupSpec(cfg *drivers.TaskConfig) (isolate.CgroupSpec, error) {
+func TaskCgroup(cfg *drivers.TaskConfig) (isolate.CgroupSpec, error) {
 	cg := isolate.CgroupSpec{Name: isolate.CgroupName(cfg.ID)}
 	r := cfg.Resources
 	if r == nil {

@@ -294,3 +294,22 @@ func trapped(pid string) bool {
 	}
 	return false
 }
+
+// TestExec_TaskStatsFromItsCgroup: the driver reads a running task's use
+// from its cgroup, where the machine's cgroups account for CPU; where
+// they do not it says so, and the client reads the task's processes.
+func TestExec_TaskStatsFromItsCgroup(t *testing.T) {
+	requireIsolation(t)
+	d := newTestDriver(t, nil)
+	cfg := newShellTask(t, `head -c 8000000 /dev/zero | tail -c 1 >/dev/null; echo ready; sleep 1000`)
+	startTask(t, d, cfg)
+	waitfor.True(t, "the task to be ready", func() bool { return strings.Contains(stdout(t, cfg), "ready") }, wait.Timeout(exitTimeout))
+	u, err := d.TaskStats(t.Context(), cfg.ID)
+	if err != nil {
+		must.ErrorContains(t, err, "no CPU accounting")
+		t.Logf("no stats from the cgroup here: %v", err)
+		return
+	}
+	must.Positive(t, u.MemoryUsage)
+	must.Positive(t, u.CPUUser+u.CPUSystem)
+}

@@ -48,6 +48,12 @@ var pluginKeys = []string{"enabled", "default_pid_mode", "default_ipc_mode", "al
 // ParsePluginConfig reads the exec plugin block's config (nil: none) and
 // the client's chroot_env (nil or empty: DefaultChrootEnv).
 func ParsePluginConfig(raw map[string]any, chrootEnv map[string]string) (*PluginConfig, error) {
+	return ParseNamedPluginConfig(DriverName, raw, chrootEnv)
+}
+
+// ParseNamedPluginConfig reads the plugin block of a driver built on this
+// one (java), whose keys are exec's; its errors name the block.
+func ParseNamedPluginConfig(name string, raw map[string]any, chrootEnv map[string]string) (*PluginConfig, error) {
 	c := &PluginConfig{
 		Enabled:        true,
 		DefaultPIDMode: modePrivate,
@@ -91,7 +97,7 @@ func ParsePluginConfig(raw map[string]any, chrootEnv map[string]string) (*Plugin
 		}
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf(`plugin "exec": %w`, err)
+		return nil, fmt.Errorf("plugin %q: %w", name, err)
 	}
 	return c, nil
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/drover-io/drover/drivers/exec/isolate"
 )
 
-// taskConfig is an exec task's `config` block.
-type taskConfig struct {
+// Task is what a task runs and asks of its isolation: an exec task's
+// `config` block, or what another driver built on this one (java) makes
+// of its own.
+type Task struct {
 	Command string
 	Args    []string
 	PIDMode string
@@ -20,12 +22,12 @@ type taskConfig struct {
 }
 
 // parseTaskConfig reads a task's config, which configschema.Exec defines.
-func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
+func parseTaskConfig(raw map[string]any) (*Task, error) {
 	r, err := configschema.Exec.Read(raw)
 	if err != nil {
 		return nil, err
 	}
-	c := &taskConfig{
+	c := &Task{
 		Command: r.String("command"),
 		Args:    r.StringList("args"),
 		PIDMode: r.String("pid_mode"),

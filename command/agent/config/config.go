@@ -313,8 +313,11 @@ func (c *Config) Validate() error {
 	if c.Client.Enabled {
 		errs = append(errs, c.Client.Network.validate()...)
 	}
-	if _, err := c.DockerPluginConfig(); err != nil && c.Client.Enabled {
-		errs = append(errs, err)
+	if c.Client.Enabled {
+		_, derr := c.DockerPluginConfig()
+		_, jerr := c.JavaPluginConfig()
+		_, xerr := c.Exec2PluginConfig()
+		errs = append(errs, derr, jerr, xerr)
 	}
 	if hclog.LevelFromString(c.LogLevel) == hclog.NoLevel {
 		errs = append(errs, fmt.Errorf("log_level %q is not one of TRACE, DEBUG, INFO, WARN, ERROR", c.LogLevel))

@@ -26,7 +26,9 @@ var cgroupRoot = "/sys/fs/cgroup"
 const cgroupParent = "drover"
 
 // v1Controllers are the cgroup v1 controllers a task's cgroup joins.
-var v1Controllers = []string{"memory", "cpu", "cpuset", "pids"}
+// cpuacct, for the task's CPU times, only where it has a hierarchy apart
+// from cpu's (co-mounted, cpu's directory holds them).
+var v1Controllers = []string{"memory", "cpu", "cpuacct", "cpuset", "pids"}
 
 // Cgroup is a task's cgroup: one directory on cgroup v2, one per
 // controller on v1.
@@ -149,10 +151,17 @@ func createV1(spec CgroupSpec) (*Cgroup, error) {
 		return nil, err
 	}
 	cg := &Cgroup{dirs: map[string]string{}}
+	hierarchies := map[string]bool{}
 	for _, c := range v1Controllers {
 		mount, ok := v1Mount(c)
 		if !ok {
 			continue
+		}
+		if real, err := filepath.EvalSymlinks(mount); err == nil {
+			if hierarchies[real] {
+				continue // co-mounted with one already joined
+			}
+			hierarchies[real] = true
 		}
 		parent := filepath.Join(mount, own[c], cgroupParent)
 		if err := os.Mkdir(parent, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {

@@ -56,6 +56,9 @@ func initAndExec() error {
 			return fmt.Errorf("join cgroup: %w", err)
 		}
 	}
+	if spec.HostRoot {
+		return hostRootExec(&spec)
+	}
 	if err := buildRoot(&spec.Spec); err != nil {
 		return fmt.Errorf("build the task's root: %w", err)
 	}

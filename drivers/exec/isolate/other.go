@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"time"
 )
 
 // InitArg is the argument that makes the agent's binary run InitMain.
@@ -53,3 +54,18 @@ func (*Cgroup) Kill() error { return nil }
 
 // Remove has nothing to remove.
 func (*Cgroup) Remove() error { return nil }
+
+// LandlockABI is 0: only Linux has Landlock.
+func LandlockABI() int { return 0 }
+
+// CgroupUsage is what a task's cgroup has used; there is none off Linux.
+type CgroupUsage struct {
+	MemoryUsage, MemoryMaxUsage  uint64
+	MemoryRSS, MemoryCache, Swap uint64
+	CPUUser, CPUSystem           time.Duration
+	ThrottledPeriods             uint64
+	ThrottledTime                time.Duration
+}
+
+// ReadCgroupUsage fails: only Linux has cgroups.
+func ReadCgroupUsage(string) (*CgroupUsage, error) { return nil, errNotLinux }

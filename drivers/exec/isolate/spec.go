@@ -27,6 +27,28 @@ type Spec struct {
 	User *User `json:"user,omitempty"`
 
 	Cgroup CgroupSpec `json:"cgroup"`
+
+	// HostRoot runs the task in the host's file system rather than in a
+	// root of its own (exec2): ChrootEnv and Volumes are not used, its
+	// working directory is the task directory, and Landlock holds it to
+	// Unveil (landlock.go), with no capabilities and no new privileges.
+	HostRoot bool         `json:"host_root,omitempty"`
+	Unveil   []PathAccess `json:"unveil,omitempty"`
+}
+
+// PathAccess is a host path a HostRoot task may reach, and how.
+type PathAccess struct {
+	Path string `json:"path"`
+	// Read lets the task read files and list directories; Write, write
+	// and truncate files; Execute, execute files; Create, make, rename
+	// and remove the entries of a directory.
+	Read    bool `json:"r,omitempty"`
+	Write   bool `json:"w,omitempty"`
+	Execute bool `json:"x,omitempty"`
+	Create  bool `json:"c,omitempty"`
+	// IfExists leaves the path out where it does not exist (the
+	// defaults); otherwise a missing path fails the task's start.
+	IfExists bool `json:"if_exists,omitempty"`
 }
 
 // User is a user to run the task as.
