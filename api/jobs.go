@@ -28,6 +28,10 @@ type Job struct {
 	Periodic    *PeriodicConfig
 	Reschedule  *ReschedulePolicy
 	Meta        map[string]string
+	// MaxPendingDuration and MaxRunExtension are Drover additions: the
+	// default of the groups' fields of those names.
+	MaxPendingDuration *time.Duration `json:",omitempty"`
+	MaxRunExtension    *time.Duration `json:",omitempty"`
 
 	// ParameterizedJob makes the job wait to be dispatched (the
 	// parameterized block).

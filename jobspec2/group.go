@@ -11,6 +11,9 @@ import (
 var groupSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "count"}, {Name: "shutdown_delay"}, {Name: "max_run_duration"}, {Name: "max_run_outcome"}, {Name: "meta"},
+		// Drover's: the pending timeout and how far a task may extend its
+		// own deadline.
+		{Name: "max_pending_duration"}, {Name: "max_run_extension"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
@@ -40,6 +43,8 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 		MaxRunDuration: d.duration(attrs["max_run_duration"]),
 	}
 	tg.MaxRunOutcome = d.string(attrs["max_run_outcome"])
+	tg.MaxPendingDuration = d.duration(attrs["max_pending_duration"])
+	tg.MaxRunExtension = d.duration(attrs["max_run_extension"])
 	if b := d.single(blocksOfType(content, "restart")); b != nil {
 		tg.RestartPolicy = d.restart(b)
 	}

@@ -13,6 +13,8 @@ var jobSchema = &hcl.BodySchema{
 		{Name: "name"}, {Name: "region"}, {Name: "namespace"}, {Name: "type"},
 		{Name: "priority"}, {Name: "all_at_once"}, {Name: "datacenters"},
 		{Name: "node_pool"}, {Name: "meta"},
+		// Drover's: defaults of the groups' fields of those names.
+		{Name: "max_pending_duration"}, {Name: "max_run_extension"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
@@ -45,6 +47,8 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 	if job.Name == nil {
 		job.Name = &id
 	}
+	job.MaxPendingDuration = d.duration(attrs["max_pending_duration"])
+	job.MaxRunExtension = d.duration(attrs["max_run_extension"])
 	if b := d.single(blocksOfType(content, "periodic")); b != nil {
 		job.Periodic = d.periodic(b)
 	}

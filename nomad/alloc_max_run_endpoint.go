@@ -52,6 +52,9 @@ func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunReques
 	if err != nil {
 		return nil, err
 	}
+	if err := allowSelfMaxRun(ctx, alloc, req.Budget); err != nil {
+		return nil, err
+	}
 	index, err := s.raftApply(ctx, logentry.MsgAllocMaxRunOverride, &logentry.AllocMaxRun{AllocID: alloc.ID, Override: override})
 	if err != nil {
 		return nil, err

@@ -94,6 +94,12 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	if tg.MaxRunOutcome != "" {
 		m["MaxRunOutcome"] = tg.MaxRunOutcome
 	}
+	if tg.MaxPendingDuration != nil {
+		m["MaxPendingDuration"] = durationField(*tg.MaxPendingDuration)
+	}
+	if tg.MaxRunExtension != nil {
+		m["MaxRunExtension"] = durationField(*tg.MaxRunExtension)
+	}
 	if tg.ShutdownDelay != nil {
 		m["ShutdownDelay"] = durationField(*tg.ShutdownDelay)
 	}

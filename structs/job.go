@@ -54,6 +54,12 @@ type Job struct {
 	// scheduler reads. It is kept so that the job reads back as submitted.
 	Reschedule *ReschedulePolicy
 	Meta       map[string]string
+	// MaxPendingDuration and MaxRunExtension are Drover's job-wide
+	// defaults of the groups' fields of those names: canonicalisation
+	// copies them into every group that has none. They are kept so that
+	// the job reads back as submitted.
+	MaxPendingDuration *time.Duration `json:",omitempty"`
+	MaxRunExtension    *time.Duration `json:",omitempty"`
 
 	// Server-side state.
 	Stop     bool

@@ -44,6 +44,8 @@ func JobToAPI(j *structs.Job) *api.Job {
 		JobModifyIndex:    new(j.JobModifyIndex),
 	}
 	dispatchToAPI(out, j)
+	out.MaxPendingDuration = clonePtr(j.MaxPendingDuration)
+	out.MaxRunExtension = clonePtr(j.MaxRunExtension)
 	if j.TaskGroups != nil {
 		out.TaskGroups = make([]*api.TaskGroup, len(j.TaskGroups))
 		for i, tg := range j.TaskGroups {
@@ -72,6 +74,8 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 	if tg.MaxRunOutcome != "" {
 		out.MaxRunOutcome = new(tg.MaxRunOutcome)
 	}
+	out.MaxPendingDuration = clonePtr(tg.MaxPendingDuration)
+	out.MaxRunExtension = clonePtr(tg.MaxRunExtension)
 	out.Networks = NetworksToAPI(tg.Networks)
 	out.Services = servicesToAPI(tg.Services)
 	if tg.EphemeralDisk != nil {
