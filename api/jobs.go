@@ -163,6 +163,9 @@ type TaskGroupSummary struct {
 	Starting int
 	Lost     int
 	Unknown  int
+	// PendingExpired is a Drover addition: the placements given up
+	// because they waited longer than the group's max_pending_duration.
+	PendingExpired int `json:",omitempty"`
 }
 
 // JobChildrenSummary counts the children of a periodic or parameterized

@@ -21,6 +21,7 @@ import (
 	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/nomad/membership"
 	"github.com/drover-io/drover/nomad/periodic"
+	"github.com/drover-io/drover/nomad/pendingtimeout"
 	"github.com/drover-io/drover/nomad/raftstore"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
@@ -78,6 +79,9 @@ type Server struct {
 	// leads.
 	evalBroker   *broker.EvalBroker
 	blockedEvals *broker.BlockedEvals
+	// pendingTimers give up placements that waited longer than their
+	// group's max_pending_duration (pending_timeout.go).
+	pendingTimers *pendingtimeout.Timers
 	planQueue    *broker.PlanQueue
 	planLatency  *nomadrpc.LatencySamples
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
@@ -281,6 +285,7 @@ func (s *Server) setupLeaderComponents() {
 		return err
 	})
 	s.varLocks = varlock.New(s.expireVariableLock)
+	s.pendingTimers = pendingtimeout.New(s.expirePending)
 	s.fsm.Listen(Listener{Apply: s.observeApply})
 }
 

@@ -205,6 +205,7 @@ func (e *Evaluation) Copy() *Evaluation {
 	c.FailedTGAllocs = copyMapValues(e.FailedTGAllocs, (*AllocMetric).Copy)
 	c.ClassEligibility = maps.Clone(e.ClassEligibility)
 	c.QueuedAllocations = maps.Clone(e.QueuedAllocations)
+	c.PendingExpired = maps.Clone(e.PendingExpired)
 	return &c
 }
 

@@ -4,13 +4,19 @@ import "time"
 
 // validateWaitLimits checks max_pending_duration and max_run_extension
 // where they are written (the job, or a group): each must be greater than
-// zero and at most MaxJobDuration, and only batch and sysbatch jobs, the
-// ones that may have a max_run_duration, allow them.
+// zero and at most MaxJobDuration. max_run_extension is allowed where
+// max_run_duration is (batch and sysbatch jobs); max_pending_duration
+// only on batch jobs, whose placements wait in one blocked evaluation (a
+// sysbatch job's wait for nodes of their own).
 func validateWaitLimits(p *problems, where, jobType string, pending, extension *time.Duration) {
 	for _, f := range []struct {
-		name string
-		d    *time.Duration
-	}{{"max_pending_duration", pending}, {"max_run_extension", extension}} {
+		name    string
+		d       *time.Duration
+		allowed bool
+	}{
+		{"max_pending_duration", pending, jobType == JobTypeBatch},
+		{"max_run_extension", extension, AllowsMaxRunDuration(jobType)},
+	} {
 		if f.d == nil {
 			continue
 		}
@@ -19,7 +25,7 @@ func validateWaitLimits(p *problems, where, jobType string, pending, extension *
 		} else {
 			validateDuration(p, where, f.name, *f.d)
 		}
-		if !AllowsMaxRunDuration(jobType) {
+		if !f.allowed {
 			p.add(where, "Job type %q does not allow %s", jobType, f.name)
 		}
 	}

@@ -18,10 +18,13 @@ func TestValidate_waitLimits(t *testing.T) {
 		want    []string
 	}{
 		{name: "group pending on batch", jobType: "batch", mutate: func(j *Job) { group(j).MaxPendingDuration = new(time.Minute) }},
-		{name: "job both on sysbatch", jobType: "sysbatch", mutate: func(j *Job) {
+		{name: "job both on batch", jobType: "batch", mutate: func(j *Job) {
 			j.MaxPendingDuration = new(time.Minute)
 			j.MaxRunExtension = new(time.Minute)
 		}},
+		{name: "extension on sysbatch", jobType: "sysbatch", mutate: func(j *Job) { j.MaxRunExtension = new(time.Minute) }},
+		{name: "pending on sysbatch", jobType: "sysbatch", mutate: func(j *Job) { group(j).MaxPendingDuration = new(time.Minute) },
+			want: []string{`Task group "g": Job type "sysbatch" does not allow max_pending_duration`}},
 		{name: "group pending 0s", jobType: "batch", mutate: func(j *Job) { group(j).MaxPendingDuration = new(time.Duration(0)) },
 			want: []string{`Task group "g": max_pending_duration must be greater than zero, got 0s`}},
 		{name: "group extension negative", jobType: "batch", mutate: func(j *Job) { group(j).MaxRunExtension = new(-time.Second) },
