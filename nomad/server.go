@@ -20,8 +20,8 @@ import (
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/nomad/membership"
-	"github.com/drover-io/drover/nomad/periodic"
 	"github.com/drover-io/drover/nomad/pendingtimeout"
+	"github.com/drover-io/drover/nomad/periodic"
 	"github.com/drover-io/drover/nomad/raftstore"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/nomad/state"
@@ -82,8 +82,8 @@ type Server struct {
 	// pendingTimers give up placements that waited longer than their
 	// group's max_pending_duration (pending_timeout.go).
 	pendingTimers *pendingtimeout.Timers
-	planQueue    *broker.PlanQueue
-	planLatency  *nomadrpc.LatencySamples
+	planQueue     *broker.PlanQueue
+	planLatency   *nomadrpc.LatencySamples
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
 	planSubmitLatency *nomadrpc.LatencySamples
 	heartbeats        *heartbeat.Timers
