@@ -7,6 +7,7 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/internal/waitfor"
+	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -113,4 +114,34 @@ func TestPendingTimeout_SurvivesRestart(t *testing.T) {
 	registerNodes(t, s, 1)
 	time.Sleep(200 * time.Millisecond)
 	must.Len(t, 0, liveAllocs(t, s, "waiting"))
+}
+
+// TestFSMEvents_PendingExpired: the evaluation change that gives up
+// placements for max_pending_duration is an EvaluationPendingExpired
+// event; the same evaluation written again without more given up is an
+// EvaluationUpdated one.
+func TestFSMEvents_PendingExpired(t *testing.T) {
+	fsm, _, sub := eventFSM(t)
+	job := pendingJob("example", 3, time.Second)
+	blocked := testEval("example")
+	blocked.Status = structs.EvalStatusBlocked
+	blocked.QueuedAllocations = map[string]int{"group": 3}
+	blocked.CreateTime = time.Unix(100, 0).UnixNano()
+	mustApply(t, fsm, 5, &logentry.JobRegister{Job: job, Eval: blocked})
+	_, lines := nextBatch(t, sub)
+	must.Eq(t, []string{"Job JobRegistered example", "Evaluation EvaluationUpdated " + blocked.ID}, lines)
+
+	stored, err := fsm.State().EvalByID(nil, blocked.ID)
+	must.NoError(t, err)
+	must.Nil(t, stored.ExpirePending(job, time.Unix(101, -1)), must.Sprint("a nanosecond early"))
+	given := stored.ExpirePending(job, time.Unix(101, 0))
+	must.NotNil(t, given)
+	must.Eq(t, structs.EvalStatusCancelled, given.Status)
+	mustApply(t, fsm, 6, &logentry.EvalUpdate{Evals: []*structs.Evaluation{given}})
+	_, lines = nextBatch(t, sub)
+	must.Eq(t, []string{"Evaluation EvaluationPendingExpired " + blocked.ID}, lines)
+
+	mustApply(t, fsm, 7, &logentry.EvalUpdate{Evals: []*structs.Evaluation{given}})
+	_, lines = nextBatch(t, sub)
+	must.Eq(t, []string{"Evaluation EvaluationUpdated " + blocked.ID}, lines)
 }
