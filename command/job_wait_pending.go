@@ -35,6 +35,9 @@ func waitsForPlacement(job *api.Job) bool {
 // (created at jobCreateIndex or later) given up for max_pending_duration.
 func (w *jobWaiter) pendingExpired(ctx context.Context, jobCreateIndex uint64) (int, error) {
 	evals, _, err := w.client.Jobs().Evaluations(w.jobID, w.query(ctx, 0))
+	if api.IsNotFound(err) {
+		return 0, nil // purged as it ended: how its allocations ended still counts
+	}
 	if err != nil {
 		return 0, err
 	}
