@@ -205,7 +205,7 @@ func runAndWait(ctx context.Context, m *evalMonitor, job *api.Job, resp *api.Job
 		return w.wait(ctx)
 	}
 	code := m.monitor(ctx, resp.EvalID)
-	if code == exitPlacementFailure && waitsForPlacement(job) {
+	if code == exitPlacementFailure && m.waitsForPlacement(ctx, job) {
 		// The placements wait, bounded by max_pending_duration: follow
 		// the job until they are made or given up.
 		code = exitOK

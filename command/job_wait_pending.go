@@ -31,6 +31,18 @@ func waitsForPlacement(job *api.Job) bool {
 	return false
 }
 
+// waitsForPlacement is waitsForPlacement of the job as the server holds
+// it (a dispatched child, known here by its ID alone), or as submitted
+// when it cannot be read.
+func (m *evalMonitor) waitsForPlacement(ctx context.Context, job *api.Job) bool {
+	if waitsForPlacement(job) {
+		return true
+	}
+	q := (&api.QueryOptions{Namespace: deref(job.Namespace)}).WithContext(ctx)
+	stored, _, err := m.client.Jobs().Info(deref(job.ID), q)
+	return err == nil && waitsForPlacement(stored)
+}
+
 // pendingExpired counts the placements of this instance of the job
 // (created at jobCreateIndex or later) given up for max_pending_duration.
 func (w *jobWaiter) pendingExpired(ctx context.Context, jobCreateIndex uint64) (int, error) {

@@ -87,4 +87,11 @@ func TestPendingTimeout_FullNode(t *testing.T) {
 	must.RegexMatch(t, regexp.MustCompile(`Status\s+= dead`), status)
 	must.StrContains(t, status, "Pending Timeout")
 	must.True(t, strings.Contains(status, "exceeded max_pending_duration"), must.Sprint(status))
+
+	// A dispatched child waits and is given up alike: its own exit code.
+	param := strings.Replace(memoryJob("param", half, "2s"), `type = "batch"`, "type = \"batch\"\n  parameterized {}", 1)
+	a.runJob(param)
+	out, code = a.cli("job dispatch", "-wait", "param")
+	must.Eq(t, 5, code, must.Sprintf("exit code of job dispatch -wait:\n%s", out))
+	must.StrContains(t, out, "exceeded max_pending_duration")
 }
