@@ -39,6 +39,11 @@ type Evaluation struct {
 	ModifyIndex       uint64
 	CreateTime        int64
 	ModifyTime        int64
+	// PendingSince and PendingExpired are Drover additions: when the
+	// placements a blocked evaluation waits for were asked for (Unix
+	// nanoseconds), and per group those given up for max_pending_duration.
+	PendingSince   int64          `json:",omitempty"`
+	PendingExpired map[string]int `json:",omitempty"`
 }
 
 // EvaluationStub is the summary of an evaluation.

@@ -28,6 +28,10 @@ type Job struct {
 	Periodic    *PeriodicConfig
 	Reschedule  *ReschedulePolicy
 	Meta        map[string]string
+	// MaxPendingDuration and MaxRunExtension are Drover additions: the
+	// default of the groups' fields of those names.
+	MaxPendingDuration *time.Duration `json:",omitempty"`
+	MaxRunExtension    *time.Duration `json:",omitempty"`
 
 	// ParameterizedJob makes the job wait to be dispatched (the
 	// parameterized block).
@@ -166,6 +170,9 @@ type TaskGroupSummary struct {
 	Starting int
 	Lost     int
 	Unknown  int
+	// PendingExpired is a Drover addition: the placements given up
+	// because they waited longer than the group's max_pending_duration.
+	PendingExpired int `json:",omitempty"`
 }
 
 // JobChildrenSummary counts the children of a periodic or parameterized

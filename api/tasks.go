@@ -31,6 +31,13 @@ type TaskGroup struct {
 	// allocation whose budget would end after the deadline still starts,
 	// cut to it, as long as this much run time fits.
 	MinRunDuration *time.Duration `json:",omitempty"`
+	// MaxPendingDuration is a Drover addition: how long a placement of
+	// the group may wait for a node before it is given up.
+	MaxPendingDuration *time.Duration `json:",omitempty"`
+	// MaxRunExtension is a Drover addition: how far beyond
+	// MaxRunDuration a task may move its own allocation's deadline with
+	// its workload identity.
+	MaxRunExtension *time.Duration `json:",omitempty"`
 	// EphemeralDisk is the disk the group's allocations share; the
 	// scheduler reserves its size on the node.
 	EphemeralDisk *EphemeralDisk `json:",omitempty"`

@@ -39,6 +39,13 @@ func (m *Meta) resolveAlloc(client *api.Client, id string) (*api.Allocation, boo
 		m.Ui.Error("Identifier must contain at least two characters.")
 		return nil, false
 	}
+	if structsUUIDLength == len(id) {
+		// A whole ID is read directly: a task's workload identity may
+		// read its own allocation but not list allocations.
+		if alloc, _, err := client.Allocations().Info(id, nil); err == nil {
+			return alloc, true
+		}
+	}
 	stubs, _, err := client.Allocations().PrefixList(id)
 	if err != nil {
 		m.Ui.Error(apiErrorLine(client, "querying allocations", err))
@@ -121,3 +128,6 @@ func (m *Meta) pickTask(alloc *api.Allocation, name string) (string, bool) {
 	}
 	return "", false
 }
+
+// structsUUIDLength is the length of a whole allocation ID.
+const structsUUIDLength = 36

@@ -31,7 +31,8 @@ Usage: drover job dispatch [options] <parameterized job> [input source]
   2 when the scheduler could not place all of its allocations, 1 on any
   other error; with -wait, 0 when every allocation completed, 1 when one
   failed or was stopped, 3 when max_run_duration stopped one, 4 when
-  -wait-timeout passed first, 130 when interrupted.
+  -wait-timeout passed first, 5 when placements were given up for
+  max_pending_duration, 130 when interrupted.
 ` + clientOptionsHelp + `
 Dispatch Options:
 

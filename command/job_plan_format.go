@@ -31,7 +31,9 @@ const diffIndent = 2
 // durationFields are the fields, outside driver configs, whose values are
 // nanoseconds; they print as durations ("10s").
 var durationFields = map[string]bool{
-	"MaxRunDuration": true,
+	"MaxRunDuration":     true,
+	"MaxPendingDuration": true,
+	"MaxRunExtension":    true,
 	// A task's max_run_warning lead time, flattened as the diff names it.
 	"MaxRunWarning.Before": true,
 	"ShutdownDelay":        true,

@@ -41,8 +41,11 @@ Usage: drover job run [options] <path>
   allocations, 1 on any other error (with -wait: when an allocation
   failed or was stopped), 3 with -wait when max_run_duration, the
   group's or a task's, stopped an allocation and none failed otherwise,
-  4 when -wait-timeout passed first, 130 when interrupted. After 4 and
-  130 the job goes on.
+  4 when -wait-timeout passed first, 5 with -wait when placements were
+  given up for max_pending_duration and no allocation failed, 130 when
+  interrupted. After 4 and 130 the job goes on. With -wait, a job with a
+  max_pending_duration whose placements wait does not exit 2: it is
+  followed until they are made or given up.
 ` + clientOptionsHelp + `
 Run Options:
 
@@ -201,7 +204,13 @@ func runAndWait(ctx context.Context, m *evalMonitor, job *api.Job, resp *api.Job
 	if resp.EvalID == "" {
 		return w.wait(ctx)
 	}
-	if code := m.monitor(ctx, resp.EvalID); code != exitOK {
+	code := m.monitor(ctx, resp.EvalID)
+	if code == exitPlacementFailure && m.waitsForPlacement(ctx, job) {
+		// The placements wait, bounded by max_pending_duration: follow
+		// the job until they are made or given up.
+		code = exitOK
+	}
+	if code != exitOK {
 		if code == exitInterrupted && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return w.stopped(ctx, "", ctx.Err())
 		}

@@ -223,10 +223,18 @@ func (v *jobStatusView) showSummary(job *api.Job, parameterized bool) error {
 	launches := job.IsPeriodic() || parameterized
 	if !launches {
 		rows := []string{"Task Group|Queued|Starting|Running|Failed|Complete|Lost|Unknown"}
+		expired := anyPendingExpired(summary)
+		if expired {
+			rows[0] += "|Pending Timeout"
+		}
 		for _, group := range slices.Sorted(maps.Keys(summary.Summary)) {
 			s := summary.Summary[group]
-			rows = append(rows, fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d|%d",
-				group, s.Queued, s.Starting, s.Running, s.Failed, s.Complete, s.Lost, s.Unknown))
+			row := fmt.Sprintf("%s|%d|%d|%d|%d|%d|%d|%d",
+				group, s.Queued, s.Starting, s.Running, s.Failed, s.Complete, s.Lost, s.Unknown)
+			if expired {
+				row += fmt.Sprintf("|%d", s.PendingExpired)
+			}
+			rows = append(rows, row)
 		}
 		v.Ui.Output("\nSummary")
 		v.Ui.Output(formatList(rows))
@@ -281,6 +289,10 @@ func (v *jobStatusView) showEvaluations(job *api.Job) error {
 	if failed := unresolvedPlacementFailure(evals); failed != nil {
 		v.Ui.Output("\nPlacement Failure")
 		v.Ui.Output(formatPlacementFailures(failed.FailedTGAllocs, v.verbose))
+	}
+	if rows := pendingTimeoutRows(evals); len(rows) > 0 {
+		v.Ui.Output("\nPending Timeout")
+		v.Ui.Output(formatList(rows))
 	}
 	if !v.evals {
 		return nil

@@ -100,7 +100,11 @@ func (w *jobWaiter) wait(ctx context.Context) int {
 			return w.stopped(ctx, "reading the job's evaluations", err)
 		}
 		if !pending {
-			return w.finish(latest)
+			expired, err := w.pendingExpired(ctx, deref(job.CreateIndex))
+			if err != nil {
+				return w.stopped(ctx, "reading the job's evaluations", err)
+			}
+			return w.finishPending(latest, expired)
 		}
 		// An evaluation is still to run, such as a reschedule that waits
 		// out its delay: block until the job's evaluations change, then

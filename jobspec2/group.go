@@ -11,6 +11,9 @@ import (
 var groupSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "count"}, {Name: "shutdown_delay"}, {Name: "max_run_duration"}, {Name: "max_run_outcome"}, {Name: "min_run_duration"}, {Name: "meta"},
+		// Drover's: the pending timeout and how far a task may extend its
+		// own deadline.
+		{Name: "max_pending_duration"}, {Name: "max_run_extension"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
@@ -41,6 +44,8 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 		MinRunDuration: d.duration(attrs["min_run_duration"]),
 	}
 	tg.MaxRunOutcome = d.string(attrs["max_run_outcome"])
+	tg.MaxPendingDuration = d.duration(attrs["max_pending_duration"])
+	tg.MaxRunExtension = d.duration(attrs["max_run_extension"])
 	if b := d.single(blocksOfType(content, "restart")); b != nil {
 		tg.RestartPolicy = d.restart(b)
 	}

@@ -15,6 +15,8 @@ var jobSchema = &hcl.BodySchema{
 		{Name: "node_pool"}, {Name: "meta"},
 		// Drover's: the job-wide budget and the finish-by deadline.
 		{Name: "max_run_duration"}, {Name: "deadline"},
+		// Drover's: defaults of the groups' fields of those names.
+		{Name: "max_pending_duration"}, {Name: "max_run_extension"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
@@ -50,6 +52,8 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 	if job.Name == nil {
 		job.Name = &id
 	}
+	job.MaxPendingDuration = d.duration(attrs["max_pending_duration"])
+	job.MaxRunExtension = d.duration(attrs["max_run_extension"])
 	if b := d.single(blocksOfType(content, "periodic")); b != nil {
 		job.Periodic = d.periodic(b)
 	}

@@ -81,8 +81,13 @@ func (s *Server) allowAllocStop(a *acl.ACL, req *AllocStopRequest) error {
 }
 
 // allowAllocSetMaxRun: a new max_run_duration ends the allocation sooner
-// or later, so it needs what stopping it needs.
+// or later, so it needs what stopping it needs; or it is a task's
+// workload identity changing its own allocation, within the ceiling its
+// job sets (allowSelfMaxRun, checked once the allocation is read).
 func (s *Server) allowAllocSetMaxRun(a *acl.ACL, req *AllocMaxRunRequest) error {
+	if a.Workload() != nil {
+		return s.allowSelfMaxRunCaller(a, req.AllocID)
+	}
 	return s.allowAllocOperation(a, req.AllocID, acl.CapAllocLifecycle)
 }
 

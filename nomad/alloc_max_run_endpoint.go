@@ -54,6 +54,9 @@ func (s *Server) allocSetMaxRunLocal(ctx context.Context, req *AllocMaxRunReques
 	if err != nil {
 		return nil, err
 	}
+	if err := allowSelfMaxRun(ctx, alloc, req.Budget); err != nil {
+		return nil, err
+	}
 	ns, err := s.State().NamespaceByName(nil, alloc.Namespace)
 	if err != nil {
 		return nil, err

@@ -168,6 +168,7 @@ func (s *Server) enableLeaderComponents(ctx context.Context) {
 	s.heartbeats.Enable(ctx)
 	s.periodic.SetEnabled(true)
 	s.jobStatus.SetEnabled(true)
+	s.pendingTimers.SetEnabled(true)
 }
 
 func (s *Server) disableLeaderComponents() {
@@ -177,6 +178,7 @@ func (s *Server) disableLeaderComponents() {
 	s.heartbeats.Disable()
 	s.periodic.SetEnabled(false)
 	s.jobStatus.SetEnabled(false)
+	s.pendingTimers.SetEnabled(false)
 }
 
 // restoreLeaderState hands the leader's loops what the state holds: the
@@ -196,6 +198,7 @@ func (s *Server) restoreLeaderState(ctx context.Context) error {
 			s.evalBroker.Enqueue(e)
 		case structs.EvalStatusBlocked:
 			s.blockedEvals.Block(e)
+			s.watchPending(e)
 		}
 	}
 	nodes, err := st.Nodes(nil)
@@ -236,6 +239,7 @@ func (s *Server) observeApply(a Applied) {
 				s.blockedEvals.Untrack(e.Namespace, e.JobID, index)
 			}
 		}
+		s.observePending(e)
 		s.jobStatus.MarkJob(e.Namespace, e.JobID)
 	}
 	if freesCapacity(entry) {

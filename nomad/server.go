@@ -20,6 +20,7 @@ import (
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/nomad/maxrunstats"
 	"github.com/drover-io/drover/nomad/membership"
+	"github.com/drover-io/drover/nomad/pendingtimeout"
 	"github.com/drover-io/drover/nomad/periodic"
 	"github.com/drover-io/drover/nomad/raftstore"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
@@ -78,8 +79,11 @@ type Server struct {
 	// leads.
 	evalBroker   *broker.EvalBroker
 	blockedEvals *broker.BlockedEvals
-	planQueue    *broker.PlanQueue
-	planLatency  *nomadrpc.LatencySamples
+	// pendingTimers give up placements that waited longer than their
+	// group's max_pending_duration (pending_timeout.go).
+	pendingTimers *pendingtimeout.Timers
+	planQueue     *broker.PlanQueue
+	planLatency   *nomadrpc.LatencySamples
 	// planSubmitLatency is planLatency plus the wait in the plan queue.
 	planSubmitLatency *nomadrpc.LatencySamples
 	heartbeats        *heartbeat.Timers
@@ -281,6 +285,7 @@ func (s *Server) setupLeaderComponents() {
 		return err
 	})
 	s.varLocks = varlock.New(s.expireVariableLock)
+	s.pendingTimers = pendingtimeout.New(s.expirePending)
 	s.fsm.Listen(Listener{Apply: s.observeApply})
 }
 

@@ -49,7 +49,8 @@ func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, a
 			return err
 		}
 	}
-	for _, name := range ch.newNames {
+	// Placements given up for max_pending_duration are not made again.
+	for _, name := range ctx.eval.PendingExpiredNames(tg.Name, ch.newNames) {
 		if reason := ctx.giveUpReason(p); reason != "" {
 			ctx.giveUpPlacement(p, reason)
 			continue

@@ -1,7 +1,9 @@
 package scheduler
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/drover-io/drover/structs"
@@ -111,6 +113,11 @@ func (ctx *planContext) finish() error {
 		}
 		blocked := ctx.followupEval(structs.EvalTriggerQueuedAllocs, structs.EvalStatusBlocked)
 		blocked.StatusDescription = "created to place remaining allocations"
+		// max_pending_duration counts from the evaluation that asked for
+		// the placements, which may itself have been a follow-up.
+		blocked.PendingSince = cmp.Or(ctx.eval.PendingSince, ctx.eval.CreateTime)
+		// What it waits for, which its max_pending_duration timer reads.
+		blocked.QueuedAllocations = maps.Clone(updated.QueuedAllocations)
 		if err := ctx.planner.CreateEval(blocked); err != nil {
 			return fmt.Errorf("evaluation %s: create blocked evaluation: %w", ctx.eval.ID, err)
 		}

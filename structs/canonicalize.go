@@ -64,6 +64,12 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 			tg.ReschedulePolicy = DefaultReschedulePolicy(j.Type)
 		}
 	}
+	if tg.MaxPendingDuration == nil {
+		tg.MaxPendingDuration = clonePtr(j.MaxPendingDuration)
+	}
+	if tg.MaxRunExtension == nil {
+		tg.MaxRunExtension = clonePtr(j.MaxRunExtension)
+	}
 	if len(tg.Meta) == 0 {
 		tg.Meta = nil
 	}

@@ -27,6 +27,8 @@ func (j *Job) Copy() *Job {
 	c.DispatchMaxRunDuration = clonePtr(j.DispatchMaxRunDuration)
 	c.MaxRunDuration = clonePtr(j.MaxRunDuration)
 	c.Deadline = clonePtr(j.Deadline)
+	c.MaxPendingDuration = clonePtr(j.MaxPendingDuration)
+	c.MaxRunExtension = clonePtr(j.MaxRunExtension)
 	c.Reschedule = j.Reschedule.Copy()
 	c.Meta = maps.Clone(j.Meta)
 	c.TaskGroups = copyEach(j.TaskGroups, (*TaskGroup).Copy)
@@ -50,6 +52,8 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.ShutdownDelay = clonePtr(tg.ShutdownDelay)
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
 	c.MinRunDuration = clonePtr(tg.MinRunDuration)
+	c.MaxPendingDuration = clonePtr(tg.MaxPendingDuration)
+	c.MaxRunExtension = clonePtr(tg.MaxRunExtension)
 	c.EphemeralDisk = clonePtr(tg.EphemeralDisk)
 	c.Networks = CopyNetworks(tg.Networks)
 	c.Services = copyEach(tg.Services, (*Service).Copy)
@@ -205,6 +209,7 @@ func (e *Evaluation) Copy() *Evaluation {
 	c.FailedTGAllocs = copyMapValues(e.FailedTGAllocs, (*AllocMetric).Copy)
 	c.ClassEligibility = maps.Clone(e.ClassEligibility)
 	c.QueuedAllocations = maps.Clone(e.QueuedAllocations)
+	c.PendingExpired = maps.Clone(e.PendingExpired)
 	return &c
 }
 

@@ -108,6 +108,12 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	if tg.MinRunDuration != nil {
 		m["MinRunDuration"] = durationField(*tg.MinRunDuration)
 	}
+	if tg.MaxPendingDuration != nil {
+		m["MaxPendingDuration"] = durationField(*tg.MaxPendingDuration)
+	}
+	if tg.MaxRunExtension != nil {
+		m["MaxRunExtension"] = durationField(*tg.MaxRunExtension)
+	}
 	if tg.ShutdownDelay != nil {
 		m["ShutdownDelay"] = durationField(*tg.ShutdownDelay)
 	}

@@ -56,6 +56,16 @@ type Evaluation struct {
 	ModifyIndex       uint64
 	CreateTime        int64
 	ModifyTime        int64
+
+	// PendingSince is Drover's, on a blocked evaluation: when the
+	// evaluation that asked for its placements was created, the instant
+	// max_pending_duration counts from (pending_timeout.go). Zero counts
+	// from the blocked evaluation's own CreateTime.
+	PendingSince int64 `json:",omitempty"`
+	// PendingExpired is Drover's: per group, the placements of this
+	// evaluation given up because they waited longer than the group's
+	// max_pending_duration. The scheduler does not make them again.
+	PendingExpired map[string]int `json:",omitempty"`
 }
 
 // TerminalStatus reports whether the evaluation is finished.

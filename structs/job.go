@@ -63,6 +63,12 @@ type Job struct {
 	// Deadline is Drover's finish-by: the instant by which the job's
 	// allocations must be done (JobDeadline). Nil means none.
 	Deadline *JobDeadline `json:",omitempty"`
+	// MaxPendingDuration and MaxRunExtension are Drover's job-wide
+	// defaults of the groups' fields of those names: canonicalisation
+	// copies them into every group that has none. They are kept so that
+	// the job reads back as submitted.
+	MaxPendingDuration *time.Duration `json:",omitempty"`
+	MaxRunExtension    *time.Duration `json:",omitempty"`
 
 	// Server-side state.
 	Stop     bool

@@ -22,6 +22,10 @@ type TaskGroupSummary struct {
 	Starting int
 	Lost     int
 	Unknown  int
+	// PendingExpired is Drover's: the placements given up because they
+	// waited longer than the group's max_pending_duration, counted over
+	// the evaluations of the job (Evaluation.PendingExpired).
+	PendingExpired int `json:",omitempty"`
 }
 
 // JobChildrenSummary counts the children of a periodic job by status.

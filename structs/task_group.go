@@ -30,6 +30,16 @@ type TaskGroup struct {
 	// long as this much fits before it. Nil means an allocation starts
 	// only when its whole budget ends by the deadline.
 	MinRunDuration *time.Duration `json:",omitempty"`
+	// MaxPendingDuration is Drover's: how long a placement the group
+	// asked for may wait for a node, counted from the evaluation that
+	// asked for it. Nil waits for ever. Canonicalisation fills it from
+	// the job's (pending_timeout.go).
+	MaxPendingDuration *time.Duration `json:",omitempty"`
+	// MaxRunExtension is Drover's: how far beyond the group's
+	// max_run_duration a task may move its own allocation's deadline
+	// with its workload identity. Nil lets no task do so.
+	// Canonicalisation fills it from the job's (max_run_extension.go).
+	MaxRunExtension *time.Duration `json:",omitempty"`
 	// EphemeralDisk is the disk the group's allocations share; nil
 	// reserves none (Nomad's default of 300 MB applies only where its
 	// client fills it in).

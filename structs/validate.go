@@ -32,6 +32,7 @@ func (j *Job) Validate() error {
 	j.Periodic.validate(&p, j.Type)
 	j.validateParameterized(&p)
 	j.validateJobDeadlines(&p)
+	validateWaitLimits(&p, "", j.Type, j.MaxPendingDuration, j.MaxRunExtension)
 
 	if len(j.TaskGroups) == 0 {
 		p.add("", "Missing job task groups")
@@ -48,6 +49,7 @@ func (j *Job) Validate() error {
 		}
 		seen[tg.Name] = true
 		tg.validate(&p, where, j.Type)
+		j.validateGroupWaitLimits(&p, where, tg)
 	}
 	j.validateTaskExec(&p)
 	return p.err()

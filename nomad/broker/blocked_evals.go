@@ -106,6 +106,19 @@ func (b *BlockedEvals) Untrack(namespace, jobID string, index uint64) {
 	b.duplicates = append(b.duplicates, old)
 }
 
+// Forget drops a blocked evaluation that ended otherwise (its placements
+// given up for max_pending_duration), so that no capacity change hands
+// it to the broker again.
+func (b *BlockedEvals) Forget(namespace, jobID, evalID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.captured, evalID)
+	key := jobKey{namespace, jobID}
+	if old := b.byJob[key]; old != nil && old.ID == evalID {
+		delete(b.byJob, key)
+	}
+}
+
 // Unblock records a capacity change at index and wakes Run, which hands
 // the blocked evaluations to the broker. It never blocks.
 func (b *BlockedEvals) Unblock(index uint64) {

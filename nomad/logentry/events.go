@@ -41,7 +41,7 @@ func changeEvent(entry Entry, c memdb.Change) *stream.Event {
 		if c.Deleted() {
 			return nil
 		}
-		return &stream.Event{Topic: stream.TopicEvaluation, Type: stream.TypeEvaluationUpdated, Key: o.ID, Namespace: o.Namespace, FilterKeys: []string{o.JobID}, Payload: o}
+		return &stream.Event{Topic: stream.TopicEvaluation, Type: evalEventType(c), Key: o.ID, Namespace: o.Namespace, FilterKeys: []string{o.JobID}, Payload: o}
 	case *structs.Allocation:
 		if c.Deleted() {
 			return nil
@@ -117,4 +117,27 @@ func nodeEventType(entry Entry, deleted bool) string {
 		return stream.TypeNodeDeregistration
 	}
 	return stream.TypeNodeEvent // a status change, as Nomad's NodeEvent
+}
+
+// evalEventType is TypeEvaluationPendingExpired for an evaluation change
+// that gave up placements for max_pending_duration, TypeEvaluationUpdated
+// for any other.
+func evalEventType(c memdb.Change) string {
+	after, _ := c.After.(*structs.Evaluation)
+	before, _ := c.Before.(*structs.Evaluation)
+	if after != nil && pendingExpiredTotal(after) > pendingExpiredTotal(before) {
+		return stream.TypeEvaluationPendingExpired
+	}
+	return stream.TypeEvaluationUpdated
+}
+
+func pendingExpiredTotal(e *structs.Evaluation) int {
+	if e == nil {
+		return 0
+	}
+	total := 0
+	for _, n := range e.PendingExpired {
+		total += n
+	}
+	return total
 }

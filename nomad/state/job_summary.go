@@ -77,7 +77,11 @@ func (r *reader) countQueued(ws memdb.WatchSet, job *structs.Job, summary *struc
 	}
 	var latest *structs.Evaluation
 	for _, eval := range evals {
-		if eval.QueuedAllocations == nil || eval.CreateIndex < job.CreateIndex {
+		if eval.CreateIndex < job.CreateIndex {
+			continue
+		}
+		countPendingExpired(eval, summary)
+		if eval.QueuedAllocations == nil {
 			continue
 		}
 		if latest == nil || eval.ModifyIndex > latest.ModifyIndex {
@@ -100,6 +104,20 @@ func (r *reader) countQueued(ws memdb.WatchSet, job *structs.Job, summary *struc
 		summary.Summary[name] = tg
 	}
 	return nil
+}
+
+// countPendingExpired adds the placements eval gave up for
+// max_pending_duration to its groups' PendingExpired.
+func countPendingExpired(eval *structs.Evaluation, summary *structs.JobSummary) {
+	for name, n := range eval.PendingExpired {
+		tg, ok := summary.Summary[name]
+		if !ok || n <= 0 {
+			continue
+		}
+		tg.PendingExpired += n
+		summary.Summary[name] = tg
+		summary.ModifyIndex = max(summary.ModifyIndex, eval.ModifyIndex)
+	}
 }
 
 func (r *reader) countChildren(ws memdb.WatchSet, job *structs.Job, summary *structs.JobSummary) error {

@@ -49,6 +49,10 @@ const (
 	TypeJobDeregistered = "JobDeregistered"
 
 	TypeEvaluationUpdated = "EvaluationUpdated"
+	// TypeEvaluationPendingExpired is Drover's: a blocked evaluation gave
+	// up placements that waited longer than max_pending_duration (its
+	// PendingExpired grew).
+	TypeEvaluationPendingExpired = "EvaluationPendingExpired"
 
 	TypeAllocationUpdated             = "AllocationUpdated"
 	TypeAllocationUpdateDesiredStatus = "AllocationUpdateDesiredStatus"

@@ -261,14 +261,17 @@
   function byNewest(a, b) { return (b.CreateIndex || 0) - (a.CreateIndex || 0) || (a.ID < b.ID ? -1 : 1); }
 
   // counts lists how many allocations are in each state: "2 running".
+  // PendingExpired (Drover's) counts placements given up for
+  // max_pending_duration, which never became allocations.
   const STATES = [['Queued', 'queued'], ['Starting', 'starting'], ['Running', 'running'],
-    ['Complete', 'complete'], ['Failed', 'failed'], ['Lost', 'lost'], ['Unknown', 'unknown']];
+    ['Complete', 'complete'], ['Failed', 'failed'], ['Lost', 'lost'], ['Unknown', 'unknown'],
+    ['PendingExpired', 'pending-expired', 'exceeded max_pending_duration']];
 
   function counts(summaries) {
     const total = {};
     for (const s of summaries) for (const [field] of STATES) total[field] = (total[field] || 0) + (s[field] || 0);
-    const parts = STATES.filter(([field]) => total[field]).map(([field, name]) =>
-      el('span', {class: `s-${name}`}, `${total[field]} ${name}`));
+    const parts = STATES.filter(([field]) => total[field]).map(([field, name, label]) =>
+      el('span', {class: `s-${name}`}, `${total[field]} ${label || name}`));
     return parts.length ? el('span', {class: 'counts'}, parts) : el('span', {class: 'empty'}, 'none');
   }
 
@@ -336,8 +339,11 @@
       const [job, allocs, summary] = await Promise.all([get(base + q), get(`${base}/allocations${q}`), get(`${base}/summary${q}`)]);
       const j = job.body;
       const timedOut = allocs.body.filter((a) => a.MaxRunExceeded).length;
+      const given = Object.values((summary.body && summary.body.Summary) || {})
+        .reduce((n, s) => n + (s.PendingExpired || 0), 0);
       fill(byID('job-status'), badge(j.Status), j.Stop ? [' ', badge('stop')] : null,
-        timedOut ? [' ', timeoutBadge(`${timedOut} timed out`)] : null);
+        timedOut ? [' ', timeoutBadge(`${timedOut} timed out`)] : null,
+        given ? [' ', timeoutBadge(`${given} exceeded max_pending_duration`)] : null);
       facts(byID('job-summary'), [
         ['Type', j.Type],
         ['Namespace', j.Namespace],

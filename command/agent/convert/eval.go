@@ -40,6 +40,8 @@ func EvalToAPI(e *structs.Evaluation) *api.Evaluation {
 		ModifyIndex:       e.ModifyIndex,
 		CreateTime:        e.CreateTime,
 		ModifyTime:        e.ModifyTime,
+		PendingSince:      e.PendingSince,
+		PendingExpired:    maps.Clone(e.PendingExpired),
 	}
 }
 

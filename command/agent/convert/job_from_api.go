@@ -76,6 +76,8 @@ func JobFromAPI(in *api.Job) *structs.Job {
 	dispatchFromAPI(j, in)
 	j.MaxRunDuration = clonePtr(in.MaxRunDuration)
 	j.Deadline = (*structs.JobDeadline)(clonePtr(in.Deadline))
+	j.MaxPendingDuration = clonePtr(in.MaxPendingDuration)
+	j.MaxRunExtension = clonePtr(in.MaxRunExtension)
 	rescheduleBase := j.Reschedule
 	if rescheduleBase == nil {
 		rescheduleBase = structs.DefaultReschedulePolicy(jobType)
@@ -113,6 +115,8 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 		tg.Count = *in.Count
 	}
 	tg.MaxRunOutcome = Deref(in.MaxRunOutcome)
+	tg.MaxPendingDuration = clonePtr(in.MaxPendingDuration)
+	tg.MaxRunExtension = clonePtr(in.MaxRunExtension)
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	tg.Networks = networksFromAPI(in.Networks)
 	tg.Volumes = volumesFromAPI(in.Volumes)

@@ -46,6 +46,8 @@ func JobToAPI(j *structs.Job) *api.Job {
 	dispatchToAPI(out, j)
 	out.MaxRunDuration = clonePtr(j.MaxRunDuration)
 	out.Deadline = (*api.JobDeadline)(clonePtr(j.Deadline))
+	out.MaxPendingDuration = clonePtr(j.MaxPendingDuration)
+	out.MaxRunExtension = clonePtr(j.MaxRunExtension)
 	if j.TaskGroups != nil {
 		out.TaskGroups = make([]*api.TaskGroup, len(j.TaskGroups))
 		for i, tg := range j.TaskGroups {
@@ -75,6 +77,8 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 	if tg.MaxRunOutcome != "" {
 		out.MaxRunOutcome = new(tg.MaxRunOutcome)
 	}
+	out.MaxPendingDuration = clonePtr(tg.MaxPendingDuration)
+	out.MaxRunExtension = clonePtr(tg.MaxRunExtension)
 	out.Networks = NetworksToAPI(tg.Networks)
 	out.Services = servicesToAPI(tg.Services)
 	if tg.EphemeralDisk != nil {
