@@ -13,6 +13,7 @@ var jobSchema = &hcl.BodySchema{
 		{Name: "name"}, {Name: "region"}, {Name: "namespace"}, {Name: "type"},
 		{Name: "priority"}, {Name: "all_at_once"}, {Name: "datacenters"},
 		{Name: "node_pool"}, {Name: "meta"},
+		{Name: "ttl_after_finished"}, // Drover's (structs/gc.go)
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
@@ -42,6 +43,7 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 		Affinities:  d.affinities(blocksOfType(content, "affinity")),
 		Spreads:     d.spreads(blocksOfType(content, "spread")),
 	}
+	job.TTLAfterFinished = d.duration(attrs["ttl_after_finished"])
 	if job.Name == nil {
 		job.Name = &id
 	}
@@ -74,6 +76,7 @@ var periodicSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "cron"}, {Name: "crons"}, {Name: "prohibit_overlap"},
 		{Name: "time_zone"}, {Name: "enabled"},
+		{Name: "overlap"}, {Name: "keep_last"}, // Drover's (structs/gc.go)
 	},
 }
 
@@ -91,6 +94,8 @@ func (d *decoder) periodic(block *hcl.Block) *api.PeriodicConfig {
 		ProhibitOverlap: d.bool(attrs["prohibit_overlap"]),
 		TimeZone:        d.string(attrs["time_zone"]),
 		Enabled:         d.bool(attrs["enabled"]),
+		Overlap:         d.string(attrs["overlap"]),
+		KeepLast:        d.int(attrs["keep_last"]),
 	}
 	if attrs["cron"] == nil && attrs["crons"] == nil {
 		d.add(errorAt(block.DefRange, "Missing cron schedule",

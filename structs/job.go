@@ -54,6 +54,10 @@ type Job struct {
 	// scheduler reads. It is kept so that the job reads back as submitted.
 	Reschedule *ReschedulePolicy
 	Meta       map[string]string
+	// TTLAfterFinished is Drover's: how long after it finished a dead job
+	// is garbage collected, in place of the server's job_gc_threshold;
+	// zero leaves it to the threshold (gc.go).
+	TTLAfterFinished time.Duration
 
 	// Server-side state.
 	Stop     bool
@@ -127,6 +131,14 @@ type PeriodicConfig struct {
 	SpecType        string
 	ProhibitOverlap bool
 	TimeZone        string
+	// Overlap is Drover's: what a launch does while an earlier child
+	// still runs (PeriodicOverlap*); empty means what ProhibitOverlap
+	// says (gc.go).
+	Overlap string
+	// KeepLast is Drover's: how many dead children garbage collection
+	// keeps; older dead ones go at its next pass. Zero leaves the
+	// children to job_gc_threshold.
+	KeepLast int
 }
 
 // PeriodicSpecCron is the only periodic spec type.
