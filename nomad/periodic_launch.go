@@ -33,8 +33,8 @@ func (l serverLauncher) RunningChild(job *structs.Job) (string, error) {
 	return "", nil
 }
 
-func (l serverLauncher) StopRunning(ctx context.Context, job *structs.Job) ([]string, error) {
-	return l.srv.stopPeriodicChildren(ctx, job)
+func (l serverLauncher) StopRunning(ctx context.Context, job *structs.Job, at time.Time) ([]string, error) {
+	return l.srv.stopPeriodicChildren(ctx, job, periodic.ChildID(job.ID, at))
 }
 
 func (l serverLauncher) Skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error {
@@ -43,16 +43,18 @@ func (l serverLauncher) Skipped(ctx context.Context, job *structs.Job, at time.T
 
 // stopPeriodicChildren stops (without purging) every child of a periodic
 // job that is not dead and not stopped yet, each with the evaluation that
-// stops its allocations, as `job stop` would: overlap = "replace". It
-// returns the IDs of the children it stopped.
-func (s *Server) stopPeriodicChildren(ctx context.Context, parent *structs.Job) ([]string, error) {
+// stops its allocations, as `job stop` would: overlap = "replace". The
+// child named except, the one the coming launch evaluates again when it
+// falls in the same second, stays. It returns the IDs of the children it
+// stopped.
+func (s *Server) stopPeriodicChildren(ctx context.Context, parent *structs.Job, except string) ([]string, error) {
 	children, err := s.State().JobChildren(nil, parent.Namespace, parent.ID)
 	if err != nil {
 		return nil, err
 	}
 	var stopped []string
 	for _, c := range children {
-		if c.Status == structs.JobStatusDead || c.Stop {
+		if c.Status == structs.JobStatusDead || c.Stop || c.ID == except {
 			continue
 		}
 		entry := &logentry.JobDeregister{
@@ -224,8 +226,9 @@ func (s *Server) periodicForceLocal(ctx context.Context, req *PeriodicForceReque
 	if job.Stop {
 		return nil, invalidf("periodic job %q is stopped", req.JobID)
 	}
+	now := time.Now()
 	if job.Periodic.OverlapPolicy() == structs.PeriodicOverlapReplace {
-		stopped, err := s.stopPeriodicChildren(ctx, job)
+		stopped, err := s.stopPeriodicChildren(ctx, job, periodic.ChildID(job.ID, now))
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +236,7 @@ func (s *Server) periodicForceLocal(ctx context.Context, req *PeriodicForceReque
 			s.logger.Info("forced launch replaces the running children of periodic job", "job_id", job.ID, "stopped", stopped)
 		}
 	}
-	evalID, err := s.launchPeriodicChild(ctx, job, time.Now())
+	evalID, err := s.launchPeriodicChild(ctx, job, now)
 	if err != nil {
 		return nil, err
 	}

@@ -23,8 +23,9 @@ type Launcher interface {
 	// still runs, where users can see it.
 	Skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error
 	// StopRunning stops every child of the job that is not dead (overlap
-	// = "replace") and returns their IDs.
-	StopRunning(ctx context.Context, job *structs.Job) ([]string, error)
+	// = "replace"), but the one of the launch at at, and returns their
+	// IDs.
+	StopRunning(ctx context.Context, job *structs.Job, at time.Time) ([]string, error)
 }
 
 // Dispatcher launches, on the leader, the children of periodic jobs
@@ -197,7 +198,7 @@ func (d *Dispatcher) dispatchDue(ctx context.Context) {
 func (d *Dispatcher) LaunchUnlessOverlapping(ctx context.Context, job *structs.Job, at time.Time) {
 	switch job.Periodic.OverlapPolicy() {
 	case structs.PeriodicOverlapReplace:
-		stopped, err := d.launcher.StopRunning(ctx, job)
+		stopped, err := d.launcher.StopRunning(ctx, job, at)
 		if err != nil {
 			// Launching beside a child the job wants replaced would
 			// break its promise; the next launch tries again.

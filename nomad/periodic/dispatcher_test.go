@@ -64,7 +64,7 @@ type fakeLauncher struct {
 	stopErr error
 }
 
-func (f *fakeLauncher) StopRunning(context.Context, *structs.Job) ([]string, error) {
+func (f *fakeLauncher) StopRunning(context.Context, *structs.Job, time.Time) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stopErr != nil {
