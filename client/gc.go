@@ -114,8 +114,17 @@ func (c *Client) finishedRunners() []*runnerEntry {
 func (c *Client) CollectAlloc(ctx context.Context, id string) error {
 	c.mu.Lock()
 	e, ok := c.runners[id]
-	finished := ok && !e.finishedAt.IsZero()
 	c.mu.Unlock()
+	finished := false
+	if ok {
+		// Its tasks have ended once WaitCh is closed, a moment before
+		// finishedAt is set.
+		select {
+		case <-e.ar.WaitCh():
+			finished = true
+		default:
+		}
+	}
 	switch {
 	case !ok:
 		return fmt.Errorf("allocation %q: %w", id, ErrUnknownAlloc)

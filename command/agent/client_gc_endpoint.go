@@ -10,16 +10,17 @@ import (
 
 // clientGC serves PUT /v1/client/gc: this agent's client removes every
 // finished allocation (directories and state) now. ?node_id= names
-// another node, to which the request is forwarded, as Nomad's does.
+// another node, to which the request is forwarded, as Nomad's does. It
+// answers an empty body, as Nomad's: Nomad's client (Nodes().GC) decodes
+// none.
 func (s *HTTPServer) clientGC(w http.ResponseWriter, r *http.Request) (any, error) {
 	nodeID := r.URL.Query().Get("node_id")
 	c := s.agent.client
 	if c != nil && (nodeID == "" || nodeID == c.NodeID()) {
-		n, err := c.CollectAll(r.Context())
-		if err != nil {
+		if _, err := c.CollectAll(r.Context()); err != nil {
 			return nil, err
 		}
-		return struct{ Allocs int }{n}, nil
+		return nil, nil
 	}
 	if nodeID == "" {
 		return nil, httpserver.BadRequest("this agent runs no client: name the node to collect on with ?node_id=")
