@@ -266,4 +266,3 @@ type memSink struct{ bytes.Buffer }
 func (s *memSink) ID() string    { return "bench" }
 func (s *memSink) Cancel() error { return nil }
 func (s *memSink) Close() error  { return nil }
-
