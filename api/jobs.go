@@ -32,6 +32,9 @@ type Job struct {
 	// default of the groups' fields of those names.
 	MaxPendingDuration *time.Duration `json:",omitempty"`
 	MaxRunExtension    *time.Duration `json:",omitempty"`
+	// TTLAfterFinished is Drover's: how long after it finished a dead job
+	// is garbage collected, in place of the servers' job_gc_threshold.
+	TTLAfterFinished *time.Duration `json:",omitempty"`
 
 	// ParameterizedJob makes the job wait to be dispatched (the
 	// parameterized block).
@@ -84,6 +87,12 @@ type PeriodicConfig struct {
 	SpecType        *string
 	ProhibitOverlap *bool
 	TimeZone        *string
+	// Overlap is Drover's: "skip", "allow" or "replace", what a launch
+	// does while an earlier child runs; unset follows ProhibitOverlap.
+	Overlap *string `json:",omitempty"`
+	// KeepLast is Drover's: how many dead children garbage collection
+	// keeps; older ones go at its next pass.
+	KeepLast *int `json:",omitempty"`
 }
 
 // ReschedulePolicy says how the server replaces failed allocations.

@@ -59,12 +59,15 @@ type Client struct {
 	// hostCPU measures the node's CPU use between host stats requests.
 	hostCPU hostCPUSampler
 
-	ctx     context.Context
-	cancel  context.CancelFunc
-	loops   sync.WaitGroup
-	runWG   sync.WaitGroup
-	stopped sync.Once
-	stopErr error
+	ctx    context.Context
+	cancel context.CancelFunc
+	loops  sync.WaitGroup
+	runWG  sync.WaitGroup
+	// destroySlots holds a token per allocation being destroyed
+	// (gc.go).
+	destroySlots chan struct{}
+	stopped      sync.Once
+	stopErr      error
 }
 
 // runnerEntry is one allocation the client runs.
@@ -75,6 +78,8 @@ type runnerEntry struct {
 	// finishedAt is when the runner's tasks all ended; zero before.
 	finishedAt time.Time
 	destroying bool
+	// destroyed is closed once destroyAlloc has removed the allocation.
+	destroyed chan struct{}
 }
 
 // New starts a client: it opens the client state, fingerprints the node,
@@ -96,6 +101,9 @@ func New(cfg *Config) (*Client, error) {
 		runners:    make(map[string]*runnerEntry),
 		ignored:    make(map[string]bool),
 		registered: make(chan struct{}),
+		// destroySlots bounds the allocations destroyed at once
+		// (gc_parallel_destroys).
+		destroySlots: make(chan struct{}, cfg.GCParallelDestroys),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.batcher = newUpdateBatcher(c.logger.Named("updates"), cfg.UpdateWindow, func(ctx context.Context, allocs []*structs.Allocation) error {
@@ -111,7 +119,8 @@ func New(cfg *Config) (*Client, error) {
 		return nil, fmt.Errorf("new client: %w", err)
 	}
 
-	c.loops.Add(4)
+	c.loops.Add(5)
+	go func() { defer c.loops.Done(); c.runGC(c.ctx) }()
 	go func() { defer c.loops.Done(); c.batcher.run(c.ctx) }()
 	go func() { defer c.loops.Done(); c.services.run(c.ctx) }()
 	go func() { defer c.loops.Done(); c.registerLoop(c.ctx) }()

@@ -88,6 +88,16 @@ type Config struct {
 	HeartbeatTTL time.Duration
 	AllocsWait   time.Duration
 	GCMaxAllocs  int
+	// GCInterval, GCDiskUsageThreshold, GCInodeUsageThreshold and
+	// GCParallelDestroys are Nomad's client settings of the same names
+	// (gc.go); zero takes Nomad's default.
+	GCInterval            time.Duration
+	GCDiskUsageThreshold  float64
+	GCInodeUsageThreshold float64
+	GCParallelDestroys    int
+	// statDisk reads the alloc dir's filesystem; nil is statDisk. Tests
+	// replace it.
+	statDisk func(path string) (diskUsage, error)
 
 	// NodeID forces the node's ID; empty reads it from StateDir or makes a
 	// new one.
@@ -128,7 +138,11 @@ func (c *Config) validate() error {
 	if c.Servers == nil {
 		errs = append(errs, errors.New("a server connection is required"))
 	}
-	if c.UpdateWindow < 0 || c.HeartbeatTTL < 0 || c.AllocsWait < 0 || c.GCMaxAllocs < 0 {
+	if c.GCDiskUsageThreshold < 0 || c.GCDiskUsageThreshold > 100 || c.GCInodeUsageThreshold < 0 || c.GCInodeUsageThreshold > 100 {
+		errs = append(errs, fmt.Errorf("gc_disk_usage_threshold and gc_inode_usage_threshold are percentages, 0 to 100, not %g and %g",
+			c.GCDiskUsageThreshold, c.GCInodeUsageThreshold))
+	}
+	if c.UpdateWindow < 0 || c.HeartbeatTTL < 0 || c.AllocsWait < 0 || c.GCMaxAllocs < 0 || c.GCInterval < 0 || c.GCParallelDestroys < 0 {
 		errs = append(errs, fmt.Errorf("timings and limits must not be negative"))
 	}
 	return errors.Join(errs...)
@@ -154,6 +168,18 @@ func (c *Config) withDefaults() *Config {
 	}
 	if out.GCMaxAllocs == 0 {
 		out.GCMaxAllocs = DefaultGCMaxAllocs
+	}
+	if out.GCInterval == 0 {
+		out.GCInterval = DefaultGCInterval
+	}
+	if out.GCDiskUsageThreshold == 0 {
+		out.GCDiskUsageThreshold = DefaultGCDiskUsageThreshold
+	}
+	if out.GCInodeUsageThreshold == 0 {
+		out.GCInodeUsageThreshold = DefaultGCInodeUsageThreshold
+	}
+	if out.GCParallelDestroys == 0 {
+		out.GCParallelDestroys = DefaultGCParallelDestroys
 	}
 	return &out
 }

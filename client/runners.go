@@ -1,7 +1,6 @@
 package client
 
 import (
-	"slices"
 	"time"
 
 	"github.com/drover-io/drover/client/allocrunner"
@@ -140,16 +139,27 @@ func (c *Client) updateAlloc(e *runnerEntry, alloc *structs.Allocation) {
 }
 
 // destroyAlloc stops an allocation for good and removes its directory and
-// state, in the background. keepIgnored records that the servers still
-// list it, so that it is not pulled again.
-func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) {
+// state, in the background, at most GCParallelDestroys at once. The
+// channel it returns is closed once that is done (at once if the
+// allocation is already being destroyed, by then or later, or the client
+// shuts down). stillListed records that the servers still list it, so
+// that it is not pulled again.
+func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) <-chan struct{} {
 	id := e.ar.ID()
 	c.mu.Lock()
 	if e.destroying || c.shuttingDown {
+		done := e.destroyed
 		c.mu.Unlock()
-		return
+		if done == nil {
+			closed := make(chan struct{})
+			close(closed)
+			return closed
+		}
+		return done
 	}
 	e.destroying = true
+	e.destroyed = make(chan struct{})
+	done := e.destroyed
 	if stillListed {
 		c.ignored[id] = true
 	}
@@ -158,6 +168,9 @@ func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) {
 
 	go func() {
 		defer c.runWG.Done()
+		defer close(done)
+		c.destroySlots <- struct{}{}
+		defer func() { <-c.destroySlots }()
 		e.ar.Destroy()
 		c.services.forget(id)
 		c.mu.Lock()
@@ -167,24 +180,17 @@ func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) {
 		c.mu.Unlock()
 		c.logger.Debug("destroyed allocation", "alloc_id", id)
 	}()
+	return done
 }
 
 // collectGarbage removes the oldest finished allocations beyond the
 // number the client keeps.
 func (c *Client) collectGarbage() {
-	c.mu.Lock()
-	var finished []*runnerEntry
-	for _, e := range c.runners {
-		if !e.finishedAt.IsZero() && !e.destroying {
-			finished = append(finished, e)
-		}
-	}
-	c.mu.Unlock()
+	finished := c.finishedRunners()
 	excess := len(finished) - c.config.GCMaxAllocs
 	if excess <= 0 {
 		return
 	}
-	slices.SortFunc(finished, func(a, b *runnerEntry) int { return a.finishedAt.Compare(b.finishedAt) })
 	for _, e := range finished[:excess] {
 		c.logger.Debug("garbage collecting finished allocation", "alloc_id", e.ar.ID())
 		c.destroyAlloc(e, true)

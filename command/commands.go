@@ -101,6 +101,11 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"status": func() (cli.Command, error) { return &StatusCommand{Meta: meta}, nil },
 
+		"system":                     func() (cli.Command, error) { return &SystemCommand{Meta: meta}, nil },
+		"system gc":                  func() (cli.Command, error) { return &SystemGCCommand{Meta: meta}, nil },
+		"system reconcile":           func() (cli.Command, error) { return &SystemReconcileCommand{Meta: meta}, nil },
+		"system reconcile summaries": func() (cli.Command, error) { return &SystemReconcileSummariesCommand{Meta: meta}, nil },
+
 		"task-supervisor": func() (cli.Command, error) { return &TaskSupervisorCommand{Meta: meta}, nil },
 
 		"ui": func() (cli.Command, error) { return &UICommand{Meta: meta}, nil },

@@ -172,7 +172,27 @@ func (v *jobStatusView) jobRows(job *api.Job, parameterized bool) []string {
 	if launchesPeriodically(job) {
 		rows = append(rows, "Next Periodic Launch|"+v.nextLaunchText(job))
 	}
-	return append(rows, jobDeadlineRows(job, v.now)...)
+	rows = append(rows, jobDeadlineRows(job, v.now)...)
+	return append(rows, gcRows(job)...)
+}
+
+// gcRows are Drover's garbage collection and overlap settings of a job,
+// each shown only when the job sets it, so that a Nomad job's status
+// reads as Nomad's.
+func gcRows(job *api.Job) []string {
+	var rows []string
+	if p := job.Periodic; p != nil {
+		if p.Overlap != nil {
+			rows = append(rows, "Overlap|"+*p.Overlap)
+		}
+		if p.KeepLast != nil {
+			rows = append(rows, "Keep Last|"+strconv.Itoa(*p.KeepLast)+" dead children")
+		}
+	}
+	if job.TTLAfterFinished != nil {
+		rows = append(rows, "TTL After Finished|"+job.TTLAfterFinished.String())
+	}
+	return rows
 }
 
 func (v *jobStatusView) nextLaunchText(job *api.Job) string {

@@ -187,3 +187,13 @@ func TestJobStatus_PeriodicSkippedLaunch(t *testing.T) {
 	child := skipped.FindStringSubmatch(out)[1]
 	must.RegexMatch(t, regexp.MustCompile(`\nPreviously Launched Jobs\nID +Status\n`+child+` +pending\n`), out)
 }
+
+// TestJobStatus_gcRows shows Drover's garbage collection settings only
+// when a job sets them.
+func TestJobStatus_gcRows(t *testing.T) {
+	must.Len(t, 0, gcRows(&api.Job{Periodic: &api.PeriodicConfig{}}))
+	ttl := 10 * time.Minute
+	keep, overlap := 2, "replace"
+	rows := gcRows(&api.Job{TTLAfterFinished: &ttl, Periodic: &api.PeriodicConfig{KeepLast: &keep, Overlap: &overlap}})
+	must.Eq(t, []string{"Overlap|replace", "Keep Last|2 dead children", "TTL After Finished|10m0s"}, rows)
+}

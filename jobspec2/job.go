@@ -17,6 +17,7 @@ var jobSchema = &hcl.BodySchema{
 		{Name: "max_run_duration"}, {Name: "deadline"},
 		// Drover's: defaults of the groups' fields of those names.
 		{Name: "max_pending_duration"}, {Name: "max_run_extension"},
+		{Name: "ttl_after_finished"}, // Drover's (structs/gc.go)
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "group", LabelNames: []string{"name"}},
@@ -49,6 +50,7 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 		MaxRunDuration: d.duration(attrs["max_run_duration"]),
 		Deadline:       d.jobDeadline(attrs["deadline"]),
 	}
+	job.TTLAfterFinished = d.duration(attrs["ttl_after_finished"])
 	if job.Name == nil {
 		job.Name = &id
 	}
@@ -83,6 +85,7 @@ var periodicSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "cron"}, {Name: "crons"}, {Name: "prohibit_overlap"},
 		{Name: "time_zone"}, {Name: "enabled"},
+		{Name: "overlap"}, {Name: "keep_last"}, // Drover's (structs/gc.go)
 	},
 }
 
@@ -100,6 +103,8 @@ func (d *decoder) periodic(block *hcl.Block) *api.PeriodicConfig {
 		ProhibitOverlap: d.bool(attrs["prohibit_overlap"]),
 		TimeZone:        d.string(attrs["time_zone"]),
 		Enabled:         d.bool(attrs["enabled"]),
+		Overlap:         d.string(attrs["overlap"]),
+		KeepLast:        d.int(attrs["keep_last"]),
 	}
 	if attrs["cron"] == nil && attrs["crons"] == nil {
 		d.add(errorAt(block.DefRange, "Missing cron schedule",

@@ -91,6 +91,12 @@ node { policy = "read" }`)
 		{"Namespace.Delete", func(secret string) any {
 			return &NamespaceDeleteRequest{AuthRequest: AuthRequest{secret}, Names: []string{"default"}}
 		}, &IndexResponse{}},
+		{"System.GarbageCollect", func(secret string) any {
+			return &SystemRequest{AuthRequest: AuthRequest{secret}}
+		}, &SystemGCResponse{}},
+		{"System.ReconcileSummaries", func(secret string) any {
+			return &SystemRequest{AuthRequest: AuthRequest{secret}}
+		}, &IndexResponse{}},
 	}
 	for _, c := range calls {
 		for _, secret := range []string{"", reader.SecretID, structs.GenerateUUID()} {

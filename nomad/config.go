@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/drover-io/drover/nomad/gc"
 	nomadrpc "github.com/drover-io/drover/nomad/rpc"
 	"github.com/drover-io/drover/structs"
 )
@@ -177,6 +178,14 @@ type Config struct {
 	// ACLEnabled makes the server check the ACL token of every request it
 	// serves for a user. Every server of a cluster must agree on it.
 	ACLEnabled bool
+
+	// GCInterval is job_gc_interval, how often the leader collects
+	// garbage (nomad/gc), and GCThresholds the thresholds; a zero field
+	// takes Nomad's default. DisableGC turns the periodic pass off
+	// (`system gc` still collects).
+	GCInterval   time.Duration
+	GCThresholds gc.Thresholds
+	DisableGC    bool
 }
 
 // DefaultConfig returns a configuration for a single server on the default
@@ -295,6 +304,12 @@ func (c *Config) withDefaults() *Config {
 	setDefault(&out.MaxHeartbeatsPerSecond, d.MaxHeartbeatsPerSecond)
 	setDefault(&out.HeartbeatGrace, d.HeartbeatGrace)
 	setDefault(&out.FailoverHeartbeatTTL, d.FailoverHeartbeatTTL)
+	setDefault(&out.GCInterval, gc.DefaultInterval)
+	dt := gc.DefaultThresholds()
+	setDefault(&out.GCThresholds.Job, dt.Job)
+	setDefault(&out.GCThresholds.Eval, dt.Eval)
+	setDefault(&out.GCThresholds.BatchEval, dt.BatchEval)
+	setDefault(&out.GCThresholds.Node, dt.Node)
 	out.ServerJoin = append([]string(nil), c.ServerJoin...)
 	out.ClusterKey = append([]byte(nil), c.ClusterKey...)
 	return &out

@@ -289,7 +289,8 @@ func notSent(err error) bool {
 
 // repeatableForwards are the forwarded requests that may run twice
 // whatever runs between the two: the read index, which changes nothing,
-// and a node's heartbeat, which only pushes its TTL further. A request
+// a node's heartbeat, which only pushes its TTL further, and the system
+// writes. A request
 // whose answer did not come (the leader stopped or froze, the connection
 // broke) may or may not have run, or may still run when a partition
 // heals and the bytes already sent arrive; these are sent again, to the
@@ -304,6 +305,11 @@ func notSent(err error) bool {
 var repeatableForwards = map[string]bool{
 	"Node.Heartbeat": true,
 	readIndexMethod:  true,
+	// A garbage collection run again removes only what garbage
+	// collection would remove then anyway; reconciling summaries
+	// writes nothing.
+	"System.GarbageCollect":     true,
+	"System.ReconcileSummaries": true,
 }
 
 // serveRPC runs an RPC handler with a context marked as forwarded and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/drover-io/drover/nomad/broker"
 	"github.com/drover-io/drover/nomad/drainer"
+	"github.com/drover-io/drover/nomad/gc"
 	"github.com/drover-io/drover/nomad/logentry"
 	"github.com/drover-io/drover/structs"
 )
@@ -135,6 +136,10 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	start("stats", s.emitLeaderStats)
 	start("keyring", s.initializeKeyring)
 	start("variable locks", s.runVariableLocks)
+	if !s.config.DisableGC {
+		collector := &gc.Collector{Interval: s.config.GCInterval, Collect: s.collectGarbage, Logger: s.logger.Named("gc")}
+		start("garbage collection", collector.Run)
+	}
 	for i := range *s.config.NumSchedulers {
 		w := &worker{srv: s, logger: s.logger.Named("worker").With("worker", i)}
 		start("worker", w.run)

@@ -33,8 +33,41 @@ func (l serverLauncher) RunningChild(job *structs.Job) (string, error) {
 	return "", nil
 }
 
+func (l serverLauncher) StopRunning(ctx context.Context, job *structs.Job, at time.Time) ([]string, error) {
+	return l.srv.stopPeriodicChildren(ctx, job, periodic.ChildID(job.ID, at))
+}
+
 func (l serverLauncher) Skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error {
 	return l.srv.recordSkippedLaunch(ctx, job, at, child)
+}
+
+// stopPeriodicChildren stops (without purging) every child of a periodic
+// job that is not dead and not stopped yet, each with the evaluation that
+// stops its allocations, as `job stop` would: overlap = "replace". The
+// child named except, the one the coming launch evaluates again when it
+// falls in the same second, stays. It returns the IDs of the children it
+// stopped.
+func (s *Server) stopPeriodicChildren(ctx context.Context, parent *structs.Job, except string) ([]string, error) {
+	children, err := s.State().JobChildren(nil, parent.Namespace, parent.ID)
+	if err != nil {
+		return nil, err
+	}
+	var stopped []string
+	for _, c := range children {
+		if c.Status == structs.JobStatusDead || c.Stop || c.ID == except {
+			continue
+		}
+		entry := &logentry.JobDeregister{
+			Namespace: c.Namespace,
+			JobID:     c.ID,
+			Eval:      newJobEval(c, structs.EvalTriggerJobDeregister, time.Now().UnixNano()),
+		}
+		if _, err := s.raftApply(ctx, logentry.MsgJobDeregister, entry); err != nil {
+			return stopped, fmt.Errorf("stop child %q of periodic job %q to replace it: %w", c.ID, parent.ID, err)
+		}
+		stopped = append(stopped, c.ID)
+	}
+	return stopped, nil
 }
 
 // SkippedLaunchPrefix begins the StatusDescription of the evaluation that
@@ -160,9 +193,10 @@ type PeriodicForceResponse struct {
 	Index           uint64
 }
 
-// PeriodicForce launches a periodic job now, outside its schedule (and
-// regardless of prohibit_overlap), and returns the evaluation of the
-// child. An unknown job is an ErrNotFound error; one that is not periodic
+// PeriodicForce launches a periodic job now, outside its schedule (and,
+// as Nomad's, regardless of prohibit_overlap), and returns the evaluation
+// of the child. A job whose overlap is "replace" has its running children
+// stopped first, as its scheduled launches do. An unknown job is an ErrNotFound error; one that is not periodic
 // an ErrInvalidRequest error.
 func (s *Server) PeriodicForce(ctx context.Context, namespace, jobID string) (string, error) {
 	resp, err := s.PeriodicForceLaunch(ctx, namespace, jobID)
@@ -192,7 +226,17 @@ func (s *Server) periodicForceLocal(ctx context.Context, req *PeriodicForceReque
 	if job.Stop {
 		return nil, invalidf("periodic job %q is stopped", req.JobID)
 	}
-	evalID, err := s.launchPeriodicChild(ctx, job, time.Now())
+	now := time.Now()
+	if job.Periodic.OverlapPolicy() == structs.PeriodicOverlapReplace {
+		stopped, err := s.stopPeriodicChildren(ctx, job, periodic.ChildID(job.ID, now))
+		if err != nil {
+			return nil, err
+		}
+		if len(stopped) > 0 {
+			s.logger.Info("forced launch replaces the running children of periodic job", "job_id", job.ID, "stopped", stopped)
+		}
+	}
+	evalID, err := s.launchPeriodicChild(ctx, job, now)
 	if err != nil {
 		return nil, err
 	}

@@ -92,6 +92,9 @@ type Server struct {
 	// both finding no earlier child (job_dispatch.go).
 	dispatchMu sync.Mutex
 	jobStatus  *jobstatus.Updater
+	// gcMu keeps two garbage collection passes from running at once
+	// (gc_endpoint.go).
+	gcMu sync.Mutex
 
 	// joinFailed receives the error once JoinMaxAttempts rounds found
 	// none of the join addresses.
@@ -250,6 +253,7 @@ func (s *Server) registerEndpoints(srv *rpc.Server) error {
 		"Keyring":   &keyringRPC{s},
 		"Variables": &variablesRPC{variablesReadRPC{s}},
 		"Service":   &serviceRPC{serviceReadRPC{s}},
+		"System":    &systemRPC{s},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {

@@ -26,6 +26,9 @@ func (j *Job) diffFields() map[string]string {
 		"NodePool":  j.NodePool,
 		"Stop":      strconv.FormatBool(j.Stop),
 	}
+	if j.TTLAfterFinished != 0 {
+		m["TTLAfterFinished"] = j.TTLAfterFinished.String()
+	}
 	addKeyed(m, "Meta", j.Meta)
 	if j.MaxRunDuration != nil {
 		m["MaxRunDuration"] = durationField(*j.MaxRunDuration)
@@ -66,6 +69,12 @@ func (j *Job) periodicFields() map[string]string {
 		"SpecType":        p.SpecType,
 		"ProhibitOverlap": strconv.FormatBool(p.ProhibitOverlap),
 		"TimeZone":        p.TimeZone,
+	}
+	if p.Overlap != "" {
+		m["Overlap"] = p.Overlap
+	}
+	if p.KeepLast != 0 {
+		m["KeepLast"] = strconv.Itoa(p.KeepLast)
 	}
 	for i, spec := range p.Specs {
 		m[fmt.Sprintf("Specs[%d]", i)] = spec

@@ -69,6 +69,10 @@ type Job struct {
 	// the job reads back as submitted.
 	MaxPendingDuration *time.Duration `json:",omitempty"`
 	MaxRunExtension    *time.Duration `json:",omitempty"`
+	// TTLAfterFinished is Drover's: how long after it finished a dead job
+	// is garbage collected, in place of the server's job_gc_threshold;
+	// zero leaves it to the threshold (gc.go).
+	TTLAfterFinished time.Duration
 
 	// Server-side state.
 	Stop     bool
@@ -142,6 +146,14 @@ type PeriodicConfig struct {
 	SpecType        string
 	ProhibitOverlap bool
 	TimeZone        string
+	// Overlap is Drover's: what a launch does while an earlier child
+	// still runs (PeriodicOverlap*); empty means what ProhibitOverlap
+	// says (gc.go).
+	Overlap string
+	// KeepLast is Drover's: how many dead children garbage collection
+	// keeps; older dead ones go at its next pass. Zero leaves the
+	// children to job_gc_threshold.
+	KeepLast int
 }
 
 // PeriodicSpecCron is the only periodic spec type.

@@ -30,6 +30,7 @@ func (j *Job) Validate() error {
 		}
 	}
 	j.Periodic.validate(&p, j.Type)
+	j.validateGC(&p)
 	j.validateParameterized(&p)
 	j.validateJobDeadlines(&p)
 	validateWaitLimits(&p, "", j.Type, j.MaxPendingDuration, j.MaxRunExtension)

@@ -48,8 +48,6 @@ var routes = []Route{
 	{"GET", "/v1/client/fs/readat/:id", "Client"},
 	{"GET", "/v1/client/fs/stream/:id", "Client"},
 	{"GET", "/v1/client/allocation/:id/exec", "Client"},
-	{"GET", "/v1/client/allocation/:id/gc", "Client"},
-	{"GET", "/v1/client/gc", "Client"},
 	{"GET", "/v1/client/metadata", "Client"},
 	{"GET", "/v1/client/identity", "Client"},
 	{"POST", "/v1/client/identity/renew", "Client"},
@@ -100,9 +98,6 @@ var routes = []Route{
 
 	{"POST", "/v1/search", "Search"},
 	{"POST", "/v1/search/fuzzy", "Search"},
-
-	{"PUT", "/v1/system/gc", "System"},
-	{"PUT", "/v1/system/reconcile/summaries", "System"},
 
 	{"PUT", "/v1/agent/join", "Agent"},
 	{"PUT", "/v1/agent/force-leave", "Agent"},
@@ -159,7 +154,6 @@ var commands = []Command{
 	{Name: "server force-leave", What: "remove a failed server"},
 	{Name: "server join", What: "join servers (the server_join block does)"},
 	{Name: "setup", Group: true, What: "set up Consul and Vault for Nomad"},
-	{Name: "system", Group: true, What: "garbage collection and summary reconciliation"},
 	{Name: "volume", Group: true, What: "CSI and dynamic host volumes (static host volumes come from the client's host_volume blocks)"},
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/internal/tlsutil"
 	"github.com/drover-io/drover/nomad"
+	"github.com/drover-io/drover/nomad/gc"
 )
 
 // httpShutdownTimeout bounds how long a graceful shutdown waits for HTTP
@@ -150,6 +151,13 @@ func (a *Agent) setupServer() error {
 		DisableEvents:        !a.config.Server.EnableEventBroker,
 		JobLimits:            a.config.Limits.JobLimits(),
 		ACLEnabled:           a.config.ACL.Enabled,
+		GCInterval:           a.config.Server.JobGCInterval,
+		GCThresholds: gc.Thresholds{
+			Job:       a.config.Server.JobGCThreshold,
+			Eval:      a.config.Server.EvalGCThreshold,
+			BatchEval: a.config.Server.BatchEvalGCThreshold,
+			Node:      a.config.Server.NodeGCThreshold,
+		},
 	}
 	if a.config.Server.RetryInterval > 0 {
 		cfg.JoinInterval = a.config.Server.RetryInterval

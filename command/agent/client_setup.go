@@ -67,6 +67,12 @@ func (a *Agent) setupClient() error {
 		DestroyOnShutdown: stateDir == "",
 		MetricsInterval:   cfg.Telemetry.CollectionInterval,
 
+		GCInterval:            cfg.Client.GCInterval,
+		GCMaxAllocs:           cfg.Client.GCMaxAllocs,
+		GCDiskUsageThreshold:  cfg.Client.GCDiskUsageThreshold,
+		GCInodeUsageThreshold: cfg.Client.GCInodeUsageThreshold,
+		GCParallelDestroys:    cfg.Client.GCParallelDestroys,
+
 		PublishNodeMetrics:       cfg.Telemetry.PublishNodeMetrics,
 		PublishAllocationMetrics: cfg.Telemetry.PublishAllocationMetrics,
 	})

@@ -94,6 +94,15 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	t.handle("GET /v1/client/allocation/{id}/checks", allocNS(acl.CapReadJob), s.clientAllocChecks)
 	write("/v1/client/allocation/{id}/restart", allocNS(acl.CapAllocLifecycle), s.clientAllocRestart)
 	write("/v1/client/allocation/{id}/signal", allocNS(acl.CapAllocLifecycle), s.clientAllocSignal)
+	// Nomad's client asks for these two with GET; PUT and POST are
+	// what a write should be.
+	t.handle("GET /v1/client/allocation/{id}/gc", allocNS(acl.CapSubmitJob), s.clientAllocGC)
+	write("/v1/client/allocation/{id}/gc", allocNS(acl.CapSubmitJob), s.clientAllocGC)
+	t.handle("GET /v1/client/gc", nodeWrite, s.clientGC)
+	write("/v1/client/gc", nodeWrite, s.clientGC)
+
+	write("/v1/system/gc", byServer(management), s.systemGC)
+	write("/v1/system/reconcile/summaries", byServer(management), s.systemReconcileSummaries)
 
 	write("/v1/acl/bootstrap", public, s.aclBootstrap)
 	t.handle("GET /v1/acl/policies", listed, s.aclPoliciesList)

@@ -81,11 +81,15 @@ func objectEvent(c memdb.Change, topic stream.Topic, upserted, deleted, key stri
 }
 
 // jobEventType names a change to a job: a stop or purge is a
-// deregistration, any other change (a new version, a status the server
+// deregistration, garbage collection a batch deregistration (as Nomad's
+// JobBatchDeregistered), any other change (a new version, a status the server
 // derived) a registration, which Nomad's JobRegistered also covers.
 func jobEventType(entry Entry) string {
-	if _, ok := entry.(*JobDeregister); ok {
+	switch entry.(type) {
+	case *JobDeregister:
 		return stream.TypeJobDeregistered
+	case *GCDelete:
+		return stream.TypeJobBatchDeregistered
 	}
 	return stream.TypeJobRegistered
 }
@@ -113,7 +117,7 @@ func nodeEventType(entry Entry, deleted bool) string {
 	case *NodeUpdateDrain:
 		return stream.TypeNodeDrain
 	}
-	if deleted {
+	if deleted { // a purge, or garbage collection
 		return stream.TypeNodeDeregistration
 	}
 	return stream.TypeNodeEvent // a status change, as Nomad's NodeEvent

@@ -40,6 +40,9 @@ const (
 	// Service registrations (built-in service discovery).
 	MsgServiceUpsert MessageType = 32
 	MsgServiceDelete MessageType = 33
+	// Garbage collection takes 40 on, clear of what other work adds
+	// after 33.
+	MsgGCDelete MessageType = 40
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -77,6 +80,7 @@ var messageTypes = map[MessageType]struct {
 	MsgVariablesRekey:         {"VariablesRekey", func() Entry { return new(VariablesRekey) }},
 	MsgServiceUpsert:          {"ServiceRegistrationUpsert", func() Entry { return new(ServiceRegistrationUpsert) }},
 	MsgServiceDelete:          {"ServiceRegistrationDelete", func() Entry { return new(ServiceRegistrationDelete) }},
+	MsgGCDelete:               {"GCDelete", func() Entry { return new(GCDelete) }},
 }
 
 func (t MessageType) String() string {

@@ -22,6 +22,10 @@ type Launcher interface {
 	// Skipped records that the launch at at was skipped because the child
 	// still runs, where users can see it.
 	Skipped(ctx context.Context, job *structs.Job, at time.Time, child string) error
+	// StopRunning stops every child of the job that is not dead (overlap
+	// = "replace"), but the one of the launch at at, and returns their
+	// IDs.
+	StopRunning(ctx context.Context, job *structs.Job, at time.Time) ([]string, error)
 }
 
 // Dispatcher launches, on the leader, the children of periodic jobs
@@ -187,10 +191,24 @@ func (d *Dispatcher) dispatchDue(ctx context.Context) {
 	}
 }
 
-// LaunchUnlessOverlapping launches a job's child for at, unless the job
-// prohibits overlap and an earlier child is not dead yet.
+// LaunchUnlessOverlapping launches a job's child for at, as the job's
+// overlap policy says while an earlier child is not dead yet: skip the
+// launch (prohibit_overlap), stop that child first (replace), or launch
+// beside it (allow).
 func (d *Dispatcher) LaunchUnlessOverlapping(ctx context.Context, job *structs.Job, at time.Time) {
-	if job.Periodic.ProhibitOverlap {
+	switch job.Periodic.OverlapPolicy() {
+	case structs.PeriodicOverlapReplace:
+		stopped, err := d.launcher.StopRunning(ctx, job, at)
+		if err != nil {
+			// Launching beside a child the job wants replaced would
+			// break its promise; the next launch tries again.
+			d.logger.Error("stop the running children of a periodic job that replaces them; not launching", "job_id", job.ID, "launch", at, "error", err)
+			return
+		}
+		if len(stopped) > 0 {
+			d.logger.Info("replacing the running children of periodic job", "job_id", job.ID, "launch", at, "stopped", stopped)
+		}
+	case structs.PeriodicOverlapSkip:
 		child, err := d.launcher.RunningChild(job)
 		if err != nil {
 			d.logger.Error("check periodic job's children", "job_id", job.ID, "error", err)

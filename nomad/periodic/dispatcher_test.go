@@ -2,6 +2,7 @@ package periodic
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -58,6 +59,29 @@ type fakeLauncher struct {
 	launches []time.Time
 	skips    []time.Time
 	running  bool
+	// stops records, per StopRunning call, the launches made before it.
+	stops   []int
+	stopErr error
+}
+
+func (f *fakeLauncher) StopRunning(context.Context, *structs.Job, time.Time) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopErr != nil {
+		return nil, f.stopErr
+	}
+	f.stops = append(f.stops, len(f.launches))
+	if !f.running {
+		return nil, nil
+	}
+	f.running = false
+	return []string{"p/periodic-1"}, nil
+}
+
+func (f *fakeLauncher) stopList() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.stops)
 }
 
 func (f *fakeLauncher) Launch(_ context.Context, _ *structs.Job, at time.Time) error {
@@ -170,6 +194,54 @@ func TestPeriodicDispatcher_ProhibitOverlapSkips(t *testing.T) {
 		synctest.Wait()
 		must.Len(t, 3, l.list())
 		must.Len(t, 1, l.skipList())
+	})
+}
+
+// TestPeriodicDispatcher_OverlapReplaceStopsFirst: with overlap =
+// "replace", each launch stops the running children before it launches,
+// and nothing is skipped; a failed stop launches nothing.
+func TestPeriodicDispatcher_OverlapReplaceStopsFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &fakeLauncher{running: true}
+		d := startDispatcher(t, l)
+		job := periodicJob("p", "* * * * *")
+		job.Periodic.Overlap = structs.PeriodicOverlapReplace
+		job.Periodic.ProhibitOverlap = false
+		d.Add(job)
+
+		time.Sleep(90 * time.Second) // one launch, at 00:01
+		synctest.Wait()
+		must.Len(t, 1, l.list())
+		must.Eq(t, []int{0}, l.stopList()) // stopped before the launch
+		must.Len(t, 0, l.skipList())
+
+		l.mu.Lock()
+		l.stopErr = errors.New("raft unavailable")
+		l.mu.Unlock()
+		time.Sleep(time.Minute) // 00:02: the stop fails, no launch
+		synctest.Wait()
+		must.Len(t, 1, l.list())
+	})
+}
+
+// TestPeriodicDispatcher_OverlapSkipWins: overlap = "skip" skips as
+// prohibit_overlap does, and "allow" launches beside a running child.
+func TestPeriodicDispatcher_OverlapSkipWins(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &fakeLauncher{running: true}
+		d := startDispatcher(t, l)
+		skip := periodicJob("s", "* * * * *")
+		skip.Periodic.Overlap = structs.PeriodicOverlapSkip
+		d.Add(skip)
+		allow := periodicJob("a", "* * * * *")
+		allow.Periodic.Overlap = structs.PeriodicOverlapAllow
+		d.Add(allow)
+
+		time.Sleep(90 * time.Second)
+		synctest.Wait()
+		must.Len(t, 1, l.list())
+		must.Len(t, 1, l.skipList())
+		must.Len(t, 0, l.stopList())
 	})
 }
 

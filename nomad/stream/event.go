@@ -47,6 +47,8 @@ const Wildcard = "*"
 const (
 	TypeJobRegistered   = "JobRegistered"
 	TypeJobDeregistered = "JobDeregistered"
+	// TypeJobBatchDeregistered is a job garbage collection removed.
+	TypeJobBatchDeregistered = "JobBatchDeregistered"
 
 	TypeEvaluationUpdated = "EvaluationUpdated"
 	// TypeEvaluationPendingExpired is Drover's: a blocked evaluation gave

@@ -117,6 +117,13 @@ type ServerConfig struct {
 	// EncryptKey is the servers' shared cluster key, base64 (Nomad's
 	// encrypt). Empty gives a server a random key of its own.
 	EncryptKey string
+	// Garbage collection: job_gc_interval and the thresholds; zero
+	// keeps Nomad's defaults.
+	JobGCInterval        time.Duration
+	JobGCThreshold       time.Duration
+	EvalGCThreshold      time.Duration
+	BatchEvalGCThreshold time.Duration
+	NodeGCThreshold      time.Duration
 }
 
 // ClientConfig configures the client half of the agent.
@@ -144,6 +151,14 @@ type ClientConfig struct {
 	RegistrationSecret string
 	// Network is the node's ports and reservations (client_network.go).
 	Network ClientNetwork
+	// Garbage collection of allocation directories: gc_interval,
+	// gc_max_allocs, gc_disk_usage_threshold, gc_inode_usage_threshold,
+	// gc_parallel_destroys; zero keeps Nomad's defaults.
+	GCInterval            time.Duration
+	GCMaxAllocs           int
+	GCDiskUsageThreshold  float64
+	GCInodeUsageThreshold float64
+	GCParallelDestroys    int
 }
 
 // PluginConfig is one driver's plugin block.
@@ -291,6 +306,25 @@ func (c *Config) Validate() error {
 	errs = append(errs, validatePort("ports.rpc", c.Ports.RPC))
 	if c.Server.MinHeartbeatTTL < 0 {
 		errs = append(errs, fmt.Errorf("server.min_heartbeat_ttl must not be negative, not %s", c.Server.MinHeartbeatTTL))
+	}
+	for name, d := range map[string]time.Duration{
+		"job_gc_interval": c.Server.JobGCInterval, "job_gc_threshold": c.Server.JobGCThreshold,
+		"eval_gc_threshold": c.Server.EvalGCThreshold, "batch_eval_gc_threshold": c.Server.BatchEvalGCThreshold,
+		"node_gc_threshold": c.Server.NodeGCThreshold, "client.gc_interval": c.Client.GCInterval,
+	} {
+		if d < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, not %s", name, d))
+		}
+	}
+	for name, p := range map[string]float64{
+		"client.gc_disk_usage_threshold": c.Client.GCDiskUsageThreshold, "client.gc_inode_usage_threshold": c.Client.GCInodeUsageThreshold,
+	} {
+		if p < 0 || p > 100 {
+			errs = append(errs, fmt.Errorf("%s is a percentage, 0 to 100, not %g", name, p))
+		}
+	}
+	if c.Client.GCMaxAllocs < 0 || c.Client.GCParallelDestroys < 0 {
+		errs = append(errs, fmt.Errorf("client.gc_max_allocs and client.gc_parallel_destroys must be 0 or more, not %d and %d", c.Client.GCMaxAllocs, c.Client.GCParallelDestroys))
 	}
 	if c.Server.HeartbeatGrace < 0 {
 		errs = append(errs, fmt.Errorf("server.heartbeat_grace must not be negative, not %s", c.Server.HeartbeatGrace))

@@ -88,6 +88,13 @@ type fileServer struct {
 	// JobMaxCount is Nomad's spelling of limits.job_max_count.
 	JobMaxCount *int `hcl:"job_max_count,optional"`
 
+	// Garbage collection (nomad/gc).
+	JobGCInterval        *hcl.Attribute `hcl:"job_gc_interval,optional"`
+	JobGCThreshold       *hcl.Attribute `hcl:"job_gc_threshold,optional"`
+	EvalGCThreshold      *hcl.Attribute `hcl:"eval_gc_threshold,optional"`
+	BatchEvalGCThreshold *hcl.Attribute `hcl:"batch_eval_gc_threshold,optional"`
+	NodeGCThreshold      *hcl.Attribute `hcl:"node_gc_threshold,optional"`
+
 	Rest hcl.Body `hcl:",remain"`
 }
 
@@ -121,6 +128,12 @@ type fileClient struct {
 	HostVolumes []*fileHostVolume `hcl:"host_volume,block"`
 
 	RegistrationSecret *string `hcl:"registration_secret,optional"`
+	// Garbage collection of allocation directories (client/gc.go).
+	GCInterval            *hcl.Attribute `hcl:"gc_interval,optional"`
+	GCMaxAllocs           *int           `hcl:"gc_max_allocs,optional"`
+	GCDiskUsageThreshold  *float64       `hcl:"gc_disk_usage_threshold,optional"`
+	GCInodeUsageThreshold *float64       `hcl:"gc_inode_usage_threshold,optional"`
+	GCParallelDestroys    *int           `hcl:"gc_parallel_destroys,optional"`
 	// The node's ports and reservations (client_network.go).
 	NetworkInterface *string       `hcl:"network_interface,optional"`
 	MinDynamicPort   *int          `hcl:"min_dynamic_port,optional"`
@@ -292,7 +305,7 @@ func (fc *fileConfig) applyTo(cfg *Config) error {
 		setBool(&cfg.Server.EnableEventBroker, s.EnableEventBroker)
 		setInt(&cfg.Server.EventBufferSize, s.EventBufferSize)
 		setInt(&cfg.Limits.JobMaxCount, s.JobMaxCount)
-		errs = append(errs, s.applyHeartbeat(&cfg.Server))
+		errs = append(errs, s.applyHeartbeat(&cfg.Server), s.applyGC(&cfg.Server))
 		errs = append(errs, s.legacyJoin().applyTo(&cfg.Server))
 		if s.ServerJoin != nil {
 			errs = append(errs, s.ServerJoin.applyTo(&cfg.Server))
@@ -337,6 +350,17 @@ func (s *fileServer) applyHeartbeat(c *ServerConfig) error {
 	)
 }
 
+// applyGC sets the garbage collection settings written in the file.
+func (s *fileServer) applyGC(c *ServerConfig) error {
+	return errors.Join(
+		setDuration(&c.JobGCInterval, s.JobGCInterval),
+		setDuration(&c.JobGCThreshold, s.JobGCThreshold),
+		setDuration(&c.EvalGCThreshold, s.EvalGCThreshold),
+		setDuration(&c.BatchEvalGCThreshold, s.BatchEvalGCThreshold),
+		setDuration(&c.NodeGCThreshold, s.NodeGCThreshold),
+	)
+}
+
 func (j *fileServerJoin) applyTo(s *ServerConfig) error {
 	if j.RetryJoin != nil {
 		s.RetryJoin = slices.Clone(j.RetryJoin)
@@ -363,6 +387,17 @@ func (fc *fileClient) applyTo(c *ClientConfig) error {
 		return err
 	}
 	setString(&c.RegistrationSecret, fc.RegistrationSecret)
+	if err := setDuration(&c.GCInterval, fc.GCInterval); err != nil {
+		return err
+	}
+	setInt(&c.GCMaxAllocs, fc.GCMaxAllocs)
+	setInt(&c.GCParallelDestroys, fc.GCParallelDestroys)
+	if fc.GCDiskUsageThreshold != nil {
+		c.GCDiskUsageThreshold = *fc.GCDiskUsageThreshold
+	}
+	if fc.GCInodeUsageThreshold != nil {
+		c.GCInodeUsageThreshold = *fc.GCInodeUsageThreshold
+	}
 	if err := fc.applyNetwork(&c.Network); err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ func JobFromAPI(in *api.Job) *structs.Job {
 		Periodic:          periodicFromAPI(in.Periodic),
 		Reschedule:        rescheduleFromAPI(in.Reschedule, structs.DefaultReschedulePolicy(jobType)),
 		Meta:              maps.Clone(in.Meta),
+		TTLAfterFinished:  Deref(in.TTLAfterFinished),
 		Stop:              Deref(in.Stop),
 		ParentID:          Deref(in.ParentID),
 		Dispatched:        in.Dispatched,
@@ -224,6 +225,8 @@ func periodicFromAPI(in *api.PeriodicConfig) *structs.PeriodicConfig {
 		SpecType:        Deref(in.SpecType),
 		ProhibitOverlap: Deref(in.ProhibitOverlap),
 		TimeZone:        Deref(in.TimeZone),
+		Overlap:         Deref(in.Overlap),
+		KeepLast:        Deref(in.KeepLast),
 	}
 	setIf(&p.Enabled, in.Enabled)
 	return p

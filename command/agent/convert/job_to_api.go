@@ -31,6 +31,7 @@ func JobToAPI(j *structs.Job) *api.Job {
 		Periodic:          periodicToAPI(j.Periodic),
 		Reschedule:        rescheduleToAPI(j.Reschedule),
 		Meta:              maps.Clone(j.Meta),
+		TTLAfterFinished:  nonZero(j.TTLAfterFinished),
 		Stop:              new(j.Stop),
 		ParentID:          new(j.ParentID),
 		Dispatched:        j.Dispatched,
@@ -175,7 +176,19 @@ func periodicToAPI(p *structs.PeriodicConfig) *api.PeriodicConfig {
 		SpecType:        new(p.SpecType),
 		ProhibitOverlap: new(p.ProhibitOverlap),
 		TimeZone:        new(p.TimeZone),
+		Overlap:         nonZero(p.Overlap),
+		KeepLast:        nonZero(p.KeepLast),
 	}
+}
+
+// nonZero points at v, or is nil for v's zero value: a field Drover adds
+// is left out of a job that does not set it.
+func nonZero[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
 }
 
 func constraintsToAPI(in []*structs.Constraint) []*api.Constraint {
