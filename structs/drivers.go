@@ -13,6 +13,10 @@ import (
 // not among them.
 var Drivers = []string{"docker", "exec", "mock_driver", "raw_exec"}
 
+// ExecDrivers are the drivers that can run a command inside a running
+// task (drivers.Execer), as a script check does.
+var ExecDrivers = []string{"docker", "raw_exec"}
+
 // KnownDriver reports whether name is one of Drivers.
 func KnownDriver(name string) bool { return slices.Contains(Drivers, name) }
 

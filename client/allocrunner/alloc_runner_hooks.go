@@ -9,6 +9,7 @@ func (ar *AllocRunner) initRunnerHooks(cfg *Config) []RunnerHook {
 	return []RunnerHook{
 		newAllocDirHook(ar.allocDir, ar.logger),
 		newMaxRunDurationHook(ar.alloc, ar, ar.maxRunMetrics, cfg.MetricsCollectionInterval, ar.logger),
+		newServiceChecksHook(ar.alloc, ar.node, ar.logger),
 	}
 }
 
