@@ -2,10 +2,12 @@ package taskrunner
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/drover-io/drover/client/servicecheck"
 	"github.com/drover-io/drover/drivers"
+	"github.com/drover-io/drover/structs"
 )
 
 // The service checks of a run: those of the task's services, and those of
@@ -17,7 +19,9 @@ import (
 func (tr *TaskRunner) startChecks(h *drivers.TaskHandle) {
 	alloc, task := tr.snapshot()
 	var exec servicecheck.ExecFunc
-	if drv, ok := tr.drivers.Lookup(h.Driver); ok {
+	// Only the drivers validation lets run scripts: the exec driver's
+	// ExecTask (raw_exec's) would run the command outside its isolation.
+	if drv, ok := tr.drivers.Lookup(h.Driver); ok && slices.Contains(structs.ExecDrivers, h.Driver) {
 		if execer, ok := drv.(drivers.Execer); ok {
 			id := h.Config.ID
 			exec = func(ctx context.Context, cmd []string, timeout time.Duration) (*drivers.ExecResult, error) {

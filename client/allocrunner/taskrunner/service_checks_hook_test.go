@@ -16,12 +16,23 @@ import (
 )
 
 // execDriver is a mock driver whose tasks run commands: each exits with
-// the code its function gives, and is recorded.
+// the code its function gives, and is recorded. It goes by raw_exec's
+// name: only the drivers validation lets run scripts get to.
 type execDriver struct {
 	*mock.Driver
 	mu    sync.Mutex
 	code  func() int
 	calls []string
+}
+
+func (d *execDriver) Name() string { return "raw_exec" }
+
+func (d *execDriver) StartTask(cfg *drivers.TaskConfig) (*drivers.TaskHandle, error) {
+	h, err := d.Driver.StartTask(cfg)
+	if h != nil {
+		h.Driver = d.Name()
+	}
+	return h, err
 }
 
 func (d *execDriver) ExecTask(ctx context.Context, taskID string, cmd []string, timeout time.Duration) (*drivers.ExecResult, error) {
@@ -33,6 +44,7 @@ func (d *execDriver) ExecTask(ctx context.Context, taskID string, cmd []string, 
 
 func scriptCheckTask(restart *structs.CheckRestart, policy *structs.RestartPolicy) *structs.Task {
 	task := testTask("web", map[string]any{"run_for": "1h"})
+	task.Driver = "raw_exec" // execDriver's name
 	task.RestartPolicy = policy
 	task.Services = []*structs.Service{{Name: "web", Checks: []structs.ServiceCheck{{
 		Name: "probe", Type: structs.CheckTypeScript, Command: "/bin/check",
@@ -111,6 +123,7 @@ func TestTaskRunner_CheckRecovers(t *testing.T) {
 func TestTaskRunner_ScriptCheckWithoutExec(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		task := scriptCheckTask(nil, nil)
+		task.Driver = mock.DriverName
 		h := newHarness(t, testAlloc(structs.JobTypeService, task))
 		h.run()
 		synctest.Wait()
