@@ -10,10 +10,10 @@ import (
 // results in a row, none of them within grace of the run's start, ask for
 // a restart; a healthy result starts the count again.
 type restartCounter struct {
-	policy      structs.CheckRestart
-	graceUntil  time.Time
-	unhealthy   int
-	exhausted   bool
+	policy     structs.CheckRestart
+	graceUntil time.Time
+	unhealthy  int
+	exhausted  bool
 }
 
 func newRestartCounter(policy *structs.CheckRestart, started time.Time) *restartCounter {

@@ -119,7 +119,6 @@ func (s *Set) run(ctx context.Context, c *Check, started time.Time) {
 	}
 }
 
-
 func status(c *Check, r Result, at time.Time) Status {
 	return Status{
 		ID: c.ID, Check: c.Name, Group: c.Group, Mode: c.Mode, Service: c.Service, Task: c.Task,
