@@ -2,6 +2,7 @@ package taskrunner
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"time"
 
@@ -17,7 +18,57 @@ import (
 
 // startChecks starts the checks of the run h, if the task has any.
 func (tr *TaskRunner) startChecks(h *drivers.TaskHandle) {
-	alloc, task := tr.snapshot()
+	tr.mu.Lock()
+	tr.checkRun = h
+	tr.mu.Unlock()
+	tr.refreshChecks()
+}
+
+// refreshChecks starts the checks of the run in progress anew when what
+// defines them changed (an in-place update of the job), or for the first
+// time; it leaves them be otherwise. Sets are swapped under mu and started
+// and stopped outside it: a Set stopped before it started never starts.
+func (tr *TaskRunner) refreshChecks() {
+	tr.mu.Lock()
+	h, alloc, task := tr.checkRun, tr.alloc, tr.task
+	if h == nil {
+		tr.mu.Unlock()
+		return
+	}
+	defs := checkDefsOf(alloc, task)
+	if tr.checksBuilt && reflect.DeepEqual(defs, tr.checkDefs) {
+		tr.mu.Unlock()
+		return
+	}
+	old := tr.checks
+	tr.checks, tr.checkDefs, tr.checksBuilt = tr.newCheckSet(h, alloc, task), defs, true
+	set := tr.checks
+	tr.mu.Unlock()
+	if old != nil {
+		old.Stop()
+	}
+	if set != nil {
+		set.Start()
+	}
+}
+
+// checkDefs is what defines a task's checks: its services and its
+// group's.
+type checkDefs struct{ group, task []*structs.Service }
+
+func checkDefsOf(alloc *structs.Allocation, task *structs.Task) checkDefs {
+	var d checkDefs
+	if tg := alloc.LookupTaskGroup(); tg != nil {
+		d.group = tg.Services
+	}
+	if task != nil {
+		d.task = task.Services
+	}
+	return d
+}
+
+// newCheckSet builds the Set of the run h's checks; nil for none.
+func (tr *TaskRunner) newCheckSet(h *drivers.TaskHandle, alloc *structs.Allocation, task *structs.Task) *servicecheck.Set {
 	var exec servicecheck.ExecFunc
 	// Only the drivers validation lets run scripts: the exec driver's
 	// ExecTask (raw_exec's) would run the command outside its isolation.
@@ -33,14 +84,10 @@ func (tr *TaskRunner) startChecks(h *drivers.TaskHandle) {
 		Alloc: alloc, Task: task, Env: ServiceInterpolator(alloc, task, tr.node), Exec: exec,
 	})
 	if len(checks) == 0 {
-		return
+		return nil
 	}
 	runID := h.Config.ID
-	set := servicecheck.NewSet(checks, func(reason string) { tr.restartForCheck(runID, reason) }, tr.logger)
-	tr.mu.Lock()
-	tr.checks = set
-	tr.mu.Unlock()
-	set.Start()
+	return servicecheck.NewSet(checks, func(reason string) { tr.restartForCheck(runID, reason) }, tr.logger)
 }
 
 // stopChecks stops the checks of the run, if any run. It may be called
@@ -48,7 +95,7 @@ func (tr *TaskRunner) startChecks(h *drivers.TaskHandle) {
 func (tr *TaskRunner) stopChecks() {
 	tr.mu.Lock()
 	set := tr.checks
-	tr.checks = nil
+	tr.checks, tr.checkRun, tr.checkDefs, tr.checksBuilt = nil, nil, checkDefs{}, false
 	tr.mu.Unlock()
 	if set != nil {
 		set.Stop()

@@ -134,3 +134,41 @@ func TestTaskRunner_ScriptCheckWithoutExec(t *testing.T) {
 		h.kill(nil)
 	})
 }
+
+// An in-place update that changes a check starts the run's checks anew
+// with it; one that changes nothing leaves them running.
+func TestTaskRunner_ChecksFollowUpdates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		task := scriptCheckTask(nil, &structs.RestartPolicy{Interval: time.Hour, Mode: structs.RestartPolicyModeFail})
+		alloc := testAlloc(structs.JobTypeService, task)
+		h := newHarness(t, alloc)
+		drv := &execDriver{Driver: h.driver, code: func() int { return 0 }}
+		h.catalog = drivers.NewCatalog(drv)
+		h.tr = h.newRunner()
+		h.run()
+		synctest.Wait()
+		calls := func() []string {
+			drv.mu.Lock()
+			defer drv.mu.Unlock()
+			return append([]string(nil), drv.calls...)
+		}
+		must.Len(t, 1, calls())
+
+		same := alloc.Copy()
+		h.tr.Update(same)
+		synctest.Wait()
+		must.Len(t, 1, calls(), must.Sprint("nothing changed: no probe out of turn"))
+
+		changed := alloc.Copy()
+		changed.Job.TaskGroups[0].Tasks[0].Services[0].Checks[0].Command = "/bin/other"
+		h.tr.Update(changed)
+		synctest.Wait()
+		got := calls()
+		must.Len(t, 2, got)
+		must.StrHasSuffix(t, " /bin/other", got[1], must.Sprint("the new check probes at once"))
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		must.Len(t, 3, calls(), must.Sprint("one set of checks runs, not two"))
+		h.kill(nil)
+	})
+}

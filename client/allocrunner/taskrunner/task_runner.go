@@ -46,9 +46,13 @@ type TaskRunner struct {
 	local    *state.TaskRunnerLocalState
 	restarts *restartTracker
 	killing  bool
-	// checks runs the service checks of the run in progress; nil
-	// between runs and for a task with none.
-	checks *servicecheck.Set
+	// checks runs the service checks of checkRun, the run in progress
+	// (nil between runs, and for a task with none); checkDefs is what
+	// they were built from, once checksBuilt.
+	checks      *servicecheck.Set
+	checkRun    *drivers.TaskHandle
+	checkDefs   checkDefs
+	checksBuilt bool
 
 	// maxRun enforces the task's own max_run_duration; maxRunEvents, nil
 	// or not, hears what it did.
@@ -188,6 +192,7 @@ func (tr *TaskRunner) Update(alloc *structs.Allocation) {
 	}
 	tr.mu.Unlock()
 	tr.maxRun.apply()
+	tr.refreshChecks()
 }
 
 // Shutdown detaches the runner from its task, which keeps running: the
