@@ -22,10 +22,13 @@ type Service struct {
 	Provider string
 	// Checks are the service's check blocks.
 	Checks []ServiceCheck `json:",omitempty"`
+	// CheckRestart is the default check_restart of the service's checks.
+	CheckRestart *CheckRestart `json:",omitempty"`
 }
 
 // ServiceCheck is a service's check block: an http or tcp probe of the
-// service's address. The names are those of Nomad's ServiceCheck.
+// service's address, or a script run in a task. The names are those of
+// Nomad's ServiceCheck.
 type ServiceCheck struct {
 	Name          string
 	Type          string
@@ -41,4 +44,21 @@ type ServiceCheck struct {
 	Method        string
 	Header        map[string][]string
 	Body          string
+	// Command, Args and TaskName are a script check's.
+	Command                string
+	Args                   []string
+	TaskName               string
+	SuccessBeforePassing   int
+	FailuresBeforeCritical int
+	FailuresBeforeWarning  int
+	OnUpdate               string
+	CheckRestart           *CheckRestart `json:",omitempty"`
+}
+
+// CheckRestart is a check_restart block: restart the task after Limit
+// unhealthy results in a row, past Grace from its start.
+type CheckRestart struct {
+	Limit          int
+	Grace          *time.Duration
+	IgnoreWarnings bool
 }

@@ -31,6 +31,10 @@ Usage: drover alloc <subcommand> [options] [args]
       $ drover alloc restart <alloc>
       $ drover alloc signal -s SIGHUP <alloc> <task>
 
+  Show its service checks' latest results:
+
+      $ drover alloc checks <alloc>
+
   Move its max_run_duration deadline:
 
       $ drover alloc deadline <alloc> +30m

@@ -35,6 +35,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc logs":     func() (cli.Command, error) { return &AllocLogsCommand{Meta: meta}, nil },
 		"alloc restart":  func() (cli.Command, error) { return &AllocRestartCommand{Meta: meta}, nil },
 		"alloc signal":   func() (cli.Command, error) { return &AllocSignalCommand{Meta: meta}, nil },
+		"alloc checks":   func() (cli.Command, error) { return &AllocChecksCommand{Meta: meta}, nil },
 		"alloc status":   func() (cli.Command, error) { return &AllocStatusCommand{Meta: meta}, nil },
 		"alloc stop":     func() (cli.Command, error) { return &AllocStopCommand{Meta: meta}, nil },
 

@@ -64,6 +64,7 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"validation":       validationSchema,
 	"service":          serviceSchema,
 	"check":            checkSchema,
+	"check_restart":    checkRestartSchema,
 }
 
 // freeformBlocks are the block types whose bodies the parser reads as

@@ -11,7 +11,7 @@ var serviceSchema = &hcl.BodySchema{
 		{Name: "name"}, {Name: "tags"}, {Name: "port"}, {Name: "address_mode"}, {Name: "address"},
 		{Name: "meta"}, {Name: "task"}, {Name: "provider"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "meta"}, {Type: "check"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "meta"}, {Type: "check"}, {Type: "check_restart"}},
 }
 
 var checkSchema = &hcl.BodySchema{
@@ -19,8 +19,14 @@ var checkSchema = &hcl.BodySchema{
 		{Name: "name"}, {Name: "type"}, {Name: "path"}, {Name: "protocol"}, {Name: "port"},
 		{Name: "address_mode"}, {Name: "interval"}, {Name: "timeout"}, {Name: "initial_status"},
 		{Name: "tls_server_name"}, {Name: "tls_skip_verify"}, {Name: "method"}, {Name: "body"},
+		{Name: "command"}, {Name: "args"}, {Name: "task"}, {Name: "success_before_passing"},
+		{Name: "failures_before_critical"}, {Name: "failures_before_warning"}, {Name: "on_update"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "header"}},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "header"}, {Type: "check_restart"}},
+}
+
+var checkRestartSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "limit"}, {Name: "grace"}, {Name: "ignore_warnings"}},
 }
 
 // services decodes a group's or a task's service blocks.
@@ -39,6 +45,8 @@ func (d *decoder) services(blocks hcl.Blocks) []*api.Service {
 			TaskName:    d.stringValue(attrs["task"]),
 			Provider:    d.stringValue(attrs["provider"]),
 			Checks:      d.checks(blocksOfType(content, "check")),
+
+			CheckRestart: d.checkRestart(d.single(blocksOfType(content, "check_restart"))),
 		})
 	}
 	return out
@@ -63,6 +71,15 @@ func (d *decoder) checks(blocks hcl.Blocks) []api.ServiceCheck {
 			TLSServerName: d.stringValue(attrs["tls_server_name"]),
 			Method:        d.stringValue(attrs["method"]),
 			Body:          d.stringValue(attrs["body"]),
+			Command:       d.stringValue(attrs["command"]),
+			Args:          d.strings(attrs["args"]),
+			TaskName:      d.stringValue(attrs["task"]),
+			OnUpdate:      d.stringValue(attrs["on_update"]),
+			CheckRestart:  d.checkRestart(d.single(blocksOfType(content, "check_restart"))),
+
+			SuccessBeforePassing:   d.intValue(attrs["success_before_passing"]),
+			FailuresBeforeCritical: d.intValue(attrs["failures_before_critical"]),
+			FailuresBeforeWarning:  d.intValue(attrs["failures_before_warning"]),
 		}
 		if skip := d.bool(attrs["tls_skip_verify"]); skip != nil {
 			c.TLSSkipVerify = *skip
@@ -85,4 +102,24 @@ func (d *decoder) header(block *hcl.Block) map[string][]string {
 		out[name] = d.strings(attr)
 	}
 	return out
+}
+
+// checkRestart decodes a check_restart block (nil: none).
+func (d *decoder) checkRestart(block *hcl.Block) *api.CheckRestart {
+	if block == nil {
+		return nil
+	}
+	attrs := d.content(block.Body, checkRestartSchema).Attributes
+	return &api.CheckRestart{
+		Limit:          d.intValue(attrs["limit"]),
+		Grace:          d.duration(attrs["grace"]),
+		IgnoreWarnings: d.boolValue(attrs["ignore_warnings"]),
+	}
+}
+
+func (d *decoder) intValue(attr *hcl.Attribute) int {
+	if n := d.int(attr); n != nil {
+		return *n
+	}
+	return 0
 }

@@ -42,6 +42,14 @@ func addServiceFields(m map[string]string, services []*Service) {
 			m[cp+"Method"] = c.Method
 			m[cp+"Protocol"] = c.Protocol
 			m[cp+"TLSSkipVerify"] = strconv.FormatBool(c.TLSSkipVerify)
+			m[cp+"Command"] = c.Command
+			m[cp+"Args"] = strings.Join(c.Args, " ")
+			m[cp+"TaskName"] = c.TaskName
+			if r := c.CheckRestart; r != nil {
+				m[cp+"CheckRestart.Limit"] = strconv.Itoa(r.Limit)
+				m[cp+"CheckRestart.Grace"] = durationField(r.Grace)
+				m[cp+"CheckRestart.IgnoreWarnings"] = strconv.FormatBool(r.IgnoreWarnings)
+			}
 		}
 	}
 }

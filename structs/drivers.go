@@ -17,6 +17,10 @@ var Drivers = []string{"docker", "exec", "exec2", "java", "mock_driver", "raw_ex
 // agents have it, but users are never pointed at it.
 const TestDriver = "mock_driver"
 
+// ExecDrivers are the drivers that can run a command inside a running
+// task (drivers.Execer), as a script check does.
+var ExecDrivers = []string{"docker", "raw_exec"}
+
 // KnownDriver reports whether name is one of Drivers.
 func KnownDriver(name string) bool { return slices.Contains(Drivers, name) }
 

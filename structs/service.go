@@ -50,9 +50,12 @@ type Service struct {
 	// Provider is ServiceProviderNomad or ServiceProviderConsul (also
 	// when empty, as in Nomad, so that the job reads back as written).
 	Provider string
-	// Checks are the service's check blocks. Drover does not run them
-	// yet (a warning at submit says so).
+	// Checks are the service's check blocks, run by the client of the
+	// allocation (package client/servicecheck).
 	Checks []ServiceCheck `json:",omitempty"`
+	// CheckRestart is the default of each check's CheckRestart;
+	// canonicalisation merges it into them.
+	CheckRestart *CheckRestart `json:",omitempty"`
 }
 
 // Copy returns a deep copy of the service.
@@ -63,6 +66,7 @@ func (s *Service) Copy() *Service {
 	c := *s
 	c.Tags = slices.Clone(s.Tags)
 	c.Meta = maps.Clone(s.Meta)
+	c.CheckRestart = s.CheckRestart.Copy()
 	if s.Checks != nil {
 		c.Checks = make([]ServiceCheck, len(s.Checks))
 		for i, check := range s.Checks {
@@ -73,23 +77,80 @@ func (s *Service) Copy() *Service {
 }
 
 // canonicalizeServices gives each unnamed service Nomad's default name:
-// base ("<job>-<group>", with "-<task>" for a task's).
+// base ("<job>-<group>", with "-<task>" for a task's). Each check gets
+// the service's check_restart under its own (its fields win) and, in a
+// group's service, the service's task when it names none, as in Nomad.
 func canonicalizeServices(services []*Service, base string) {
 	for _, s := range services {
-		if s != nil && s.Name == "" {
+		if s == nil {
+			continue
+		}
+		if s.Name == "" {
 			s.Name = base
+		}
+		for i := range s.Checks {
+			c := &s.Checks[i]
+			c.CheckRestart = s.CheckRestart.merge(c.CheckRestart)
+			if c.TaskName == "" {
+				c.TaskName = s.TaskName
+			}
 		}
 	}
 }
 
-// Check types Drover accepts: those of Nomad's own provider.
+// Check types Drover runs.
 const (
-	CheckTypeHTTP = "http"
-	CheckTypeTCP  = "tcp"
+	CheckTypeHTTP   = "http"
+	CheckTypeTCP    = "tcp"
+	CheckTypeScript = "script"
 )
 
+// CheckRestart is a check_restart block: restart the task once its check
+// has been unhealthy Limit times in a row, not counting results within
+// Grace of the task's start.
+type CheckRestart struct {
+	// Limit is the number of consecutive unhealthy results that restart
+	// the task; 0 never restarts it.
+	Limit int
+	Grace time.Duration
+	// IgnoreWarnings counts only critical results as unhealthy.
+	IgnoreWarnings bool
+}
+
+// Copy returns a copy of c.
+func (c *CheckRestart) Copy() *CheckRestart {
+	if c == nil {
+		return nil
+	}
+	cp := *c
+	return &cp
+}
+
+// merge is c with o's set fields over it (o is a check's block, c its
+// service's).
+func (c *CheckRestart) merge(o *CheckRestart) *CheckRestart {
+	if c == nil {
+		return o.Copy()
+	}
+	out := c.Copy()
+	if o == nil {
+		return out
+	}
+	if o.Limit > 0 {
+		out.Limit = o.Limit
+	}
+	if o.Grace > 0 {
+		out.Grace = o.Grace
+	}
+	if o.IgnoreWarnings {
+		out.IgnoreWarnings = true
+	}
+	return out
+}
+
 // ServiceCheck is a service's check block: an http or tcp probe of the
-// service's address, every Interval, failing after Timeout.
+// service's address, or a script run in the task, every Interval, failing
+// after Timeout.
 type ServiceCheck struct {
 	Name string
 	Type string
@@ -108,6 +169,23 @@ type ServiceCheck struct {
 	Method        string
 	Header        map[string][]string
 	Body          string
+	// Command and Args are a script check's program and arguments, run
+	// in TaskName (a group service's check: the service's task by
+	// default) through its driver.
+	Command  string
+	Args     []string
+	TaskName string
+	// SuccessBeforePassing and FailuresBeforeCritical (and
+	// FailuresBeforeWarning) are how many results in a row change the
+	// check's status; 0 and 1 alike change it at the first.
+	SuccessBeforePassing   int
+	FailuresBeforeCritical int
+	FailuresBeforeWarning  int
+	// OnUpdate is how a deployment counts the check ("require_healthy",
+	// "ignore_warnings" or "ignore"); "ignore" makes it a readiness
+	// check in its status.
+	OnUpdate     string
+	CheckRestart *CheckRestart `json:",omitempty"`
 }
 
 // Copy returns a deep copy of the check.
@@ -119,5 +197,7 @@ func (c ServiceCheck) Copy() ServiceCheck {
 		}
 		c.Header = h
 	}
+	c.Args = slices.Clone(c.Args)
+	c.CheckRestart = c.CheckRestart.Copy()
 	return c
 }

@@ -2,6 +2,7 @@ package structs
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,11 +38,11 @@ func (tg *TaskGroup) validateServices(p *problems, where string) {
 			ports[port.Label] = true
 		}
 	}
-	tasks := map[string]bool{}
+	tasks := map[string]*Task{}
 	total := len(tg.Services)
 	for _, t := range tg.Tasks {
 		if t != nil {
-			tasks[t.Name] = true
+			tasks[t.Name] = t
 			total += len(t.Services)
 		}
 	}
@@ -50,8 +51,8 @@ func (tg *TaskGroup) validateServices(p *problems, where string) {
 		return
 	}
 	providers := map[string]string{}
-	validateServiceList(p, where, tg.Services, ports, providers, func(s *Service) string {
-		if s.TaskName != "" && !tasks[s.TaskName] {
+	validateServiceList(p, where, tg.Services, ports, providers, nil, tasks, func(s *Service) string {
+		if s.TaskName != "" && tasks[s.TaskName] == nil {
 			return fmt.Sprintf("task %q is not a task of the group", s.TaskName)
 		}
 		return ""
@@ -60,7 +61,7 @@ func (tg *TaskGroup) validateServices(p *problems, where string) {
 		if t == nil {
 			continue
 		}
-		validateServiceList(p, taskWhere(where, i, t), t.Services, ports, providers, func(s *Service) string {
+		validateServiceList(p, taskWhere(where, i, t), t.Services, ports, providers, t, tasks, func(s *Service) string {
 			if s.TaskName != "" && s.TaskName != t.Name {
 				return fmt.Sprintf("task %q: a task's service belongs to the task itself", s.TaskName)
 			}
@@ -75,7 +76,7 @@ func (tg *TaskGroup) validateServices(p *problems, where string) {
 // validateServiceList checks one block's services. providers collects the
 // provider each service uses, across the group.
 func validateServiceList(p *problems, where string, services []*Service, ports map[string]bool,
-	providers map[string]string, checkTask func(*Service) string) {
+	providers map[string]string, task *Task, tasks map[string]*Task, checkTask func(*Service) string) {
 	seen := map[string]bool{}
 	for i, s := range services {
 		at := fmt.Sprintf("%s service #%d", where, i+1)
@@ -86,7 +87,7 @@ func validateServiceList(p *problems, where string, services []*Service, ports m
 		if s.Name != "" {
 			at = fmt.Sprintf("%s service %q", where, s.Name)
 		}
-		validateService(p, at, s, ports)
+		validateService(p, at, s, ports, task, tasks)
 		if problem := checkTask(s); problem != "" {
 			p.add(at, "%s", problem)
 		}
@@ -99,7 +100,7 @@ func validateServiceList(p *problems, where string, services []*Service, ports m
 	}
 }
 
-func validateService(p *problems, at string, s *Service, ports map[string]bool) {
+func validateService(p *problems, at string, s *Service, ports map[string]bool, task *Task, tasks map[string]*Task) {
 	// A name holding ${...} is interpolated on the client, where it is
 	// checked again before it is registered.
 	if !strings.Contains(s.Name, "${") && !isServiceName(s.Name) {
@@ -134,13 +135,17 @@ func validateService(p *problems, at string, s *Service, ports map[string]bool) 
 		return
 	}
 	for i, c := range s.Checks {
-		validateCheck(p, fmt.Sprintf("%s check #%d", at, i+1), c, ports)
+		if c.TaskName == "" && task == nil {
+			c.TaskName = s.TaskName // as canonicalisation fills it in
+		}
+		validateCheck(p, fmt.Sprintf("%s check #%d", at, i+1), c, ports, task, tasks)
 	}
 }
 
 // validateCheck checks one of a service's checks: an http or tcp probe,
-// the kinds Nomad's own provider runs.
-func validateCheck(p *problems, at string, c ServiceCheck, ports map[string]bool) {
+// or a script run in a task. task is the task whose service it is (nil
+// for a group's), tasks the group's tasks by name.
+func validateCheck(p *problems, at string, c ServiceCheck, ports map[string]bool, task *Task, tasks map[string]*Task) {
 	switch c.Type {
 	case CheckTypeHTTP:
 		if c.Path == "" {
@@ -150,10 +155,15 @@ func validateCheck(p *problems, at string, c ServiceCheck, ports map[string]bool
 			p.add(at, "protocol must be \"http\" or \"https\", got %q", c.Protocol)
 		}
 	case CheckTypeTCP:
-	case "script", "grpc":
-		p.add(at, "type %q: Drover runs %q and %q checks only", c.Type, CheckTypeHTTP, CheckTypeTCP)
+	case CheckTypeScript:
+		validateScriptCheck(p, at, c, task, tasks)
+	case "grpc":
+		p.add(at, "type %q: Drover runs %q, %q and %q checks only", c.Type, CheckTypeHTTP, CheckTypeTCP, CheckTypeScript)
 	default:
-		p.add(at, "type must be %q or %q, got %q", CheckTypeHTTP, CheckTypeTCP, c.Type)
+		p.add(at, "type must be %q, %q or %q, got %q", CheckTypeHTTP, CheckTypeTCP, CheckTypeScript, c.Type)
+	}
+	if c.Type != CheckTypeScript && (c.Command != "" || len(c.Args) > 0) {
+		p.add(at, "command and args are for script checks only, not %q", c.Type)
 	}
 	if c.Interval < time.Second {
 		p.add(at, "interval must be at least 1s, got %s", c.Interval)
@@ -166,6 +176,22 @@ func validateCheck(p *problems, at string, c ServiceCheck, ports map[string]bool
 	default:
 		p.add(at, "initial_status must be \"passing\", \"warning\" or \"critical\", got %q", c.InitialStatus)
 	}
+	switch c.OnUpdate {
+	case "", "require_healthy", "ignore_warnings", "ignore":
+	default:
+		p.add(at, "on_update must be \"require_healthy\", \"ignore_warnings\" or \"ignore\", got %q", c.OnUpdate)
+	}
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"success_before_passing", c.SuccessBeforePassing}, {"failures_before_critical", c.FailuresBeforeCritical}, {"failures_before_warning", c.FailuresBeforeWarning}} {
+		if f.n < 0 || f.n > MaxCheckThreshold {
+			p.add(at, "%s must be between 0 and %d, got %d", f.name, MaxCheckThreshold, f.n)
+		}
+	}
+	if c.FailuresBeforeWarning > 0 && c.FailuresBeforeCritical > 0 && c.FailuresBeforeWarning > c.FailuresBeforeCritical {
+		p.add(at, "failures_before_warning (%d) must not exceed failures_before_critical (%d)", c.FailuresBeforeWarning, c.FailuresBeforeCritical)
+	}
 	for _, v := range []string{c.Path, c.Method, c.TLSServerName} {
 		if problem := printableProblem(v); problem != "" {
 			p.add(at, "%q %s", v, problem)
@@ -176,7 +202,59 @@ func validateCheck(p *problems, at string, c ServiceCheck, ports map[string]bool
 			p.add(at, "header name %q must be non-empty and printable", name)
 		}
 	}
-	validateServicePort(p, at, c.PortLabel, c.AddressMode, ports)
+	if c.Type != CheckTypeScript {
+		validateServicePort(p, at, c.PortLabel, c.AddressMode, ports)
+	}
+	validateCheckRestart(p, at, c, task)
+}
+
+// MaxCheckThreshold bounds success_before_passing and the failures_before
+// counts: a check's status could otherwise never change.
+const MaxCheckThreshold = 1000
+
+// validateScriptCheck: a script runs in a task, which its driver must be
+// able to run a command in.
+func validateScriptCheck(p *problems, at string, c ServiceCheck, task *Task, tasks map[string]*Task) {
+	if c.Command == "" {
+		p.add(at, "a script check needs a command")
+	}
+	if problem := printableProblem(c.Command); problem != "" {
+		p.add(at, "command %s", problem)
+	}
+	runsIn := task
+	if runsIn == nil {
+		if c.TaskName == "" {
+			p.add(at, "a script check of a group's service must name the task it runs in (task, of the check or of the service)")
+			return
+		}
+		runsIn = tasks[c.TaskName]
+		if runsIn == nil {
+			p.add(at, "task %q is not a task of the group", c.TaskName)
+			return
+		}
+	} else if c.TaskName != "" && c.TaskName != task.Name {
+		p.add(at, "task %q: a task's service checks run in the task itself", c.TaskName)
+	}
+	if !slices.Contains(ExecDrivers, runsIn.Driver) {
+		p.add(at, "a script check runs in task %q, whose driver %q cannot run a command in a task (drivers that can: %s)", runsIn.Name, runsIn.Driver, strings.Join(ExecDrivers, ", "))
+	}
+}
+
+// validateCheckRestart: a restart needs a task to restart.
+func validateCheckRestart(p *problems, at string, c ServiceCheck, task *Task) {
+	r := c.CheckRestart
+	if r == nil {
+		return
+	}
+	if r.Limit < 0 {
+		p.add(at, "check_restart limit must not be negative, got %d", r.Limit)
+	}
+	if r.Grace < 0 {
+		p.add(at, "check_restart grace must not be negative, got %s", r.Grace)
+	}
+	if r.Limit > 0 && task == nil && c.TaskName == "" {
+		p.add(at, "check_restart in a group's service needs the task to restart: set task on the service or the check")
+	}
 }
 
 // validateServicePort: a label must be one of the group's ports; a number
@@ -204,36 +282,4 @@ func (s *Service) providerOrDefault() string {
 		return ServiceProviderConsul
 	}
 	return s.Provider
-}
-
-// serviceWarnings names, for the answer to a submit, what Drover does with
-// the job's services differently from Nomad: it registers them, but does
-// not run their checks yet.
-func (j *Job) serviceWarnings() []string {
-	var out []string
-	for i, tg := range j.TaskGroups {
-		if tg == nil {
-			continue
-		}
-		checks := countChecks(tg.Services)
-		for _, t := range tg.Tasks {
-			if t != nil {
-				checks += countChecks(t.Services)
-			}
-		}
-		if checks > 0 {
-			out = append(out, fmt.Sprintf("%s: Drover does not run service checks yet: its %d check block(s) are validated and kept in the job, and its services are registered whatever the checks would say", groupWhere(i, tg), checks))
-		}
-	}
-	return out
-}
-
-func countChecks(services []*Service) int {
-	n := 0
-	for _, s := range services {
-		if s != nil {
-			n += len(s.Checks)
-		}
-	}
-	return n
 }

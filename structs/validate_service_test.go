@@ -1,7 +1,6 @@
 package structs
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -58,8 +57,33 @@ func TestValidate_services(t *testing.T) {
 			at + ` service "a" check #3: timeout must be at least 1s, got 0s`,
 			at + ` service "a" check #3: initial_status must be "passing", "warning" or "critical", got "ok"`,
 			at + ` service "a" check #3: port "nope" is not a port label of the group's network block`,
-			at + ` service "a" check #4: type "script": Drover runs "http" and "tcp" checks only`,
-			at + ` service "a" check #5: type must be "http" or "tcp", got "ttl"`,
+			at + ` service "a" check #4: a script check needs a command`,
+			at + ` service "a" check #4: a script check of a group's service must name the task it runs in (task, of the check or of the service)`,
+			at + ` service "a" check #5: type must be "http", "tcp" or "script", got "ttl"`,
+		}},
+		{name: "script checks", group: []*Service{{Name: "a", TaskName: "t", Checks: []ServiceCheck{
+			{Type: "script", Command: "/bin/true", Interval: time.Second, Timeout: time.Second},
+			{Type: "script", Command: "/bin/true", TaskName: "u", Interval: time.Second, Timeout: time.Second},
+			{Type: "tcp", Command: "/bin/true", PortLabel: "http", Interval: time.Second, Timeout: time.Second},
+		}}}, task: []*Service{{Name: "b", Checks: []ServiceCheck{
+			{Type: "script", Command: "/bin/true", Args: []string{"-x"}, Interval: time.Second, Timeout: time.Second},
+			{Type: "script", Command: "/bin/true", TaskName: "u", Interval: time.Second, Timeout: time.Second},
+		}}}, want: []string{
+			at + ` service "a" check #2: task "u" is not a task of the group`,
+			at + ` service "a" check #3: command and args are for script checks only, not "tcp"`,
+			at + ` task "t" service "b" check #2: task "u": a task's service checks run in the task itself`,
+		}},
+		{name: "check thresholds and restart", group: []*Service{{Name: "a", PortLabel: "http", Checks: []ServiceCheck{
+			{Type: "tcp", Interval: time.Second, Timeout: time.Second, CheckRestart: &CheckRestart{Limit: 3}},
+			{Type: "tcp", Interval: time.Second, Timeout: time.Second, TaskName: "t", CheckRestart: &CheckRestart{Limit: -1, Grace: -time.Second}},
+			{Type: "tcp", Interval: time.Second, Timeout: time.Second, FailuresBeforeWarning: 3, FailuresBeforeCritical: 2, SuccessBeforePassing: -1, OnUpdate: "sometimes"},
+		}}}, want: []string{
+			at + ` service "a" check #1: check_restart in a group's service needs the task to restart: set task on the service or the check`,
+			at + ` service "a" check #2: check_restart limit must not be negative, got -1`,
+			at + ` service "a" check #2: check_restart grace must not be negative, got -1s`,
+			at + ` service "a" check #3: on_update must be "require_healthy", "ignore_warnings" or "ignore", got "sometimes"`,
+			at + ` service "a" check #3: success_before_passing must be between 0 and 1000, got -1`,
+			at + ` service "a" check #3: failures_before_warning (3) must not exceed failures_before_critical (2)`,
 		}},
 		{name: "too many checks", group: []*Service{{Name: "a", Checks: make([]ServiceCheck, MaxChecksPerService+1)}},
 			want: []string{at + ` service "a": a service may have at most 16 checks, got 17`}},
@@ -95,24 +119,31 @@ func TestJobWarnings_services(t *testing.T) {
 	task(j).Services = []*Service{{Name: "a"}}
 	must.SliceEmpty(t, j.Warnings(), must.Sprint("a service without checks is registered as Nomad's"))
 	task(j).Services[0].Checks = []ServiceCheck{{Type: "tcp"}, {Type: "http"}}
-	must.Eq(t, []string{`Task group "g": Drover does not run service checks yet: its 2 check block(s) are validated and kept in the job, and its services are registered whatever the checks would say`}, j.Warnings())
+	must.SliceEmpty(t, j.Warnings(), must.Sprint("checks run: nothing to warn about"))
 }
 
-func TestServiceCopy(t *testing.T) {
-	s := &Service{Name: "a", Tags: []string{"x"}, Meta: map[string]string{"k": "v"}}
-	c := s.Copy()
-	c.Tags[0], c.Meta["k"] = "y", "w"
-	must.Eq(t, "x", s.Tags[0])
-	must.Eq(t, "v", s.Meta["k"])
-	must.Nil(t, (*Service)(nil).Copy())
+func TestValidate_scriptCheckDriver(t *testing.T) {
+	j := validJob("service")
+	task(j).Driver = "exec"
+	task(j).Services = []*Service{{Name: "a", Checks: []ServiceCheck{
+		{Type: "script", Command: "/bin/true", Interval: time.Second, Timeout: time.Second},
+	}}}
+	mustProblems(t, []string{`Task group "g" task "t" service "a" check #1: a script check runs in task "t", whose driver "exec" cannot run a command in a task (drivers that can: docker, raw_exec)`}, j.Validate())
 }
 
-func TestIsServiceName(t *testing.T) {
-	for name, want := range map[string]bool{
-		"a": true, "web-1": true, "Web": true, strings.Repeat("a", 63): true,
-		"": false, "-web": false, "web-": false, "we_b": false, "we.b": false,
-		strings.Repeat("a", 64): false, "wéb": false,
-	} {
-		must.Eq(t, want, isServiceName(name), must.Sprintf("%q", name))
-	}
+func TestCanonicalize_checkRestartMerge(t *testing.T) {
+	j := &Job{ID: "example", Name: "shop", Type: JobTypeService, TaskGroups: []*TaskGroup{{
+		Name: "g",
+		Services: []*Service{{TaskName: "t", CheckRestart: &CheckRestart{Limit: 3, Grace: 30 * time.Second}, Checks: []ServiceCheck{
+			{Type: "tcp"},
+			{Type: "tcp", TaskName: "u", CheckRestart: &CheckRestart{Limit: 5, IgnoreWarnings: true}},
+		}}},
+		Tasks: []*Task{{Name: "t", Driver: "raw_exec"}},
+	}}}
+	j.Canonicalize()
+	checks := j.TaskGroups[0].Services[0].Checks
+	must.Eq(t, &CheckRestart{Limit: 3, Grace: 30 * time.Second}, checks[0].CheckRestart)
+	must.Eq(t, "t", checks[0].TaskName, must.Sprint("a group service's check runs in the service's task"))
+	must.Eq(t, &CheckRestart{Limit: 5, Grace: 30 * time.Second, IgnoreWarnings: true}, checks[1].CheckRestart)
+	must.Eq(t, "u", checks[1].TaskName)
 }

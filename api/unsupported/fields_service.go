@@ -9,8 +9,6 @@ import (
 const (
 	reasonConsulOnly = "it is Consul's: Drover keeps services in its own catalog, which has no place for it"
 	reasonCanary     = "Drover has no canaries, which alone would be registered with it"
-	reasonRestart    = "Drover runs no service checks yet: a failing check would not restart the task"
-	reasonScript     = "Drover runs http and tcp checks only, not scripts in the task"
 )
 
 // fields is the table: the job's fields, then those of the service blocks
@@ -32,22 +30,12 @@ func serviceFields(path string, withHCL bool) []Field {
 			Reason: "only Consul's agents change a service's tags; nothing changes Drover's"},
 		{JSON: "OnUpdate", HCL: []string{"service.on_update"}, Decision: Warn,
 			Reason: "it tells deployments which checks count, and Drover has no deployments"},
-		{JSON: "CheckRestart", HCL: []string{"service.check_restart"}, Block: true, Decision: Refuse, Reason: reasonRestart},
-		{JSON: "Checks[].CheckRestart", HCL: []string{"check.check_restart"}, Block: true, Decision: Refuse, Reason: reasonRestart},
-		{JSON: "Checks[].Command", HCL: []string{"check.command"}, Decision: Refuse, Reason: reasonScript},
-		{JSON: "Checks[].Args", HCL: []string{"check.args"}, Decision: Refuse, Reason: reasonScript},
-		{JSON: "Checks[].TaskName", HCL: []string{"check.task"}, Decision: Refuse, Reason: reasonScript},
-		{JSON: "Checks[].GRPCService", HCL: []string{"check.grpc_service"}, Decision: Refuse, Reason: "Drover runs http and tcp checks only, not grpc"},
-		{JSON: "Checks[].GRPCUseTLS", HCL: []string{"check.grpc_use_tls"}, Decision: Refuse, Reason: "Drover runs http and tcp checks only, not grpc"},
+		{JSON: "Checks[].GRPCService", HCL: []string{"check.grpc_service"}, Decision: Refuse, Reason: "Drover runs http, tcp and script checks, not grpc"},
+		{JSON: "Checks[].GRPCUseTLS", HCL: []string{"check.grpc_use_tls"}, Decision: Refuse, Reason: "Drover runs http, tcp and script checks, not grpc"},
 		{JSON: "Checks[].Expose", HCL: []string{"check.expose"}, Decision: Refuse,
 			Reason: "it exposes the check through Consul Connect's proxy, which Drover does not run"},
 		{JSON: "Checks[].Advertise", HCL: []string{"check.advertise"}, Decision: Refuse, Reason: reasonConsulOnly},
-		{JSON: "Checks[].SuccessBeforePassing", HCL: []string{"check.success_before_passing"}, Decision: Refuse, Reason: reasonConsulOnly},
-		{JSON: "Checks[].FailuresBeforeCritical", HCL: []string{"check.failures_before_critical"}, Decision: Refuse, Reason: reasonConsulOnly},
-		{JSON: "Checks[].FailuresBeforeWarning", HCL: []string{"check.failures_before_warning"}, Decision: Refuse, Reason: reasonConsulOnly},
 		{JSON: "Checks[].Notes", HCL: []string{"check.notes"}, Decision: Warn, Reason: "a note shown in Consul's UI only"},
-		{JSON: "Checks[].OnUpdate", HCL: []string{"check.on_update"}, Decision: Warn,
-			Reason: "it tells deployments whether the check counts, and Drover has no deployments"},
 		{JSON: "Connect", HCL: []string{"service.connect"}, Block: true, Decision: Refuse, Present: true,
 			Reason: "Consul Connect's sidecars and gateways would not run, nor the mesh its upstreams need"},
 		{JSON: "TaggedAddresses", HCL: []string{"service.tagged_addresses"}, Block: true, Decision: Refuse, Reason: reasonConsulOnly},

@@ -120,7 +120,6 @@ var commands = []Command{
 	{Name: "acl binding-rule", Group: true, What: "auth method binding rules"},
 	{Name: "alloc exec", What: "run a command in an allocation"},
 	{Name: "alloc fs", What: "read an allocation's files (the HTTP API serves them)"},
-	{Name: "alloc checks", What: "an allocation's service checks"},
 	{Name: "agent-info", What: "the agent's information (GET /v1/agent/self serves it)"},
 	{Name: "config", Group: true, What: "validate agent configuration files"},
 	{Name: "deployment", Group: true, What: "deployments"},

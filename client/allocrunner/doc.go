@@ -1,7 +1,9 @@
 /*
 Package allocrunner runs one allocation on a client: it sets up the
 allocation's directory, runs one task runner per task in the order the
-group's lifecycle sets, enforces the group's max_run_duration, kills the
+group's lifecycle sets, enforces the group's max_run_duration, runs the
+checks of the group's services that belong to no task
+(service_checks_hook.go), kills the
 tasks when the allocation must stop, derives the allocation's client
 status, applies the servers' updates, and persists enough that a restarted
 agent picks the allocation up where it was.

@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/client/allocrunner"
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
+	"github.com/drover-io/drover/client/servicecheck"
 	"github.com/drover-io/drover/command/agent/httpserver"
 	"github.com/drover-io/drover/drivers"
 )
@@ -37,16 +39,18 @@ func (s *HTTPServer) clientAllocStats(w http.ResponseWriter, r *http.Request) (a
 	return s.agent.client.AllocStats(ar.ID())
 }
 
-// clientAllocChecks serves GET /v1/client/allocation/:id/checks. Drover
-// runs no service checks, so every allocation it knows has none.
+// clientAllocChecks serves GET /v1/client/allocation/:id/checks: the
+// latest result of each running check of the allocation's services, from
+// the client that runs it. An allocation this agent's client does not run
+// (another node's, or one it has let go) has none to show, as in Nomad.
 func (s *HTTPServer) clientAllocChecks(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := r.PathValue("id")
 	if err := httpserver.CheckID("allocation ID", id); err != nil {
 		return nil, err
 	}
 	if c := s.agent.client; c != nil {
-		if _, err := c.AllocRunner(id); err == nil {
-			return map[string]any{}, nil
+		if ar, err := c.AllocRunner(id); err == nil {
+			return checkStatusesToAPI(ar.CheckStatuses()), nil
 		}
 	}
 	if srv := s.agent.server; srv != nil {
@@ -55,10 +59,22 @@ func (s *HTTPServer) clientAllocChecks(w http.ResponseWriter, r *http.Request) (
 			return nil, err
 		}
 		if alloc != nil {
-			return map[string]any{}, nil
+			return api.AllocCheckStatuses{}, nil
 		}
 	}
 	return nil, httpserver.NotFound("alloc not found")
+}
+
+func checkStatusesToAPI(in map[string]servicecheck.Status) api.AllocCheckStatuses {
+	out := make(api.AllocCheckStatuses, len(in))
+	for id, st := range in {
+		out[id] = api.AllocCheckStatus{
+			ID: st.ID, Check: st.Check, Group: st.Group, Mode: st.Mode, Output: st.Output,
+			Service: st.Service, Task: st.Task, Status: st.Status, StatusCode: st.StatusCode,
+			Timestamp: st.Timestamp,
+		}
+	}
+	return out
 }
 
 // clientAllocRestart serves PUT and POST /v1/client/allocation/:id/restart:

@@ -9,7 +9,9 @@ import (
 	"github.com/shoenig/test/must"
 
 	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/drivers/mock"
+	"github.com/drover-io/drover/structs"
 )
 
 // The mock driver is there when its plugin block enables it, and in dev
@@ -57,4 +59,24 @@ func TestClientDrivers_DockerMountsInTheAllocDir(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(allocDir, ".docker-mounts"))
 	must.NoError(t, err)
 	must.Eq(t, os.ModeDir|0o700, fi.Mode())
+}
+
+// TestClientDrivers_ExecDriversCanExec: every driver validation lets run
+// script checks (structs.ExecDrivers) can run a command in a task. The
+// exec driver is left out on purpose: the ExecTask it has from raw_exec
+// would run the command outside the task's isolation.
+func TestClientDrivers_ExecDriversCanExec(t *testing.T) {
+	cfg := config.DefaultConfig()
+	cfg.DevMode = true
+	a := &Agent{config: cfg, logger: hclog.NewNullLogger()}
+	catalog, err := a.clientDrivers(t.TempDir())
+	must.NoError(t, err)
+	t.Cleanup(catalog.Shutdown)
+	for _, name := range structs.ExecDrivers {
+		drv, ok := catalog.Lookup(name)
+		must.True(t, ok, must.Sprintf("driver %q", name))
+		_, ok = drv.(drivers.Execer)
+		must.True(t, ok, must.Sprintf("driver %q cannot run commands in its tasks", name))
+	}
+	must.SliceNotContains(t, structs.ExecDrivers, "exec")
 }

@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 	if addr := os.Getenv(listenTestEnv); addr != "" {
 		os.Exit(listenMain(addr))
 	}
+	if addr := os.Getenv(healthTestEnv); addr != "" {
+		os.Exit(healthMain(addr))
+	}
 	os.Exit(m.Run())
 }
 

@@ -8,10 +8,10 @@ import (
 	"github.com/shoenig/test/must"
 )
 
-// TestServiceBlock_OverTheAPI: a job with services and checks, as Nomad's
-// client canonicalises it, is accepted with a warning that their checks do
-// not run yet, and reads back as written; a Connect sidecar and a port
-// label the network lacks are refused.
+// TestServiceBlock_OverTheAPI: a job with services and checks (one with
+// check_restart), as Nomad's client canonicalises it, is accepted without
+// a warning and reads back as written; a Connect sidecar and a port label
+// the network lacks are refused.
 func TestServiceBlock_OverTheAPI(t *testing.T) {
 	a := testAgent(t)
 	client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr()})
@@ -28,11 +28,14 @@ func TestServiceBlock_OverTheAPI(t *testing.T) {
 		return j
 	}
 
-	web := &nomadapi.Service{Name: "web", Provider: "nomad", PortLabel: "http", Tags: []string{"v1"},
-		Checks: []nomadapi.ServiceCheck{{Type: "http", Path: "/health", Interval: 10 * time.Second, Timeout: 2 * time.Second}}}
+	grace := 30 * time.Second
+	web := &nomadapi.Service{Name: "web", Provider: "nomad", PortLabel: "http", Tags: []string{"v1"}, TaskName: "t",
+		CheckRestart: &nomadapi.CheckRestart{Limit: 3, Grace: &grace},
+		Checks:       []nomadapi.ServiceCheck{{Type: "http", Path: "/health", Interval: 10 * time.Second, Timeout: 2 * time.Second}}}
 	reg, _, err := client.Jobs().Register(job("web", web), nil)
 	must.NoError(t, err)
-	must.StrContains(t, reg.Warnings, `Task group "g": Drover does not run service checks yet`)
+	must.StrNotContains(t, reg.Warnings, "service checks")
+	must.StrNotContains(t, reg.Warnings, "Checks[0]")
 	info, _, err := client.Jobs().Info("web", nil)
 	must.NoError(t, err)
 	got := info.TaskGroups[0].Services[0]
@@ -41,6 +44,8 @@ func TestServiceBlock_OverTheAPI(t *testing.T) {
 	must.Eq(t, []string{"v1"}, got.Tags)
 	must.Eq(t, "/health", got.Checks[0].Path)
 	must.Eq(t, 10*time.Second, got.Checks[0].Interval)
+	must.Eq(t, 3, got.Checks[0].CheckRestart.Limit, must.Sprint("the service's check_restart is merged into its checks"))
+	must.Eq(t, grace, *got.Checks[0].CheckRestart.Grace)
 
 	sidecar := &nomadapi.Service{Name: "mesh", PortLabel: "http", Connect: &nomadapi.ConsulConnect{SidecarService: &nomadapi.ConsulSidecarService{}}}
 	_, _, err = client.Jobs().Register(job("mesh", sidecar), nil)

@@ -40,7 +40,9 @@ func (tr *TaskRunner) Restart(ctx context.Context, ev *structs.TaskEvent) error 
 }
 
 // restartRun carries out a restart request on the running run h. It
-// reports whether the task is to run again.
+// reports whether the task is to run again. A failure restart (a check's)
+// goes through the restart policy as an exit would: its delay, or the
+// task's failure once its attempts are used up.
 func (tr *TaskRunner) restartRun(h *drivers.TaskHandle, exitCh <-chan *drivers.ExitResult, req restartRequest) bool {
 	defer close(req.done)
 	tr.emit(req.event)
@@ -64,6 +66,15 @@ func (tr *TaskRunner) restartRun(h *drivers.TaskHandle, exitCh <-chan *drivers.E
 			setDead(ts, false, res)
 		})
 		return false
+	}
+	if req.failure {
+		decision := tr.checkRestartDecision()
+		tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
+			local.TaskHandle = nil
+			tr.appendEvent(terminatedEvent(res))
+			tr.applyDecision(ts, local, decision, res)
+		})
+		return decision.Verdict == restartTask && tr.waitRestartDelay(decision.Delay)
 	}
 	tr.updateState(func(ts *structs.TaskState, local *state.TaskRunnerLocalState) {
 		local.TaskHandle = nil

@@ -219,19 +219,30 @@ func (tr *TaskRunner) superviseRun(h *drivers.TaskHandle) bool {
 	if err != nil {
 		return tr.afterExit(h, &drivers.ExitResult{Err: fmt.Errorf("wait for task: %w", err)})
 	}
-	select {
-	case res, ok := <-exitCh:
-		if !ok {
-			res = &drivers.ExitResult{Err: errors.New("driver stopped reporting on the task")}
+	tr.startChecks(h)
+	defer tr.stopChecks()
+	for {
+		select {
+		case res, ok := <-exitCh:
+			tr.stopChecks()
+			if !ok {
+				res = &drivers.ExitResult{Err: errors.New("driver stopped reporting on the task")}
+			}
+			return tr.afterExit(h, res)
+		case <-tr.killCtx.Done():
+			tr.stopChecks()
+			tr.stopKilled(h, exitCh)
+			return false
+		case <-tr.shutdownCtx.Done():
+			return false
+		case req := <-tr.restartCh:
+			if req.runID != "" && req.runID != h.Config.ID {
+				close(req.done) // asked of an earlier run
+				continue
+			}
+			tr.stopChecks()
+			return tr.restartRun(h, exitCh, req)
 		}
-		return tr.afterExit(h, res)
-	case <-tr.killCtx.Done():
-		tr.stopKilled(h, exitCh)
-		return false
-	case <-tr.shutdownCtx.Done():
-		return false
-	case req := <-tr.restartCh:
-		return tr.restartRun(h, exitCh, req)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/drover-io/drover/client/allocdir"
+	"github.com/drover-io/drover/client/servicecheck"
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/lazylog"
@@ -47,6 +48,13 @@ type TaskRunner struct {
 	local    *state.TaskRunnerLocalState
 	restarts *restartTracker
 	killing  bool
+	// checks runs the service checks of checkRun, the run in progress
+	// (nil between runs, and for a task with none); checkDefs is what
+	// they were built from, once checksBuilt.
+	checks      *servicecheck.Set
+	checkRun    *drivers.TaskHandle
+	checkDefs   checkDefs
+	checksBuilt bool
 
 	// maxRun enforces the task's own max_run_duration; maxRunEvents, nil
 	// or not, hears what it did.
@@ -79,6 +87,12 @@ type TaskRunner struct {
 type restartRequest struct {
 	event *structs.TaskEvent
 	done  chan struct{}
+	// runID, when set, is the run to restart: a request that finds
+	// another run is stale, and dropped.
+	runID string
+	// failure counts the restart against the restart policy (a check's
+	// check_restart), which may then fail the task instead.
+	failure bool
 }
 
 // NewTaskRunner returns a runner for cfg.Task. The task is pending with a
@@ -181,6 +195,7 @@ func (tr *TaskRunner) Update(alloc *structs.Allocation) {
 	}
 	tr.mu.Unlock()
 	tr.maxRun.apply()
+	tr.refreshChecks()
 }
 
 // Shutdown detaches the runner from its task, which keeps running: the
