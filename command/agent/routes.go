@@ -93,6 +93,10 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	t.handle("GET /v1/client/allocation/{id}/checks", allocNS(acl.CapReadJob), s.clientAllocChecks)
 	write("/v1/client/allocation/{id}/restart", allocNS(acl.CapAllocLifecycle), s.clientAllocRestart)
 	write("/v1/client/allocation/{id}/signal", allocNS(acl.CapAllocLifecycle), s.clientAllocSignal)
+	// A websocket (GET, as every websocket opens); a raw_exec task also
+	// needs alloc-node-exec, which the handler checks once it knows the
+	// task's driver.
+	t.handle("GET /v1/client/allocation/{id}/exec", allocNS(acl.CapAllocExec), s.clientAllocExec, httpserver.TokenInHandshake)
 
 	write("/v1/acl/bootstrap", public, s.aclBootstrap)
 	t.handle("GET /v1/acl/policies", listed, s.aclPoliciesList)

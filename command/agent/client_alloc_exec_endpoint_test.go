@@ -1,0 +1,230 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	nomadapi "github.com/hashicorp/nomad/api"
+	"github.com/shoenig/test/must"
+
+	"github.com/drover-io/drover/api"
+	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/internal/execstream"
+	"github.com/drover-io/drover/structs"
+)
+
+// execTestTimeout bounds one exec session in these tests.
+const execTestTimeout = 60 * time.Second
+
+// runningRawExecAlloc places a raw_exec task that sleeps on a's client
+// and waits until it runs.
+func runningRawExecAlloc(t *testing.T, a *Agent, id string) *structs.Allocation {
+	t.Helper()
+	job := rawExecJob(id, map[string]string{"web": "sleep 600"})
+	placed := placeAlloc(t, a.Server(), job, a.Client().NodeID())
+	waitAlloc(t, a.Server(), placed.ID, "running", clientStatusIs(structs.AllocClientStatusRunning))
+	return placed
+}
+
+// officialAlloc reads the allocation through Nomad's client.
+func officialAlloc(t *testing.T, client *nomadapi.Client, id string) *nomadapi.Allocation {
+	t.Helper()
+	alloc, _, err := client.Allocations().Info(id, nil)
+	must.NoError(t, err)
+	return alloc
+}
+
+// TestClientAllocExec_officialClient runs commands in a raw_exec task
+// with Nomad's own Go client: output on both streams and the exit code,
+// input piped in, and a terminal that follows the caller's size.
+func TestClientAllocExec_officialClient(t *testing.T) {
+	a := testClientAgent(t)
+	placed := runningRawExecAlloc(t, a, "exec-official")
+	client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr()})
+	must.NoError(t, err)
+	alloc := officialAlloc(t, client, placed.ID)
+	ctx, cancel := context.WithTimeout(t.Context(), execTestTimeout)
+	defer cancel()
+
+	t.Run("streams and exit code", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		code, err := client.Allocations().Exec(ctx, alloc, "web", false,
+			[]string{"/bin/sh", "-c", `echo "out $NOMAD_TASK_NAME"; echo err >&2; pwd; exit 3`},
+			strings.NewReader(""), &stdout, &stderr, nil, nil)
+		must.NoError(t, err)
+		must.Eq(t, 3, code)
+		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		must.Eq(t, "out web", lines[0])
+		// In the task's directory.
+		must.StrHasSuffix(t, placed.ID+"/web", lines[1])
+		must.Eq(t, "err\n", stderr.String())
+	})
+
+	t.Run("stdin piped", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		input := strings.Repeat("a line of input\n", 1000)
+		code, err := client.Allocations().Exec(ctx, alloc, "web", false, []string{"cat"},
+			strings.NewReader(input), &stdout, &stderr, nil, nil)
+		must.NoError(t, err)
+		must.Eq(t, 0, code)
+		must.Eq(t, input, stdout.String())
+	})
+
+	t.Run("tty with resize", func(t *testing.T) {
+		out := newWatchedBuffer()
+		sizes := make(chan nomadapi.TerminalSize, 1)
+		stdin, stdinW := io.Pipe()
+		defer stdinW.Close()
+		done := make(chan error, 1)
+		var code int
+		go func() {
+			var err error
+			code, err = client.Allocations().Exec(ctx, alloc, "web", true,
+				[]string{"/bin/sh", "-c", `test -t 0 && test -t 1 && trap 'stty size; exit 7' WINCH; echo ready; while :; do sleep 0.1; done`},
+				stdin, out, io.Discard, sizes, nil)
+			done <- err
+		}()
+		must.NoError(t, out.waitFor(ctx, "ready"))
+		sizes <- nomadapi.TerminalSize{Height: 31, Width: 101}
+		must.NoError(t, out.waitFor(ctx, "31 101"))
+		must.NoError(t, <-done)
+		must.Eq(t, 7, code)
+	})
+}
+
+// watchedBuffer is output a test waits on.
+type watchedBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+}
+
+func newWatchedBuffer() *watchedBuffer { return &watchedBuffer{changed: make(chan struct{}, 1)} }
+
+func (b *watchedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	select {
+	case b.changed <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (b *watchedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until the output holds s.
+func (b *watchedBuffer) waitFor(ctx context.Context, s string) error {
+	for !strings.Contains(b.String(), s) {
+		select {
+		case <-b.changed:
+		case <-ctx.Done():
+			return errors.New("output " + strconvQuote(b.String()) + " never held " + strconvQuote(s))
+		}
+	}
+	return nil
+}
+
+func strconvQuote(s string) string { q, _ := json.Marshal(s); return string(q) }
+
+// aclClientAgent is a client agent with ACLs on, bootstrapped; it
+// returns the management secret.
+func aclClientAgent(t *testing.T) (*Agent, string) {
+	t.Helper()
+	a := testClientAgent(t, func(c *config.Config) { c.ACL.Enabled = true })
+	resp := do(t, a, http.MethodPut, "/v1/acl/bootstrap", nil)
+	must.Eq(t, http.StatusOK, resp.code, must.Sprint(resp))
+	var token api.ACLToken
+	must.NoError(t, json.Unmarshal(resp.body, &token))
+	return a, token.SecretID
+}
+
+// TestClientAllocExec_capabilities: alloc-exec is needed, and for a
+// raw_exec task alloc-node-exec too; a token sent in the first frame
+// (?ws_handshake=true) is held to the same.
+func TestClientAllocExec_capabilities(t *testing.T) {
+	a, mgmt := aclClientAgent(t)
+	placed := runningRawExecAlloc(t, a, "exec-acl")
+	reader := tokenWith(t, a, mgmt, "reader", `namespace "default" { policy = "read" }`)
+	execOnly := tokenWith(t, a, mgmt, "exec-only", `namespace "default" { capabilities = ["read-job", "alloc-exec"] }`)
+	nodeExec := tokenWith(t, a, mgmt, "node-exec", `namespace "default" { capabilities = ["read-job", "alloc-exec", "alloc-node-exec"] }`)
+	ctx, cancel := context.WithTimeout(t.Context(), execTestTimeout)
+	defer cancel()
+
+	for _, tc := range []struct {
+		name, secret string
+		refusal      string
+	}{
+		{"no token", "", "Permission denied"},
+		{"read only", reader.SecretID, "alloc-exec"},
+		{"alloc-exec on raw_exec", execOnly.SecretID, "alloc-node-exec"},
+		{"alloc-exec and alloc-node-exec", nodeExec.SecretID, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr(), SecretID: tc.secret})
+			must.NoError(t, err)
+			alloc := &nomadapi.Allocation{ID: placed.ID, NodeID: placed.NodeID, Namespace: placed.Namespace}
+			var stdout bytes.Buffer
+			code, err := client.Allocations().Exec(ctx, alloc, "web", false, []string{"echo", "hi"},
+				strings.NewReader(""), &stdout, io.Discard, nil, nil)
+			if tc.refusal == "" {
+				must.NoError(t, err)
+				must.Eq(t, 0, code)
+				must.Eq(t, "hi\n", stdout.String())
+				return
+			}
+			must.Error(t, err)
+			must.StrContains(t, err.Error(), "403")
+			must.StrContains(t, err.Error(), tc.refusal)
+			must.Eq(t, "", stdout.String())
+
+			// The same token in the first frame is refused alike.
+			if tc.secret != "" {
+				err := handshakeExec(t, a, placed.ID, tc.secret, nil)
+				must.StrContains(t, err.Error(), tc.refusal)
+			}
+		})
+	}
+	var out bytes.Buffer
+	must.NoError(t, handshakeExec(t, a, placed.ID, nodeExec.SecretID, &out))
+	must.Eq(t, "hi\n", out.String())
+}
+
+// handshakeExec runs `echo hi` in the task as a browser does: the token in
+// the first frame. It returns the reason the agent gave for ending the
+// session, or nil when the command exited 0.
+func handshakeExec(t *testing.T, a *Agent, allocID, secret string, out io.Writer) error {
+	t.Helper()
+	q := url.Values{"task": {"web"}, "command": {`["echo","hi"]`}, "ws_handshake": {"true"}}
+	u := "ws://" + a.HTTPAddr() + "/v1/client/allocation/" + allocID + "/exec?" + q.Encode()
+	conn, resp, err := websocket.DefaultDialer.DialContext(t.Context(), u, nil)
+	must.NoError(t, err)
+	resp.Body.Close()
+	defer conn.Close()
+	must.NoError(t, conn.WriteJSON(execstream.Handshake{Version: 1, AuthToken: secret}))
+	if out == nil {
+		out = io.Discard
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), execTestTimeout)
+	defer cancel()
+	code, err := execstream.RunClient(ctx, conn, strings.NewReader(""), out, io.Discard, nil)
+	if err == nil && code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	return err
+}
