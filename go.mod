@@ -39,6 +39,7 @@ require (
 	golang.org/x/crypto v0.45.0
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.37.0
 )
 
 require (

@@ -94,10 +94,9 @@ func (d *Driver) execIsolated(ctx context.Context, t *task, proc *isolate.Proces
 		c.SysProcAttr.UseCgroupFD, c.SysProcAttr.CgroupFD = true, int(cg.Fd())
 	}
 	return runInteractive(ctx, c, opts, func() error {
-		if err := isolate.StartIn(proc, it.Isolation, c); err != nil {
-			return fmt.Errorf("exec %s: %w", opts.Command[0], err)
-		}
-		return nil
+		// Its errors name the command: a close reason has room for
+		// little more.
+		return isolate.StartIn(proc, it.Isolation, c)
 	})
 }
 
