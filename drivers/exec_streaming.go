@@ -55,3 +55,17 @@ func ExecExitCode(r *ExitResult) int {
 	}
 	return r.ExitCode
 }
+
+// InitialSize takes the size the caller's terminal has now, if it has
+// sent one yet, so that the command's terminal starts at it.
+func (o *ExecOptions) InitialSize() (TerminalSize, bool) {
+	if !o.Tty || o.Resize == nil {
+		return TerminalSize{}, false
+	}
+	select {
+	case size := <-o.Resize:
+		return size, true
+	default:
+		return TerminalSize{}, false
+	}
+}

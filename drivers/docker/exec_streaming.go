@@ -45,9 +45,14 @@ func (d *Driver) ExecTaskStreaming(ctx context.Context, taskID string, opts *dri
 	if t.currentPhase() != phaseRunning || t.hasExited() {
 		return nil, fmt.Errorf("task %q is not running", t.cfg.Name)
 	}
+	var console client.ConsoleSize
+	if size, ok := opts.InitialSize(); ok {
+		console = client.ConsoleSize{Height: uint(max(size.Height, 0)), Width: uint(max(size.Width, 0))}
+	}
 	created, err := d.client.ExecCreate(ctx, t.containerID(), client.ExecCreateOptions{
 		TTY:          opts.Tty,
-		AttachStdin:  true,
+		ConsoleSize:  console,
+		AttachStdin:  opts.Stdin != nil,
 		AttachStdout: true,
 		AttachStderr: true,
 		Cmd:          opts.Command,
@@ -55,20 +60,32 @@ func (d *Driver) ExecTaskStreaming(ctx context.Context, taskID string, opts *dri
 	if err != nil {
 		return nil, fmt.Errorf("exec in container %s: %w", shortID(t.containerID()), err)
 	}
-	att, err := d.client.ExecAttach(ctx, created.ID, client.ExecAttachOptions{TTY: opts.Tty})
+	att, err := d.client.ExecAttach(ctx, created.ID, client.ExecAttachOptions{TTY: opts.Tty, ConsoleSize: console})
 	if err != nil {
 		return nil, fmt.Errorf("exec in container %s: attach: %w", shortID(t.containerID()), err)
 	}
 	defer att.Close()
+	if console.Height > 0 || console.Width > 0 {
+		// Engines before API 1.42 take no size at the start: the first
+		// resize is theirs.
+		d.resize(created.ID, console.Height, console.Width)
+	}
 
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		if opts.Stdin != nil {
+	if opts.Stdin != nil {
+		go func() {
 			_, _ = io.Copy(att.Conn, opts.Stdin)
-		}
-		_ = att.CloseWrite()
-	}()
+			if opts.Tty {
+				// The terminal's end of input, as a user types it: the
+				// engine ends a terminal's whole stream when its input
+				// is closed.
+				_, _ = att.Conn.Write([]byte{4})
+				return
+			}
+			_ = att.CloseWrite()
+		}()
+	}
 	if opts.Tty && opts.Resize != nil {
 		go d.resizeExec(created.ID, opts.Resize, done)
 	}
@@ -100,13 +117,17 @@ func (d *Driver) resizeExec(execID string, sizes <-chan drivers.TerminalSize, do
 		case <-done:
 			return
 		case size := <-sizes:
-			ctx, cancel := engineCtx()
-			_, err := d.client.ExecResize(ctx, execID, client.ExecResizeOptions{Height: uint(max(size.Height, 0)), Width: uint(max(size.Width, 0))})
-			cancel()
-			if err != nil {
-				d.logger.Debug("resize exec terminal", "exec_id", execID, "error", err)
-			}
+			d.resize(execID, uint(max(size.Height, 0)), uint(max(size.Width, 0)))
 		}
+	}
+}
+
+// resize sizes an exec's terminal.
+func (d *Driver) resize(execID string, height, width uint) {
+	ctx, cancel := engineCtx()
+	defer cancel()
+	if _, err := d.client.ExecResize(ctx, execID, client.ExecResizeOptions{Height: height, Width: width}); err != nil {
+		d.logger.Debug("resize exec terminal", "exec_id", execID, "error", err)
 	}
 }
 

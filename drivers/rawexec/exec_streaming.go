@@ -109,7 +109,7 @@ func runInteractive(ctx context.Context, c *exec.Cmd, opts *drivers.ExecOptions,
 	var s *streams
 	var err error
 	if opts.Tty {
-		s, err = ptyStreams(c)
+		s, err = ptyStreams(c, opts)
 	} else {
 		s, err = pipeStreams(c)
 	}
@@ -177,10 +177,13 @@ func pipeStreams(c *exec.Cmd) (*streams, error) {
 	return s, nil
 }
 
-func ptyStreams(c *exec.Cmd) (*streams, error) {
+func ptyStreams(c *exec.Cmd, opts *drivers.ExecOptions) (*streams, error) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		return nil, fmt.Errorf("exec: open a terminal: %w", err)
+	}
+	if size, ok := opts.InitialSize(); ok {
+		setSize(ptmx, size)
 	}
 	c.Stdin, c.Stdout, c.Stderr = tty, tty, tty
 	c.SysProcAttr.Setctty = true
@@ -218,7 +221,7 @@ func (s *streams) copy(opts *drivers.ExecOptions) {
 				case <-s.done:
 					return
 				case size := <-opts.Resize:
-					_ = pty.Setsize(s.ptmx, &pty.Winsize{Rows: uint16(clampSize(size.Height)), Cols: uint16(clampSize(size.Width))})
+					setSize(s.ptmx, size)
 				}
 			}
 		}()
@@ -276,6 +279,11 @@ func (s *streams) closeAll() {
 			f.Close()
 		}
 	}
+}
+
+// setSize sizes the terminal.
+func setSize(ptmx *os.File, size drivers.TerminalSize) {
+	_ = pty.Setsize(ptmx, &pty.Winsize{Rows: uint16(clampSize(size.Height)), Cols: uint16(clampSize(size.Width))})
 }
 
 // clampSize keeps a terminal dimension within what the kernel takes.
