@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -54,7 +55,8 @@ func (d *Driver) ExecTaskStreaming(ctx context.Context, taskID string, opts *dri
 	cfg := t.cfg
 	path, err := resolveCommand(opts.Command[0], cfg.TaskDir, cfg.Env["PATH"])
 	if err != nil {
-		return nil, fmt.Errorf("exec %s: %w", opts.Command[0], errors.Unwrap(err))
+		// resolveCommand words its errors for the task's command.
+		return nil, errors.New(strings.TrimPrefix(err.Error(), `config key "command": `))
 	}
 	cred, err := taskCredential(cfg.User)
 	if err != nil {
