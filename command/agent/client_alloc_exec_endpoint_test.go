@@ -228,3 +228,133 @@ func handshakeExec(t *testing.T, a *Agent, allocID, secret string, out io.Writer
 	}
 	return err
 }
+
+// TestClientAllocExec_forwardedToTheNode: a server agent that does not
+// run the allocation hands the socket to the node that does.
+func TestClientAllocExec_forwardedToTheNode(t *testing.T) {
+	srv := testAgent(t, func(cfg *config.Config) { cfg.Server.EncryptKey = testEncryptKey })
+	c := testClientAgent(t, func(cfg *config.Config) {
+		cfg.NodeName = "exec-remote"
+		cfg.Server.Enabled = false
+		cfg.Client.RegistrationSecret = testRegistrationSecret
+		cfg.Client.Servers = []string{srv.Server().RPCAddr().String()}
+	})
+	job := rawExecJob("exec-remote", map[string]string{"web": "sleep 600"})
+	placed := placeAlloc(t, srv.Server(), job, c.Client().NodeID())
+	waitAlloc(t, srv.Server(), placed.ID, "running", clientStatusIs(structs.AllocClientStatusRunning))
+
+	client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + srv.HTTPAddr()})
+	must.NoError(t, err)
+	// An empty node ID: the official client goes through the server.
+	alloc := &nomadapi.Allocation{ID: placed.ID, Namespace: placed.Namespace}
+	ctx, cancel := context.WithTimeout(t.Context(), execTestTimeout)
+	defer cancel()
+	var stdout bytes.Buffer
+	code, err := client.Allocations().Exec(ctx, alloc, "web", false, []string{"/bin/sh", "-c", "cat; exit 2"},
+		strings.NewReader("through the server\n"), &stdout, io.Discard, nil, nil)
+	must.NoError(t, err)
+	must.Eq(t, 2, code)
+	must.Eq(t, "through the server\n", stdout.String())
+}
+
+// TestClientAllocExec_badInput: what the request gets wrong is refused
+// with what and where, before the socket opens where it can be.
+func TestClientAllocExec_badInput(t *testing.T) {
+	a := testClientAgent(t)
+	placed := runningRawExecAlloc(t, a, "exec-bad")
+	done := rawExecJob("exec-done", map[string]string{"web": "true"})
+	finished := placeAlloc(t, a.Server(), done, a.Client().NodeID())
+	waitAlloc(t, a.Server(), finished.ID, "complete", clientStatusIs(structs.AllocClientStatusComplete))
+
+	path := func(id string, q url.Values) string {
+		return "/v1/client/allocation/" + id + "/exec?" + q.Encode()
+	}
+	ok := url.Values{"task": {"web"}, "command": {`["echo"]`}}
+	with := func(k, v string) url.Values {
+		q := url.Values{}
+		for key, vals := range ok {
+			q[key] = vals
+		}
+		if v == "" {
+			q.Del(k)
+		} else {
+			q.Set(k, v)
+		}
+		return q
+	}
+	for _, tc := range []struct {
+		name, path string
+		code       int
+		reason     string
+	}{
+		{"no task", path(placed.ID, with("task", "")), http.StatusBadRequest, "missing ?task"},
+		{"no command", path(placed.ID, with("command", "")), http.StatusBadRequest, "missing ?command"},
+		{"command not an array", path(placed.ID, with("command", "echo hi")), http.StatusBadRequest, "JSON array of strings"},
+		{"command of numbers", path(placed.ID, with("command", "[1,2]")), http.StatusBadRequest, "JSON array of strings"},
+		{"empty command", path(placed.ID, with("command", "[]")), http.StatusBadRequest, "names no program"},
+		{"oversize command", path(placed.ID, with("command", `["`+strings.Repeat("x", maxExecCommand)+`"]`)), http.StatusBadRequest, "the limit is"},
+		{"bad tty", path(placed.ID, with("tty", "maybe")), http.StatusBadRequest, "?tty"},
+		{"unknown task", path(placed.ID, with("task", "nope")), http.StatusNotFound, `task "nope" not found`},
+		{"unknown alloc", path(structs.GenerateUUID(), ok), http.StatusNotFound, "not found"},
+		{"task not running", path(finished.ID, ok), http.StatusBadRequest, "is not running"},
+		{"not a websocket", path(placed.ID, ok), http.StatusBadRequest, "websocket"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := do(t, a, http.MethodGet, tc.path, nil)
+			must.Eq(t, tc.code, resp.code, must.Sprint(resp))
+			must.StrContains(t, resp.String(), tc.reason)
+		})
+	}
+
+	t.Run("another origin", func(t *testing.T) {
+		u := "ws://" + a.HTTPAddr() + path(placed.ID, ok)
+		_, resp, err := websocket.DefaultDialer.DialContext(t.Context(), u, http.Header{"Origin": {"http://evil.example"}})
+		must.Error(t, err)
+		must.Eq(t, http.StatusForbidden, resp.StatusCode)
+		resp.Body.Close()
+	})
+
+	t.Run("bad handshake", func(t *testing.T) {
+		u := "ws://" + a.HTTPAddr() + path(placed.ID, with("ws_handshake", "true"))
+		conn, resp, err := websocket.DefaultDialer.DialContext(t.Context(), u, nil)
+		must.NoError(t, err)
+		resp.Body.Close()
+		defer conn.Close()
+		must.NoError(t, conn.WriteJSON(execstream.Handshake{Version: 9}))
+		_, _, err = conn.ReadMessage()
+		must.ErrorContains(t, err, "unsupported handshake version 9")
+	})
+
+	t.Run("oversize frame", func(t *testing.T) {
+		u := "ws://" + a.HTTPAddr() + path(placed.ID, with("command", `["cat"]`))
+		conn, resp, err := websocket.DefaultDialer.DialContext(t.Context(), u, nil)
+		must.NoError(t, err)
+		resp.Body.Close()
+		defer conn.Close()
+		big := execstream.InputFrame{Stdin: &execstream.IOOperation{Data: make([]byte, execstream.MaxInputFrame)}}
+		must.NoError(t, conn.WriteJSON(big))
+		var closeErr *websocket.CloseError
+		for {
+			_, _, err := conn.ReadMessage()
+			if err != nil {
+				must.True(t, errors.As(err, &closeErr), must.Sprint(err))
+				break
+			}
+		}
+		must.Eq(t, websocket.CloseMessageTooBig, closeErr.Code)
+	})
+
+	t.Run("invalid frame", func(t *testing.T) {
+		u := "ws://" + a.HTTPAddr() + path(placed.ID, with("command", `["cat"]`))
+		conn, resp, err := websocket.DefaultDialer.DialContext(t.Context(), u, nil)
+		must.NoError(t, err)
+		resp.Body.Close()
+		defer conn.Close()
+		must.NoError(t, conn.WriteMessage(websocket.TextMessage, []byte(`{"stdin":`)))
+		var err2 error
+		for err2 == nil {
+			_, _, err2 = conn.ReadMessage()
+		}
+		must.ErrorContains(t, err2, "invalid input frame")
+	})
+}

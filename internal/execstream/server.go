@@ -65,6 +65,12 @@ func Upgrade(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
 		ReadBufferSize:   4 << 10,
 		WriteBufferSize:  4 << 10,
 		CheckOrigin:      func(*http.Request) bool { return true },
+		Error: func(w http.ResponseWriter, _ *http.Request, status int, reason error) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.WriteHeader(status)
+			fmt.Fprintf(w, "this route opens a websocket: %v\n", reason)
+		},
 	}
 	conn, err := u.Upgrade(hijacker{w}, r, nil)
 	if err != nil {
