@@ -175,8 +175,16 @@ type session struct {
 
 	stdinR *io.PipeReader
 	stdinW *io.PipeWriter
+	// stdin queues the caller's input for the command: a few frames, so
+	// that a command that does not read its input yet holds back neither
+	// a resize nor the caller's close. Once it is full, the caller waits.
+	stdin  chan []byte
 	resize chan TerminalSize
 }
+
+// stdinQueue is how many frames of input wait for the command at most:
+// with MaxInputFrame, what a session holds in memory is bounded.
+const stdinQueue = 16
 
 // Serve runs the command and streams it over conn until it exits, then
 // sends its exit code and closes conn. The command is killed (its ctx is
@@ -188,13 +196,18 @@ func Serve(ctx context.Context, conn *websocket.Conn, run RunFunc) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	conn.SetReadLimit(MaxInputFrame)
-	s := &session{conn: conn, cancel: cancel, resize: make(chan TerminalSize, 1)}
+	s := &session{conn: conn, cancel: cancel, resize: make(chan TerminalSize, 1), stdin: make(chan []byte, stdinQueue)}
 	s.stdinR, s.stdinW = io.Pipe()
 
 	readDone := make(chan struct{})
 	go func() {
 		defer close(readDone)
 		s.readLoop()
+	}()
+	feedDone := make(chan struct{})
+	go func() {
+		defer close(feedDone)
+		s.feedStdin()
 	}()
 	beatDone := make(chan struct{})
 	go func() {
@@ -224,37 +237,53 @@ func Serve(ctx context.Context, conn *websocket.Conn, run RunFunc) error {
 	// deadline passes.
 	_ = conn.SetReadDeadline(time.Now().Add(lingerTimeout))
 	<-readDone
+	<-feedDone
 	conn.Close()
 	return err
+}
+
+// feedStdin writes the queued input to the command, until the caller's
+// close frame or the end of the connection; input the command no
+// longer reads is dropped.
+func (s *session) feedStdin() {
+	for data := range s.stdin {
+		// A write blocks until the command reads it, or no longer can.
+		_, _ = s.stdinW.Write(data)
+	}
+	s.stdinW.Close()
 }
 
 // readLoop reads the caller's frames until the connection fails or
 // closes; then the command is cancelled, unless it has exited already.
 func (s *session) readLoop() {
 	defer s.cancel()
+	stdinOpen := true
+	endStdin := func() {
+		if stdinOpen {
+			close(s.stdin)
+			stdinOpen = false
+		}
+	}
+	defer endStdin()
 	for {
 		_, data, err := s.conn.ReadMessage()
 		if err != nil {
-			s.stdinW.CloseWithError(io.ErrUnexpectedEOF)
 			return
 		}
 		var f InputFrame
 		if err := json.Unmarshal(data, &f); err != nil {
 			sendClose(s.conn, websocket.CloseUnsupportedData, fmt.Sprintf("invalid input frame: %v", err))
-			s.stdinW.CloseWithError(io.ErrUnexpectedEOF)
 			return
 		}
 		switch {
 		case f.Stdin != nil:
-			if len(f.Stdin.Data) > 0 {
-				// A write blocks until the command reads it: the caller
-				// is held to the command's pace, and nothing piles up
-				// here. Once the command has stopped reading, input is
-				// dropped.
-				_, _ = s.stdinW.Write(f.Stdin.Data)
+			if len(f.Stdin.Data) > 0 && stdinOpen {
+				// Full, the queue holds the caller to the command's
+				// pace.
+				s.stdin <- f.Stdin.Data
 			}
 			if f.Stdin.Close {
-				s.stdinW.Close()
+				endStdin()
 			}
 		case f.TTYSize != nil:
 			s.offerSize(*f.TTYSize)
