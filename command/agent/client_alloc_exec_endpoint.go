@@ -69,12 +69,15 @@ func parseExecRequest(q url.Values) (*execRequest, error) {
 
 // clientAllocExec serves GET /v1/client/allocation/:id/exec: it upgrades
 // the request to a websocket and runs the command in the task, streamed
-// as package execstream says. What can be refused before the upgrade is
-// answered as any request is; after it, in a close message. A request
-// for an allocation on another node is forwarded to it whole, socket and
-// all; that node makes the checks. A caller that sends its token in the
-// first frame (?ws_handshake=true) is checked once it has: the route's
-// check waits for it (httpserver.TokenInHandshake).
+// as package execstream says. As in Nomad, malformed parameters are
+// refused before the upgrade and everything else after it, in a close
+// message whose text is the reason (what Nomad's client returns as the
+// error), except the route's own permission check, which a request that
+// sends its token as a header passes or fails before the handler runs.
+// A request for an allocation on another node is forwarded to it whole,
+// socket and all; that node makes the checks. A caller that sends its
+// token in the first frame (?ws_handshake=true) is checked once it has:
+// the route's check waits for it (httpserver.TokenInHandshake).
 func (s *HTTPServer) clientAllocExec(w http.ResponseWriter, r *http.Request) (any, error) {
 	req, err := parseExecRequest(r.URL.Query())
 	if err != nil {
@@ -84,44 +87,41 @@ func (s *HTTPServer) clientAllocExec(w http.ResponseWriter, r *http.Request) (an
 		return nil, httpserver.NewError(http.StatusForbidden, "%s", err.Error())
 	}
 	ar, err := s.clientAlloc(w, r)
-	if ar == nil {
-		return nil, err
+	if ar == nil && err == nil {
+		return nil, nil // forwarded
+	}
+	if err != nil {
+		if code, _ := httpserver.ErrorStatus(err); code == http.StatusNotFound {
+			err = httpserver.NotFound("Unknown allocation %q", r.PathValue("id"))
+		}
 	}
 	check, handshake := httpserver.HandshakeCheck(r)
-	if !handshake {
-		exec, err := s.execTarget(r, ar, req.task)
-		if err != nil {
-			return nil, err
-		}
-		conn, err := execstream.Upgrade(w, r)
-		if err != nil {
-			s.logger.Debug("alloc exec", "alloc_id", ar.ID(), "error", err)
-			return nil, nil
-		}
-		s.runExec(r.Context(), conn, ar, exec, req)
+	var exec *taskrunner.Exec
+	if err == nil && !handshake {
+		exec, err = s.execTarget(r, ar, req.task)
+	}
+	if !websocket.IsWebSocketUpgrade(r) && err != nil {
+		return nil, err
+	}
+	conn, uerr := execstream.Upgrade(w, r)
+	if uerr != nil {
+		s.logger.Debug("alloc exec", "path", r.URL.Path, "error", uerr)
 		return nil, nil
 	}
-
-	conn, err := execstream.Upgrade(w, r)
+	if err == nil && handshake {
+		var token string
+		if token, err = execstream.ReadHandshake(conn); err != nil {
+			err = httpserver.BadRequest("%s", err.Error())
+		} else if r, err = check(token); err == nil {
+			exec, err = s.execTarget(r, ar, req.task)
+		}
+	}
 	if err != nil {
-		s.logger.Debug("alloc exec", "alloc_id", ar.ID(), "error", err)
+		code, reason := httpserver.ErrorStatus(err)
+		execstream.Refuse(conn, code, errors.New(reason))
 		return nil, nil
 	}
-	token, err := execstream.ReadHandshake(conn)
-	if err != nil {
-		execstream.Refuse(conn, http.StatusBadRequest, err)
-		return nil, nil
-	}
-	checked, err := check(token)
-	if err == nil {
-		var exec *taskrunner.Exec
-		if exec, err = s.execTarget(checked, ar, req.task); err == nil {
-			s.runExec(checked.Context(), conn, ar, exec, req)
-			return nil, nil
-		}
-	}
-	code, reason := httpserver.ErrorStatus(err)
-	execstream.Refuse(conn, code, errors.New(reason))
+	s.runExec(r.Context(), conn, ar, exec, req)
 	return nil, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -169,11 +170,14 @@ func TestClientAllocExec_capabilities(t *testing.T) {
 	for _, tc := range []struct {
 		name, secret string
 		refusal      string
+		// beforeUpgrade: the route's check refuses with a 403; the
+		// handler's, after the upgrade, with a close reason.
+		beforeUpgrade bool
 	}{
-		{"no token", "", "Permission denied"},
-		{"read only", reader.SecretID, "alloc-exec"},
-		{"alloc-exec on raw_exec", execOnly.SecretID, "alloc-node-exec"},
-		{"alloc-exec and alloc-node-exec", nodeExec.SecretID, ""},
+		{"no token", "", "Permission denied", true},
+		{"read only", reader.SecretID, "alloc-exec", true},
+		{"alloc-exec on raw_exec", execOnly.SecretID, "alloc-node-exec", false},
+		{"alloc-exec and alloc-node-exec", nodeExec.SecretID, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr(), SecretID: tc.secret})
@@ -189,7 +193,10 @@ func TestClientAllocExec_capabilities(t *testing.T) {
 				return
 			}
 			must.Error(t, err)
-			must.StrContains(t, err.Error(), "403")
+			if tc.beforeUpgrade {
+				must.StrContains(t, err.Error(), "403")
+			}
+			must.StrContains(t, err.Error(), "Permission denied")
 			must.StrContains(t, err.Error(), tc.refusal)
 			must.Eq(t, "", stdout.String())
 
@@ -295,7 +302,7 @@ func TestClientAllocExec_badInput(t *testing.T) {
 		{"oversize command", path(placed.ID, with("command", `["`+strings.Repeat("x", maxExecCommand)+`"]`)), http.StatusBadRequest, "the limit is"},
 		{"bad tty", path(placed.ID, with("tty", "maybe")), http.StatusBadRequest, "?tty"},
 		{"unknown task", path(placed.ID, with("task", "nope")), http.StatusNotFound, `task "nope" not found`},
-		{"unknown alloc", path(structs.GenerateUUID(), ok), http.StatusNotFound, "not found"},
+		{"unknown alloc", path(structs.GenerateUUID(), ok), http.StatusNotFound, "Unknown allocation"},
 		{"task not running", path(finished.ID, ok), http.StatusBadRequest, "is not running"},
 		{"not a websocket", path(placed.ID, ok), http.StatusBadRequest, "websocket"},
 	} {
@@ -305,6 +312,27 @@ func TestClientAllocExec_badInput(t *testing.T) {
 			must.StrContains(t, resp.String(), tc.reason)
 		})
 	}
+
+	t.Run("after the upgrade, as Nomad", func(t *testing.T) {
+		client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr()})
+		must.NoError(t, err)
+		ctx, cancel := context.WithTimeout(t.Context(), execTestTimeout)
+		defer cancel()
+		unknown := structs.GenerateUUID()
+		code, err := client.Allocations().Exec(ctx, &nomadapi.Allocation{ID: unknown}, "web", false, []string{"true"},
+			strings.NewReader(""), io.Discard, io.Discard, nil, nil)
+		must.Eq(t, -2, code)
+		must.EqError(t, err, fmt.Sprintf("Unknown allocation %q", unknown))
+		_, err = client.Allocations().Exec(ctx, &nomadapi.Allocation{ID: placed.ID}, "nope", false, []string{"true"},
+			strings.NewReader(""), io.Discard, io.Discard, nil, nil)
+		must.ErrorContains(t, err, `task "nope" not found`)
+		_, err = client.Allocations().Exec(ctx, &nomadapi.Allocation{ID: finished.ID}, "web", false, []string{"true"},
+			strings.NewReader(""), io.Discard, io.Discard, nil, nil)
+		must.ErrorContains(t, err, "is not running")
+		_, err = client.Allocations().Exec(ctx, &nomadapi.Allocation{ID: placed.ID}, "web", false, []string{"no-such-program"},
+			strings.NewReader(""), io.Discard, io.Discard, nil, nil)
+		must.ErrorContains(t, err, `"no-such-program" not found`)
+	})
 
 	t.Run("another origin", func(t *testing.T) {
 		u := "ws://" + a.HTTPAddr() + path(placed.ID, ok)
