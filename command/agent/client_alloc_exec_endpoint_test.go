@@ -20,6 +20,7 @@ import (
 
 	"github.com/drover-io/drover/api"
 	"github.com/drover-io/drover/command/agent/config"
+	"github.com/drover-io/drover/drivers/mock"
 	"github.com/drover-io/drover/internal/execstream"
 	"github.com/drover-io/drover/structs"
 )
@@ -385,4 +386,26 @@ func TestClientAllocExec_badInput(t *testing.T) {
 		}
 		must.ErrorContains(t, err2, "invalid input frame")
 	})
+}
+
+// TestClientAllocExec_driverWithoutExec: a task whose driver cannot run
+// commands gets an error that says so.
+func TestClientAllocExec_driverWithoutExec(t *testing.T) {
+	a := testClientAgent(t, func(c *config.Config) {
+		c.Plugins[mock.DriverName] = &config.PluginConfig{Name: mock.DriverName, Config: map[string]any{"enabled": true}}
+	})
+	job := rawExecJob("exec-mock", map[string]string{"web": ""})
+	job.TaskGroups[0].Tasks[0].Driver = mock.DriverName
+	job.TaskGroups[0].Tasks[0].Config = map[string]any{"run_for": "10m"}
+	placed := placeAlloc(t, a.Server(), job, a.Client().NodeID())
+	waitAlloc(t, a.Server(), placed.ID, "running", clientStatusIs(structs.AllocClientStatusRunning))
+
+	client, err := nomadapi.NewClient(&nomadapi.Config{Address: "http://" + a.HTTPAddr()})
+	must.NoError(t, err)
+	ctx, cancel := context.WithTimeout(t.Context(), execTestTimeout)
+	defer cancel()
+	code, err := client.Allocations().Exec(ctx, &nomadapi.Allocation{ID: placed.ID}, "web", false, []string{"true"},
+		strings.NewReader(""), io.Discard, io.Discard, nil, nil)
+	must.Eq(t, -2, code)
+	must.ErrorContains(t, err, `driver "mock_driver": the task's driver cannot run commands in its tasks`)
 }
