@@ -74,7 +74,7 @@ func (d *Driver) ExecTaskStreaming(ctx context.Context, taskID string, opts *dri
 	}
 	if cg != nil {
 		defer cg.Close()
-		c.SysProcAttr.UseCgroupFD, c.SysProcAttr.CgroupFD = true, int(cg.Fd())
+		startInCgroup(c.SysProcAttr, cg)
 	}
 	return runInteractive(ctx, c, opts, c.Start)
 }
@@ -93,7 +93,7 @@ func (d *Driver) execIsolated(ctx context.Context, t *task, proc *isolate.Proces
 	c := &exec.Cmd{Path: opts.Command[0], Args: opts.Command, Dir: "/", Env: envList(it.Env), SysProcAttr: &syscall.SysProcAttr{}}
 	if cg != nil {
 		defer cg.Close()
-		c.SysProcAttr.UseCgroupFD, c.SysProcAttr.CgroupFD = true, int(cg.Fd())
+		startInCgroup(c.SysProcAttr, cg)
 	}
 	return runInteractive(ctx, c, opts, func() error {
 		// Its errors name the command: a close reason has room for
