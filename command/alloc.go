@@ -35,6 +35,10 @@ Usage: drover alloc <subcommand> [options] [args]
 
       $ drover alloc checks <alloc>
 
+  Run a command in one of its tasks:
+
+      $ drover alloc exec -task <task> <alloc> /bin/sh
+
   Move its max_run_duration deadline:
 
       $ drover alloc deadline <alloc> +30m

@@ -32,6 +32,7 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 
 		"alloc":          func() (cli.Command, error) { return &AllocCommand{Meta: meta}, nil },
 		"alloc deadline": func() (cli.Command, error) { return &AllocDeadlineCommand{Meta: meta}, nil },
+		"alloc exec":     func() (cli.Command, error) { return &AllocExecCommand{Meta: meta}, nil },
 		"alloc logs":     func() (cli.Command, error) { return &AllocLogsCommand{Meta: meta}, nil },
 		"alloc restart":  func() (cli.Command, error) { return &AllocRestartCommand{Meta: meta}, nil },
 		"alloc signal":   func() (cli.Command, error) { return &AllocSignalCommand{Meta: meta}, nil },

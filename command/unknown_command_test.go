@@ -28,14 +28,14 @@ Run 'drover job -h' for what they do.
 The subcommands of "drover node" are: drain, eligibility, status.
 Run 'drover node -h' for what they do.
 `},
-		{"alloc exec 0d5ee6ee /bin/sh", `"alloc exec" is a Nomad command that Drover does not support (run a command in an allocation); see website/content/docs/differences.md
+		{"alloc fs 0d5ee6ee /", `"alloc fs" is a Nomad command that Drover does not support (read an allocation's files (the HTTP API serves them)); see website/content/docs/differences.md
 `},
 		{"acl role list", `"acl role" is a Nomad command that Drover does not support (ACL roles); see website/content/docs/differences.md
 `},
 		{"help jb", `unknown command "jb", did you mean "job"?
 Run 'drover -h' for the list of commands.
 `},
-		{"help alloc exec", `"alloc exec" is a Nomad command that Drover does not support (run a command in an allocation); see website/content/docs/differences.md
+		{"help alloc fs", `"alloc fs" is a Nomad command that Drover does not support (read an allocation's files (the HTTP API serves them)); see website/content/docs/differences.md
 `},
 	})
 }

@@ -104,6 +104,11 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	write("/v1/system/gc", byServer(management), s.systemGC)
 	write("/v1/system/reconcile/summaries", byServer(management), s.systemReconcileSummaries)
 
+	// A websocket (GET, as every websocket opens); a raw_exec task also
+	// needs alloc-node-exec, which the handler checks once it knows the
+	// task's driver.
+	t.handle("GET /v1/client/allocation/{id}/exec", allocNS(acl.CapAllocExec), s.clientAllocExec, httpserver.TokenInHandshake)
+
 	write("/v1/acl/bootstrap", public, s.aclBootstrap)
 	t.handle("GET /v1/acl/policies", listed, s.aclPoliciesList)
 	t.handle("GET /v1/acl/policy/{name}", policyHolder, s.aclPolicyRead)

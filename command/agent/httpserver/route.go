@@ -28,6 +28,9 @@ type Route struct {
 	// Heavy marks a route whose handler turns a body of megabytes into
 	// many times that in memory, and CPU: see takeHeavySlot.
 	Heavy bool
+	// Handshake marks a websocket route whose caller may send its token
+	// in the first frame: see TokenInHandshake.
+	Handshake bool
 }
 
 // RouteOption sets how a route is served; NewRoute takes them.

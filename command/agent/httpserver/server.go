@@ -249,6 +249,10 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt *Route) {
 		}
 		defer release()
 	}
+	if rt.Handshake && WantsHandshake(r) {
+		s.serve(w, s.deferCheck(r, rt), rt.Handler)
+		return
+	}
 	s.serve(w, r, func(w http.ResponseWriter, r *http.Request) (any, error) {
 		r, err := s.authorize(r, rt.Need)
 		if err != nil {

@@ -22,6 +22,8 @@
 //	ignore SIGNAL      from now on, ignore SIGNAL (printing "ignored SIGNAL")
 //	alloc MIB          allocate and touch MIB mebibytes, then keep them
 //	serve PORT TEXT    from now on, answer each TCP connection to PORT with TEXT and close it
+//	ttysize            write the size of the terminal on stdin, "ROWS COLS", or "no tty"
+//	winch              print "ready", wait for SIGWINCH, then do ttysize
 //
 // It exits 0 after the last step. A bad script exits 100.
 package main
@@ -35,6 +37,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 var kept [][]byte
@@ -200,6 +204,16 @@ func step(args []string) (int, error) {
 			return 0, err
 		}
 		return 3, serve(args[1], args[2])
+	case "ttysize":
+		printTTYSize()
+		return 1, nil
+	case "winch":
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGWINCH)
+		fmt.Println("ready")
+		<-ch
+		printTTYSize()
+		return 1, nil
 	case "alloc":
 		if err := need(1); err != nil {
 			return 0, err
@@ -218,6 +232,16 @@ func step(args []string) (int, error) {
 		return 2, nil
 	}
 	return 0, fmt.Errorf("unknown step")
+}
+
+// printTTYSize writes the size of the terminal on stdin.
+func printTTYSize() {
+	ws, err := unix.IoctlGetWinsize(0, unix.TIOCGWINSZ)
+	if err != nil {
+		fmt.Println("no tty")
+		return
+	}
+	fmt.Printf("%d %d\n", ws.Row, ws.Col)
 }
 
 var signals = map[string]syscall.Signal{
