@@ -27,7 +27,10 @@ type Job struct {
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
 	Reschedule  *ReschedulePolicy
-	Meta        map[string]string
+	// Update is the job-wide update block; each group's own is merged
+	// over it.
+	Update *UpdateStrategy `json:",omitempty"`
+	Meta   map[string]string
 
 	// ParameterizedJob makes the job wait to be dispatched (the
 	// parameterized block).

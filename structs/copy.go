@@ -26,6 +26,7 @@ func (j *Job) Copy() *Job {
 	c.Payload = slices.Clone(j.Payload)
 	c.DispatchMaxRunDuration = clonePtr(j.DispatchMaxRunDuration)
 	c.Reschedule = j.Reschedule.Copy()
+	c.Update = j.Update.Copy()
 	c.Meta = maps.Clone(j.Meta)
 	c.TaskGroups = copyEach(j.TaskGroups, (*TaskGroup).Copy)
 	return &c
@@ -44,6 +45,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
 	c.RestartPolicy = tg.RestartPolicy.Copy()
 	c.ReschedulePolicy = tg.ReschedulePolicy.Copy()
+	c.Update = tg.Update.Copy()
 	c.Meta = maps.Clone(tg.Meta)
 	c.ShutdownDelay = clonePtr(tg.ShutdownDelay)
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
@@ -133,6 +135,7 @@ func (a *Allocation) CopySkipJob() *Allocation {
 	c.PreemptedAllocations = slices.Clone(a.PreemptedAllocations)
 	c.MaxRunOverride = clonePtr(a.MaxRunOverride)
 	c.Networks = CopyNetworks(a.Networks)
+	c.DeploymentStatus = a.DeploymentStatus.Copy()
 	return &c
 }
 

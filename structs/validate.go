@@ -29,6 +29,7 @@ func (j *Job) Validate() error {
 			validateReschedule(&p, "Job", j.Reschedule)
 		}
 	}
+	validateUpdate(&p, "", j.Update)
 	j.Periodic.validate(&p, j.Type)
 	j.validateParameterized(&p)
 
@@ -171,6 +172,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 			validateReschedule(p, where, tg.ReschedulePolicy)
 		}
 	}
+	validateUpdate(p, where, tg.Update)
 	validateConstraints(p, where, tg.Constraints)
 	validateAffinities(p, where, tg.Affinities)
 	validateSpreads(p, where, tg.Spreads)
