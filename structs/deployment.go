@@ -151,3 +151,10 @@ func (s *AllocDeploymentStatus) Copy() *AllocDeploymentStatus {
 	c.Healthy = clonePtr(s.Healthy)
 	return &c
 }
+
+// DeploymentStatusUpdate changes the status of a stored deployment.
+type DeploymentStatusUpdate struct {
+	DeploymentID      string
+	Status            string
+	StatusDescription string
+}

@@ -147,6 +147,11 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 				alloc.ClientStatus = d.String(update.ClientStatus)
 				alloc.ClientDescription = d.String(update.ClientDescription)
 				alloc.TaskStates = update.TaskStates
+				// The client decides an allocation's health in its
+				// deployment once; a later report does not undo it.
+				if ds := update.DeploymentStatus; ds.HasHealth() && alloc.DeploymentID != "" && !alloc.DeploymentStatus.HasHealth() {
+					alloc.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: clonePtr(ds.Healthy), Timestamp: ds.Timestamp, ModifyIndex: index}
+				}
 				if update.ModifyTime != 0 {
 					alloc.ModifyTime = update.ModifyTime
 				}
