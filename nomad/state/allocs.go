@@ -92,6 +92,12 @@ func upsertAlloc(txn *memdb.Txn, index uint64, alloc *structs.Allocation) error 
 		alloc.ModifyTime = existing.ModifyTime
 	}
 	alloc.TaskStates = existing.TaskStates
+	// The health the client reported in the allocation's deployment is
+	// newer than the scheduler's snapshot; an in-place update that moves
+	// the allocation to another deployment starts its health afresh.
+	if alloc.DeploymentID == existing.DeploymentID {
+		alloc.DeploymentStatus = existing.DeploymentStatus
+	}
 	alloc.MaxRunOverride = keptMaxRunOverride(existing, alloc)
 	switch alloc.ClientStatus {
 	case structs.AllocClientStatusLost, structs.AllocClientStatusUnknown:
