@@ -58,6 +58,7 @@ func (b *updateBatcher) AllocStateUpdated(alloc *structs.Allocation) {
 		ClientStatus:      alloc.ClientStatus,
 		ClientDescription: alloc.ClientDescription,
 		TaskStates:        alloc.TaskStates,
+		DeploymentStatus:  alloc.DeploymentStatus,
 		ModifyTime:        time.Now().UnixNano(),
 	}
 	b.mu.Lock()

@@ -103,6 +103,7 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 			ClientStatus:      update.ClientStatus,
 			ClientDescription: update.ClientDescription,
 			TaskStates:        update.TaskStates,
+			DeploymentStatus:  update.DeploymentStatus,
 			ModifyTime:        update.ModifyTime,
 		}
 		if slim.ModifyTime == 0 {
