@@ -40,6 +40,9 @@ const (
 	// Service registrations (built-in service discovery).
 	MsgServiceUpsert MessageType = 32
 	MsgServiceDelete MessageType = 33
+	// Deployments take 50 on, apart from what other work adds meanwhile.
+	MsgDeploymentUpdate      MessageType = 50
+	MsgDeploymentAllocHealth MessageType = 51
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -77,6 +80,8 @@ var messageTypes = map[MessageType]struct {
 	MsgVariablesRekey:         {"VariablesRekey", func() Entry { return new(VariablesRekey) }},
 	MsgServiceUpsert:          {"ServiceRegistrationUpsert", func() Entry { return new(ServiceRegistrationUpsert) }},
 	MsgServiceDelete:          {"ServiceRegistrationDelete", func() Entry { return new(ServiceRegistrationDelete) }},
+	MsgDeploymentUpdate:       {"DeploymentUpdate", func() Entry { return new(DeploymentUpdate) }},
+	MsgDeploymentAllocHealth:  {"DeploymentAllocHealth", func() Entry { return new(DeploymentAllocHealth) }},
 }
 
 func (t MessageType) String() string {

@@ -219,3 +219,66 @@ func clonePtr[T any](p *T) *T {
 	c := *p
 	return &c
 }
+
+// UpdateDeploymentProgress writes a changed copy of a stored deployment:
+// its groups' progress, its status. A deployment that already ended is
+// left as it is, so that a late write cannot bring it back; one not
+// stored is skipped. A deployment that becomes successful marks its job
+// version stable.
+func (s *StateStore) UpdateDeploymentProgress(index uint64, d *structs.Deployment) error {
+	if err := checkDeployment(d); err != nil {
+		return fmt.Errorf("update deployment: %w", err)
+	}
+	return s.write(func(txn *memdb.Txn) error {
+		raw, err := txn.First(TableDeployments, indexID, d.ID)
+		if err != nil {
+			return fmt.Errorf("update deployment %q: %w", d.ID, err)
+		}
+		if raw == nil || !raw.(*structs.Deployment).Active() {
+			return nil
+		}
+		cur := raw.(*structs.Deployment)
+		d.CreateIndex, d.CreateTime = cur.CreateIndex, cur.CreateTime
+		d.ModifyIndex = index
+		if err := txn.Insert(TableDeployments, d); err != nil {
+			return fmt.Errorf("update deployment %q: %w", d.ID, err)
+		}
+		if d.Status == structs.DeploymentStatusSuccessful {
+			if err := markStable(txn, index, d.Namespace, d.JobID, d.JobVersion); err != nil {
+				return fmt.Errorf("update deployment %q: %w", d.ID, err)
+			}
+		}
+		return bumpIndex(txn, index, TableDeployments)
+	})
+}
+
+// markStable marks a job version stable, in the versions table and, when
+// it is the current version, in the jobs table. Neither is a change of
+// the specification.
+func markStable(txn *memdb.Txn, index uint64, namespace, jobID string, version uint64) error {
+	raw, err := txn.First(TableJobVersions, indexID, namespace, jobID, version)
+	if err != nil {
+		return fmt.Errorf("read version %d of job %q: %w", version, jobID, err)
+	}
+	if raw != nil && !raw.(*structs.Job).Stable {
+		v := *raw.(*structs.Job)
+		v.Stable = true
+		if err := txn.Insert(TableJobVersions, &v); err != nil {
+			return err
+		}
+	}
+	raw, err = txn.First(TableJobs, indexID, namespace, jobID)
+	if err != nil {
+		return fmt.Errorf("read job %q: %w", jobID, err)
+	}
+	if raw == nil || raw.(*structs.Job).Version != version || raw.(*structs.Job).Stable {
+		return nil
+	}
+	j := *raw.(*structs.Job)
+	j.Stable = true
+	j.ModifyIndex = index
+	if err := txn.Insert(TableJobs, &j); err != nil {
+		return err
+	}
+	return bumpIndex(txn, index, TableJobs, TableJobVersions)
+}
