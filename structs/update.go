@@ -1,6 +1,9 @@
 package structs
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Update health checks: what makes a deployment's allocation healthy.
 const (
@@ -62,8 +65,9 @@ func UsesDeployments(jobType string) bool {
 	return jobType == JobTypeService || jobType == JobTypeSystem
 }
 
-// validateUpdate checks an update block; nil is fine.
-func validateUpdate(p *problems, where string, u *UpdateStrategy) {
+// validateUpdate checks an update block of a job of type jobType; nil is
+// fine.
+func validateUpdate(p *problems, where, jobType string, u *UpdateStrategy) {
 	if u == nil {
 		return
 	}
@@ -83,7 +87,8 @@ func validateUpdate(p *problems, where string, u *UpdateStrategy) {
 	}
 	if u.Canary < 0 {
 		p.add(where, "canary must not be negative, got %d", u.Canary)
-	} else if u.Canary > 0 {
+	} else if u.Canary > 0 && jobType != JobTypeSystem {
+		// A system job's canary is ignored, with a warning (updateWarnings).
 		p.add(where, "canary = %d: Drover does not place canaries yet; use canary = 0 (a rolling update, max_parallel at a time)", u.Canary)
 	}
 	validateDuration(p, where, "stagger", u.Stagger)
@@ -99,4 +104,22 @@ func validateUpdate(p *problems, where string, u *UpdateStrategy) {
 	if u.ProgressDeadline != 0 && u.ProgressDeadline < u.HealthyDeadline {
 		p.add(where, "progress_deadline (%s) must be zero or at least healthy_deadline (%s)", u.ProgressDeadline, u.HealthyDeadline)
 	}
+}
+
+// updateWarnings says what of the job's update blocks Drover ignores: a
+// system job's canaries, as Nomad before 1.11 did (its system jobs
+// enforced max_parallel and stagger only).
+func (j *Job) updateWarnings() []string {
+	if j.Type != JobTypeSystem {
+		return nil
+	}
+	var out []string
+	for i, tg := range j.TaskGroups {
+		if tg == nil || tg.Update == nil || tg.Update.Canary <= 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: update: canary = %d is ignored: Drover updates a system job max_parallel nodes at a time, without canaries",
+			groupWhere(i, tg), tg.Update.Canary))
+	}
+	return out
 }

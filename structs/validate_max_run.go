@@ -120,5 +120,6 @@ func (j *Job) Warnings() []string {
 				taskWhere(groupWhere(i, tg), k, t), *t.MaxRunDuration, group))
 		}
 	}
-	return append(out, j.serviceWarnings()...)
+	out = append(out, j.serviceWarnings()...)
+	return append(out, j.updateWarnings()...)
 }
