@@ -153,7 +153,7 @@ func judge(alloc *structs.Allocation, u *structs.UpdateStrategy, now time.Time) 
 		if !mustRun(task) {
 			continue
 		}
-		if st == nil || st.State != structs.TaskStateRunning {
+		if st == nil || st.State != structs.TaskStateRunning || st.StartedAt.IsZero() {
 			return false, time.Time{}, false
 		}
 		started := st.StartedAt

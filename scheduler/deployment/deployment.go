@@ -89,7 +89,26 @@ func (d *Decision) Allowance(tg *structs.TaskGroup, allocs []*structs.Allocation
 	if dep.Status != structs.DeploymentStatusRunning && dep.Status != structs.DeploymentStatusSuccessful {
 		return 0
 	}
+	if Failing(dep.ID, tg.Name, allocs) {
+		return 0 // the deployment watcher is about to fail it
+	}
 	return max(0, tg.Update.MaxParallel-InFlight(dep.ID, tg.Name, allocs))
+}
+
+// Failing reports whether an allocation of the group in the deployment
+// was found unhealthy, or failed before its health was decided: no more
+// of the group is replaced, whether or not the deployment was failed yet.
+func Failing(deploymentID, group string, allocs []*structs.Allocation) bool {
+	for _, a := range allocs {
+		if a.DeploymentID != deploymentID || a.TaskGroup != group {
+			continue
+		}
+		if a.DeploymentStatus.IsUnhealthy() ||
+			(a.ClientStatus == structs.AllocClientStatusFailed && !a.DeploymentStatus.IsHealthy()) {
+			return true
+		}
+	}
+	return false
 }
 
 // InFlight counts the group's allocations of the deployment that are to
