@@ -46,11 +46,15 @@ type Allocation struct {
 	RescheduleTracker     *RescheduleTracker
 	PreemptedAllocations  []string
 	PreemptedByAllocation string
-	CreateIndex           uint64
-	ModifyIndex           uint64
-	AllocModifyIndex      uint64
-	CreateTime            int64
-	ModifyTime            int64
+	// DeploymentID is the deployment that placed the allocation, and
+	// DeploymentStatus its health in it as the client reports it.
+	DeploymentID     string                 `json:",omitempty"`
+	DeploymentStatus *AllocDeploymentStatus `json:",omitempty"`
+	CreateIndex      uint64
+	ModifyIndex      uint64
+	AllocModifyIndex uint64
+	CreateTime       int64
+	ModifyTime       int64
 
 	// MaxRunDeadline is a Drover addition: CreateTime plus the group's
 	// max_run_duration, in Unix nanoseconds; zero when the group has none.
@@ -115,6 +119,7 @@ type AllocationListStub struct {
 	RescheduleTracker     *RescheduleTracker
 	PreemptedAllocations  []string
 	PreemptedByAllocation string
+	DeploymentStatus      *AllocDeploymentStatus `json:",omitempty"`
 	CreateIndex           uint64
 	ModifyIndex           uint64
 	CreateTime            int64

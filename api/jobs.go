@@ -27,7 +27,10 @@ type Job struct {
 	TaskGroups  []*TaskGroup
 	Periodic    *PeriodicConfig
 	Reschedule  *ReschedulePolicy
-	Meta        map[string]string
+	// Update is the job-wide update block; each group's own is merged
+	// over it.
+	Update *UpdateStrategy `json:",omitempty"`
+	Meta   map[string]string
 	// MaxPendingDuration and MaxRunExtension are Drover additions: the
 	// default of the groups' fields of those names.
 	MaxPendingDuration *time.Duration `json:",omitempty"`

@@ -19,8 +19,10 @@ type TaskGroup struct {
 	Tasks            []*Task
 	RestartPolicy    *RestartPolicy
 	ReschedulePolicy *ReschedulePolicy
-	Meta             map[string]string
-	ShutdownDelay    *time.Duration
+	// Update is the group's update block, merged over the job's.
+	Update        *UpdateStrategy `json:",omitempty"`
+	Meta          map[string]string
+	ShutdownDelay *time.Duration
 	// MaxRunDuration bounds the group's run time, counted from the
 	// allocation's creation. Only batch and sysbatch jobs allow it.
 	MaxRunDuration *time.Duration

@@ -60,6 +60,7 @@ func (b *updateBatcher) AllocStateUpdated(alloc *structs.Allocation) {
 		ClientDescription: alloc.ClientDescription,
 		TaskStates:        alloc.TaskStates,
 		NetworkStatus:     alloc.NetworkStatus,
+		DeploymentStatus:  alloc.DeploymentStatus,
 		ModifyTime:        time.Now().UnixNano(),
 	}
 	b.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/drover-io/drover/client/allochealth"
 	"os"
 	"strconv"
 	"strings"
@@ -37,6 +38,9 @@ type Client struct {
 	// network makes the allocations' network namespaces (modes bridge,
 	// none and cni/<name>).
 	network *cni.Manager
+	// health decides the deployment health of the allocations a
+	// deployment placed, and adds it to what batcher sends.
+	health *allochealth.Watcher
 	// node is the node as registered; it does not change after New.
 	node *structs.Node
 	// jobs keeps one copy of each job version for all the allocations
@@ -109,6 +113,7 @@ func New(cfg *Config) (*Client, error) {
 	c.batcher = newUpdateBatcher(c.logger.Named("updates"), cfg.UpdateWindow, func(ctx context.Context, allocs []*structs.Allocation) error {
 		return c.conn.UpdateAllocs(ctx, c.identity(), allocs)
 	})
+	c.health = allochealth.New(c.batcher)
 	c.services = newServiceSync(c.logger.Named("services"), c.conn, c.identity, func() *structs.Node { return c.node })
 
 	if err := c.setup(); err != nil {
@@ -257,6 +262,7 @@ func (c *Client) Shutdown() error {
 		}
 		wg.Wait()
 		c.runWG.Wait()
+		c.health.Stop()
 
 		ctx, cancel := context.WithTimeout(context.Background(), finalFlushTimeout)
 		if err := c.batcher.flush(ctx); err != nil {

@@ -60,7 +60,7 @@ func (c *Client) newRunner(alloc *structs.Allocation) (*allocrunner.AllocRunner,
 		AllocDirRoot: c.config.AllocDir,
 		StateDB:      c.stateDB,
 		Drivers:      c.config.Drivers,
-		StateUpdater: stateHandlers{c.batcher, c.services},
+		StateUpdater: stateHandlers{c.health, c.services},
 		Node:         c.node,
 		Artifact:     c.config.Artifact,
 		Identities:   identitySigner{c},
@@ -173,6 +173,7 @@ func (c *Client) destroyAlloc(e *runnerEntry, stillListed bool) <-chan struct{} 
 		defer func() { <-c.destroySlots }()
 		e.ar.Destroy()
 		c.services.forget(id)
+		c.health.Forget(id)
 		c.mu.Lock()
 		if c.runners[id] == e {
 			delete(c.runners, id)

@@ -40,6 +40,17 @@ func Commands(meta Meta) map[string]cli.CommandFactory {
 		"alloc status":   func() (cli.Command, error) { return &AllocStatusCommand{Meta: meta}, nil },
 		"alloc stop":     func() (cli.Command, error) { return &AllocStopCommand{Meta: meta}, nil },
 
+		"deployment":        func() (cli.Command, error) { return &DeploymentCommand{Meta: meta}, nil },
+		"deployment list":   func() (cli.Command, error) { return &DeploymentListCommand{Meta: meta}, nil },
+		"deployment status": func() (cli.Command, error) { return &DeploymentStatusCommand{Meta: meta}, nil },
+		"deployment fail":   func() (cli.Command, error) { return &DeploymentActionCommand{Meta: meta, action: deploymentFail}, nil },
+		"deployment pause":  func() (cli.Command, error) { return &DeploymentActionCommand{Meta: meta, action: deploymentPause}, nil },
+		"deployment resume": func() (cli.Command, error) {
+			return &DeploymentActionCommand{Meta: meta, action: deploymentResume}, nil
+		},
+		"deployment promote": func() (cli.Command, error) {
+			return &DeploymentActionCommand{Meta: meta, action: deploymentPromote}, nil
+		},
 		"eval":        func() (cli.Command, error) { return &EvalCommand{Meta: meta}, nil },
 		"eval status": func() (cli.Command, error) { return &EvalStatusCommand{Meta: meta}, nil },
 

@@ -16,7 +16,7 @@ import (
 func TestJobValidate_ListsEveryParseProblem(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "job.hcl")
 	must.NoError(t, os.WriteFile(path, []byte(`job "web" {
-  update {
+  migrate {
     max_parallel = 2
   }
   affinity {
@@ -49,7 +49,7 @@ func TestJobValidate_ListsEveryParseProblem(t *testing.T) {
 	code, out, errOut := runCLI(t, "", "job", "validate", path)
 	must.Eq(t, 1, code, must.Sprint(out))
 	want := []string{
-		path + `:2,3-9: "update" is a Nomad block that Drover does not support yet`,
+		path + `:2,3-10: "migrate" is a Nomad block that Drover does not support yet`,
 		path + `:8,17-20: Invalid affinity weight`,
 		path + `:11,5-10: "vault" is a Nomad block that Drover does not support yet`,
 		path + `:15,18-19: Invalid dynamic for_each value`,
@@ -77,7 +77,7 @@ func TestJobValidate_NomadBlocksAndValidation(t *testing.T) {
 	path := filepath.Join(dir, "job.hcl")
 	must.NoError(t, os.WriteFile(path, []byte(`job "web" {
   type = "service"
-  update {
+  migrate {
     max_parallel = 2
   }
   group "g" {
@@ -92,14 +92,14 @@ func TestJobValidate_NomadBlocksAndValidation(t *testing.T) {
 `), 0o644))
 	code, _, errOut := runCLI(t, "", "job", "validate", path)
 	must.Eq(t, 1, code)
-	must.StrContains(t, errOut, path+`:3,3-9: "update" is a Nomad block that Drover does not support yet`)
+	must.StrContains(t, errOut, path+`:3,3-10: "migrate" is a Nomad block that Drover does not support yet`)
 	must.StrContains(t, errOut, "Job validation errors:")
 	must.StrContains(t, errOut, `Task group "g": Count must not be negative, got -1`)
 	must.StrContains(t, errOut, `Job type "service" does not allow max_run_duration`)
 
 	other := filepath.Join(dir, "other.hcl")
 	must.NoError(t, os.WriteFile(other, []byte(`job "web" {
-  update {
+  migrate {
     max_parallel = 2
   }
   group "g" {

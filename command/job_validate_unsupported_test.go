@@ -15,7 +15,7 @@ import (
 func TestJobValidate_NamesNomadBlocks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nomad.hcl")
 	must.NoError(t, os.WriteFile(path, []byte(`job "web" {
-  update {
+  migrate {
     max_parallel = 1
   }
   group "g" {
@@ -36,7 +36,7 @@ func TestJobValidate_NamesNomadBlocks(t *testing.T) {
 	code, out, errOut := runCLI(t, "", "job", "validate", path)
 	must.Eq(t, 1, code, must.Sprint(out))
 	for _, want := range []string{
-		path + `:2,3-9: "update" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
+		path + `:2,3-10: "migrate" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
 		path + `:6,5-12: "migrate" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
 		path + `:12,7-12: "vault" is a Nomad block that Drover does not support yet; see website/content/docs/differences.md.`,
 	} {

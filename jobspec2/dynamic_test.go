@@ -102,10 +102,10 @@ func TestDynamic_Errors(t *testing.T) {
       bogus     = 1
     }
   }`, `job.hcl:6,7-12: Unsupported argument`},
-		{"Nomad block generated", `dynamic "update" {
+		{"Nomad block generated", `dynamic "migrate" {
     for_each = [1]
     content { max_parallel = 1 }
-  }`, `"update" is a Nomad block that Drover does not support yet`},
+  }`, `"migrate" is a Nomad block that Drover does not support yet`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseString(t, "job \"j\" {\n  "+tc.body+"\n}")

@@ -19,6 +19,7 @@ var groupSchema = &hcl.BodySchema{
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
 		{Type: "ephemeral_disk"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}}, {Type: "service"},
+		{Type: "update"},
 	},
 }
 
@@ -51,6 +52,9 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 	}
 	if b := d.single(blocksOfType(content, "reschedule")); b != nil {
 		tg.ReschedulePolicy = d.reschedule(b)
+	}
+	if b := d.single(blocksOfType(content, "update")); b != nil {
+		tg.Update = d.update(b)
 	}
 	if b := d.single(blocksOfType(content, "ephemeral_disk")); b != nil {
 		attrs := d.content(b.Body, ephemeralDiskSchema).Attributes

@@ -23,7 +23,7 @@ var jobSchema = &hcl.BodySchema{
 		{Type: "group", LabelNames: []string{"name"}},
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "periodic"}, {Type: "reschedule"}, {Type: "meta"},
-		{Type: "parameterized"},
+		{Type: "parameterized"}, {Type: "update"},
 	},
 }
 
@@ -64,6 +64,9 @@ func (d *decoder) job(block *hcl.Block) *api.Job {
 	}
 	if b := d.single(blocksOfType(content, "reschedule")); b != nil {
 		job.Reschedule = d.reschedule(b)
+	}
+	if b := d.single(blocksOfType(content, "update")); b != nil {
+		job.Update = d.update(b)
 	}
 
 	names := map[string]hcl.Range{}

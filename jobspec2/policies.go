@@ -40,3 +40,26 @@ func (d *decoder) reschedule(block *hcl.Block) *api.ReschedulePolicy {
 		Unlimited:     d.bool(attrs["unlimited"]),
 	}
 }
+
+var updateSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "max_parallel"}, {Name: "health_check"}, {Name: "min_healthy_time"},
+		{Name: "healthy_deadline"}, {Name: "progress_deadline"}, {Name: "auto_revert"},
+		{Name: "auto_promote"}, {Name: "canary"}, {Name: "stagger"},
+	},
+}
+
+func (d *decoder) update(block *hcl.Block) *api.UpdateStrategy {
+	attrs := d.content(block.Body, updateSchema).Attributes
+	return &api.UpdateStrategy{
+		MaxParallel:      d.int(attrs["max_parallel"]),
+		HealthCheck:      d.string(attrs["health_check"]),
+		MinHealthyTime:   d.duration(attrs["min_healthy_time"]),
+		HealthyDeadline:  d.duration(attrs["healthy_deadline"]),
+		ProgressDeadline: d.duration(attrs["progress_deadline"]),
+		AutoRevert:       d.bool(attrs["auto_revert"]),
+		AutoPromote:      d.bool(attrs["auto_promote"]),
+		Canary:           d.int(attrs["canary"]),
+		Stagger:          d.duration(attrs["stagger"]),
+	}
+}

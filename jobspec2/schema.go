@@ -39,6 +39,7 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"dispatch_payload": dispatchPayloadSchema,
 	"reschedule":       rescheduleSchema,
 	"restart":          restartSchema,
+	"update":           updateSchema,
 	"ephemeral_disk":   ephemeralDiskSchema,
 	"network":          networkSchema,
 	"port":             portSchema,

@@ -57,7 +57,7 @@ func TestUnsupported_SaysNomadsAndWhere(t *testing.T) {
 
 func TestUnsupported_Messages(t *testing.T) {
 	_, err := parseString(t, `job "j" {
-  update {
+  migrate {
     max_parallel = 2
   }
   ui {
@@ -81,8 +81,8 @@ func TestUnsupported_Messages(t *testing.T) {
 `)
 	const see = "; see website/content/docs/differences.md. "
 	must.EqError(t, err, strings.Join([]string{
-		`job.hcl:2,3-9: "update" is a Nomad block that Drover does not support yet` + see +
-			`Ignoring it would change what runs unless it holds only Nomad's defaults (then remove it): a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments.`,
+		`job.hcl:2,3-10: "migrate" is a Nomad block that Drover does not support yet` + see +
+			`Ignoring it would change what runs unless it holds only Nomad's defaults (then remove it): a node drain would not pace the allocations it moves.`,
 		`job.hcl:5,3-5: "ui" is a Nomad block that Drover does not support yet` + see +
 			`Drover would ignore it, as it changes nothing the job does (only Nomad's web UI shows it: a description and links): remove it.`,
 		`job.hcl:11,7-13: "sticky" is a Nomad argument that Drover does not support yet` + see +

@@ -104,6 +104,7 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 			ClientDescription: update.ClientDescription,
 			TaskStates:        update.TaskStates,
 			NetworkStatus:     update.NetworkStatus,
+			DeploymentStatus:  update.DeploymentStatus,
 			ModifyTime:        update.ModifyTime,
 		}
 		if slim.ModifyTime == 0 {

@@ -3,6 +3,7 @@ package nomad
 import (
 	"context"
 	"fmt"
+	"github.com/drover-io/drover/nomad/deploymentwatcher"
 	"sync"
 	"time"
 
@@ -133,6 +134,7 @@ func (s *Server) leaderLoop(ctx context.Context, established chan<- struct{}) {
 	start("periodic dispatcher", s.periodic.Run)
 	start("job status", s.jobStatus.Run)
 	start("drainer", drainer.New(drainCluster{s}, s.logger).Run)
+	start("deployment watcher", deploymentwatcher.New(deploymentCluster{s}, s.logger).Run)
 	start("stats", s.emitLeaderStats)
 	start("keyring", s.initializeKeyring)
 	start("variable locks", s.runVariableLocks)

@@ -74,7 +74,8 @@ func (s *Server) runPlanApplier(ctx context.Context) {
 			<-inflight.done
 			inflight = nil
 		}
-		if len(result.NodeUpdate) == 0 && len(result.NodeAllocation) == 0 {
+		if len(result.NodeUpdate) == 0 && len(result.NodeAllocation) == 0 &&
+			pending.Plan.Deployment == nil && len(pending.Plan.DeploymentUpdates) == 0 {
 			s.finishPlan(pending, result, rejected != nil, start, 0)
 			continue
 		}
@@ -188,6 +189,18 @@ func planEntry(plan *structs.Plan, result *structs.PlanResult, now int64) *logen
 		for _, a := range allocs {
 			add(a)
 		}
+	}
+	if d := plan.Deployment; d != nil {
+		c := d.Copy()
+		if c.CreateTime == 0 {
+			c.CreateTime = now
+		}
+		c.ModifyTime = now
+		entry.Deployment = c
+	}
+	entry.DeploymentUpdates = plan.DeploymentUpdates
+	if len(entry.DeploymentUpdates) > 0 {
+		entry.Now = now
 	}
 	return entry
 }

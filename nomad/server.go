@@ -240,20 +240,21 @@ func (s *Server) setup() error {
 // registerEndpoints publishes the RPC endpoints.
 func (s *Server) registerEndpoints(srv *rpc.Server) error {
 	endpoints := map[string]any{
-		"Status":    &statusRPC{s},
-		"Client":    &clientRPC{srv: s, role: nomadrpc.RoleServer},
-		"Job":       &jobRPC{s},
-		"Eval":      &evalRPC{s},
-		"Alloc":     &allocRPC{s},
-		"Node":      &nodeRPC{s},
-		"Raft":      &raftRPC{s},
-		"Periodic":  &periodicRPC{s},
-		"ACL":       &aclRPC{s},
-		"Namespace": &namespaceRPC{s},
-		"Keyring":   &keyringRPC{s},
-		"Variables": &variablesRPC{variablesReadRPC{s}},
-		"Service":   &serviceRPC{serviceReadRPC{s}},
-		"System":    &systemRPC{s},
+		"Status":     &statusRPC{s},
+		"Client":     &clientRPC{srv: s, role: nomadrpc.RoleServer},
+		"Job":        &jobRPC{s},
+		"Eval":       &evalRPC{s},
+		"Alloc":      &allocRPC{s},
+		"Deployment": &deploymentRPC{s},
+		"Node":       &nodeRPC{s},
+		"Raft":       &raftRPC{s},
+		"Periodic":   &periodicRPC{s},
+		"ACL":        &aclRPC{s},
+		"Namespace":  &namespaceRPC{s},
+		"Keyring":    &keyringRPC{s},
+		"Variables":  &variablesRPC{variablesReadRPC{s}},
+		"Service":    &serviceRPC{serviceReadRPC{s}},
+		"System":     &systemRPC{s},
 	}
 	for name, rcvr := range endpoints {
 		if err := srv.RegisterName(name, rcvr); err != nil {

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"github.com/drover-io/drover/scheduler/deployment"
 	"sort"
 	"time"
 
@@ -28,7 +29,9 @@ type planContext struct {
 	jobAllocs *jobAllocs
 	placers   map[string]*groupPlacer
 
-	plan     *structs.Plan
+	plan *structs.Plan
+	// deploy decides the job's deployments (scheduler/deployment).
+	deploy   *deployment.Decision
 	failedTG map[string]*structs.AllocMetric
 	queued   map[string]int
 	later    []laterReschedule
@@ -75,6 +78,11 @@ func (s *scheduler) newPlanContext(state State, eval *structs.Evaluation, run *e
 		Job:           ctx.job,
 		SnapshotIndex: ctx.index,
 	}
+	latest, err := state.LatestDeploymentByJob(nil, eval.Namespace, eval.JobID)
+	if err != nil {
+		return nil, fmt.Errorf("read deployment: %w", err)
+	}
+	ctx.deploy = deployment.Decide(ctx.job, latest, ctx.now)
 	if !ctx.jobWantsAllocs() {
 		return ctx, nil
 	}
@@ -201,6 +209,7 @@ func (ctx *planContext) newAlloc(p *groupPlacer, name string, node *structs.Node
 		Metrics:       metric,
 		DesiredStatus: structs.AllocDesiredStatusRun,
 		ClientStatus:  structs.AllocClientStatusPending,
+		DeploymentID:  ctx.deploy.ID(tg, tg.Count),
 	}
 }
 

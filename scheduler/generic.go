@@ -29,10 +29,18 @@ func (g *genericScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, a
 	for _, s := range ch.stops {
 		ctx.stop(s.alloc, s.desc, s.clientStatus)
 	}
+	// A rolling update replaces at most what its deployment allows now;
+	// the rest keep running their version until a later evaluation.
+	allowed := ctx.deploy.Allowance(tg, allocs)
 	for _, alloc := range ch.updates {
-		if !ctx.tryInPlace(alloc, p) {
-			ch.replacements = append(ch.replacements, replacement{prev: alloc, kind: replaceDestructive})
+		if ctx.tryInPlace(alloc, p) {
+			continue
 		}
+		if allowed == 0 {
+			continue
+		}
+		allowed--
+		ch.replacements = append(ch.replacements, replacement{prev: alloc, kind: replaceDestructive})
 	}
 	ctx.later = append(ctx.later, ch.later...)
 

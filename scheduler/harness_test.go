@@ -79,8 +79,15 @@ func (h *harness) SubmitPlan(plan *structs.Plan) (*structs.PlanResult, State, er
 		allocs = append(allocs, placed...)
 	}
 	index := h.nextIndex()
-	if err := h.store.UpsertAllocs(index, allocs); err != nil {
-		return nil, nil, fmt.Errorf("apply plan: %w", err)
+	if plan.Deployment != nil || len(plan.DeploymentUpdates) > 0 {
+		if err := h.store.ApplyDeploymentChanges(index, plan.Deployment.Copy(), plan.DeploymentUpdates, now); err != nil {
+			return nil, nil, fmt.Errorf("apply plan: %w", err)
+		}
+	}
+	if len(allocs) > 0 {
+		if err := h.store.UpsertAllocs(index, allocs); err != nil {
+			return nil, nil, fmt.Errorf("apply plan: %w", err)
+		}
 	}
 	result.AllocIndex = index
 	if full, _, _ := result.FullCommit(plan); !full {

@@ -129,6 +129,12 @@ func (ctx *planContext) tryInPlace(alloc *structs.Allocation, p *groupPlacer) bo
 	updated := *alloc
 	updated.Job = ctx.job
 	updated.EvalID = ctx.eval.ID
+	if id := ctx.deploy.ID(p.checker.tg, p.checker.tg.Count); id != "" && id != alloc.DeploymentID {
+		// The allocation runs the deployment's version now: its health
+		// there is judged afresh.
+		updated.DeploymentID = id
+		updated.DeploymentStatus = nil
+	}
 	ctx.plan.AppendAlloc(&updated)
 	return true
 }

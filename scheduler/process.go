@@ -56,6 +56,8 @@ func (s *scheduler) process(eval *structs.Evaluation, buildGroup groupBuilder) e
 		if err := ctx.scheduleFollowups(); err != nil {
 			return fmt.Errorf("evaluation %s: %w", eval.ID, err)
 		}
+		ctx.plan.Deployment = ctx.deploy.Created()
+		ctx.plan.DeploymentUpdates = ctx.deploy.Ended()
 		if ctx.plan.IsNoOp() {
 			return ctx.finish()
 		}

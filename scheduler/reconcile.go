@@ -18,6 +18,7 @@ const (
 	slotRunning                         // live, current job version
 	slotUpdate                          // live, older job version
 	slotFailed                          // failed, not to be rescheduled
+	slotFailedOlder                     // service work of an older version that failed, not to be rescheduled
 	slotRescheduleLater                 // failed, to be rescheduled when its delay ends
 	slotRescheduleNow                   // failed, to be rescheduled now
 	slotMigrate                         // live, marked to migrate off its draining node
@@ -158,6 +159,11 @@ func classify(in reconcileInput, alloc *structs.Allocation, batch bool) (s slot,
 			s.kind = slotRescheduleLater
 		default:
 			s.kind = slotFailed
+			if !batch && !current {
+				// A new version of a service runs again where the old
+				// one failed for good, as in Nomad.
+				s.kind = slotFailedOlder
+			}
 		}
 	case structs.AllocClientStatusLost:
 		s.kind = slotLost
@@ -195,6 +201,8 @@ func (ch *groupChanges) keep(s slot) {
 		ch.updates = append(ch.updates, s.alloc)
 	case slotMigrate:
 		ch.replacements = append(ch.replacements, replacement{prev: s.alloc, kind: replaceMigrate})
+	case slotFailedOlder:
+		ch.replacements = append(ch.replacements, replacement{prev: s.alloc, kind: replaceDestructive})
 	case slotLost:
 		ch.replacements = append(ch.replacements, replacement{prev: s.alloc, kind: replaceLost})
 	case slotRescheduleNow:

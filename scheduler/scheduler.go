@@ -23,6 +23,8 @@ type State interface {
 	AllocsByNode(ws memdb.WatchSet, nodeID string) ([]*structs.Allocation, error)
 	// LatestIndex returns the index of the latest write.
 	LatestIndex() (uint64, error)
+	// LatestDeploymentByJob returns the job's newest deployment, or nil.
+	LatestDeploymentByJob(ws memdb.WatchSet, namespace, jobID string) (*structs.Deployment, error)
 }
 
 // Planner is how a scheduler commits its decisions. The server implements

@@ -27,6 +27,10 @@ func (s *systemScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, al
 	failures := newMetric(ctx.nodes)
 	name := structs.AllocName(ctx.job.ID, tg.Name, 0)
 
+	// A rolling update replaces at most what its deployment allows now,
+	// node by node; the others keep their version until a later
+	// evaluation.
+	allowed := ctx.deploy.Allowance(tg, allocs)
 	for _, alloc := range updates {
 		if ctx.tryInPlace(alloc, p) {
 			continue
@@ -35,6 +39,10 @@ func (s *systemScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, al
 		if !node.Ready() {
 			continue // no new placements here; the old version keeps running
 		}
+		if allowed == 0 {
+			continue
+		}
+		allowed--
 		if err := ctx.placeOnNode(p, name, node, pos, alloc, failures); err != nil {
 			return err
 		}
@@ -48,6 +56,7 @@ func (s *systemScheduler) buildGroup(ctx *planContext, tg *structs.TaskGroup, al
 			return err
 		}
 	}
+	ctx.deploy.SetDesired(tg.Name, len(occupied)+newPlacements(ctx.plan, tg.Name))
 	return nil
 }
 
@@ -188,4 +197,18 @@ func addCounts(into, from map[string]int) map[string]int {
 		into[k] += v
 	}
 	return into
+}
+
+// newPlacements counts the plan's placements of the group on nodes that
+// held none of it.
+func newPlacements(plan *structs.Plan, group string) int {
+	n := 0
+	for _, allocs := range plan.NodeAllocation {
+		for _, a := range allocs {
+			if a.TaskGroup == group && a.CreateIndex == 0 && a.PreviousAllocation == "" {
+				n++
+			}
+		}
+	}
+	return n
 }

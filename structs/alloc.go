@@ -47,9 +47,14 @@ type Allocation struct {
 	// Drover does not preempt. They are here for the wire shape.
 	PreemptedAllocations  []string
 	PreemptedByAllocation string
-	CreateIndex           uint64
-	ModifyIndex           uint64
-	AllocModifyIndex      uint64
+	// DeploymentID is the deployment that placed the allocation, empty
+	// when none did; DeploymentStatus is its health there, which the
+	// client reports.
+	DeploymentID     string                 `json:",omitempty"`
+	DeploymentStatus *AllocDeploymentStatus `json:",omitempty"`
+	CreateIndex      uint64
+	ModifyIndex      uint64
+	AllocModifyIndex uint64
 	// CreateTime and ModifyTime are Unix nanoseconds, set when the plan that
 	// holds the allocation is applied.
 	CreateTime int64

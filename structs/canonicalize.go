@@ -41,6 +41,10 @@ func (j *Job) Canonicalize() {
 	}
 	canonicalizeConstraints(j.Constraints)
 	canonicalizeAffinities(j.Affinities)
+	if !UsesDeployments(j.Type) {
+		// Nomad ignores update blocks of batch and sysbatch work.
+		j.Update = nil
+	}
 	j.Periodic.canonicalize()
 	j.ParameterizedJob.canonicalize()
 	for _, tg := range j.TaskGroups {
@@ -69,6 +73,9 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	}
 	if tg.MaxRunExtension == nil {
 		tg.MaxRunExtension = clonePtr(j.MaxRunExtension)
+	}
+	if !UsesDeployments(j.Type) {
+		tg.Update = nil
 	}
 	if len(tg.Meta) == 0 {
 		tg.Meta = nil

@@ -30,6 +30,7 @@ func (j *Job) Copy() *Job {
 	c.MaxPendingDuration = clonePtr(j.MaxPendingDuration)
 	c.MaxRunExtension = clonePtr(j.MaxRunExtension)
 	c.Reschedule = j.Reschedule.Copy()
+	c.Update = j.Update.Copy()
 	c.Meta = maps.Clone(j.Meta)
 	c.TaskGroups = copyEach(j.TaskGroups, (*TaskGroup).Copy)
 	return &c
@@ -48,6 +49,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.Tasks = copyEach(tg.Tasks, (*Task).Copy)
 	c.RestartPolicy = tg.RestartPolicy.Copy()
 	c.ReschedulePolicy = tg.ReschedulePolicy.Copy()
+	c.Update = tg.Update.Copy()
 	c.Meta = maps.Clone(tg.Meta)
 	c.ShutdownDelay = clonePtr(tg.ShutdownDelay)
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
@@ -141,6 +143,7 @@ func (a *Allocation) CopySkipJob() *Allocation {
 	c.MaxRunOverride = clonePtr(a.MaxRunOverride)
 	c.Networks = CopyNetworks(a.Networks)
 	c.NetworkStatus = a.NetworkStatus.Copy()
+	c.DeploymentStatus = a.DeploymentStatus.Copy()
 	return &c
 }
 

@@ -25,6 +25,7 @@ const (
 	EvalTriggerMaxPlans          = "max-plan-attempts"
 	EvalTriggerFailedFollowUp    = "failed-eval-follow-up"
 	EvalTriggerReschedulingAlloc = "reschedule"
+	EvalTriggerDeploymentWatcher = "deployment-watcher"
 )
 
 // Evaluation is the server's decision to (re)consider a job's placements.
@@ -38,8 +39,8 @@ type Evaluation struct {
 	JobModifyIndex  uint64
 	NodeID          string
 	NodeModifyIndex uint64
-	// DeploymentID is always empty: Drover has no deployments. It is here
-	// for the wire shape.
+	// DeploymentID is the deployment whose progress triggered the
+	// evaluation, if any.
 	DeploymentID      string
 	Status            string
 	StatusDescription string

@@ -53,7 +53,10 @@ type Job struct {
 	// into every group that has none; the groups' policies are what the
 	// scheduler reads. It is kept so that the job reads back as submitted.
 	Reschedule *ReschedulePolicy
-	Meta       map[string]string
+	// Update is the job-wide update block as submitted; the groups carry
+	// it merged with their own, which is what the scheduler reads.
+	Update *UpdateStrategy `json:",omitempty"`
+	Meta   map[string]string
 	// MaxRunDuration is Drover's job-wide budget: one ceiling over every
 	// group, attempt and reschedule of this job version, counted from its
 	// SubmitTime (the registration of the version, the dispatch or the

@@ -38,6 +38,12 @@ type Plan struct {
 	// SnapshotIndex is the state index the scheduler read; the applier
 	// may use it to tell how stale the plan is.
 	SnapshotIndex uint64
+
+	// Deployment, when set, is a deployment the plan creates: its
+	// placements name it. DeploymentUpdates end others (a newer job
+	// version cancels the deployment of an older one).
+	Deployment        *Deployment               `json:",omitempty"`
+	DeploymentUpdates []*DeploymentStatusUpdate `json:",omitempty"`
 }
 
 // AppendStoppedAlloc adds a stop of alloc to the plan and returns the
@@ -68,7 +74,8 @@ func (p *Plan) AppendAlloc(alloc *Allocation) {
 
 // IsNoOp reports whether the plan changes nothing.
 func (p *Plan) IsNoOp() bool {
-	return countAllocs(p.NodeUpdate) == 0 && countAllocs(p.NodeAllocation) == 0
+	return countAllocs(p.NodeUpdate) == 0 && countAllocs(p.NodeAllocation) == 0 &&
+		p.Deployment == nil && len(p.DeploymentUpdates) == 0
 }
 
 // PlanResult is what the applier committed of a plan.

@@ -12,8 +12,11 @@ type TaskGroup struct {
 	Tasks            []*Task
 	RestartPolicy    *RestartPolicy
 	ReschedulePolicy *ReschedulePolicy
-	Meta             map[string]string
-	ShutdownDelay    *time.Duration
+	// Update is the group's update block, the job's merged under it; nil
+	// (or MaxParallel 0) replaces allocations all at once.
+	Update        *UpdateStrategy `json:",omitempty"`
+	Meta          map[string]string
+	ShutdownDelay *time.Duration
 
 	// MaxRunDuration bounds the group's run time, counted from the
 	// allocation's CreateTime. Nil means unbounded. Read it through

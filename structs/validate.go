@@ -29,6 +29,7 @@ func (j *Job) Validate() error {
 			validateReschedule(&p, "Job", j.Reschedule)
 		}
 	}
+	validateUpdate(&p, "", j.Type, j.Update)
 	j.Periodic.validate(&p, j.Type)
 	j.validateGC(&p)
 	j.validateParameterized(&p)
@@ -175,6 +176,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 			validateReschedule(p, where, tg.ReschedulePolicy)
 		}
 	}
+	validateUpdate(p, where, jobType, tg.Update)
 	validateConstraints(p, where, tg.Constraints)
 	validateAffinities(p, where, tg.Affinities)
 	validateSpreads(p, where, tg.Spreads)

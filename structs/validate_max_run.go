@@ -120,5 +120,5 @@ func (j *Job) Warnings() []string {
 				taskWhere(groupWhere(i, tg), k, t), *t.MaxRunDuration, group))
 		}
 	}
-	return out
+	return append(out, j.updateWarnings()...)
 }

@@ -4,13 +4,11 @@ package unsupported
 // DefaultUpdateStrategy, DefaultMigrateStrategy and DefaultEphemeralDisk;
 // durations in nanoseconds). The package's tests hold them to Nomad's.
 const (
-	defaultUpdate  = `{"Stagger":30000000000,"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000,"ProgressDeadline":600000000000,"AutoRevert":false,"AutoPromote":false,"Canary":0}`
 	defaultMigrate = `{"MaxParallel":1,"HealthCheck":"checks","MinHealthyTime":10000000000,"HealthyDeadline":300000000000}`
 )
 
 // Reasons shared by several fields.
 const (
-	reasonUpdate     = "a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments"
 	reasonMigrate    = "a node drain would not pace the allocations it moves"
 	reasonConsul     = "it configures Consul for services and templates only, which Drover refuses"
 	reasonRender     = "Drover renders a task's templates before each of its runs, whatever it says"
@@ -24,7 +22,6 @@ const (
 // form it has.
 var jobFields = []Field{
 	// The job.
-	{JSON: "Update", HCL: []string{"job.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
 	{JSON: "Migrate", HCL: []string{"job.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
 	{JSON: "Multiregion", HCL: []string{"job.multiregion"}, Block: true, Decision: Refuse,
 		Reason: "the job would run in this region only"},
@@ -39,7 +36,6 @@ var jobFields = []Field{
 		Reason: "a label on a job version: it changes nothing that runs"},
 
 	// The group.
-	{JSON: "TaskGroups[].Update", HCL: []string{"group.update"}, Block: true, Decision: Refuse, Reason: reasonUpdate, Default: defaultUpdate},
 	{JSON: "TaskGroups[].Migrate", HCL: []string{"group.migrate"}, Block: true, Decision: Refuse, Reason: reasonMigrate, Default: defaultMigrate},
 	{JSON: "TaskGroups[].Networks[].CNI", HCL: []string{"network.cni"}, Block: true, Decision: Refuse,
 		Reason: "its arguments go to CNI plugins, and Drover runs host networking only"},

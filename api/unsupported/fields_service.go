@@ -29,7 +29,7 @@ func serviceFields(path string, withHCL bool) []Field {
 		{JSON: "EnableTagOverride", HCL: []string{"service.enable_tag_override"}, Decision: Warn,
 			Reason: "only Consul's agents change a service's tags; nothing changes Drover's"},
 		{JSON: "OnUpdate", HCL: []string{"service.on_update"}, Decision: Warn,
-			Reason: "it tells deployments which checks count, and Drover has no deployments"},
+			Reason: "it tells deployments which checks count, and Drover's deployments judge health by task states, not by checks, yet"},
 		{JSON: "Checks[].GRPCService", HCL: []string{"check.grpc_service"}, Decision: Refuse, Reason: "Drover runs http, tcp and script checks, not grpc"},
 		{JSON: "Checks[].GRPCUseTLS", HCL: []string{"check.grpc_use_tls"}, Decision: Refuse, Reason: "Drover runs http, tcp and script checks, not grpc"},
 		{JSON: "Checks[].Expose", HCL: []string{"check.expose"}, Decision: Refuse,

@@ -179,8 +179,6 @@ func TestFields_Rows(t *testing.T) {
 // Nomad's client fills in.
 func TestFields_DefaultsAreNomads(t *testing.T) {
 	cases := map[string]any{
-		"Update":               nomadapi.DefaultUpdateStrategy(),
-		"TaskGroups[].Update":  nomadapi.DefaultUpdateStrategy(),
 		"Migrate":              nomadapi.DefaultMigrateStrategy(),
 		"TaskGroups[].Migrate": nomadapi.DefaultMigrateStrategy(),
 		"TaskGroups[].Tasks[].Templates[].ChangeScript.RunOnFirstRender": func() bool {
@@ -214,24 +212,23 @@ func TestFields_DefaultsAreNomads(t *testing.T) {
 }
 
 func TestDecide(t *testing.T) {
-	update, _ := unsupported.LookupJSON("TaskGroups[3].update")
+	migrate, _ := unsupported.LookupJSON("TaskGroups[3].migrate")
 	cases := []struct {
 		raw       string
 		want      unsupported.Decision
 		isDefault bool
 	}{
-		{`{"MaxParallel": 1, "Stagger": 30000000000}`, unsupported.Warn, true},
-		{`{"maxparallel": 1, "Canary": null}`, unsupported.Warn, true},
+		{`{"MaxParallel": 1, "HealthCheck": "checks"}`, unsupported.Warn, true},
+		{`{"maxparallel": 1, "MinHealthyTime": null}`, unsupported.Warn, true},
 		{`{"MaxParallel": 2}`, unsupported.Refuse, false},
-		{`{"Canary": 1}`, unsupported.Refuse, false},
-		{`{"AutoRevert": true}`, unsupported.Refuse, false},
+		{`{"HealthyDeadline": 1}`, unsupported.Refuse, false},
 		{`{"Bogus": 1}`, unsupported.Refuse, false},
 		{`[1]`, unsupported.Refuse, false},
 	}
 	for _, tc := range cases {
 		var raw any
 		must.NoError(t, json.Unmarshal([]byte(tc.raw), &raw))
-		d, isDefault := update.Decide(raw)
+		d, isDefault := migrate.Decide(raw)
 		must.Eq(t, tc.want, d, must.Sprint(tc.raw))
 		must.Eq(t, tc.isDefault, isDefault, must.Sprint(tc.raw))
 	}

@@ -104,11 +104,14 @@ func (n *stateNotifier) send() {
 // sum is the hash of a's client state; ok is false if it could not be
 // encoded, which makes the state count as changed.
 func (n *stateNotifier) sum(a *structs.Allocation) (uint64, bool) {
+	// The deployment is there so that an in-place update into a new one
+	// is told, and the allocation's health in it judged afresh.
 	encoded, err := json.Marshal(struct {
 		Status, Description string
 		TaskStates          map[string]*structs.TaskState
 		Network             *structs.AllocNetworkStatus
-	}{a.ClientStatus, a.ClientDescription, a.TaskStates, a.NetworkStatus})
+		DeploymentID        string
+	}{a.ClientStatus, a.ClientDescription, a.TaskStates, a.NetworkStatus, a.DeploymentID})
 	if err != nil {
 		return 0, false
 	}

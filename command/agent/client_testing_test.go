@@ -91,6 +91,27 @@ func placeAlloc(t *testing.T, srv *nomad.Server, job *structs.Job, nodeID string
 	return alloc
 }
 
+// placeDeployment stores a running deployment of job (a rolling update
+// of its group "group") that placed the allocation allocID, and returns
+// its ID.
+func placeDeployment(t *testing.T, srv *nomad.Server, job *structs.Job, allocID string) string {
+	t.Helper()
+	alloc, err := srv.State().AllocByID(nil, allocID)
+	must.NoError(t, err)
+	must.NotNil(t, alloc)
+	d := &structs.Deployment{
+		ID: structs.GenerateUUID(), Namespace: job.Namespace, JobID: job.ID,
+		JobVersion: job.Version, JobCreateIndex: job.CreateIndex,
+		TaskGroups: map[string]*structs.DeploymentState{"group": {DesiredTotal: 2}},
+		Status:     structs.DeploymentStatusRunning, StatusDescription: structs.DeploymentDescRunning,
+	}
+	placed := alloc.CopySkipJob()
+	placed.DeploymentID = d.ID
+	_, err = srv.Apply(context.Background(), logentry.MsgAllocUpdate, &logentry.AllocUpdate{Allocs: []*structs.Allocation{placed}, Deployment: d})
+	must.NoError(t, err)
+	return d.ID
+}
+
 // waitAlloc polls the server's copy of an allocation until cond holds and
 // returns it.
 func waitAlloc(t *testing.T, srv *nomad.Server, id string, what string, cond func(*structs.Allocation) bool) *structs.Allocation {

@@ -47,6 +47,11 @@ func evalNS(caps ...string) httpserver.Access {
 	return httpserver.Access{Kind: httpserver.AccessEvalNamespace, Caps: caps}
 }
 
+// deploymentNS needs one of caps in the namespace of the deployment {id}.
+func deploymentNS(caps ...string) httpserver.Access {
+	return httpserver.Access{Kind: httpserver.AccessDeploymentNamespace, Caps: caps}
+}
+
 // variable needs the variables capability c on the variable {path}.
 func variable(c string) httpserver.Access {
 	return httpserver.Access{Kind: httpserver.AccessVariable, Caps: []string{c}}

@@ -134,6 +134,12 @@ func (s *HTTPServer) check(r *http.Request, need httpserver.Access, id *identity
 			return err
 		}
 		ok = !found || a.AllowNamespaceAny(ns, need.Caps...)
+	case httpserver.AccessDeploymentNamespace:
+		ns, found, err := s.deploymentNamespace(r)
+		if err != nil {
+			return err
+		}
+		ok = !found || a.AllowNamespaceAny(ns, need.Caps...)
 	case httpserver.AccessNamespaceNamed:
 		ok = a.AllowNamespace(r.PathValue("name"))
 	case httpserver.AccessNodeRead:
@@ -205,4 +211,18 @@ func (s *HTTPServer) evalNamespace(r *http.Request) (string, bool, error) {
 		return "", false, err
 	}
 	return info.Eval.Namespace, true, nil
+}
+
+// deploymentNamespace is the namespace of the deployment {id}; found is
+// false when there is none (the handler then answers 404).
+func (s *HTTPServer) deploymentNamespace(r *http.Request) (string, bool, error) {
+	srv := s.agent.server
+	if srv == nil {
+		return "", false, nil
+	}
+	d, _, err := srv.GetDeployment(r.Context(), r.PathValue("id"), localLookup)
+	if err != nil || d == nil {
+		return "", false, err
+	}
+	return d.Namespace, true, nil
 }

@@ -133,9 +133,9 @@ func TestHTTP_JobIDWithSlash(t *testing.T) {
 // differences page; any other unknown path gets the plain 404.
 func TestUnsupportedRoutes_404SaysNomadsAndWhere(t *testing.T) {
 	a := testAgent(t)
-	resp := do(t, a, http.MethodGet, "/v1/deployments", nil)
+	resp := do(t, a, http.MethodPost, "/v1/deployment/unblock/d1", nil)
 	must.Eq(t, http.StatusNotFound, resp.code)
-	must.Eq(t, "no such endpoint: GET /v1/deployments is a Nomad API route (Deployments) that Drover does not serve yet; see website/content/docs/differences.md\n", string(resp.body))
+	must.Eq(t, "no such endpoint: POST /v1/deployment/unblock/d1 is a Nomad API route (Deployments) that Drover does not serve yet; see website/content/docs/differences.md\n", string(resp.body))
 
 	resp = do(t, a, http.MethodGet, "/v1/node/pool/team-a/jobs", nil)
 	must.Eq(t, http.StatusNotFound, resp.code)

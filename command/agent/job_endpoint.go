@@ -228,26 +228,6 @@ func (s *HTTPServer) jobSummary(w http.ResponseWriter, r *http.Request) (any, er
 	return convert.JobSummaryToAPI(summary), nil
 }
 
-// jobDeployment serves GET /v1/job/:id/deployment, which Nomad's `job
-// status` reads. Drover has no deployments, so an existing job has none:
-// null, as Nomad answers for a job without one.
-func (s *HTTPServer) jobDeployment(w http.ResponseWriter, r *http.Request) (any, error) {
-	id, opts, err := httpserver.IDQuery(r, "job ID")
-	if err != nil {
-		return nil, err
-	}
-	exists, err := serveRead(s, w, r, opts, func(srv *nomad.Server, ctx context.Context, q nomad.QueryOptions) (bool, nomad.QueryMeta, error) {
-		return srv.JobExists(ctx, id, q)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		return nil, httpserver.NotFound("job not found")
-	}
-	return jsonNull{}, nil
-}
-
 // jsonNull encodes as the JSON literal null.
 type jsonNull struct{}
 

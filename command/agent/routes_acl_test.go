@@ -34,6 +34,8 @@ type routeFixture struct {
 	allocID    string
 	evalID     string
 	nodeID     string
+	// deploymentID is a deployment of the job, whose allocation is allocID.
+	deploymentID string
 	// scratchToken is the accessor of a token the token routes may delete.
 	scratchToken string
 	// varPath is a variable's path.
@@ -66,6 +68,7 @@ func newRouteFixture(t *testing.T, a *Agent, mgmt string) *routeFixture {
 	stored, err := srv.State().JobByID(nil, structs.DefaultNamespace, fx.jobID)
 	must.NoError(t, err)
 	fx.allocID = placeAlloc(t, srv, stored, node.ID).ID
+	fx.deploymentID = placeDeployment(t, srv, stored, fx.allocID)
 
 	fx.scratchToken = tokenWith(t, a, mgmt, "scratch", `node { policy = "read" }`).AccessorID
 	resp = doAs(t, a, mgmt, http.MethodPut, "/v1/namespace/scratch-ns", api.Namespace{Name: "scratch-ns"})
@@ -121,7 +124,8 @@ func (fx *routeFixture) tokensFor(need httpserver.Access) (holding, lacking *api
 // rules are the policies of the holding and the lacking tokens of need.
 func (fx *routeFixture) rules(need httpserver.Access) (holding, lacking string) {
 	switch need.Kind {
-	case httpserver.AccessNamespace, httpserver.AccessJobBody, httpserver.AccessAllocNamespace, httpserver.AccessEvalNamespace:
+	case httpserver.AccessNamespace, httpserver.AccessJobBody, httpserver.AccessAllocNamespace, httpserver.AccessEvalNamespace,
+		httpserver.AccessDeploymentNamespace:
 		return namespaceRules(need.Caps[:1]), namespaceRules(allNamespaceCapsBut(need.Caps...)) + globalRulesBut("")
 	case httpserver.AccessNamespaceNamed:
 		return `namespace "default" { capabilities = ["list-jobs"] }`,
@@ -158,6 +162,8 @@ func (fx *routeFixture) path(rt httpserver.Route, holding *api.ACLToken) string 
 		id = fx.allocID
 	case strings.HasPrefix(p, "/v1/evaluation/"):
 		id = fx.evalID
+	case strings.HasPrefix(p, "/v1/deployment/"):
+		id = fx.deploymentID
 	case strings.HasPrefix(p, "/v1/node/"):
 		id = fx.nodeID
 	case p == "/v1/acl/token/{id}" && rt.Method == http.MethodGet:
@@ -291,6 +297,12 @@ func (fx *routeFixture) body(rt httpserver.Route) any {
 		return map[string]any{"Meta": map[string]string{}}
 	case "/v1/allocation/{id}/max-run-duration":
 		return map[string]any{"MaxRunDuration": int64(time.Hour)}
+	case "/v1/deployment/pause/{id}":
+		return map[string]any{"Pause": true}
+	case "/v1/deployment/promote/{id}":
+		return map[string]any{"All": true}
+	case "/v1/deployment/allocation-health/{id}":
+		return map[string]any{"HealthyAllocationIDs": []string{fx.allocID}}
 	case "/v1/node/{id}/eligibility":
 		return map[string]any{"Eligibility": structs.NodeSchedulingEligible}
 	case "/v1/node/{id}/drain":

@@ -30,9 +30,9 @@ func TestUnsupportedFields_RefusedOverHTTP(t *testing.T) {
 		{"a multiregion job would run in one region", func(job, _, _ map[string]any) {
 			job["Multiregion"] = map[string]any{"Regions": []any{map[string]any{"Name": "east"}}}
 		}, []string{`Job field "Multiregion" is not supported by Drover: the job would run in this region only` + seeDifferences}},
-		{"a rolling update that is not Nomad's default", func(_, group, _ map[string]any) {
-			group["Update"] = map[string]any{"MaxParallel": 2, "Canary": 1}
-		}, []string{`Job field "TaskGroups[0].Update" is not supported by Drover: a new job version would replace every allocation at once: Drover has no rolling updates, canaries or deployments` + seeDifferences}},
+		{"a drain pace that is not Nomad's default", func(_, group, _ map[string]any) {
+			group["Migrate"] = map[string]any{"MaxParallel": 2}
+		}, []string{`Job field "TaskGroups[0].Migrate" is not supported by Drover: a node drain would not pace the allocations it moves` + seeDifferences}},
 		{"every refused field and every other problem at once", func(job, group, task map[string]any) {
 			group["Volumes"] = map[string]any{"data": map[string]any{"Type": "csi", "Source": "data"}}
 			task["Templates"] = []any{map[string]any{"EmbeddedTmpl": "{{ key \"x\" }}", "DestPath": "local/x"}}
@@ -95,14 +95,12 @@ func TestUnsupportedFields_NomadsClient(t *testing.T) {
 	const def = "is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not"
 	must.Eq(t, []string{
 		`Job field "TaskGroups[0].Migrate" ` + def,
-		`Job field "TaskGroups[0].Update" ` + def,
-		`Job field "Update" ` + def,
 	}, strings.Split(reg.Warnings, "\n"))
 
 	canary := 1
 	svc.TaskGroups[0].Update.Canary = &canary
 	_, _, err = client.Jobs().Register(svc, nil)
-	must.ErrorContains(t, err, `Job field "TaskGroups[0].Update" is not supported by Drover: a new job version would replace every allocation at once`)
+	must.ErrorContains(t, err, `update: canary = 1: Drover does not place canaries yet`)
 }
 
 // TestUnsupportedFields_ParseNamesNomadBlocks sends a jobspec with a Nomad

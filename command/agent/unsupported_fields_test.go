@@ -18,7 +18,7 @@ func TestCheckUnsupported(t *testing.T) {
     "type": "batch",
     "Affinities": [{"LTarget": "${node.class}", "RTarget": "x", "Operand": "=", "Weight": 50}],
     "Spreads": [],
-    "Update": {"Stagger": 30000000000, "MaxParallel": 1},
+    "Migrate": {"MaxParallel": 1},
     "UI": {"Description": "shown in Nomad's UI"},
     "Vault": null,
     "ConsulToken": "",
@@ -55,10 +55,10 @@ func TestCheckUnsupported(t *testing.T) {
 	must.Eq(t, []string{
 		`Request field "Bogus" is not supported by Drover and was ignored`,
 		`Job field "Bogus" is unknown to Drover and was ignored`,
+		`Job field "Migrate" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
 		`Job field "TaskGroups[0].Services[0].Checks[0].Notes" is not supported by Drover and was ignored: a note shown in Consul's UI only`,
 		`Job field "TaskGroups[0].Tasks[0].Templates[0].VaultGrace" is not supported by Drover and was ignored: Nomad itself has ignored it since 0.12`,
 		`Job field "UI" is not supported by Drover and was ignored: only Nomad's web UI shows it: a description and links`,
-		`Job field "Update" is not supported by Drover and was ignored: it holds Nomad's default, which asks for nothing a job without it does not`,
 	}, got.warnings)
 }
 

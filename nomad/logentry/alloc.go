@@ -19,12 +19,18 @@ type AllocUpdate struct {
 	// without a Job of their own run (a plan's job), carried once for all
 	// of them.
 	Job *structs.Job `json:",omitempty"`
+
+	// Deployment is a deployment the plan creates, DeploymentUpdates the
+	// status changes it makes to others, at Now (Unix nanoseconds).
+	Deployment        *structs.Deployment               `json:",omitempty"`
+	DeploymentUpdates []*structs.DeploymentStatusUpdate `json:",omitempty"`
+	Now               int64                             `json:",omitempty"`
 }
 
 func (e *AllocUpdate) MessageType() MessageType { return MsgAllocUpdate }
 
 func (e *AllocUpdate) Validate() error {
-	if len(e.Allocs) == 0 {
+	if len(e.Allocs) == 0 && e.Deployment == nil && len(e.DeploymentUpdates) == 0 {
 		return invalidf("alloc update: no allocations")
 	}
 	var errs []error
@@ -49,8 +55,15 @@ func (e *AllocUpdate) ApplyTo(s *state.StateStore, index uint64) error {
 		return err
 	}
 	e.attachJob()
-	if err := s.UpsertAllocs(index, e.Allocs); err != nil {
-		return err
+	if e.Deployment != nil || len(e.DeploymentUpdates) > 0 {
+		if err := s.ApplyDeploymentChanges(index, e.Deployment, e.DeploymentUpdates, e.Now); err != nil {
+			return err
+		}
+	}
+	if len(e.Allocs) > 0 {
+		if err := s.UpsertAllocs(index, e.Allocs); err != nil {
+			return err
+		}
 	}
 	return upsertOptionalEvals(s, index, e.Evals)
 }

@@ -43,6 +43,9 @@ const (
 	// Garbage collection takes 40 on, clear of what other work adds
 	// after 33.
 	MsgGCDelete MessageType = 40
+	// Deployments take 50 on, apart from what other work adds meanwhile.
+	MsgDeploymentUpdate      MessageType = 50
+	MsgDeploymentAllocHealth MessageType = 51
 )
 
 // messageTypes describes every known entry type: its name and a
@@ -81,6 +84,8 @@ var messageTypes = map[MessageType]struct {
 	MsgServiceUpsert:          {"ServiceRegistrationUpsert", func() Entry { return new(ServiceRegistrationUpsert) }},
 	MsgServiceDelete:          {"ServiceRegistrationDelete", func() Entry { return new(ServiceRegistrationDelete) }},
 	MsgGCDelete:               {"GCDelete", func() Entry { return new(GCDelete) }},
+	MsgDeploymentUpdate:       {"DeploymentUpdate", func() Entry { return new(DeploymentUpdate) }},
+	MsgDeploymentAllocHealth:  {"DeploymentAllocHealth", func() Entry { return new(DeploymentAllocHealth) }},
 }
 
 func (t MessageType) String() string {

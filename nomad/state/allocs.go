@@ -92,6 +92,12 @@ func upsertAlloc(txn *memdb.Txn, index uint64, alloc *structs.Allocation) error 
 		alloc.ModifyTime = existing.ModifyTime
 	}
 	alloc.TaskStates = existing.TaskStates
+	// The health the client reported in the allocation's deployment is
+	// newer than the scheduler's snapshot; an in-place update that moves
+	// the allocation to another deployment starts its health afresh.
+	if alloc.DeploymentID == existing.DeploymentID {
+		alloc.DeploymentStatus = existing.DeploymentStatus
+	}
 	alloc.MaxRunOverride = keptMaxRunOverride(existing, alloc)
 	switch alloc.ClientStatus {
 	case structs.AllocClientStatusLost, structs.AllocClientStatusUnknown:
@@ -149,6 +155,11 @@ func (s *StateStore) UpdateAllocsFromClient(index uint64, allocs []*structs.Allo
 				alloc.TaskStates = update.TaskStates
 				if update.NetworkStatus != nil {
 					alloc.NetworkStatus = update.NetworkStatus
+				}
+				// The client decides an allocation's health in its
+				// deployment once; a later report does not undo it.
+				if ds := update.DeploymentStatus; ds.HasHealth() && alloc.DeploymentID != "" && !alloc.DeploymentStatus.HasHealth() {
+					alloc.DeploymentStatus = &structs.AllocDeploymentStatus{Healthy: clonePtr(ds.Healthy), Timestamp: ds.Timestamp, ModifyIndex: index}
 				}
 				if update.ModifyTime != 0 {
 					alloc.ModifyTime = update.ModifyTime

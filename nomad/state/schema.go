@@ -122,9 +122,10 @@ func schema() *memdb.DBSchema {
 				indexID: {Name: indexID, Unique: true, Indexer: stringField("Name")},
 			},
 		},
-		TableRootKeys:  rootKeysTable(),
-		TableVariables: variablesTable(),
-		TableServices:  servicesTable(),
+		TableRootKeys:    rootKeysTable(),
+		TableVariables:   variablesTable(),
+		TableServices:    servicesTable(),
+		TableDeployments: deploymentsTable(),
 		TableIndex: {
 			Name: TableIndex,
 			Indexes: map[string]*memdb.IndexSchema{

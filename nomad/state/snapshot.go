@@ -87,6 +87,7 @@ var persistedTables = []struct{ table, record string }{
 	{TableRootKeys, recordRootKey},
 	{TableVariables, recordVariable},
 	{TableServices, recordService},
+	{TableDeployments, recordDeployment},
 	{TableIndex, recordIndex},
 }
 
@@ -282,6 +283,8 @@ func (rs *restoring) record(txn *memdb.Txn, rec record) error {
 		return insertDecoded[structs.VariableEncrypted](txn, TableVariables, rec.Value)
 	case recordService:
 		return insertDecoded[structs.ServiceRegistration](txn, TableServices, rec.Value)
+	case recordDeployment:
+		return insertDecoded[structs.Deployment](txn, TableDeployments, rec.Value)
 	case recordIndex:
 		return insertDecoded[indexEntry](txn, TableIndex, rec.Value)
 	default:

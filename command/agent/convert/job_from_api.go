@@ -60,6 +60,7 @@ func JobFromAPI(in *api.Job) *structs.Job {
 		Spreads:           spreadsFromAPI(in.Spreads),
 		Periodic:          periodicFromAPI(in.Periodic),
 		Reschedule:        rescheduleFromAPI(in.Reschedule, structs.DefaultReschedulePolicy(jobType)),
+		Update:            jobUpdateFromAPI(in.Update),
 		Meta:              maps.Clone(in.Meta),
 		TTLAfterFinished:  Deref(in.TTLAfterFinished),
 		Stop:              Deref(in.Stop),
@@ -87,6 +88,9 @@ func JobFromAPI(in *api.Job) *structs.Job {
 		j.TaskGroups = make([]*structs.TaskGroup, len(in.TaskGroups))
 		for i, tg := range in.TaskGroups {
 			j.TaskGroups[i] = taskGroupFromAPI(tg, jobType, rescheduleBase)
+			if j.TaskGroups[i] != nil {
+				j.TaskGroups[i].Update = groupUpdateFromAPI(in.Update, tg.Update)
+			}
 		}
 	}
 	return j

@@ -43,6 +43,9 @@ const (
 	// namespace of the allocation or evaluation the URL names.
 	AccessAllocNamespace
 	AccessEvalNamespace
+	// AccessDeploymentNamespace: one of caps in the namespace of the
+	// deployment the URL names.
+	AccessDeploymentNamespace
 	// AccessNamespaceNamed: anything at all in the namespace {name}.
 	AccessNamespaceNamed
 	AccessNodeRead
@@ -92,6 +95,8 @@ func (a Access) String() string {
 		return caps + " (the allocation's namespace)"
 	case AccessEvalNamespace:
 		return caps + " (the evaluation's namespace)"
+	case AccessDeploymentNamespace:
+		return caps + " (the deployment's namespace)"
 	case AccessOperatorCapability:
 		return "management, or operator:" + a.Caps[0]
 	case AccessVariable:
