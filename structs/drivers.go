@@ -18,8 +18,9 @@ var Drivers = []string{"docker", "exec", "exec2", "java", "mock_driver", "raw_ex
 const TestDriver = "mock_driver"
 
 // ExecDrivers are the drivers that can run a command inside a running
-// task (drivers.Execer), as a script check does.
-var ExecDrivers = []string{"docker", "raw_exec"}
+// task (drivers.Execer), as a script check or a template's change_script
+// does: an isolated task's (exec, exec2, java) inside its isolation.
+var ExecDrivers = []string{"docker", "exec", "exec2", "java", "raw_exec"}
 
 // KnownDriver reports whether name is one of Drivers.
 func KnownDriver(name string) bool { return slices.Contains(Drivers, name) }

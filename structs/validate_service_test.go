@@ -124,11 +124,15 @@ func TestJobWarnings_services(t *testing.T) {
 
 func TestValidate_scriptCheckDriver(t *testing.T) {
 	j := validJob("service")
-	task(j).Driver = "exec"
+	task(j).Driver = "mock_driver"
 	task(j).Services = []*Service{{Name: "a", Checks: []ServiceCheck{
 		{Type: "script", Command: "/bin/true", Interval: time.Second, Timeout: time.Second},
 	}}}
-	mustProblems(t, []string{`Task group "g" task "t" service "a" check #1: a script check runs in task "t", whose driver "exec" cannot run a command in a task (drivers that can: docker, raw_exec)`}, j.Validate())
+	mustProblems(t, []string{`Task group "g" task "t" service "a" check #1: a script check runs in task "t", whose driver "mock_driver" cannot run a command in a task (drivers that can: docker, exec, exec2, java, raw_exec)`}, j.Validate())
+
+	// An isolated task's script runs inside its isolation.
+	task(j).Driver = "exec"
+	must.NoError(t, j.Validate())
 }
 
 func TestCanonicalize_checkRestartMerge(t *testing.T) {

@@ -62,9 +62,9 @@ func TestClientDrivers_DockerMountsInTheAllocDir(t *testing.T) {
 }
 
 // TestClientDrivers_ExecDriversCanExec: every driver validation lets run
-// script checks (structs.ExecDrivers) can run a command in a task. The
-// exec driver is left out on purpose: the ExecTask it has from raw_exec
-// would run the command outside the task's isolation.
+// script checks (structs.ExecDrivers) can run a command in a task (an
+// isolated one's inside its isolation: drivers/exec's and drivers/exec2's
+// TestExec*_CommandsInTheTask*).
 func TestClientDrivers_ExecDriversCanExec(t *testing.T) {
 	cfg := config.DefaultConfig()
 	cfg.DevMode = true
@@ -78,5 +78,4 @@ func TestClientDrivers_ExecDriversCanExec(t *testing.T) {
 		_, ok = drv.(drivers.Execer)
 		must.True(t, ok, must.Sprintf("driver %q cannot run commands in its tasks", name))
 	}
-	must.SliceNotContains(t, structs.ExecDrivers, "exec")
 }

@@ -70,8 +70,7 @@ func checkDefsOf(alloc *structs.Allocation, task *structs.Task) checkDefs {
 // newCheckSet builds the Set of the run h's checks; nil for none.
 func (tr *TaskRunner) newCheckSet(h *drivers.TaskHandle, alloc *structs.Allocation, task *structs.Task) *servicecheck.Set {
 	var exec servicecheck.ExecFunc
-	// Only the drivers validation lets run scripts: the exec driver's
-	// ExecTask (raw_exec's) would run the command outside its isolation.
+	// Only the drivers validation lets run scripts (structs.ExecDrivers).
 	if drv, ok := tr.drivers.Lookup(h.Driver); ok && slices.Contains(structs.ExecDrivers, h.Driver) {
 		if execer, ok := drv.(drivers.Execer); ok {
 			id := h.Config.ID

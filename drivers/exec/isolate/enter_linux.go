@@ -98,6 +98,13 @@ func startInLocked(p *Process, spec *Spec, cmd *exec.Cmd) error {
 	if err := unix.Unshare(unix.CLONE_FS); err != nil {
 		return fmt.Errorf("unshare the thread's file system context: %w", err)
 	}
+	ruleset, err := unveiledRuleset(spec)
+	if err != nil {
+		return err
+	}
+	if ruleset >= 0 {
+		defer unix.Close(ruleset)
+	}
 	flags := unix.CLONE_NEWNS
 	if spec.PrivatePID {
 		flags |= unix.CLONE_NEWPID
@@ -120,6 +127,15 @@ func startInLocked(p *Process, spec *Spec, cmd *exec.Cmd) error {
 	if err := limitCaps(spec.Caps); err != nil {
 		return err
 	}
+	if ruleset >= 0 {
+		// An exec2 task is held by Landlock, which entering its
+		// namespaces does not carry over: hold this thread, and so the
+		// command it starts, to the task's unveiled paths. The thread is
+		// thrown away with its goroutine (StartIn), never reused.
+		if err := landlockRestrict(ruleset); err != nil {
+			return err
+		}
+	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -127,4 +143,16 @@ func startInLocked(p *Process, spec *Spec, cmd *exec.Cmd) error {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: u.UID, Gid: u.GID, Groups: u.Groups}
 	}
 	return cmd.Start()
+}
+
+// unveiledRuleset is the Landlock ruleset of a HostRoot task's unveiled
+// paths, as the task itself is held by it (hostRootExec); -1 for a task
+// of another kind. It is made before the task's namespaces are entered:
+// the paths are the host's in both, and resolving them needs this
+// process's /proc, which the task's PID namespace does not show.
+func unveiledRuleset(spec *Spec) (int, error) {
+	if !spec.HostRoot {
+		return -1, nil
+	}
+	return landlockRuleset(spec.Unveil, allocGuard(spec))
 }
