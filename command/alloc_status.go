@@ -154,9 +154,17 @@ func taskStateRows(ts *api.TaskState, verbose bool, now time.Time) []string {
 		}
 		return prettyTimeDiff(t, now)
 	}
+	// When the task started and finished, to the millisecond and
+	// relative to now: they are read against the deadline rows.
+	precise := func(t time.Time) string {
+		if t.IsZero() {
+			return "N/A"
+		}
+		return formatTimeMillis(t) + " (" + prettyTimeDiff(t, now) + ")"
+	}
 	return []string{
-		"Started At|" + at(ts.StartedAt),
-		"Finished At|" + at(ts.FinishedAt),
+		"Started At|" + precise(ts.StartedAt),
+		"Finished At|" + precise(ts.FinishedAt),
 		fmt.Sprintf("Total Restarts|%d", ts.Restarts),
 		"Last Restart|" + at(ts.LastRestart),
 	}
@@ -171,9 +179,18 @@ func taskEventTable(events []*api.TaskEvent) string {
 		if ev == nil {
 			continue
 		}
-		rows = append(rows, fmt.Sprintf("%s|%s|%s", formatUnixNano(ev.Time), ev.Type, oneLineText(taskEventDescription(ev))))
+		rows = append(rows, fmt.Sprintf("%s|%s|%s", eventTime(ev.Time), ev.Type, oneLineText(taskEventDescription(ev))))
 	}
 	return formatList(rows)
+}
+
+// eventTime is an event's time to the millisecond, which a Killing event's
+// is read against the deadline; "<none>" for an event without one.
+func eventTime(ns int64) string {
+	if ns == 0 {
+		return "<none>"
+	}
+	return formatTimeMillis(time.Unix(0, ns))
 }
 
 // taskEventDescription says what an event means: its display message, or,
