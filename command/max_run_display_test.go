@@ -335,7 +335,7 @@ func TestDeadlineRows_RelativeAndTimeLeftAgree(t *testing.T) {
 // task that exited 0 on its own before the deadline shows it not reached.
 func TestFormatAllocStatus_AfterTheDeadline(t *testing.T) {
 	created := time.Date(2026, 11, 30, 1, 9, 9, 999700000, time.UTC)
-	deadline := created.Add(10 * time.Second)     // …:19.9997
+	deadline := created.Add(10 * time.Second)      // …:19.9997
 	killed := deadline.Add(500 * time.Microsecond) // …:20.0002
 	now := killed.Add(2 * time.Second)
 	ms := func(t time.Time) string { return formatTimeMillis(t) }
