@@ -27,17 +27,22 @@ Usage: drover alloc status [options] <alloc>
 
     Max Run Duration  the group's budget, such as 10s
     Deadline          when the budget ends (CreateTime + max_run_duration),
-                      absolute and relative: "... (in 4s)", "... (2s ago)",
-                      or "... (not reached: allocation failed)" for one
-                      that ended before it
+                      to the millisecond, and relative: "... (in 4s)",
+                      "... (2s ago)", or "... (not reached: allocation
+                      failed)" for one that ended before it
     Time Left         what is left of the budget, or "none (exceeded 2s
-                      ago)" once the deadline passed
+                      ago)" once the deadline passed; rounded as the
+                      relative deadline is, from the same moment
 
   A task with a max_run_duration of its own (or in a group with one) shows
   the same three rows among its task's, for the deadline the task meets
   first; "Max Run Duration" says whose budget it is: "5m (task)" or
-  "10s (group)". A task killed at its own deadline gets the Killing event
-  "task exceeded max_run_duration".
+  "10s (group)". A task that ended before that deadline shows it "not
+  reached: task dead", even when the deadline later stopped the
+  allocation. A task killed at its own deadline gets the Killing event
+  "task exceeded max_run_duration". The tasks' Started At and Finished At
+  and their events show to the millisecond, to be read against the
+  deadline.
 
   An allocation stopped at its deadline ends "complete" with the client
   description "allocation exceeded max_run_duration"; its client status
@@ -55,7 +60,8 @@ Alloc Status Options:
     Print the allocation as JSON.
 
   -verbose
-    Show full IDs and absolute times.
+    Show full IDs and absolute times (the deadline and the tasks' start
+    and end show both forms anyway).
 `)
 }
 
