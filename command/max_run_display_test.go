@@ -307,10 +307,8 @@ func TestDeadlineRows_RelativeAndTimeLeftAgree(t *testing.T) {
 	for d := -3 * time.Second; d <= 7*time.Second; d += 7*time.Millisecond + 300*time.Microsecond {
 		lefts = append(lefts, d)
 	}
-	for _, d := range []time.Duration{5500 * time.Millisecond, 5499 * time.Millisecond, 999600 * time.Microsecond,
-		90*time.Minute + 29500*time.Millisecond, 49*time.Minute + 59*time.Second + 600*time.Millisecond, -(61*time.Second + 500*time.Millisecond)} {
-		lefts = append(lefts, d)
-	}
+	lefts = append(lefts, 5500*time.Millisecond, 5499*time.Millisecond, 999600*time.Microsecond,
+		90*time.Minute+29500*time.Millisecond, 49*time.Minute+59*time.Second+600*time.Millisecond, -(61*time.Second + 500*time.Millisecond))
 	relative := regexp.MustCompile(`^Deadline\|\S+ \((?:in (\S+)|(\S+) ago)\)$`)
 	for _, left := range lefts {
 		deadline := now.Add(left)
