@@ -133,7 +133,7 @@ func formatDeadlineChange(alloc *api.Allocation, resp *api.AllocMaxRunDurationRe
 	}
 	if resp.MaxRunDeadline != 0 {
 		deadline := time.Unix(0, resp.MaxRunDeadline)
-		rows = append(rows, "Deadline|"+formatTime(deadline)+" ("+prettyTimeDiff(deadline, now)+")")
+		rows = append(rows, "Deadline|"+formatTimeMillis(deadline)+" ("+relativeText(deadline.Sub(now))+")")
 	}
 	return formatKV(rows)
 }

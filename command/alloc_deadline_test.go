@@ -51,7 +51,7 @@ func TestFormatDeadlineChange(t *testing.T) {
 	resp := &api.AllocMaxRunDurationResponse{MaxRunDuration: 90 * time.Minute, MaxRunDeadline: deadline.UnixNano()}
 	must.Eq(t, "ID               = 0a1b2c3d\n"+
 		"Max Run Duration = 1h => 1h30m\n"+
-		"Deadline         = "+formatTime(deadline)+" (in 50m)", formatDeadlineChange(alloc, resp, false, now))
+		"Deadline         = "+formatTimeMillis(deadline)+" (in 50m)", formatDeadlineChange(alloc, resp, false, now))
 
 	alloc.MaxRunDuration = 0
 	must.StrContains(t, formatDeadlineChange(alloc, resp, true, now), "Max Run Duration = none => 1h30m")

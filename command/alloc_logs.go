@@ -34,13 +34,22 @@ type AllocLogsCommand struct{ Meta }
 func (c *AllocLogsCommand) Help() string {
 	return strings.TrimSpace(`
 Usage: drover alloc logs [options] <alloc> [task]
+       drover alloc logs -job [options] <job> [task]
 
   Prints the output of a task of an allocation, named by its ID or a
   unique prefix of one. The task may be left out when the allocation's
   group has a single task. The logs are read from the node that runs the
   allocation.
+
+  With -job the argument is a job, and the allocation one of its
+  allocations: a running one, picked at random when there are several,
+  or, when none runs, the newest.
 ` + clientOptionsHelp + `
 Alloc Logs Options:
+
+  -job
+    The argument is a job ID (or a unique prefix of one), and the
+    allocation one of the job's: a running one, else the newest.
 
   -stderr
     Print the task's stderr instead of its stdout.
@@ -67,13 +76,14 @@ Alloc Logs Options:
 func (c *AllocLogsCommand) Synopsis() string { return "Streams the logs of a task." }
 
 func (c *AllocLogsCommand) Run(args []string) int {
-	var stderr, follow, tail bool
+	var stderr, follow, tail, byJob bool
 	var taskFlag string
 	var lines, bytesN int64
 	fs := c.ClientFlagSet("alloc logs")
 	fs.BoolVar(&stderr, "stderr", false, "")
 	fs.BoolVar(&follow, "f", false, "")
 	fs.BoolVar(&tail, "tail", false, "")
+	fs.BoolVar(&byJob, "job", false, "")
 	fs.StringVar(&taskFlag, "task", "", "")
 	fs.Int64Var(&lines, "n", -1, "")
 	fs.Int64Var(&bytesN, "c", -1, "")
@@ -81,7 +91,7 @@ func (c *AllocLogsCommand) Run(args []string) int {
 		return exitError
 	}
 	if fs.NArg() < 1 || fs.NArg() > 2 {
-		return usageError(c.Ui, "alloc logs", "This command takes one or two arguments: <alloc> [task]")
+		return usageError(c.Ui, "alloc logs", "This command takes one or two arguments: <alloc> [task], or with -job <job> [task]")
 	}
 	switch {
 	case lines == 0 || lines < -1:
@@ -106,7 +116,16 @@ func (c *AllocLogsCommand) Run(args []string) int {
 		taskName = fs.Arg(1)
 	}
 
-	client, alloc, ok := c.clientAndAlloc(fs.Arg(0))
+	client, ok := c.apiClient()
+	if !ok {
+		return exitError
+	}
+	var alloc *api.Allocation
+	if byJob {
+		alloc, ok = c.resolveJobAlloc(client, fs.Arg(0))
+	} else {
+		alloc, ok = c.resolveAlloc(client, fs.Arg(0))
+	}
 	if !ok {
 		return exitError
 	}

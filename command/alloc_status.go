@@ -27,17 +27,22 @@ Usage: drover alloc status [options] <alloc>
 
     Max Run Duration  the group's budget, such as 10s
     Deadline          when the budget ends (CreateTime + max_run_duration),
-                      absolute and relative: "... (in 4s)", "... (2s ago)",
-                      or "... (not reached: allocation failed)" for one
-                      that ended before it
+                      to the millisecond, and relative: "... (in 4s)",
+                      "... (2s ago)", or "... (not reached: allocation
+                      failed)" for one that ended before it
     Time Left         what is left of the budget, or "none (exceeded 2s
-                      ago)" once the deadline passed
+                      ago)" once the deadline passed; rounded as the
+                      relative deadline is, from the same moment
 
   A task with a max_run_duration of its own (or in a group with one) shows
   the same three rows among its task's, for the deadline the task meets
   first; "Max Run Duration" says whose budget it is: "5m (task)" or
-  "10s (group)". A task killed at its own deadline gets the Killing event
-  "task exceeded max_run_duration".
+  "10s (group)". A task that ended before that deadline shows it "not
+  reached: task dead", even when the deadline later stopped the
+  allocation. A task killed at its own deadline gets the Killing event
+  "task exceeded max_run_duration". The tasks' Started At and Finished At
+  and their events show to the millisecond, to be read against the
+  deadline.
 
   An allocation stopped at its deadline ends "complete" with the client
   description "allocation exceeded max_run_duration"; its client status
@@ -55,7 +60,8 @@ Alloc Status Options:
     Print the allocation as JSON.
 
   -verbose
-    Show full IDs and absolute times.
+    Show full IDs and absolute times (the deadline and the tasks' start
+    and end show both forms anyway).
 `)
 }
 
@@ -154,9 +160,17 @@ func taskStateRows(ts *api.TaskState, verbose bool, now time.Time) []string {
 		}
 		return prettyTimeDiff(t, now)
 	}
+	// When the task started and finished, to the millisecond and
+	// relative to now: they are read against the deadline rows.
+	precise := func(t time.Time) string {
+		if t.IsZero() {
+			return "N/A"
+		}
+		return formatTimeMillis(t) + " (" + prettyTimeDiff(t, now) + ")"
+	}
 	return []string{
-		"Started At|" + at(ts.StartedAt),
-		"Finished At|" + at(ts.FinishedAt),
+		"Started At|" + precise(ts.StartedAt),
+		"Finished At|" + precise(ts.FinishedAt),
 		fmt.Sprintf("Total Restarts|%d", ts.Restarts),
 		"Last Restart|" + at(ts.LastRestart),
 	}
@@ -171,9 +185,18 @@ func taskEventTable(events []*api.TaskEvent) string {
 		if ev == nil {
 			continue
 		}
-		rows = append(rows, fmt.Sprintf("%s|%s|%s", formatUnixNano(ev.Time), ev.Type, oneLineText(taskEventDescription(ev))))
+		rows = append(rows, fmt.Sprintf("%s|%s|%s", eventTime(ev.Time), ev.Type, oneLineText(taskEventDescription(ev))))
 	}
 	return formatList(rows)
+}
+
+// eventTime is an event's time to the millisecond, which a Killing event's
+// is read against the deadline; "<none>" for an event without one.
+func eventTime(ns int64) string {
+	if ns == 0 {
+		return "<none>"
+	}
+	return formatTimeMillis(time.Unix(0, ns))
 }
 
 // taskEventDescription says what an event means: its display message, or,

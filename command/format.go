@@ -84,6 +84,22 @@ func formatTimeIn(t time.Time, loc *time.Location) string {
 	return t.In(loc).Format(timeLayout)
 }
 
+// timeLayoutMillis is timeLayout to the millisecond, for the times one
+// compares with a deadline: "2026-11-29T23:34:11.042Z".
+const timeLayoutMillis = "2006-01-02T15:04:05.000Z07:00"
+
+// formatTimeMillis shows t to the millisecond (cut, as formatTime cuts to
+// the second) in local time; the zero time is "<none>". Deadlines, the
+// times tasks started and finished, and their events show so: to the
+// second, a kill half a millisecond after a deadline at .9997 reads a
+// second late.
+func formatTimeMillis(t time.Time) string {
+	if t.IsZero() {
+		return "<none>"
+	}
+	return t.In(time.Local).Format(timeLayoutMillis)
+}
+
 // formatUnixNano is formatTime for the Unix nanoseconds of the wire types,
 // where zero means "never".
 func formatUnixNano(ns int64) string {

@@ -18,7 +18,8 @@ func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 		return nil
 	}
 	deadline := time.Unix(0, alloc.MaxRunDeadline)
-	relative := prettyTimeDiff(deadline, now)
+	left := deadline.Sub(now)
+	relative := relativeText(left)
 	if clientStatusEnded(alloc.ClientStatus) && !alloc.MaxRunExceeded {
 		relative = "not reached: allocation " + alloc.ClientStatus
 	}
@@ -35,17 +36,17 @@ func maxRunRows(alloc *api.Allocation, now time.Time) []string {
 	}
 	return []string{
 		"Max Run Duration|" + budget,
-		"Deadline|" + formatTime(deadline) + " (" + relative + ")",
-		"Time Left|" + timeLeftText(alloc, deadline, now),
+		"Deadline|" + formatTimeMillis(deadline) + " (" + relative + ")",
+		"Time Left|" + timeLeftText(alloc, left),
 	}
 }
 
 // timeLeftText says how much of the budget is left: "4s" while the
 // allocation runs, "none (exceeded 2s ago)" once the deadline has passed
 // on it, and "none (allocation complete)" for one that ended before its
-// deadline.
-func timeLeftText(alloc *api.Allocation, deadline, now time.Time) string {
-	left := deadline.Sub(now)
+// deadline. left is the deadline less the now of the Deadline row, so
+// that the two rows agree to the digit.
+func timeLeftText(alloc *api.Allocation, left time.Duration) string {
 	exceeded := alloc.MaxRunExceeded
 	switch {
 	case exceeded && left > 0:
@@ -53,11 +54,22 @@ func timeLeftText(alloc *api.Allocation, deadline, now time.Time) string {
 		// is behind the client's.
 		return "none (exceeded)"
 	case exceeded || (left <= 0 && !clientStatusEnded(alloc.ClientStatus)):
-		return "none (exceeded " + prettyTimeDiff(deadline, now) + ")"
+		return "none (exceeded " + relativeText(left) + ")"
 	case clientStatusEnded(alloc.ClientStatus):
 		return "none (allocation " + alloc.ClientStatus + ")"
 	}
 	return timeLeft(left)
+}
+
+// relativeText says where a moment left away from now lies: "in 4s" or
+// "2s ago", rounded as timeLeft rounds, so that a deadline's relative
+// time and the Time Left beside it never differ (they once read "in 5s"
+// and "6s", two roundings of one moment).
+func relativeText(left time.Duration) string {
+	if left > 0 {
+		return "in " + timeLeft(left)
+	}
+	return timeLeft(-left) + " ago"
 }
 
 // clientStatusEnded reports whether a client status is one of an ended
@@ -102,6 +114,11 @@ func deadlineText(deadline int64, status string, exceeded, verbose bool, now tim
 // deadline, the time left and, for a task with a max_run_warning, when the
 // warning is due or was sent, as the servers give them (the task state's
 // MaxRun* fields); none when no budget applies.
+//
+// The deadline stopped the task only if it was still running then: a task
+// that finished before the allocation's deadline (a sibling's sleep of 2 s
+// beside a task killed at 10 s) did not reach it, whatever the allocation's
+// end.
 func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []string {
 	if ts.MaxRunDuration == 0 {
 		return nil
@@ -110,14 +127,15 @@ func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []s
 	if ts.MaxRunDeadline == 0 {
 		return append(rows, "Deadline|none yet (counts from the task's start)")
 	}
-	exceeded := ts.MaxRunExceeded
-	if ts.MaxRunScope != "task" {
-		exceeded = alloc.MaxRunExceeded
-	}
 	deadline := time.Unix(0, ts.MaxRunDeadline)
 	dead := ts.State == api.TaskStateDead
-	relative := prettyTimeDiff(deadline, now)
+	exceeded := ts.MaxRunExceeded
+	if ts.MaxRunScope != "task" {
+		finishedBefore := dead && !ts.FinishedAt.IsZero() && ts.FinishedAt.Before(deadline)
+		exceeded = alloc.MaxRunExceeded && !finishedBefore
+	}
 	left := deadline.Sub(now)
+	relative := relativeText(left)
 	leftText := timeLeft(left)
 	switch {
 	case exceeded && left > 0:
@@ -129,15 +147,15 @@ func taskMaxRunRows(alloc *api.Allocation, ts *api.TaskState, now time.Time) []s
 		leftText = "none (task dead)"
 	}
 	rows = append(rows,
-		"Deadline|"+formatTime(deadline)+" ("+relative+")",
+		"Deadline|"+formatTimeMillis(deadline)+" ("+relative+")",
 		"Time Left|"+leftText,
 	)
 	switch {
 	case !ts.MaxRunWarnedAt.IsZero():
-		rows = append(rows, "Warning|sent "+formatTime(ts.MaxRunWarnedAt)+" ("+prettyTimeDiff(ts.MaxRunWarnedAt, now)+")")
+		rows = append(rows, "Warning|sent "+formatTimeMillis(ts.MaxRunWarnedAt)+" ("+relativeText(ts.MaxRunWarnedAt.Sub(now))+")")
 	case ts.MaxRunWarningAt != 0 && !dead && !exceeded:
 		at := time.Unix(0, ts.MaxRunWarningAt)
-		rows = append(rows, "Warning|due "+formatTime(at)+" ("+prettyTimeDiff(at, now)+")")
+		rows = append(rows, "Warning|due "+formatTimeMillis(at)+" ("+relativeText(at.Sub(now))+")")
 	}
 	return rows
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("running", false, deadline),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(deadline) + " (in 4s)",
+			"Deadline|" + formatTimeMillis(deadline) + " (in 4s)",
 			"Time Left|4s",
 		},
 	}, {
@@ -43,7 +44,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("complete", true, passed),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(passed) + " (2s ago)",
+			"Deadline|" + formatTimeMillis(passed) + " (2s ago)",
 			"Time Left|none (exceeded 2s ago)",
 		},
 	}, {
@@ -51,7 +52,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("running", false, passed),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(passed) + " (2s ago)",
+			"Deadline|" + formatTimeMillis(passed) + " (2s ago)",
 			"Time Left|none (exceeded 2s ago)",
 		},
 	}, {
@@ -59,7 +60,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("complete", false, deadline),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(deadline) + " (not reached: allocation complete)",
+			"Deadline|" + formatTimeMillis(deadline) + " (not reached: allocation complete)",
 			"Time Left|none (allocation complete)",
 		},
 	}, {
@@ -67,7 +68,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("failed", false, passed),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(passed) + " (not reached: allocation failed)",
+			"Deadline|" + formatTimeMillis(passed) + " (not reached: allocation failed)",
 			"Time Left|none (allocation failed)",
 		},
 	}, {
@@ -75,7 +76,7 @@ func TestMaxRunRows(t *testing.T) {
 		alloc: alloc("complete", true, now.Add(time.Second)),
 		want: []string{
 			"Max Run Duration|10s",
-			"Deadline|" + formatTime(now.Add(time.Second)) + " (in 1s)",
+			"Deadline|" + formatTimeMillis(now.Add(time.Second)) + " (in 1s)",
 			"Time Left|none (exceeded)",
 		},
 	}} {
@@ -120,7 +121,7 @@ func TestFormatAllocStatus_MaxRunRowsAfterModified(t *testing.T) {
 	// -verbose changes IDs and the Created/Modified times, not the
 	// deadline, which shows both forms anyway.
 	verbose := formatAllocStatus(alloc, true, true, now)
-	must.StrContains(t, verbose, "\nDeadline            = "+formatTime(now.Add(4*time.Second))+" (in 4s)\n")
+	must.StrContains(t, verbose, "\nDeadline            = "+formatTimeMillis(now.Add(4*time.Second))+" (in 4s)\n")
 }
 
 func TestDeadlineText(t *testing.T) {
@@ -195,36 +196,54 @@ func TestTaskMaxRunRows(t *testing.T) {
 		want  []string
 	}{{
 		name: "own limit, running", alloc: running, ts: state("running", "task", soon, false),
-		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (in 4s)", "Time Left|4s"},
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTimeMillis(soon) + " (in 4s)", "Time Left|4s"},
 	}, {
 		name: "own limit, killed by it", alloc: running, ts: state("dead", "task", ago, true),
-		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTimeMillis(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
 	}, {
 		name: "own limit, ended before it", alloc: running, ts: state("dead", "task", soon, false),
-		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (not reached: task dead)", "Time Left|none (task dead)"},
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTimeMillis(soon) + " (not reached: task dead)", "Time Left|none (task dead)"},
 	}, {
 		name: "own limit, not begun", alloc: running, ts: state("pending", "task", time.Time{}, false),
 		want: []string{"Max Run Duration|5s (task)", "Deadline|none yet (counts from the task's start)"},
 	}, {
 		name: "the group's, which stopped the allocation", alloc: &api.Allocation{ClientStatus: "complete", MaxRunExceeded: true},
 		ts:   state("dead", "group", ago, false),
-		want: []string{"Max Run Duration|5s (group)", "Deadline|" + formatTime(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
+		want: []string{"Max Run Duration|5s (group)", "Deadline|" + formatTimeMillis(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
+	}, {
+		// The issue's case: a sibling that exited 0 at 2 s, beside a
+		// task the allocation's deadline killed at 10 s.
+		name: "the group's, which stopped the allocation after the task finished", alloc: &api.Allocation{ClientStatus: "complete", MaxRunExceeded: true},
+		ts: func() *api.TaskState {
+			ts := state("dead", "group", ago, false)
+			ts.FinishedAt = ago.Add(-8 * time.Second)
+			return ts
+		}(),
+		want: []string{"Max Run Duration|5s (group)", "Deadline|" + formatTimeMillis(ago) + " (not reached: task dead)", "Time Left|none (task dead)"},
+	}, {
+		name: "the group's, which stopped the task", alloc: &api.Allocation{ClientStatus: "complete", MaxRunExceeded: true},
+		ts: func() *api.TaskState {
+			ts := state("dead", "group", ago, false)
+			ts.FinishedAt = ago.Add(time.Millisecond)
+			return ts
+		}(),
+		want: []string{"Max Run Duration|5s (group)", "Deadline|" + formatTimeMillis(ago) + " (2s ago)", "Time Left|none (exceeded 2s ago)"},
 	}, {
 		name: "warning due", alloc: running, ts: func() *api.TaskState {
 			ts := state("running", "task", soon, false)
 			ts.MaxRunWarningAt = now.Add(time.Second).UnixNano()
 			return ts
 		}(),
-		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (in 4s)", "Time Left|4s",
-			"Warning|due " + formatTime(now.Add(time.Second)) + " (in 1s)"},
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTimeMillis(soon) + " (in 4s)", "Time Left|4s",
+			"Warning|due " + formatTimeMillis(now.Add(time.Second)) + " (in 1s)"},
 	}, {
 		name: "warning sent", alloc: running, ts: func() *api.TaskState {
 			ts := state("running", "task", soon, false)
 			ts.MaxRunWarningAt, ts.MaxRunWarnedAt = now.Add(-time.Second).UnixNano(), now.Add(-time.Second)
 			return ts
 		}(),
-		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTime(soon) + " (in 4s)", "Time Left|4s",
-			"Warning|sent " + formatTime(now.Add(-time.Second)) + " (1s ago)"},
+		want: []string{"Max Run Duration|5s (task)", "Deadline|" + formatTimeMillis(soon) + " (in 4s)", "Time Left|4s",
+			"Warning|sent " + formatTimeMillis(now.Add(-time.Second)) + " (1s ago)"},
 	}, {
 		name: "none", alloc: running, ts: &api.TaskState{State: "running"},
 	}} {
@@ -276,4 +295,128 @@ func TestMaxRunRows_SetByDispatch(t *testing.T) {
 	alloc := &api.Allocation{ClientStatus: "running", MaxRunDeadline: now.Add(30 * time.Second).UnixNano(),
 		MaxRunDuration: 30 * time.Second, MaxRunScope: "dispatch"}
 	must.Eq(t, "Max Run Duration|30s (set by dispatch)", maxRunRows(alloc, now)[0])
+}
+
+// TestDeadlineRows_RelativeAndTimeLeftAgree: the Deadline row's relative
+// time and the Time Left row are one rounding of one moment, in the
+// allocation's rows and a task's, at every fraction of a second ("in 5s"
+// beside "6s" was the bug) and at every scale.
+func TestDeadlineRows_RelativeAndTimeLeftAgree(t *testing.T) {
+	now := time.Date(2026, 11, 29, 23, 40, 0, 0, time.UTC)
+	var lefts []time.Duration
+	for d := -3 * time.Second; d <= 7*time.Second; d += 7*time.Millisecond + 300*time.Microsecond {
+		lefts = append(lefts, d)
+	}
+	lefts = append(lefts, 5500*time.Millisecond, 5499*time.Millisecond, 999600*time.Microsecond,
+		90*time.Minute+29500*time.Millisecond, 49*time.Minute+59*time.Second+600*time.Millisecond, -(61*time.Second + 500*time.Millisecond))
+	relative := regexp.MustCompile(`^Deadline\|\S+ \((?:in (\S+)|(\S+) ago)\)$`)
+	for _, left := range lefts {
+		deadline := now.Add(left)
+		alloc := &api.Allocation{ClientStatus: "running", MaxRunDeadline: deadline.UnixNano(), MaxRunDuration: time.Hour}
+		ts := &api.TaskState{State: "running", MaxRunDuration: time.Hour, MaxRunScope: "task", MaxRunDeadline: deadline.UnixNano()}
+		for name, rows := range map[string][]string{"allocation": maxRunRows(alloc, now), "task": taskMaxRunRows(alloc, ts, now)} {
+			m := relative.FindStringSubmatch(rows[1])
+			must.NotNil(t, m, must.Sprintf("%s, %s left: %q", name, left, rows[1]))
+			if m[1] != "" {
+				must.Eq(t, "Time Left|"+m[1], rows[2], must.Sprintf("%s, %s left", name, left))
+			} else {
+				must.Eq(t, "Time Left|none (exceeded "+m[2]+" ago)", rows[2], must.Sprintf("%s, %s left", name, left))
+			}
+		}
+	}
+}
+
+// TestFormatAllocStatus_AfterTheDeadline compares alloc status's output
+// for the README's tour after the deadline: the deadline, the tasks'
+// start and end and their events to the millisecond, so that a kill half
+// a millisecond after the deadline does not read a second late, and the
+// task that exited 0 on its own before the deadline shows it not reached.
+func TestFormatAllocStatus_AfterTheDeadline(t *testing.T) {
+	created := time.Date(2026, 11, 30, 1, 9, 9, 999700000, time.UTC)
+	deadline := created.Add(10 * time.Second)      // …:19.9997
+	killed := deadline.Add(500 * time.Microsecond) // …:20.0002
+	now := killed.Add(2 * time.Second)
+	ms := func(t time.Time) string { return formatTimeMillis(t) }
+	ev := func(at time.Time, typ, msg string) *api.TaskEvent {
+		return &api.TaskEvent{Type: typ, Time: at.UnixNano(), DisplayMessage: msg}
+	}
+	started := created.Add(40 * time.Millisecond)
+	alloc := &api.Allocation{
+		ID: "39b3c532-0000-0000-0000-000000000000", EvalID: "7b15aacf-0000-0000-0000-000000000000",
+		Name: "maxrun.maxrun[0]", NodeID: "4a42e987-0000-0000-0000-000000000000", NodeName: "vm", JobID: "maxrun",
+		Job:          &api.Job{Version: ptr(uint64(0))},
+		ClientStatus: "complete", ClientDescription: "allocation exceeded max_run_duration", DesiredStatus: "run",
+		CreateTime: created.UnixNano(), ModifyTime: killed.UnixNano(),
+		MaxRunDeadline: deadline.UnixNano(), MaxRunDuration: 10 * time.Second, MaxRunScope: "group", MaxRunExceeded: true,
+		TaskStates: map[string]*api.TaskState{
+			"maxrun": {
+				State: "dead", StartedAt: started, FinishedAt: killed,
+				MaxRunDuration: 10 * time.Second, MaxRunScope: "group", MaxRunDeadline: deadline.UnixNano(),
+				Events: []*api.TaskEvent{
+					ev(started, "Started", "Task started by client"),
+					ev(killed, "Killing", "allocation exceeded max_run_duration"),
+					ev(killed, "Terminated", "Exit Code: 130, Signal: 2"),
+				},
+			},
+			"maxrun2": {
+				State: "dead", StartedAt: started, FinishedAt: started.Add(2 * time.Second),
+				MaxRunDuration: 10 * time.Second, MaxRunScope: "group", MaxRunDeadline: deadline.UnixNano(),
+				Events: []*api.TaskEvent{
+					ev(started, "Started", "Task started by client"),
+					ev(started.Add(2*time.Second), "Terminated", "Exit Code: 0"),
+				},
+			},
+		},
+	}
+	must.Eq(t, `ID                  = 39b3c532
+Eval ID             = 7b15aacf
+Name                = maxrun.maxrun[0]
+Node ID             = 4a42e987
+Node Name           = vm
+Job ID              = maxrun
+Job Version         = 0
+Client Status       = complete (max_run_duration)
+Client Description  = allocation exceeded max_run_duration
+Desired Status      = run
+Desired Description = <none>
+Created             = 12s ago
+Modified            = 2s ago
+Max Run Duration    = 10s
+Deadline            = `+ms(deadline)+` (2s ago)
+Time Left           = none (exceeded 2s ago)
+
+Task "maxrun" is "dead"
+Task Events:
+Started At       = `+ms(started)+` (12s ago)
+Finished At      = `+ms(killed)+` (2s ago)
+Total Restarts   = 0
+Last Restart     = N/A
+Max Run Duration = 10s (group)
+Deadline         = `+ms(deadline)+` (2s ago)
+Time Left        = none (exceeded 2s ago)
+
+Recent Events:
+Time                      Type        Description
+`+ms(killed)+`  Killing     allocation exceeded max_run_duration
+`+ms(killed)+`  Terminated  Exit Code: 130, Signal: 2
+`+ms(started)+`  Started     Task started by client
+
+Task "maxrun2" is "dead"
+Task Events:
+Started At       = `+ms(started)+` (12s ago)
+Finished At      = `+ms(started.Add(2*time.Second))+` (10s ago)
+Total Restarts   = 0
+Last Restart     = N/A
+Max Run Duration = 10s (group)
+Deadline         = `+ms(deadline)+` (not reached: task dead)
+Time Left        = none (task dead)
+
+Recent Events:
+Time                      Type        Description
+`+ms(started.Add(2*time.Second))+`  Terminated  Exit Code: 0
+`+ms(started)+`  Started     Task started by client`, formatAllocStatus(alloc, false, false, now))
+	// A deadline at .9997 and a kill 0.5 ms after it read a millisecond
+	// apart, not a second.
+	must.StrContains(t, ms(deadline), ":19.999")
+	must.StrContains(t, ms(killed), ":20.000")
 }

@@ -30,6 +30,7 @@ func TestClientFlags_UnreachableAgentIsOneClearLine(t *testing.T) {
 			must.Eq(t, "", out)
 			must.StrHasPrefix(t, "Error connecting to Drover at "+addr+": ", errOut)
 			must.StrContains(t, errOut, "connection refused")
+			must.StrHasSuffix(t, "; is the agent running there? Name its HTTP address with DROVER_ADDR or -address\n", errOut)
 			must.Eq(t, 1, strings.Count(errOut, "\n"), must.Sprintf("not one line: %q", errOut))
 		})
 	}

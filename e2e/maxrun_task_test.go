@@ -74,7 +74,7 @@ func TestMaxRun_TaskLimit(t *testing.T) {
 		at.waitJobStatus("tasklimit", "dead", 10*time.Second)
 
 		status = at.mustCLI("alloc status", running.ID)
-		must.RegexMatch(t, regexp.MustCompile(`Time Left\s+= none \(exceeded \d+s ago\)`), status)
+		must.RegexMatch(t, regexp.MustCompile(`Time Left\s+= none \(exceeded \d+m?s ago\)`), status)
 		must.StrContains(t, status, taskExceededDescription)
 	})
 

@@ -91,8 +91,8 @@ func TestMaxRun_DesignExample(t *testing.T) {
 	status = a.mustCLI("alloc status", running.ID)
 	must.RegexMatch(t, regexp.MustCompile(`Client Description\s+= allocation exceeded max_run_duration`), status)
 	must.RegexMatch(t, regexp.MustCompile(`Max Run Duration\s+= 10s`), status)
-	must.RegexMatch(t, regexp.MustCompile(`Deadline\s+= \S+ \(\d+s ago\)`), status)
-	must.RegexMatch(t, regexp.MustCompile(`Time Left\s+= none \(exceeded \d+s ago\)`), status)
+	must.RegexMatch(t, regexp.MustCompile(`Deadline\s+= \S+ \(\d+m?s ago\)`), status)
+	must.RegexMatch(t, regexp.MustCompile(`Time Left\s+= none \(exceeded \d+m?s ago\)`), status)
 	must.StrContains(t, status, "allocation exceeded max_run_duration")
 }
 

@@ -278,7 +278,7 @@ var idToken = regexp.MustCompile(`^[0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 // run to run: IDs, times, and the durations relative to now.
 var variablePart = regexp.MustCompile(
 	`(?P<id>\b[0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?\b)` +
-		`|(?P<time>\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)` +
+		`|(?P<time>\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{3})?Z)` +
 		`|(?P<in>\(in \S+\))` +
 		`|(?P<ago>\b[0-9][0-9a-zµ.]* ago\b)` +
 		`|(?P<left>^Time Left +=\s+[0-9][0-9a-zµ.]*$)`)
@@ -300,7 +300,12 @@ func linePattern(want string) (*regexp.Regexp, []string) {
 			ids = append(ids, part)
 			b.WriteString(`([0-9a-f]{8}(?:-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})?)`)
 		case m[4] >= 0:
-			b.WriteString(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+			// To the second, or to the millisecond as the README shows.
+			b.WriteString(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d`)
+			if strings.Contains(part, ".") {
+				b.WriteString(`\.\d{3}`)
+			}
+			b.WriteString(`Z`)
 		case m[6] >= 0:
 			b.WriteString(`\(in ` + duration + `\)`)
 		case m[8] >= 0:
@@ -380,7 +385,7 @@ func TestREADME_matcher(t *testing.T) {
 	want := []string{
 		`==> 2026-11-30T01:09:09Z: Monitoring evaluation "7b15aacf"`,
 		"...",
-		`Deadline            = 2026-11-30T01:09:19Z (in 6s)`,
+		`Deadline            = 2026-11-30T01:09:19.423Z (in 6s)`,
 		`Time Left           = 6s`,
 		`Max Run Duration    = 10s`,
 		`Allocation "39b3c532" on node "7b15aacf"`,
@@ -389,7 +394,7 @@ func TestREADME_matcher(t *testing.T) {
 		`==> 2026-12-01T19:57:25Z: Monitoring evaluation "9e07b1f2"`,
 		`anything`,
 		`else`,
-		`Deadline            = 2026-12-01T19:57:35Z (in 1m7.5s)`,
+		`Deadline            = 2026-12-01T19:57:35.017Z (in 1m7.5s)`,
 		`Time Left           = 1m7.5s`,
 		`Max Run Duration    = 10s`,
 		`Allocation "0f5994a5" on node "9e07b1f2"`,
@@ -402,6 +407,7 @@ func TestREADME_matcher(t *testing.T) {
 		"an ID that does not agree": func(g []string) { g[6] = `Allocation "0f5994a5" on node "00000000"` },
 		"a budget":                  func(g []string) { g[5] = `Max Run Duration    = 11s` },
 		"a missing line":            func(g []string) { g[4] = `` },
+		"a time to the second":      func(g []string) { g[3] = `Deadline            = 2026-12-01T19:57:35Z (in 1m7.5s)` },
 		"a word":                    func(g []string) { g[0] = strings.Replace(g[0], "Monitoring", "Watching", 1) },
 	} {
 		g := slices.Clone(got)

@@ -1,8 +1,9 @@
 # The headline job, with a container: two groups, each with its own
 # budget, counted from the moment the servers created its allocation.
 #
-# "maxrun" is the example of DESIGN.md: "maxrun" is killed at its 10 s
-# deadline, "maxrun2" finishes on its own after 2 seconds.
+# "maxrun" is the group of maxrun.hcl, the README's tour: "maxrun" is
+# killed at its 10 s deadline, "maxrun2" finishes on its own after 2
+# seconds.
 #
 # "huge_docker_image" may run for 2 seconds, and the image pull counts:
 # prom/prometheus takes longer than that to pull on most links, so the

@@ -1,4 +1,5 @@
-# The max_run_duration example from DESIGN.md.
+# The max_run_duration example of the README's tour and the getting
+# started guide (website/content/docs/getting-started.md).
 #
 # The group may run for 10 seconds, counted from the moment the servers
 # created the allocation. "maxrun" would sleep for 1000 minutes and is

@@ -69,7 +69,8 @@ func TestExamples_Validate(t *testing.T) {
 	}
 }
 
-// TestExamples_MaxRun holds the DESIGN.md example as written there.
+// TestExamples_MaxRun holds the example of the README's tour and the
+// getting started guide as those show it.
 func TestExamples_MaxRun(t *testing.T) {
 	job := validExample(t, exampleMaxRun, nil)
 	must.Eq(t, structs.JobTypeBatch, job.Type)
@@ -80,7 +81,7 @@ func TestExamples_MaxRun(t *testing.T) {
 	must.Eq[any](t, []any{"2s"}, tg.LookupTask("maxrun2").Config["args"])
 }
 
-// TestExamples_MaxRunDocker holds the headline job: the DESIGN.md group,
+// TestExamples_MaxRunDocker holds the headline job: maxrun.hcl's group,
 // and a docker group of prom/prometheus (the image variable's default)
 // with a 2 s budget.
 func TestExamples_MaxRunDocker(t *testing.T) {

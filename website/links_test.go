@@ -168,3 +168,36 @@ func TestHeadingAnchors(t *testing.T) {
 	must.False(t, got["not-a-heading"])
 	must.Eq(t, []string{"a.md#x", "b.md"}, markdownLinks("see [a](a.md#x) and `[c](c.md)` and\n\n[ref]: b.md\n"))
 }
+
+// TestNamedFilesExist holds that a file the docs, the README or the
+// examples (their comments included) name in passing, as "DESIGN.md" or
+// "CHANGELOG.md", is in the repository: such a name is not a link, so
+// TestRelativeLinks does not see it, and the examples once sent readers
+// to a DESIGN.md the repository does not have.
+func TestNamedFilesExist(t *testing.T) {
+	named := regexp.MustCompile(`\b[A-Z][A-Z0-9_-]*\.md\b`)
+	files := markdownFiles(t)
+	hcl, err := filepath.Glob(filepath.Join(examplesDir, "*.hcl"))
+	must.NoError(t, err)
+	files = append(files, hcl...)
+	exists := map[string]bool{}
+	err = filepath.WalkDir(repoRoot, func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case !d.IsDir():
+			exists[d.Name()] = true
+		}
+		return nil
+	})
+	must.NoError(t, err)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		must.NoError(t, err)
+		for _, name := range named.FindAllString(string(data), -1) {
+			must.True(t, exists[name], must.Sprintf("%s names %s, which the repository does not have", file, name))
+		}
+	}
+}

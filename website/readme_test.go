@@ -85,3 +85,26 @@ func TestREADME_AgentFlags(t *testing.T) {
 		must.StrContains(t, readREADME(t), "`"+f+"`", must.Sprintf("the README does not say how to pick an address with %s", f))
 	}
 }
+
+// The README and the getting-started page say once where the agent is by
+// default, and every command of theirs that reaches it, curl's too, does
+// so through $DROVER_ADDR: they also show how to run the agent elsewhere,
+// where a literal address would not follow.
+func TestAgentAddress_DROVER_ADDR(t *testing.T) {
+	const defaultURL = "http://127.0.0.1:4646"
+	for name, text := range map[string]string{
+		"README.md":          readREADME(t),
+		"getting-started.md": readDoc(t, "getting-started.md"),
+	} {
+		must.Eq(t, 1, strings.Count(text, defaultURL), must.Sprintf("%s states the default address %s other than once", name, defaultURL))
+		var curls int
+		for line := range strings.Lines(text) {
+			if !strings.Contains(line, "curl ") {
+				continue
+			}
+			curls++
+			must.StrContains(t, line, `"$DROVER_ADDR/`, must.Sprintf("%s: a curl line that does not use $DROVER_ADDR: %s", name, line))
+		}
+		must.Positive(t, curls, must.Sprintf("%s shows no curl line", name))
+	}
+}
