@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -364,11 +363,4 @@ func (w *frameWriter) Write(p []byte) (int, error) {
 		p = p[len(chunk):]
 	}
 	return written, nil
-}
-
-// IsClosed reports whether err is the end of a connection rather than a
-// fault worth logging.
-func IsClosed(err error) bool {
-	var ce *websocket.CloseError
-	return errors.As(err, &ce) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF)
 }

@@ -61,16 +61,3 @@ func AllocDeploymentStatusToAPI(s *structs.AllocDeploymentStatus) *api.AllocDepl
 		ModifyIndex: s.ModifyIndex,
 	}
 }
-
-// AllocDeploymentStatusFromAPI converts what a client reports of an
-// allocation's health.
-func AllocDeploymentStatusFromAPI(s *api.AllocDeploymentStatus) *structs.AllocDeploymentStatus {
-	if s == nil {
-		return nil
-	}
-	return &structs.AllocDeploymentStatus{
-		Healthy:   clonePtr(s.Healthy),
-		Timestamp: s.Timestamp,
-		Canary:    s.Canary,
-	}
-}
