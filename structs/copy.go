@@ -50,6 +50,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.ShutdownDelay = clonePtr(tg.ShutdownDelay)
 	c.MaxRunDuration = clonePtr(tg.MaxRunDuration)
 	c.MinRunDuration = clonePtr(tg.MinRunDuration)
+	c.OnFailure = copyEach(tg.OnFailure, (*OnFailureRule).Copy)
 	c.EphemeralDisk = clonePtr(tg.EphemeralDisk)
 	c.Networks = CopyNetworks(tg.Networks)
 	c.Services = copyEach(tg.Services, (*Service).Copy)

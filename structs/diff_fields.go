@@ -108,6 +108,11 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	if tg.MinRunDuration != nil {
 		m["MinRunDuration"] = durationField(*tg.MinRunDuration)
 	}
+	for i, r := range tg.OnFailure {
+		if r != nil {
+			m[fmt.Sprintf("OnFailure[%d]", i)] = r.String()
+		}
+	}
 	if tg.ShutdownDelay != nil {
 		m["ShutdownDelay"] = durationField(*tg.ShutdownDelay)
 	}

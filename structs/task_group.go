@@ -30,6 +30,9 @@ type TaskGroup struct {
 	// long as this much fits before it. Nil means an allocation starts
 	// only when its whole budget ends by the deadline.
 	MinRunDuration *time.Duration `json:",omitempty"`
+	// OnFailure is Drover's on_failure block: rules, in order, that say
+	// what a failed or timed-out allocation leads to (on_failure.go).
+	OnFailure []*OnFailureRule `json:",omitempty"`
 	// EphemeralDisk is the disk the group's allocations share; nil
 	// reserves none (Nomad's default of 300 MB applies only where its
 	// client fills it in).

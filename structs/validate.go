@@ -32,6 +32,7 @@ func (j *Job) Validate() error {
 	j.Periodic.validate(&p, j.Type)
 	j.validateParameterized(&p)
 	j.validateJobDeadlines(&p)
+	j.validateOnFailures(&p)
 
 	if len(j.TaskGroups) == 0 {
 		p.add("", "Missing job task groups")
