@@ -15,7 +15,7 @@ var groupSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
-		{Type: "ephemeral_disk"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}}, {Type: "service"},
+		{Type: "ephemeral_disk"}, {Type: "on_failure"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}}, {Type: "service"},
 	},
 }
 
@@ -46,6 +46,9 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 	}
 	if b := d.single(blocksOfType(content, "reschedule")); b != nil {
 		tg.ReschedulePolicy = d.reschedule(b)
+	}
+	if b := d.single(blocksOfType(content, "on_failure")); b != nil {
+		tg.OnFailure = d.onFailure(b)
 	}
 	if b := d.single(blocksOfType(content, "ephemeral_disk")); b != nil {
 		attrs := d.content(b.Body, ephemeralDiskSchema).Attributes

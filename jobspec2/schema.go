@@ -40,6 +40,8 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"reschedule":       rescheduleSchema,
 	"restart":          restartSchema,
 	"ephemeral_disk":   ephemeralDiskSchema,
+	"on_failure":       onFailureSchema,
+	"rule":             onFailureRuleSchema,
 	"network":          networkSchema,
 	"port":             portSchema,
 	"dns":              dnsSchema,

@@ -113,6 +113,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 		tg.Count = *in.Count
 	}
 	tg.MaxRunOutcome = Deref(in.MaxRunOutcome)
+	tg.OnFailure = onFailureFromAPI(in.OnFailure)
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	tg.Networks = networksFromAPI(in.Networks)
 	tg.Volumes = volumesFromAPI(in.Volumes)
@@ -313,4 +314,22 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
+}
+
+func onFailureFromAPI(in []*api.OnFailureRule) []*structs.OnFailureRule {
+	if in == nil {
+		return nil
+	}
+	out := make([]*structs.OnFailureRule, len(in))
+	for i, r := range in {
+		if r != nil {
+			out[i] = &structs.OnFailureRule{
+				ExitCodes: slices.Clone(r.ExitCodes),
+				Signals:   slices.Clone(r.Signals),
+				Reasons:   slices.Clone(r.Reasons),
+				Action:    r.Action,
+			}
+		}
+	}
+	return out
 }
