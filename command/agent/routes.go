@@ -37,6 +37,7 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	t.handle("GET /v1/job/{id}/evaluations", ns(acl.CapReadJob), s.jobEvaluations)
 	t.handle("GET /v1/job/{id}/summary", ns(acl.CapReadJob), s.jobSummary)
 	t.handle("GET /v1/job/{id}/versions", ns(acl.CapReadJob), s.jobVersions)
+	t.handle("GET /v1/job/{id}/runtimes", ns(acl.CapReadJob), s.jobRunTimes)
 	t.handle("GET /v1/job/{id}/deployment", ns(acl.CapReadJob), s.jobDeployment)
 	write("/v1/job/{id}/periodic/force", byServer(ns(forcePeriodic...)), s.jobPeriodicForce)
 	write("/v1/job/{id}/dispatch", byServer(ns(dispatchJob...)), s.jobDispatch)
