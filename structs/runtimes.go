@@ -156,23 +156,32 @@ func (a *Allocation) timedOut() bool {
 	return false
 }
 
-// Suggestion is what `job plan` says of a budget far above the run times
-// measured, empty when there is nothing to say: with at least
+// Suggestion is the budget `job plan` suggests for a group whose budget
+// is far above the run times measured: with at least
 // RunTimeSuggestMinSamples finished allocations whose p95 is below
-// RunTimeSuggestRatio of the budget, a budget of twice the p95, rounded
-// up to the minute (to the second below a minute).
-func (s *RunTimeStats) Suggestion() (suggested time.Duration, ok bool) {
-	if s == nil || s.Budget <= 0 || s.Count < RunTimeSuggestMinSamples || s.P95 <= 0 {
+// RunTimeSuggestRatio of budget, the first round value of
+// suggestionLadder at or above a quarter more than the p95 (7m gives
+// 10m); ok is false when there is nothing to suggest.
+func (s *RunTimeStats) Suggestion(budget time.Duration) (suggested time.Duration, ok bool) {
+	if s == nil || budget <= 0 || s.Count < RunTimeSuggestMinSamples || s.P95 <= 0 {
 		return 0, false
 	}
-	if float64(s.P95) >= RunTimeSuggestRatio*float64(s.Budget) {
+	if float64(s.P95) >= RunTimeSuggestRatio*float64(budget) {
 		return 0, false
 	}
-	suggested = 2 * s.P95
-	unit := time.Minute
-	if suggested < time.Minute {
-		unit = time.Second
+	want := s.P95 + s.P95/4
+	for _, step := range suggestionLadder {
+		if step >= want {
+			return min(step, budget), true
+		}
 	}
-	suggested = (suggested + unit - 1) / unit * unit
-	return min(suggested, s.Budget), true
+	return min((want+time.Hour-1)/time.Hour*time.Hour, budget), true
+}
+
+// suggestionLadder are the round budgets a suggestion picks from; below
+// its first, whole seconds are suggested.
+var suggestionLadder = []time.Duration{
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 20 * time.Second, 30 * time.Second, 45 * time.Second,
+	time.Minute, 2 * time.Minute, 3 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 20 * time.Minute, 30 * time.Minute, 45 * time.Minute,
+	time.Hour, 90 * time.Minute, 2 * time.Hour, 3 * time.Hour, 4 * time.Hour, 6 * time.Hour, 8 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 }

@@ -68,21 +68,24 @@ func TestNearestRank(t *testing.T) {
 
 func TestRunTimeSuggestion(t *testing.T) {
 	cases := []struct {
-		s    RunTimeStats
-		want time.Duration
-		ok   bool
+		s      RunTimeStats
+		budget time.Duration
+		want   time.Duration
+		ok     bool
 	}{
-		{RunTimeStats{Budget: time.Hour, Count: 10, P95: 7 * time.Minute}, 14 * time.Minute, true},
-		{RunTimeStats{Budget: time.Hour, Count: 9, P95: 7 * time.Minute}, 0, false},                             // too few
-		{RunTimeStats{Budget: time.Hour, Count: 10, P95: 15 * time.Minute}, 0, false},                           // 25%: not far below
-		{RunTimeStats{Budget: time.Hour, Count: 10, P95: 14*time.Minute + time.Second}, 29 * time.Minute, true}, // rounded up
-		{RunTimeStats{Budget: time.Minute, Count: 50, P95: 10 * time.Second}, 20 * time.Second, true},
-		{RunTimeStats{Count: 50, P95: 10 * time.Second}, 0, false}, // no budget
+		{RunTimeStats{Count: 10, P95: 7 * time.Minute}, time.Hour, 10 * time.Minute, true},
+		{RunTimeStats{Count: 9, P95: 7 * time.Minute}, time.Hour, 0, false},   // too few
+		{RunTimeStats{Count: 10, P95: 15 * time.Minute}, time.Hour, 0, false}, // 25%: not far below
+		{RunTimeStats{Count: 10, P95: 14 * time.Minute}, time.Hour, 20 * time.Minute, true},
+		{RunTimeStats{Count: 50, P95: 10 * time.Second}, time.Minute, 15 * time.Second, true},
+		{RunTimeStats{Count: 50, P95: 100 * time.Millisecond}, time.Minute, time.Second, true},
+		{RunTimeStats{Count: 50, P95: 30 * time.Hour}, 200 * time.Hour, 38 * time.Hour, true},
+		{RunTimeStats{Count: 50, P95: 10 * time.Second}, 0, 0, false}, // no budget
 	}
 	for _, c := range cases {
-		got, ok := c.s.Suggestion()
+		got, ok := c.s.Suggestion(c.budget)
 		if got != c.want || ok != c.ok {
-			t.Errorf("%+v: got %s %v, want %s %v", c.s, got, ok, c.want, c.ok)
+			t.Errorf("%+v of %s: got %s %v, want %s %v", c.s, c.budget, got, ok, c.want, c.ok)
 		}
 	}
 }
