@@ -199,3 +199,37 @@ func TestOnFailure_noMatchIsTodaysBehaviour(t *testing.T) {
 	must.SliceLen(t, 3, h.allocs(job))
 	must.False(t, strings.Contains(h.lastUpdate().StatusDescription, "on_failure"))
 }
+
+// TestOnFailure_failJobBeforeComplete: of two allocations whose rules end
+// the job, fail_job wins over complete, whichever came first, and the
+// third allocation is stopped.
+func TestOnFailure_failJobBeforeComplete(t *testing.T) {
+	h := newHarness(t)
+	h.addNodes(3, nil)
+	job := h.runJob(policyJob(3,
+		&structs.OnFailureRule{ExitCodes: []int{3}, Action: structs.OnFailureComplete},
+		&structs.OnFailureRule{ExitCodes: []int{4}, Action: structs.OnFailureFailJob}))
+	allocs := h.allocs(job)
+	must.SliceLen(t, 3, allocs)
+	h.endAlloc(allocs[0], structs.AllocClientStatusFailed, "", 3, 0)
+	h.endAlloc(allocs[1], structs.AllocClientStatusFailed, "", 4, 0)
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	must.SliceEmpty(t, h.liveAllocs(job))
+	must.StrContains(t, h.lastUpdate().StatusDescription, "on_failure rule 2 (fail_job)")
+}
+
+// TestOnFailure_requeueOfAFailure: a failure a requeue rule matches is
+// placed again at once, though the reschedule policy's attempts are used.
+func TestOnFailure_requeueOfAFailure(t *testing.T) {
+	h := newHarness(t)
+	h.addNodes(3, nil)
+	job := policyJob(1, &structs.OnFailureRule{ExitCodes: []int{75}, Action: structs.OnFailureRequeue})
+	job.MaxRunDuration = new(time.Hour)
+	job.TaskGroups[0].ReschedulePolicy = &structs.ReschedulePolicy{Attempts: 0, Interval: time.Hour}
+	job = h.runJob(job)
+	first := h.allocs(job)[0]
+	h.endAlloc(first, structs.AllocClientStatusFailed, "", 75, 0)
+	h.process(mockEval(job, structs.EvalTriggerRetryFailedAlloc))
+	second := requeuedOf(t, h, first)
+	must.Eq(t, first.Name, second.Name)
+}
