@@ -5,9 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // A group's on_failure block is Drover's: what a failed or timed-out
@@ -211,13 +208,24 @@ func (a *Allocation) FailureOutcome() (o FailureOutcome, ok bool) {
 	return o, true
 }
 
-// signalName is a signal number as rules name it: "KILL" for 9; a number
-// the platform does not name stays a number.
+// signalName is a signal number as rules name it: "KILL" for 9. Clients
+// run on Linux and report Linux numbers, whatever the server's platform;
+// a number without a name stays a number.
 func signalName(n int) string {
-	if name := unix.SignalName(syscall.Signal(n)); name != "" {
-		return strings.TrimPrefix(name, "SIG")
+	if n > 0 && n < len(linuxSignalNames) && linuxSignalNames[n] != "" {
+		return linuxSignalNames[n]
 	}
 	return strconv.Itoa(n)
+}
+
+// linuxSignalNames are the names of Linux's signal numbers (x86 and arm),
+// without "SIG".
+var linuxSignalNames = [...]string{
+	1: "HUP", 2: "INT", 3: "QUIT", 4: "ILL", 5: "TRAP", 6: "ABRT", 7: "BUS", 8: "FPE",
+	9: "KILL", 10: "USR1", 11: "SEGV", 12: "USR2", 13: "PIPE", 14: "ALRM", 15: "TERM",
+	16: "STKFLT", 17: "CHLD", 18: "CONT", 19: "STOP", 20: "TSTP", 21: "TTIN", 22: "TTOU",
+	23: "URG", 24: "XCPU", 25: "XFSZ", 26: "VTALRM", 27: "PROF", 28: "WINCH", 29: "IO",
+	30: "PWR", 31: "SYS",
 }
 
 // OnFailureDecision is the group's on_failure decision for the
