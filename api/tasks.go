@@ -40,6 +40,10 @@ type TaskGroup struct {
 	// MaxRunDuration a task may move its own allocation's deadline with
 	// its workload identity.
 	MaxRunExtension *time.Duration `json:",omitempty"`
+	// OnFailure is a Drover addition: the group's on_failure rules, in
+	// order; the first that matches how an allocation failed or timed out
+	// decides what it leads to.
+	OnFailure []*OnFailureRule `json:",omitempty"`
 	// EphemeralDisk is the disk the group's allocations share; the
 	// scheduler reserves its size on the node.
 	EphemeralDisk *EphemeralDisk `json:",omitempty"`
@@ -49,6 +53,18 @@ type TaskGroup struct {
 	Volumes map[string]*VolumeRequest `json:",omitempty"`
 	// Services are the group's service blocks (services.go).
 	Services []*Service `json:",omitempty"`
+}
+
+// OnFailureRule is a Drover addition: one rule of a group's on_failure
+// block. It matches when every criterion it sets matches: an exit code of
+// ExitCodes, a signal of Signals ("SIGKILL"), a reason of Reasons
+// ("timeout", "oom", "driver_failure"). Action is "retry", "fail_job",
+// "ignore", "complete" or "requeue".
+type OnFailureRule struct {
+	ExitCodes []int    `json:",omitempty"`
+	Signals   []string `json:",omitempty"`
+	Reasons   []string `json:",omitempty"`
+	Action    string
 }
 
 // EphemeralDisk is a group's ephemeral_disk block. Drover reserves its

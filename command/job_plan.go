@@ -102,6 +102,10 @@ func (c *JobPlanCommand) Run(args []string) int {
 		c.Ui.Output(formatJobDiff(resp.Diff, verbose))
 	}
 	c.Ui.Output(formatDryRun(resp, time.Now()))
+	// A suggestion is advice: a plan does not fail for want of one.
+	if suggestions, err := planBudgetSuggestions(client, job); err == nil && suggestions != "" {
+		c.Ui.Output(suggestions)
+	}
 	c.Ui.Output(formatCheckIndex(resp.JobModifyIndex, path))
 	return planExitCode(resp)
 }

@@ -144,6 +144,10 @@ func (v *jobStatusView) show(stub *api.JobListStub) int {
 		}
 		return exitOK
 	}
+	if err := v.showRunTimes(job); err != nil {
+		v.Ui.Error(apiErrorLine(v.client, "querying job run times", err))
+		return exitError
+	}
 	if err := v.showEvaluations(job); err != nil {
 		v.Ui.Error(apiErrorLine(v.client, "querying job evaluations", err))
 		return exitError

@@ -18,7 +18,7 @@ var groupSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "task", LabelNames: []string{"name"}},
 		{Type: "constraint"}, {Type: "affinity"}, {Type: "spread"}, {Type: "restart"}, {Type: "reschedule"}, {Type: "meta"},
-		{Type: "ephemeral_disk"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}}, {Type: "service"},
+		{Type: "ephemeral_disk"}, {Type: "on_failure"}, {Type: "network"}, {Type: "volume", LabelNames: []string{"name"}}, {Type: "service"},
 		{Type: "update"},
 	},
 }
@@ -55,6 +55,9 @@ func (d *decoder) group(block *hcl.Block) *api.TaskGroup {
 	}
 	if b := d.single(blocksOfType(content, "update")); b != nil {
 		tg.Update = d.update(b)
+	}
+	if b := d.single(blocksOfType(content, "on_failure")); b != nil {
+		tg.OnFailure = d.onFailure(b)
 	}
 	if b := d.single(blocksOfType(content, "ephemeral_disk")); b != nil {
 		attrs := d.content(b.Body, ephemeralDiskSchema).Attributes

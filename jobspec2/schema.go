@@ -41,6 +41,8 @@ var decodedBlocks = map[string]*hcl.BodySchema{
 	"restart":          restartSchema,
 	"update":           updateSchema,
 	"ephemeral_disk":   ephemeralDiskSchema,
+	"on_failure":       onFailureSchema,
+	"rule":             onFailureRuleSchema,
 	"network":          networkSchema,
 	"port":             portSchema,
 	"dns":              dnsSchema,

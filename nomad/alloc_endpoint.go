@@ -112,7 +112,7 @@ func (s *Server) updateAllocsFromClientLocal(ctx context.Context, req *AllocClie
 		}
 		entry.Allocs = append(entry.Allocs, slim)
 
-		if update.ClientStatus != structs.AllocClientStatusFailed {
+		if update.ClientStatus != structs.AllocClientStatusFailed && !timedOutUnderPolicy(st, update) {
 			continue
 		}
 		eval, err := failedAllocEval(st, update.ID, now)
@@ -158,7 +158,7 @@ func failedAllocEval(st *state.StateStore, allocID string, now int64) (*structs.
 	if err != nil || stored == nil {
 		return nil, err
 	}
-	if stored.ClientStatus == structs.AllocClientStatusFailed || stored.DesiredStatus != structs.AllocDesiredStatusRun {
+	if stored.ClientTerminalStatus() || stored.DesiredStatus != structs.AllocDesiredStatusRun {
 		return nil, nil // already handled, or meant to stop anyway
 	}
 	job, err := st.JobByID(nil, stored.Namespace, stored.JobID)
@@ -166,6 +166,22 @@ func failedAllocEval(st *state.StateStore, allocID string, now int64) (*structs.
 		return nil, err
 	}
 	return allocJobEval(st, stored, structs.EvalTriggerRetryFailedAlloc, now), nil
+}
+
+// timedOutUnderPolicy reports whether update ends an allocation complete
+// because a deadline stopped it, in a group with on_failure rules: the
+// rules may still ask for it to run again, or end the job, so the
+// scheduler has to look at it as at a failure.
+func timedOutUnderPolicy(st *state.StateStore, update *structs.Allocation) bool {
+	if update.ClientStatus != structs.AllocClientStatusComplete || !structs.ExceededMaxRun(update.ClientDescription) {
+		return false
+	}
+	stored, err := st.AllocByID(nil, update.ID)
+	if err != nil || stored == nil {
+		return false
+	}
+	tg := stored.LookupTaskGroup()
+	return tg != nil && len(tg.OnFailure) > 0
 }
 
 // allocJobEval returns a pending evaluation of an allocation's job.

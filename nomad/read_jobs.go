@@ -126,3 +126,21 @@ func (s *Server) JobVersions(ctx context.Context, id string, q QueryOptions) ([]
 		return resultAt(st, versions, err, state.TableJobVersions, state.TableJobs)
 	})
 }
+
+// JobRunTimes returns the run-time accounting of the job of q.Namespace
+// with the given ID (structs.RunTimes), from the allocations of the job as
+// created; nil when there is no such job.
+func (s *Server) JobRunTimes(ctx context.Context, id string, q QueryOptions) (*structs.JobRunTimes, QueryMeta, error) {
+	return read(s, ctx, q, func(ws memdb.WatchSet, st *state.StateStore) (*structs.JobRunTimes, uint64, error) {
+		job, err := st.JobByID(ws, q.Namespace, id)
+		if err != nil || job == nil {
+			return resultAt(st, (*structs.JobRunTimes)(nil), err, state.TableJobs)
+		}
+		allocs, err := st.AllocsByJob(ws, q.Namespace, id)
+		if err != nil {
+			return nil, 0, err
+		}
+		rt := structs.RunTimes(job.Namespace, job.ID, ofJobInstance(allocs, job))
+		return resultAt(st, rt, nil, state.TableAllocs, state.TableJobs)
+	})
+}

@@ -35,6 +35,9 @@ type planContext struct {
 	failedTG map[string]*structs.AllocMetric
 	queued   map[string]int
 	later    []laterReschedule
+	// policyEnd is why an on_failure rule ended the job version, for the
+	// evaluation's StatusDescription; empty when none did.
+	policyEnd string
 }
 
 // evalRun is what outlives the attempts at one evaluation.

@@ -7,5 +7,6 @@ const (
 	allocLost        = "alloc is lost since its node is down"
 	allocMigrating   = "alloc is being migrated"
 	allocRescheduled = "alloc was rescheduled because it failed"
+	allocRequeued    = "alloc was requeued by its group's on_failure rules"
 	allocNodeTainted = "alloc not needed as node is tainted"
 )

@@ -121,7 +121,16 @@ func (ctx *planContext) placeReplacement(p *groupPlacer, r replacement, opts sel
 		desc = allocMigrating
 	case replaceReschedule:
 		desc = allocRescheduled
-		alloc.RescheduleTracker = nextTracker(prev, p.checker.tg.ReschedulePolicy, ctx.now, r.resched.delay)
+		if r.resched.requeue {
+			desc = allocRequeued
+		}
+		policy := p.checker.tg.ReschedulePolicy
+		if r.resched.requeue || policy == nil {
+			// A requeue keeps a bounded history: its own ceiling is
+			// the job's budget, not the policy's attempts.
+			policy = &structs.ReschedulePolicy{Unlimited: true}
+		}
+		alloc.RescheduleTracker = nextTracker(prev, policy, ctx.now, r.resched.delay)
 	}
 	stopped := ctx.plan.AppendStoppedAlloc(prev, desc, clientStatus)
 	stopped.NextAllocation = alloc.ID

@@ -89,6 +89,10 @@ func (ctx *planContext) build(buildGroup groupBuilder) error {
 	}
 	groups := ctx.allocsByGroup()
 	ctx.stopRemovedGroups(groups)
+	if end, ok := ctx.jobEndedByPolicy(); ok {
+		ctx.endByPolicy(end)
+		return nil
+	}
 	for _, tg := range ctx.job.TaskGroups {
 		if err := buildGroup(ctx, tg, groups[tg.Name]); err != nil {
 			return err
@@ -104,6 +108,9 @@ func (ctx *planContext) build(buildGroup groupBuilder) error {
 func (ctx *planContext) finish() error {
 	updated := ctx.outcome(structs.EvalStatusComplete)
 	updated.StatusDescription = ctx.givenUpDescription()
+	if ctx.policyEnd != "" {
+		updated.StatusDescription = ctx.policyEnd
+	}
 	if ctx.needsBlockedEval() {
 		if ctx.eval.Status == structs.EvalStatusBlocked {
 			updated.Status = structs.EvalStatusBlocked

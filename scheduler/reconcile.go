@@ -147,23 +147,31 @@ func classify(in reconcileInput, alloc *structs.Allocation, batch bool) (s slot,
 			return slot{}, false // a service that exits is replaced
 		}
 		s.kind = slotComplete
+		// A deadline may have ended it complete; on_failure can still
+		// ask for it to run again.
+		switch onFailure(alloc, in.job).Action {
+		case structs.OnFailureRetry, structs.OnFailureRequeue:
+			if alloc.NextAllocation != "" {
+				return slot{}, false
+			}
+			s.resched = failedReschedule(in, alloc)
+			if s.resched.when != rescheduleNever {
+				s.kind = rescheduleSlot(s.resched)
+			}
+		}
 	case structs.AllocClientStatusFailed:
 		if alloc.NextAllocation != "" {
 			return slot{}, false
 		}
-		s.resched = decideReschedule(alloc, in.tg.ReschedulePolicy, in.now, in.evalID)
-		switch s.resched.when {
-		case rescheduleNow:
-			s.kind = slotRescheduleNow
-		case rescheduleLater:
-			s.kind = slotRescheduleLater
-		default:
-			s.kind = slotFailed
-			if !batch && !current {
-				// A new version of a service runs again where the old
-				// one failed for good, as in Nomad.
-				s.kind = slotFailedOlder
-			}
+		s.resched = failedReschedule(in, alloc)
+		s.kind = rescheduleSlot(s.resched)
+		if s.kind == slotFailed && !batch && !current {
+			// A new version of a service runs again where the old
+			// one failed for good, as in Nomad.
+			s.kind = slotFailedOlder
+		}
+		if s.resched.when == rescheduleNever && s.resched.done {
+			s.kind = slotComplete
 		}
 	case structs.AllocClientStatusLost:
 		s.kind = slotLost
@@ -180,6 +188,32 @@ func classify(in reconcileInput, alloc *structs.Allocation, batch bool) (s slot,
 		}
 	}
 	return s, true
+}
+
+// failedReschedule decides what becomes of an allocation that failed,
+// or that a deadline ended: its group's on_failure rules first, then its
+// reschedule policy.
+func failedReschedule(in reconcileInput, alloc *structs.Allocation) rescheduleDecision {
+	switch onFailure(alloc, in.job).Action {
+	case structs.OnFailureRequeue:
+		return rescheduleDecision{when: rescheduleNow, requeue: true}
+	case structs.OnFailureIgnore, structs.OnFailureComplete:
+		return rescheduleDecision{when: rescheduleNever, done: true}
+	case structs.OnFailureFailJob:
+		return rescheduleDecision{when: rescheduleNever}
+	}
+	return decideReschedule(alloc, in.tg.ReschedulePolicy, in.now, in.evalID)
+}
+
+// rescheduleSlot is the slot of a failed allocation with decision d.
+func rescheduleSlot(d rescheduleDecision) slotKind {
+	switch d.when {
+	case rescheduleNow:
+		return slotRescheduleNow
+	case rescheduleLater:
+		return slotRescheduleLater
+	}
+	return slotFailed
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

@@ -36,6 +36,12 @@ type rescheduleDecision struct {
 	when  rescheduleWhen
 	at    time.Time     // when the delay ends
 	delay time.Duration // the delay, recorded in the next tracker event
+	// requeue is an on_failure requeue: placed at once, whatever the
+	// reschedule policy's attempts.
+	requeue bool
+	// done is an on_failure ignore or complete: the allocation counts as
+	// complete and keeps its slot.
+	done bool
 }
 
 // decideReschedule applies policy to a failed allocation at now. An

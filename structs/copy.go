@@ -56,6 +56,7 @@ func (tg *TaskGroup) Copy() *TaskGroup {
 	c.MinRunDuration = clonePtr(tg.MinRunDuration)
 	c.MaxPendingDuration = clonePtr(tg.MaxPendingDuration)
 	c.MaxRunExtension = clonePtr(tg.MaxRunExtension)
+	c.OnFailure = copyEach(tg.OnFailure, (*OnFailureRule).Copy)
 	c.EphemeralDisk = clonePtr(tg.EphemeralDisk)
 	c.Networks = CopyNetworks(tg.Networks)
 	c.Services = copyEach(tg.Services, (*Service).Copy)

@@ -18,6 +18,10 @@ func AllocTimeoutWhileFailing(task, failure string) string {
 	return fmt.Sprintf("%s while task %q was failing: %s", AllocTimeoutReasonMaxRunDuration, task, failure)
 }
 
+// ExceededMaxRun reports whether a client's ClientDescription says that
+// the allocation's max_run_duration stopped it.
+func ExceededMaxRun(description string) bool { return exceededMaxRun(description) }
+
 // exceededMaxRun reports whether a ClientDescription says that the
 // allocation's max_run_duration stopped it, on its own or while a task was
 // failing.

@@ -123,6 +123,11 @@ func (tg *TaskGroup) diffFields() map[string]string {
 	if tg.MaxRunExtension != nil {
 		m["MaxRunExtension"] = durationField(*tg.MaxRunExtension)
 	}
+	for i, r := range tg.OnFailure {
+		if r != nil {
+			m[fmt.Sprintf("OnFailure[%d]", i)] = r.String()
+		}
+	}
 	if tg.ShutdownDelay != nil {
 		m["ShutdownDelay"] = durationField(*tg.ShutdownDelay)
 	}

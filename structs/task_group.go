@@ -43,6 +43,9 @@ type TaskGroup struct {
 	// with its workload identity. Nil lets no task do so.
 	// Canonicalisation fills it from the job's (max_run_extension.go).
 	MaxRunExtension *time.Duration `json:",omitempty"`
+	// OnFailure is Drover's on_failure block: rules, in order, that say
+	// what a failed or timed-out allocation leads to (on_failure.go).
+	OnFailure []*OnFailureRule `json:",omitempty"`
 	// EphemeralDisk is the disk the group's allocations share; nil
 	// reserves none (Nomad's default of 300 MB applies only where its
 	// client fills it in).

@@ -35,6 +35,7 @@ func (j *Job) Validate() error {
 	j.validateParameterized(&p)
 	j.validateJobDeadlines(&p)
 	validateWaitLimits(&p, "", j.Type, j.MaxPendingDuration, j.MaxRunExtension)
+	j.validateOnFailures(&p)
 
 	if len(j.TaskGroups) == 0 {
 		p.add("", "Missing job task groups")

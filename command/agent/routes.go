@@ -37,6 +37,7 @@ func (s *HTTPServer) routes() []httpserver.Route {
 	t.handle("GET /v1/job/{id}/evaluations", ns(acl.CapReadJob), s.jobEvaluations)
 	t.handle("GET /v1/job/{id}/summary", ns(acl.CapReadJob), s.jobSummary)
 	t.handle("GET /v1/job/{id}/versions", ns(acl.CapReadJob), s.jobVersions)
+	t.handle("GET /v1/job/{id}/runtimes", ns(acl.CapReadJob), s.jobRunTimes)
 	t.handle("GET /v1/job/{id}/deployment", ns(acl.CapReadJob), s.jobDeployment)
 	t.handle("GET /v1/job/{id}/deployments", ns(acl.CapReadJob), s.jobDeployments)
 	t.handle("GET /v1/deployments", ns(acl.CapReadJob), s.deploymentsList)

@@ -189,7 +189,7 @@ func (m *Stats) touchCounters(a *structs.Allocation) {
 func (m *Stats) Run(ctx context.Context, logger hclog.Logger, store func() *state.StateStore) {
 	ticker := time.NewTicker(maxRunStatsInterval)
 	defer ticker.Stop()
-	for {
+	for tick := 0; ; tick++ {
 		select {
 		case <-ctx.Done():
 			return
@@ -201,5 +201,8 @@ func (m *Stats) Run(ctx context.Context, logger hclog.Logger, store func() *stat
 			continue
 		}
 		m.count(allocs)
+		if tick%runTimesEvery == 0 {
+			m.runTimes(allocs)
+		}
 	}
 }

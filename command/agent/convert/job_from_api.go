@@ -122,6 +122,7 @@ func taskGroupFromAPI(in *api.TaskGroup, jobType string, rescheduleBase *structs
 	tg.MaxRunOutcome = Deref(in.MaxRunOutcome)
 	tg.MaxPendingDuration = clonePtr(in.MaxPendingDuration)
 	tg.MaxRunExtension = clonePtr(in.MaxRunExtension)
+	tg.OnFailure = onFailureFromAPI(in.OnFailure)
 	tg.EphemeralDisk = ephemeralDiskFromAPI(in.EphemeralDisk)
 	tg.Networks = networksFromAPI(in.Networks)
 	tg.Volumes = volumesFromAPI(in.Volumes)
@@ -324,4 +325,22 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
+}
+
+func onFailureFromAPI(in []*api.OnFailureRule) []*structs.OnFailureRule {
+	if in == nil {
+		return nil
+	}
+	out := make([]*structs.OnFailureRule, len(in))
+	for i, r := range in {
+		if r != nil {
+			out[i] = &structs.OnFailureRule{
+				ExitCodes: slices.Clone(r.ExitCodes),
+				Signals:   slices.Clone(r.Signals),
+				Reasons:   slices.Clone(r.Reasons),
+				Action:    r.Action,
+			}
+		}
+	}
+	return out
 }

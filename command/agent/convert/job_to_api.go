@@ -82,6 +82,7 @@ func taskGroupToAPI(tg *structs.TaskGroup) *api.TaskGroup {
 	}
 	out.MaxPendingDuration = clonePtr(tg.MaxPendingDuration)
 	out.MaxRunExtension = clonePtr(tg.MaxRunExtension)
+	out.OnFailure = onFailureToAPI(tg.OnFailure)
 	out.Networks = NetworksToAPI(tg.Networks)
 	out.Services = servicesToAPI(tg.Services)
 	if tg.EphemeralDisk != nil {
@@ -286,6 +287,24 @@ func JobSummaryToAPI(s *structs.JobSummary) *api.JobSummary {
 	if s.Children != nil {
 		children := api.JobChildrenSummary(*s.Children)
 		out.Children = &children
+	}
+	return out
+}
+
+func onFailureToAPI(in []*structs.OnFailureRule) []*api.OnFailureRule {
+	if in == nil {
+		return nil
+	}
+	out := make([]*api.OnFailureRule, len(in))
+	for i, r := range in {
+		if r != nil {
+			out[i] = &api.OnFailureRule{
+				ExitCodes: slices.Clone(r.ExitCodes),
+				Signals:   slices.Clone(r.Signals),
+				Reasons:   slices.Clone(r.Reasons),
+				Action:    r.Action,
+			}
+		}
 	}
 	return out
 }
