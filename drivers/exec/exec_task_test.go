@@ -25,9 +25,10 @@ func TestExec_CommandsInTheTaskRunInsideItsRoot(t *testing.T) {
 	must.NoError(t, os.WriteFile(secret, []byte("host secret"), 0o644))
 	cfg := newShellTask(t, `echo inside > /local/marker; sleep 60`)
 	startTask(t, d, cfg)
-	waitfor.True(t, "the task running", func() bool {
+	waitfor.True(t, "the task running, its marker written", func() bool {
 		st, err := d.InspectTask(cfg.ID)
-		return err == nil && st.State == drivers.TaskStateRunning
+		_, statErr := os.Stat(filepath.Join(cfg.TaskDir, "local", "marker"))
+		return err == nil && st.State == drivers.TaskStateRunning && statErr == nil
 	})
 
 	script := fmt.Sprintf(`cat %s && echo READ-SECRET; cat /local/marker; exit 3`, secret)
