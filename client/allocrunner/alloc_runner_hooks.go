@@ -10,7 +10,7 @@ func (ar *AllocRunner) initRunnerHooks(cfg *Config) []RunnerHook {
 		newAllocDirHook(ar.allocDir, ar.logger),
 		newNetworkHook(ar.alloc, cfg.Network, ar.setNetwork, ar.logger),
 		newMaxRunDurationHook(ar.alloc, ar, ar.maxRunMetrics, cfg.MetricsCollectionInterval, ar.logger),
-		newServiceChecksHook(ar.alloc, ar.node, ar.logger),
+		newServiceChecksHook(ar.alloc, ar.node, cfg.Artifact.AddressPolicy(), ar.logger),
 	}
 }
 

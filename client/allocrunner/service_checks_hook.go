@@ -7,6 +7,7 @@ import (
 
 	"github.com/drover-io/drover/client/allocrunner/taskrunner"
 	"github.com/drover-io/drover/client/servicecheck"
+	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -20,13 +21,15 @@ type serviceChecksHook struct {
 	logger hclog.Logger
 	alloc  *structs.Allocation
 	node   *structs.Node
+	// guard is the client's address policy (servicecheck.Owner.Guard).
+	guard *netguard.Policy
 
 	mu  sync.Mutex
 	set *servicecheck.Set
 }
 
-func newServiceChecksHook(alloc *structs.Allocation, node *structs.Node, logger hclog.Logger) *serviceChecksHook {
-	return &serviceChecksHook{logger: logger, alloc: alloc, node: node}
+func newServiceChecksHook(alloc *structs.Allocation, node *structs.Node, guard *netguard.Policy, logger hclog.Logger) *serviceChecksHook {
+	return &serviceChecksHook{logger: logger, alloc: alloc, node: node, guard: guard}
 }
 
 func (h *serviceChecksHook) Name() string { return "service_checks" }
@@ -34,7 +37,7 @@ func (h *serviceChecksHook) Name() string { return "service_checks" }
 // Prerun starts the group's checks, if it has any.
 func (h *serviceChecksHook) Prerun() error {
 	checks := servicecheck.Build(servicecheck.Owner{
-		Alloc: h.alloc, Env: taskrunner.ServiceInterpolator(h.alloc, nil, h.node),
+		Alloc: h.alloc, Env: taskrunner.ServiceInterpolator(h.alloc, nil, h.node), Guard: h.guard,
 	})
 	if len(checks) == 0 {
 		return nil

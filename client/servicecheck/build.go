@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -22,6 +23,13 @@ type Owner struct {
 	// Exec runs a script check's command in the task; nil when its driver
 	// cannot.
 	Exec ExecFunc
+	// Guard is the client's address policy (netguard), which an http or
+	// tcp check is held to when the job names where it connects (a
+	// service's address, a port that is not one of the allocation's):
+	// the job author is not trusted with the client's network. A check
+	// of the allocation's own port at its own address is not held to it.
+	// Nil is netguard.DefaultPolicy.
+	Guard *netguard.Policy
 }
 
 // Build returns the owner's checks, ready to run. A check whose address
@@ -119,12 +127,20 @@ func probe(o Owner, svc *structs.Service, def structs.ServiceCheck, env func(str
 		}
 		return ScriptProbe{Command: cmd, Timeout: def.Timeout, Exec: o.Exec}
 	}
-	addr, err := address(o.Alloc, svc, def, env)
+	addr, own, err := address(o.Alloc, svc, def, env)
 	if err != nil {
 		return failingProbe{fmt.Sprintf("nomad: %s check of service %q: %v", def.Type, env(svc.Name), err)}
 	}
+	var control DialControl
+	if !own {
+		guard := o.Guard
+		if guard == nil {
+			guard = netguard.DefaultPolicy()
+		}
+		control = guard.DialControl
+	}
 	if def.Type == structs.CheckTypeTCP {
-		return TCPProbe{Addr: addr}
+		return TCPProbe{Addr: addr, Control: control}
 	}
 	scheme := def.Protocol
 	if scheme == "" {
@@ -143,7 +159,7 @@ func probe(o Owner, svc *structs.Service, def structs.ServiceCheck, env func(str
 	}
 	return HTTPProbe{
 		URL: base.ResolveReference(ref).String(), Method: def.Method, Header: header, Body: env(def.Body),
-		TLSSkipVerify: def.TLSSkipVerify, TLSServerName: def.TLSServerName,
+		TLSSkipVerify: def.TLSSkipVerify, TLSServerName: def.TLSServerName, Control: control,
 	}
 }
 
@@ -151,19 +167,22 @@ func probe(o Owner, svc *structs.Service, def structs.ServiceCheck, env func(str
 // label, or else the service's, at the allocation's host address and
 // host port (address_mode "host", the default), or at its port inside
 // the allocation ("driver", "alloc"). A service's own address, with
-// address_mode "auto", is a check's too when the check sets no mode.
-func address(alloc *structs.Allocation, svc *structs.Service, def structs.ServiceCheck, env func(string) string) (string, error) {
+// address_mode "auto", is a check's too when the check sets no mode. own
+// reports that the address is the allocation's: one of its ports at its
+// own address, not a place the job named.
+func address(alloc *structs.Allocation, svc *structs.Service, def structs.ServiceCheck, env func(string) string) (addr string, own bool, err error) {
 	label := env(def.PortLabel)
 	if label == "" {
 		label = env(svc.PortLabel)
 	}
 	if label == "" {
-		return "", fmt.Errorf("no port: set port on the check or its service")
+		return "", false, fmt.Errorf("no port: set port on the check or its service")
 	}
 	mode := def.AddressMode
 	host, port := "", 0
 	for _, p := range alloc.PortMappings() {
 		if p.Label == label {
+			own = true
 			host, port = p.HostIP, p.Value
 			if mode == structs.AddressModeDriver || mode == structs.AddressModeAlloc {
 				port = p.To
@@ -174,7 +193,7 @@ func address(alloc *structs.Allocation, svc *structs.Service, def structs.Servic
 	if port == 0 {
 		n, err := strconv.Atoi(label)
 		if err != nil {
-			return "", fmt.Errorf("port %q is not a port label of the allocation", label)
+			return "", false, fmt.Errorf("port %q is not a port label of the allocation", label)
 		}
 		port = n
 	}
@@ -187,12 +206,12 @@ func address(alloc *structs.Allocation, svc *structs.Service, def structs.Servic
 		}
 	}
 	if mode == "" && svc.Address != "" && (svc.AddressMode == "" || svc.AddressMode == structs.AddressModeAuto) {
-		host = env(svc.Address)
+		host, own = env(svc.Address), false
 	}
 	if host == "" {
-		return "", fmt.Errorf("the allocation has no address")
+		return "", false, fmt.Errorf("the allocation has no address")
 	}
-	return net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port)), nil
+	return net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port)), own, nil
 }
 
 // failingProbe is a check that cannot run: each probe fails with why.

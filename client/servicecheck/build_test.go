@@ -72,12 +72,15 @@ func TestBuild_address(t *testing.T) {
 		svc  *structs.Service
 		def  structs.ServiceCheck
 		want string
+		// guarded: the job named where the check connects, and the
+		// client's address policy vets it.
+		guarded bool
 	}{
 		{name: "service port, host", svc: &structs.Service{PortLabel: "http"}, def: check("tcp", nil), want: "127.0.0.1:25001"},
 		{name: "check port", svc: &structs.Service{PortLabel: "http"}, def: check("tcp", func(c *structs.ServiceCheck) { c.PortLabel = "admin" }), want: "127.0.0.1:25002"},
 		{name: "driver mode", svc: &structs.Service{PortLabel: "http"}, def: check("tcp", func(c *structs.ServiceCheck) { c.AddressMode = "driver" }), want: "127.0.0.1:8080"},
-		{name: "numeric port", svc: &structs.Service{PortLabel: "9000"}, def: check("tcp", func(c *structs.ServiceCheck) { c.AddressMode = "alloc" }), want: "127.0.0.1:9000"},
-		{name: "service address", svc: &structs.Service{PortLabel: "http", Address: "10.1.2.3"}, def: check("tcp", nil), want: "10.1.2.3:25001"},
+		{name: "numeric port", svc: &structs.Service{PortLabel: "9000"}, def: check("tcp", func(c *structs.ServiceCheck) { c.AddressMode = "alloc" }), want: "127.0.0.1:9000", guarded: true},
+		{name: "service address", svc: &structs.Service{PortLabel: "http", Address: "10.1.2.3"}, def: check("tcp", nil), want: "10.1.2.3:25001", guarded: true},
 		{name: "service address, check mode host", svc: &structs.Service{PortLabel: "http", Address: "10.1.2.3"}, def: check("tcp", func(c *structs.ServiceCheck) { c.AddressMode = "host" }), want: "127.0.0.1:25001"},
 	}
 	for _, tc := range cases {
@@ -86,9 +89,24 @@ func TestBuild_address(t *testing.T) {
 			tc.svc.Checks = []structs.ServiceCheck{tc.def}
 			got := Build(Owner{Alloc: buildAlloc([]*structs.Service{tc.svc}, nil)})
 			must.Len(t, 1, got)
-			must.Eq[Prober](t, TCPProbe{Addr: tc.want}, got[0].Probe)
+			probe, ok := got[0].Probe.(TCPProbe)
+			must.True(t, ok)
+			must.Eq(t, tc.want, probe.Addr)
+			must.Eq(t, tc.guarded, probe.Control != nil)
 		})
 	}
+	// A check the job points at the client's own machine or the cloud's
+	// metadata service is refused before it connects, its output saying
+	// nothing of what answers there.
+	t.Run("guarded address refused", func(t *testing.T) {
+		for _, addr := range []string{"127.0.0.1", "169.254.169.254"} {
+			svc := &structs.Service{Name: "s", PortLabel: "http", Address: addr, Checks: []structs.ServiceCheck{check("http", nil)}}
+			got := Build(Owner{Alloc: buildAlloc([]*structs.Service{svc}, nil)})
+			r := got[0].Probe.Probe(context.Background())
+			must.Eq(t, Critical, r.Health)
+			must.StrContains(t, r.Output, "refused by the client's policy")
+		}
+	})
 	t.Run("no port", func(t *testing.T) {
 		got := Build(Owner{Alloc: buildAlloc([]*structs.Service{{Name: "s", Checks: []structs.ServiceCheck{check("tcp", nil)}}}, nil)})
 		r := got[0].Probe.Probe(context.Background())

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 )
@@ -20,6 +21,9 @@ type HTTPProbe struct {
 	// TLSSkipVerify and TLSServerName shape an https check's handshake.
 	TLSSkipVerify bool
 	TLSServerName string
+	// Control refuses addresses the client's policy refuses; nil for
+	// none.
+	Control DialControl
 }
 
 // Probe implements Prober. Each probe has a client of its own: a check
@@ -49,8 +53,10 @@ func (p HTTPProbe) Probe(ctx context.Context) Result {
 	if host := req.Header.Get("Host"); host != "" {
 		req.Host = host
 	}
+	dialer := &net.Dialer{Control: p.Control}
 	transport := &http.Transport{
 		Proxy:             nil,
+		DialContext:       dialer.DialContext,
 		DisableKeepAlives: true,
 		TLSClientConfig:   &tls.Config{InsecureSkipVerify: p.TLSSkipVerify, ServerName: p.TLSServerName}, //nolint:gosec // the job asks for it
 	}

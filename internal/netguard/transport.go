@@ -162,6 +162,13 @@ func canonicalAddr(proxy *url.URL) string {
 
 // control checks the address a connection is about to be made to; it
 // runs after the socket is made and before it connects.
+// DialControl is a net.Dialer's Control that refuses a connection the
+// policy refuses, on the address actually dialed: for connections made on
+// a job author's behalf outside an HTTP fetch (a tcp check).
+func (p *Policy) DialControl(network, address string, c syscall.RawConn) error {
+	return p.control(network, address, c)
+}
+
 func (p *Policy) control(_, address string, _ syscall.RawConn) error {
 	addr, err := netip.ParseAddrPort(address)
 	if err != nil {

@@ -61,9 +61,14 @@ func DefaultArtifactConfig() *ArtifactConfig {
 	}
 }
 
+// AddressPolicy is the client's address policy: artifacts are fetched
+// under it, and a service check the job points at an address of its
+// choosing is held to it.
+func (c *ArtifactConfig) AddressPolicy() *netguard.Policy { return c.addresses() }
+
 // addresses is the policy artifacts are fetched under.
 func (c *ArtifactConfig) addresses() *netguard.Policy {
-	if c.Addresses == nil {
+	if c == nil || c.Addresses == nil {
 		return netguard.DefaultPolicy()
 	}
 	return c.Addresses

@@ -81,6 +81,7 @@ func (tr *TaskRunner) newCheckSet(h *drivers.TaskHandle, alloc *structs.Allocati
 	}
 	checks := servicecheck.Build(servicecheck.Owner{
 		Alloc: alloc, Task: task, Env: ServiceInterpolator(alloc, task, tr.node), Exec: exec,
+		Guard: tr.addresses,
 	})
 	if len(checks) == 0 {
 		return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/drover-io/drover/client/state"
 	"github.com/drover-io/drover/drivers"
 	"github.com/drover-io/drover/internal/lazylog"
+	"github.com/drover-io/drover/internal/netguard"
 	"github.com/drover-io/drover/structs"
 )
 
@@ -23,6 +24,9 @@ var ErrTaskNotRunning = errors.New("task is not running")
 // TaskRunner runs one task. Create it with NewTaskRunner, call Restore when
 // picking up after an agent restart, then Run.
 type TaskRunner struct {
+	// addresses is the client's address policy, which service checks the
+	// job points at addresses of its choosing are held to.
+	addresses *netguard.Policy
 	allocID   string
 	taskName  string
 	logger    hclog.Logger
@@ -123,6 +127,7 @@ func NewTaskRunner(cfg *Config) (*TaskRunner, error) {
 		taskDir:      cfg.TaskDir,
 		drivers:      cfg.Drivers,
 		stateDB:      cfg.StateDB,
+		addresses:    artifacts.AddressPolicy(),
 		updater:      cfg.StateUpdater,
 		node:         cfg.Node,
 		startGate:    cfg.StartGate,
