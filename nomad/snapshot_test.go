@@ -278,7 +278,10 @@ func TestSnapshotRestore_CanceledContext(t *testing.T) {
 func TestSnapshotRestore_DropsReplacedEvaluations(t *testing.T) {
 	s := startServer(t, unscheduledConfig(t, "unscheduled"))
 	waitForLeader(t, s)
-	archive, _ := saveSnapshot(t, s) // nothing in it
+	// Raft takes no snapshot of a log without an entry past the
+	// bootstrap: wait for the leader's first write, its root key.
+	waitForRootKey(t, s)
+	archive, _ := saveSnapshot(t, s) // no job in it
 	mustRegister(t, s, testJob("gone"))
 	must.Eq(t, 1, s.EvalBrokerStats().TotalReady)
 
