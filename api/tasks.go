@@ -156,6 +156,9 @@ type Resources struct {
 	MemoryMB    *int
 	MemoryMaxMB *int
 	DiskMB      *int
+	// Networks is Nomad's deprecated task network: its ports join the
+	// group's host network when the job is registered.
+	Networks []*NetworkResource `json:",omitempty"`
 }
 
 // TaskArtifact is a file fetched into the task directory before it starts.

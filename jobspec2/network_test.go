@@ -71,3 +71,55 @@ func TestParse_NetworkErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestParse_TaskNetwork(t *testing.T) {
+	job := mustParseString(t, `job "j" {
+  group "g" {
+    task "t" {
+      driver = "docker"
+      config {
+        image    = "traefik"
+        port_map {
+          proxy = 80
+        }
+      }
+      resources {
+        cpu = 150
+        network {
+          mbits = 10
+          port "proxy" { static = 80 }
+          port "admin" {}
+        }
+      }
+    }
+  }
+}
+`)
+	must.Nil(t, job.TaskGroups[0].Networks)
+	r := job.TaskGroups[0].Tasks[0].Resources
+	must.Eq(t, 150, *r.CPU)
+	must.Eq(t, []*api.NetworkResource{{
+		MBits:         new(10),
+		ReservedPorts: []api.Port{{Label: "proxy", Value: 80}},
+		DynamicPorts:  []api.Port{{Label: "admin"}},
+	}}, r.Networks)
+}
+
+func TestParse_TaskNetworkErrors(t *testing.T) {
+	for name, tc := range map[string]struct{ src, want string }{
+		"two network blocks": {`network {}
+        network {}`, "Duplicate network block"},
+		"duplicate port": {`network {
+          port "a" {}
+          port "a" {}
+        }`, `Port "a" was already defined`},
+		"unknown argument": {`network {
+          port "a" { bogus = 1 }
+        }`, "Unsupported argument"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := parseString(t, "job \"j\" {\n  group \"g\" {\n    task \"t\" {\n      driver = \"raw_exec\"\n      resources {\n        "+tc.src+"\n      }\n    }\n  }\n}\n")
+			must.ErrorContains(t, err, tc.want)
+		})
+	}
+}

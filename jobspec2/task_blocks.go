@@ -13,17 +13,25 @@ var resourcesSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "cpu"}, {Name: "cores"}, {Name: "memory"}, {Name: "memory_max"}, {Name: "disk"},
 	},
+	// network is Nomad's deprecated task network, read as the group's is;
+	// structs merges its ports into the group's (Task.MergeNetworks).
+	Blocks: []hcl.BlockHeaderSchema{{Type: "network"}},
 }
 
 func (d *decoder) resources(block *hcl.Block) *api.Resources {
-	attrs := d.content(block.Body, resourcesSchema).Attributes
-	return &api.Resources{
+	content := d.content(block.Body, resourcesSchema)
+	attrs := content.Attributes
+	r := &api.Resources{
 		CPU:         d.int(attrs["cpu"]),
 		Cores:       d.int(attrs["cores"]),
 		MemoryMB:    d.int(attrs["memory"]),
 		MemoryMaxMB: d.int(attrs["memory_max"]),
 		DiskMB:      d.int(attrs["disk"]),
 	}
+	if b := d.single(blocksOfType(content, "network")); b != nil {
+		r.Networks = []*api.NetworkResource{d.network(b)}
+	}
+	return r
 }
 
 var lifecycleSchema = &hcl.BodySchema{

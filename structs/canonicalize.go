@@ -83,6 +83,7 @@ func (tg *TaskGroup) canonicalize(j *Job) {
 	canonicalizeConstraints(tg.Constraints)
 	canonicalizeAffinities(tg.Affinities)
 	canonicalizeServices(tg.Services, j.Name+"-"+tg.Name)
+	tg.mergeTaskNetworks()
 	for _, t := range tg.Tasks {
 		t.canonicalize(tg)
 		if t != nil {

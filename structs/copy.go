@@ -75,6 +75,7 @@ func (t *Task) Copy() *Task {
 	c.Affinities = copyAffinities(t.Affinities)
 	c.Env = maps.Clone(t.Env)
 	c.Resources = clonePtr(t.Resources)
+	c.Networks = CopyNetworks(t.Networks)
 	c.RestartPolicy = t.RestartPolicy.Copy()
 	c.Meta = maps.Clone(t.Meta)
 	c.LogConfig = clonePtr(t.LogConfig)

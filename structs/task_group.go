@@ -104,15 +104,21 @@ const (
 
 // Task is one unit of work run by a driver.
 type Task struct {
-	Name          string
-	Driver        string
-	User          string
-	Lifecycle     *TaskLifecycle
-	Config        map[string]any
-	Constraints   []*Constraint
-	Affinities    []*Affinity
-	Env           map[string]string
-	Resources     *Resources
+	Name        string
+	Driver      string
+	User        string
+	Lifecycle   *TaskLifecycle
+	Config      map[string]any
+	Constraints []*Constraint
+	Affinities  []*Affinity
+	Env         map[string]string
+	Resources   *Resources
+	// Networks is Nomad's deprecated task network, resources { network
+	// }: canonicalisation moves its ports into the group's host network
+	// (task_network.go), so that a registered job has none left. The
+	// wire form has it in Resources.Networks, as Nomad's; the model's own
+	// encoding leaves it out.
+	Networks      []*NetworkResource `json:"-"`
 	RestartPolicy *RestartPolicy
 	Meta          map[string]string
 	KillTimeout   time.Duration

@@ -184,6 +184,7 @@ func (tg *TaskGroup) validate(p *problems, where, jobType string) {
 	tg.validateTasks(p, where)
 	tg.validateVolumes(p, where)
 	tg.validateMaxRunExtensions(p, where, jobType)
+	tg.validateTaskNetworks(p, where)
 	tg.validateNetworks(p, where)
 	tg.validateServices(p, where)
 }

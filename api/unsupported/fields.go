@@ -43,6 +43,14 @@ var jobFields = []Field{
 		Reason: "Drover never gives two allocations the same port on a node"},
 	{JSON: "TaskGroups[].Networks[].DynamicPorts[].IgnoreCollision", Decision: Refuse,
 		Reason: "Drover never gives two allocations the same port on a node"},
+	// A task's network block (resources { network }) is written as the
+	// group's; its jobspec forms are those above.
+	{JSON: "TaskGroups[].Tasks[].Resources.Networks[].CNI", Decision: Refuse,
+		Reason: "its arguments go to CNI plugins, and Drover runs host networking only"},
+	{JSON: "TaskGroups[].Tasks[].Resources.Networks[].ReservedPorts[].IgnoreCollision", Decision: Refuse,
+		Reason: "Drover never gives two allocations the same port on a node"},
+	{JSON: "TaskGroups[].Tasks[].Resources.Networks[].DynamicPorts[].IgnoreCollision", Decision: Refuse,
+		Reason: "Drover never gives two allocations the same port on a node"},
 	{JSON: "TaskGroups[].EphemeralDisk.Sticky", HCL: []string{"ephemeral_disk.sticky"}, Decision: Refuse,
 		Reason: "a replacement allocation would not be placed on the previous one's node, nor get its data"},
 	{JSON: "TaskGroups[].EphemeralDisk.Migrate", HCL: []string{"ephemeral_disk.migrate"}, Decision: Refuse,
@@ -93,8 +101,6 @@ var jobFields = []Field{
 	{JSON: "TaskGroups[].Tasks[].RestartPolicy.RenderTemplates", Decision: Warn, Reason: reasonRender},
 	{JSON: "TaskGroups[].Tasks[].LogConfig.Enabled", HCL: []string{"logs.enabled"}, Decision: Warn,
 		Reason: "the task runs the same; Drover keeps its logs unless logs { disabled = true }"},
-	{JSON: "TaskGroups[].Tasks[].Resources.Networks", HCL: []string{"resources.network"}, Block: true, Decision: Refuse,
-		Reason: "the task would get none of the ports it asks for: give them in the group's network block, Nomad's current form"},
 	{JSON: "TaskGroups[].Tasks[].Resources.Devices", HCL: []string{"resources.device"}, Block: true, Decision: Refuse,
 		Reason: "the task would be placed without the devices (GPUs, ...) it asks for"},
 	{JSON: "TaskGroups[].Tasks[].Resources.NUMA", HCL: []string{"resources.numa"}, Block: true, Decision: Refuse,

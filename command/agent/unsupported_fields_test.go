@@ -35,7 +35,7 @@ func TestCheckUnsupported(t *testing.T) {
         "Name": "t",
         "Config": {"command": "/bin/true", "whatever": {"nested": 1}},
         "Templates": [{"EmbeddedTmpl": "x", "VaultGrace": 1000000000, "ChangeScript": {"Command": "c", "RunOnFirstRender": true}}],
-        "Resources": {"CPU": 100, "Networks": [{"MBits": 10}]},
+        "Resources": {"CPU": 100, "Networks": [{"MBits": 10, "ReservedPorts": [{"Label": "a", "Value": 80, "IgnoreCollision": true}]}]},
         "Artifacts": [{"GetterSource": "x", "GetterInsecure": true}]
       }]
     }]
@@ -49,7 +49,7 @@ func TestCheckUnsupported(t *testing.T) {
 	must.Eq(t, []string{
 		`Job field "TaskGroups[0].EphemeralDisk.Migrate" is not supported by Drover: a replacement allocation on another node would not get the previous one's data` + see,
 		`Job field "TaskGroups[0].Services[0].Connect" is not supported by Drover: Consul Connect's sidecars and gateways would not run, nor the mesh its upstreams need` + see,
-		`Job field "TaskGroups[0].Tasks[0].Resources.Networks" is not supported by Drover: the task would get none of the ports it asks for: give them in the group's network block, Nomad's current form` + see,
+		`Job field "TaskGroups[0].Tasks[0].Resources.Networks[0].ReservedPorts[0].IgnoreCollision" is not supported by Drover: Drover never gives two allocations the same port on a node` + see,
 		`Job field "TaskGroups[0].Tasks[0].Templates[0].ChangeScript.RunOnFirstRender" is not supported by Drover: the change script would not run after the first render, only after a change` + see,
 	}, errorStrings(got.refused))
 	must.Eq(t, []string{

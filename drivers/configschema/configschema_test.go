@@ -75,3 +75,26 @@ func TestMock_ExitSignal(t *testing.T) {
 	must.Len(t, 1, configschema.Mock.CheckSubmitted(map[string]any{"exit_signal": -1}))
 	must.Len(t, 1, configschema.Mock.CheckSubmitted(map[string]any{"exit_signal": true}))
 }
+
+func TestDocker_PortMap(t *testing.T) {
+	for name, v := range map[string]any{
+		"block": []any{map[string]any{"proxy": 80, "admin": float64(8080)}},
+		"map":   map[string]any{"proxy": "80", "admin": 8080},
+	} {
+		t.Run(name, func(t *testing.T) {
+			must.SliceEmpty(t, configschema.Docker.CheckSubmitted(map[string]any{"image": "traefik", "port_map": v}))
+		})
+	}
+	problems := configschema.Docker.CheckSubmitted(map[string]any{
+		"image":    "traefik",
+		"port_map": map[string]any{"a": 0, "b": 70000, "c": "http", "d": 443},
+	})
+	must.Len(t, 1, problems)
+	must.Eq(t, `config key "port_map": port "a": "0" is not a port (1 to 65535)`+"\n"+
+		`port "b": "70000" is not a port (1 to 65535)`+"\n"+
+		`port "c": "http" is not a port (1 to 65535)`, problems[0].Error())
+
+	m, err := configschema.ParseDockerPortMap(map[string]string{"proxy": "80"})
+	must.NoError(t, err)
+	must.Eq(t, map[string]int{"proxy": 80}, m)
+}

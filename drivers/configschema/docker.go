@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,7 @@ var Docker = &taskconfig.Schema{
 		{Name: "labels", Type: taskconfig.StringMap},
 		{Name: "network_mode", Type: taskconfig.String},
 		{Name: "ports", Type: taskconfig.StringList},
+		{Name: "port_map", Type: taskconfig.StringMap, Check: checkPortMap},
 		{Name: "volumes", Type: taskconfig.StringList, Check: checkVolumes},
 		{Name: "privileged", Type: taskconfig.Bool},
 		{Name: "cap_add", Type: taskconfig.StringList},
@@ -103,6 +105,31 @@ func ParseDockerVolume(v string) (DockerVolume, error) {
 		}
 	}
 	return spec, nil
+}
+
+// ParseDockerPortMap reads `port_map`, Nomad's older form of a port's
+// `to`: each port label of the group's network, the port in the
+// container its host port forwards to.
+func ParseDockerPortMap(m map[string]string) (map[string]int, error) {
+	out := make(map[string]int, len(m))
+	var errs []error
+	for _, label := range slices.Sorted(maps.Keys(m)) {
+		n, err := strconv.Atoi(m[label])
+		switch {
+		case label == "":
+			errs = append(errs, errors.New("a port label must not be empty"))
+		case err != nil || n < 1 || n > 65535:
+			errs = append(errs, fmt.Errorf("port %q: %q is not a port (1 to 65535)", label, m[label]))
+		default:
+			out[label] = n
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func checkPortMap(v any) error {
+	_, err := ParseDockerPortMap(v.(map[string]string))
+	return err
 }
 
 func checkVolumes(v any) error {

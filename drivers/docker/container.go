@@ -90,7 +90,7 @@ func createOptions(cfg *drivers.TaskConfig, conf *taskConfig, plugin *PluginConf
 	if err := checkPolicy(conf, plugin); err != nil {
 		return client.ContainerCreateOptions{}, nil, err
 	}
-	if err := publishPorts(cfg, conf.Ports, ccfg, host); err != nil {
+	if err := publishPorts(cfg, conf.Ports, conf.PortMap, ccfg, host); err != nil {
 		return client.ContainerCreateOptions{}, nil, err
 	}
 	if err := applyDNS(cfg.DNS, host); err != nil {

@@ -32,7 +32,10 @@ type taskConfig struct {
 
 	NetworkMode string
 	// Ports are the labels of the group's ports to publish (ports.go).
-	Ports      []string
+	Ports []string
+	// PortMap is `port_map`: labels to publish too, each to the port in
+	// the container it gives (ports.go).
+	PortMap    map[string]int
 	Volumes    []volumeSpec
 	Privileged bool
 	CapAdd     []string
@@ -110,6 +113,11 @@ func parseTaskConfig(raw map[string]any) (*taskConfig, error) {
 	}
 	if c.Image, err = configschema.NormalizeImage(r.String("image")); err != nil {
 		r.Fail(fmt.Errorf("config key %q: %w", "image", err))
+	}
+	if r.Has("port_map") {
+		if c.PortMap, err = configschema.ParseDockerPortMap(r.StringMap("port_map")); err != nil {
+			r.Fail(fmt.Errorf("config key %q: %w", "port_map", err))
+		}
 	}
 	if r.Has("image_pull_timeout") {
 		c.ImagePullTimeout = r.Duration("image_pull_timeout")

@@ -163,6 +163,9 @@ func taskFromAPI(in *api.Task, restartBase *structs.RestartPolicy) *structs.Task
 		ShutdownDelay: in.ShutdownDelay,
 		KillSignal:    in.KillSignal,
 	}
+	if in.Resources != nil {
+		t.Networks = networksFromAPI(in.Resources.Networks)
+	}
 	t.MaxRunDuration = clonePtr(in.MaxRunDuration)
 	t.DispatchPayload = dispatchPayloadFromAPI(in.DispatchPayload)
 	t.VolumeMounts = volumeMountsFromAPI(in.VolumeMounts)

@@ -119,6 +119,9 @@ func taskToAPI(t *structs.Task) *api.Task {
 		ShutdownDelay: t.ShutdownDelay,
 		KillSignal:    t.KillSignal,
 	}
+	if len(t.Networks) > 0 && out.Resources != nil {
+		out.Resources.Networks = NetworksToAPI(t.Networks)
+	}
 	out.MaxRunDuration = clonePtr(t.MaxRunDuration)
 	out.DispatchPayload = dispatchPayloadToAPI(t.DispatchPayload)
 	out.VolumeMounts = volumeMountsToAPI(t.VolumeMounts)
