@@ -72,9 +72,12 @@ func allocWithoutJobToAPI(a *structs.Allocation) *api.Allocation {
 	}
 }
 
+// networkStatusToAPI is the allocation's network status; an empty one,
+// as Nomad answers, for an allocation in host networking mode (or not yet
+// set up), which has no address of its own.
 func networkStatusToAPI(s *structs.AllocNetworkStatus) *api.AllocNetworkStatus {
 	if s == nil {
-		return nil
+		return &api.AllocNetworkStatus{}
 	}
 	out := &api.AllocNetworkStatus{InterfaceName: s.InterfaceName, Address: s.Address, AddressIPv6: s.AddressIPv6}
 	if s.DNS != nil {
